@@ -1,0 +1,48 @@
+"""Loading a bot file in *this* process: for trusted bots, research and tests only.
+
+Untrusted bots go through :mod:`arena.sandbox`, which loads them in a locked-down process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+
+BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "bots"
+"""The reference bots shipped beside the package (``bots/`` of the source tree)."""
+
+
+def bundled(name: str) -> Path:
+    """Path of a bundled reference bot by file stem (``"random_bot"``, ``"heuristic"``, ...)."""
+    path = BUNDLED_BOTS / f"{name}.py"
+    if not path.is_file():
+        raise ArenaError(f"no bundled bot {name!r} in {BUNDLED_BOTS}")
+    return path
+
+
+def load_bot_class(path: str | Path) -> type[Any]:
+    """Import the file at ``path`` as a fresh module and return its ``Bot`` class."""
+    path = Path(path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ArenaError(f"cannot read bot file {path}: {e.strerror}") from None
+    name = f"arena_bot_{path.stem}_{abs(hash(source)) & 0xFFFFFF:x}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ArenaError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # a broken bot file is the user's input, reported in one line
+        sys.modules.pop(name, None)
+        raise ArenaError(f"{path}: {type(e).__name__}: {e}") from None
+    cls = getattr(module, "Bot", None)
+    if not isinstance(cls, type) or not callable(getattr(cls, "act", None)):
+        raise ArenaError(f"{path} defines no class Bot with an act(obs) method")
+    return cls
