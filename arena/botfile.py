@@ -12,8 +12,22 @@ from typing import Any
 
 from arena.errors import ArenaError
 
-BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "bots"
-"""The reference bots shipped beside the package (``bots/`` of the source tree)."""
+def _bundled_dir() -> Path:
+    # A source checkout has bots/ beside the package; an installed wheel ships the same files
+    # as the package arena.bundled_bots.
+    tree = Path(__file__).resolve().parent.parent / "bots"
+    if (tree / "random_bot.py").is_file():
+        return tree
+    return Path(__file__).resolve().parent / "bundled_bots"
+
+
+BUNDLED_BOTS = _bundled_dir()
+"""The directory of the reference bots (``bots/`` of the source tree, or the installed copy)."""
+
+
+def bundled_bots() -> list[Path]:
+    """Every bundled reference bot file, sorted by name."""
+    return sorted(p for p in BUNDLED_BOTS.glob("*.py") if not p.name.startswith("_"))
 
 
 def bundled(name: str) -> Path:
