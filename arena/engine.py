@@ -5,12 +5,17 @@ The engine knows nothing of processes, files or SQL. A *bot* is any object with
 ``obs["legal"]`` and raises :class:`IllegalAction` when it is not legal.
 
 >>> from arena.engine import Rules, play_match
->>> class First:
+>>> class Last:
 ...     def act(self, obs):
-...         return obs["legal"][0]
->>> m = play_match([First(), First(), First()], seed=7)
->>> max(m.scores) >= 10
+...         return obs["legal"][-1]    # orders up, never goes alone
+>>> m = play_match([Last(), Last(), Last()], seed=7)
+>>> max(m.scores) >= 10 and len(m.winners) == 1
 True
+
+(``obs["legal"][0]`` would pass every bid: such bots never end a match.) Observations are
+plain dicts built for each decision; treat them as read-only. Nothing in one is shared with the
+engine's state or its records, so a bot that edits what it was shown changes neither the game
+nor the result.
 
 Deals are a pure function of ``(seed, hand_number)`` (:func:`deal_for`) and the first dealer of
 ``seed`` (:func:`first_dealer`): the same seed gives every *seat* the same cards whatever the
@@ -19,7 +24,7 @@ bots do, which is what duplicate tournaments rely on.
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -191,14 +196,24 @@ class Deal:
 _DECKS: Final = {n: deck(n) for n in (24, 25, 32)}
 
 
+def _draw(key: str) -> int:
+    """512 uniform bits from ``key`` (SHA-512: the same on every machine and Python version)."""
+    return int.from_bytes(hashlib.sha512(key.encode()).digest(), "big")
+
+
 def deal_for(seed: int | str, hand_number: int, rules: Rules = DEFAULT_RULES) -> Deal:
     """The deal of hand ``hand_number`` of the match with ``seed``: a pure function of both.
 
-    String seeding of :class:`random.Random` hashes with SHA-512, so the deal is the same on
-    every machine and Python version that keeps ``random``'s version-2 seeding.
+    A Fisher-Yates shuffle whose choices are the mixed-radix digits of the 512-bit SHA-512 of
+    ``"arena/deal/{seed}/{hand_number}"``: no dependence on :mod:`random`'s internals, and a
+    32-card shuffle needs only 118 of the 512 bits, so the bias is below 2**-390. Hands and
+    the dummy are sorted; ``kitty[0]`` is the up-card.
     """
     cards = _DECKS[rules.deck][:]
-    random.Random(f"arena/deal/{seed}/{hand_number}").shuffle(cards)
+    x = _draw(f"arena/deal/{seed}/{hand_number}")
+    for i in range(len(cards) - 1, 0, -1):
+        x, j = divmod(x, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
     return Deal(
         (sort_cards(cards[0:5]), sort_cards(cards[5:10]), sort_cards(cards[10:15])),
         sort_cards(cards[15:20]),
@@ -208,7 +223,7 @@ def deal_for(seed: int | str, hand_number: int, rules: Rules = DEFAULT_RULES) ->
 
 def first_dealer(seed: int | str) -> int:
     """The first dealer of the match with ``seed`` (chosen at random, from the seed only)."""
-    return random.Random(f"arena/dealer/{seed}").randrange(3)
+    return _draw(f"arena/dealer/{seed}") % 3
 
 
 @dataclass
@@ -327,13 +342,24 @@ def play_hand(
     Raises :class:`IllegalAction` when a bot answers with an action that is not legal, and
     :class:`InvalidDeal` when ``deal`` does not fit ``rules``.
     """
-    if dealer not in (0, 1, 2):
+    if type(dealer) is not int or dealer not in (0, 1, 2):
         raise ValueError(f"dealer must be a seat 0, 1 or 2, not {dealer!r}")
     if len(bots) != 3:
         raise ValueError(f"a hand needs exactly three bots, got {len(bots)}")
     return _play_hand(
-        bots, deal.validate(rules), dealer, list(scores), rules, hand_number, list(history)
+        bots, deal.validate(rules), dealer, _check_scores(scores), rules, hand_number, list(history)
     )
+
+
+def _check_scores(scores: Sequence[int]) -> list[int]:
+    """Three non-negative ints, or a ValueError."""
+    try:
+        ok = len(scores) == 3 and all(type(x) is int and x >= 0 for x in scores)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"scores must be three non-negative ints, not {scores!r}")
+    return list(scores)
 
 
 def _play_hand(
@@ -345,15 +371,22 @@ def _play_hand(
     hand_number: int,
     history: list[dict[str, Any]],
 ) -> HandResult:
+    # The engine's own state lives in tuples and lists that no observation ever shares, so a
+    # bot that mutates what it was shown (sorting ``legal`` in place, editing ``trick``) can
+    # change neither the game nor its record.
     hands = [sort_cards(h) for h in deal.hands]
     dummy = list(deal.dummy)
     upcard = deal.kitty[0]
     rules_d = rules.to_dict() if rules is not DEFAULT_RULES else _DEFAULT_RULES_D
-    bids: list[dict[str, Any]] = []
+    # Earlier hands are rebuilt once per hand and their entries shared by this hand's
+    # observations (rebuilding them for every decision would cost a quarter of the engine's
+    # time); they are never the record's own dicts.
+    past = [_fresh_summary(h) for h in history]
+    bids: list[tuple[int, int, str]] = []
     log: list[tuple[int, str, Any]] = []
     alone: list[int] = []
-    tricks: list[dict[str, Any]] = []
-    trick: list[list[Any]] = []
+    done: list[tuple[int, tuple[tuple[int, str], ...], int]] = []
+    plays: list[tuple[int, str]] = []
     discards: list[list[str]] = [[], [], []]
     tricks_won = [0, 0, 0]
     pickup: bool | None = None
@@ -369,18 +402,20 @@ def _play_hand(
             "scores": scores[:],
             "hand": hands[seat][:] if phase != "joker_trump" else [],
             "upcard": upcard,
-            "bids": bids[:],
+            "bids": [{"seat": s, "round": r, "action": a} for s, r, a in bids],
             "pickup": pickup,
             "trump": trump,
             "maker": maker,
             "alone": alone[:],
             "sitting_out": sitting,
-            "tricks": tricks[:],
-            "trick": trick[:],
-            "legal": legal,
+            "tricks": [
+                {"leader": ld, "cards": [[s, c] for s, c in cs], "winner": w} for ld, cs, w in done
+            ],
+            "trick": [[s, c] for s, c in plays],
+            "legal": legal[:] if phase != "keep" else legal,
             "rules": rules_d.copy(),
             "hand_number": hand_number,
-            "history": history[:],
+            "history": past[:],
             "discards": discards[seat][:],
         }
         if extra:
@@ -389,12 +424,11 @@ def _play_hand(
         if phase == "keep":
             action = _check_keep(seat, action, hands[seat] + dummy, legal)
         else:
-            try:
-                ok = action in legal
-            except Exception:  # an object whose == raises is not legal either
-                ok = False
-            if not ok or not isinstance(action, str):
+            # Compare against the engine's own list, and record the engine's own string (a bot
+            # may have edited obs["legal"], or answered with an equal object of another type).
+            if not isinstance(action, str) or action not in legal:
                 raise IllegalAction(seat, phase, action, legal)
+            action = legal[legal.index(action)]
         log.append((seat, phase, action))
         return action
 
@@ -404,14 +438,14 @@ def _play_hand(
     if up_suit is None:
         # Joker turned up: the dealer names trump blind, is the maker, and takes the Joker.
         trump = ask(dealer, "joker_trump", list(SUITS))
-        bids.append({"seat": dealer, "round": 0, "action": trump})
+        bids.append((dealer, 0, trump))
         maker = dealer
         pickup = True
         hands[dealer] = sort_cards(hands[dealer] + [upcard])
     else:
         for s in order:
             a = ask(s, "bid1", list(_BID1))
-            bids.append({"seat": s, "round": 1, "action": a})
+            bids.append((s, 1, a))
             if a == "order":
                 trump, maker = up_suit, s
                 break
@@ -423,28 +457,27 @@ def _play_hand(
             if pickup:
                 hands[dealer] = sort_cards(hands[dealer] + [upcard])
                 if maker != dealer:
-                    legal = [c for c in hands[dealer] if c != upcard]
-                    d = ask(dealer, "discard", legal)
+                    d = ask(dealer, "discard", [c for c in hands[dealer] if c != upcard])
                     hands[dealer].remove(d)
                     discards[dealer].append(d)
         else:
             named = [x for x in SUITS if x != up_suit or rules.round2_allow_turned_down]
             for s in order:
                 stuck = s == dealer and rules.stick_the_dealer
-                legal = named[:] if stuck else ["pass", *named]
-                a = ask(s, "bid2", legal)
-                bids.append({"seat": s, "round": 2, "action": a})
+                a = ask(s, "bid2", named[:] if stuck else ["pass", *named])
+                bids.append((s, 2, a))
                 if a != "pass":
                     trump, maker = a, s
                     break
 
+    bid_dicts = [{"seat": s, "round": r, "action": a} for s, r, a in bids]
     if trump is None or maker is None:
         return HandResult(
             hand_number,
             dealer,
             deal,
             scores,
-            bids,
+            bid_dicts,
             pickup,
             None,
             None,
@@ -471,56 +504,51 @@ def _play_hand(
         pool = hands[maker] + dummy
         kept = ask(maker, "keep", _keep_options(pool), {"dummy": dummy[:]})
         discards[maker].extend(c for c in sort_cards(pool) if c not in kept)
-        hands[maker] = sort_cards(kept)
+        hands[maker] = kept
     elif len(hands[maker]) == 6:
         d = ask(maker, "discard", [c for c in hands[maker] if c != upcard])
         hands[maker].remove(d)
         discards[maker].append(d)
 
-    def left(x: int) -> int:
-        n = (x + 1) % 3
-        return (n + 1) % 3 if n == sitting else n
+    # Clockwise among the active seats: seat s+1 is s's left; a sitter is skipped.
+    nxt = [1, 2, 0]
+    if sitting is not None:
+        nxt[(sitting + 2) % 3] = (sitting + 1) % 3
 
     lone_def = alone[-1] if alone and alone[-1] != maker else None
     if lone_def is not None and maker_alone:
         leader = lone_def if rules.both_alone_lead == "lone_defender" else maker
     elif lone_def is not None:
-        leader = left(lone_def)
+        leader = nxt[lone_def]
     elif maker_alone:
-        leader = left(maker)
+        leader = nxt[maker]
     else:
-        leader = left(dealer)
+        leader = nxt[dealer]
 
     eff = _EFF[trump]
+    pow_by_led = _POW[trump]
     players = 2 if sitting is not None else 3
     for _ in range(5):
-        trick = []
+        plays = []
         seat = leader
-        table: dict[str, int] = {}
-        led = ""
-        for i in range(players):
+        hand = hands[seat]
+        c = ask(seat, "play", hand)
+        hand.remove(c)
+        plays.append((seat, c))
+        led = eff[c]
+        table = pow_by_led[led]
+        winner, best = seat, table[c]
+        for _ in range(players - 1):
+            seat = nxt[seat]
             hand = hands[seat]
-            if i == 0:
-                legal = hand[:]
-            else:
-                legal = [c for c in hand if eff[c] == led] or hand[:]
-            c = ask(seat, "play", legal)
+            c = ask(seat, "play", [x for x in hand if eff[x] == led] or hand)
             hand.remove(c)
-            trick.append([seat, c])
-            if i == 0:
-                led = eff[c]
-                table = _POW[trump][led]
-            seat = left(seat)
-        winner = trick[0][0]
-        best = -1
-        for s, c in trick:
-            p = table[c]
-            if p > best:
-                winner, best = s, p
-        tricks.append({"leader": leader, "cards": trick, "winner": winner})
+            plays.append((seat, c))
+            if table[c] > best:
+                winner, best = seat, table[c]
+        done.append((leader, tuple(plays), winner))
         tricks_won[winner] += 1
         leader = winner
-    trick = []
 
     points = _score(rules, maker, maker_alone, lone_def, sitting, tricks_won)
     return HandResult(
@@ -528,18 +556,23 @@ def _play_hand(
         dealer,
         deal,
         scores,
-        bids,
+        bid_dicts,
         pickup,
         trump,
         maker,
         alone,
         sitting,
-        tricks,
+        [{"leader": ld, "cards": [[s, c] for s, c in cs], "winner": w} for ld, cs, w in done],
         tricks_won,
         points,
         discards,
         log,
     )
+
+
+def _fresh_summary(h: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a history entry that shares no list with the original."""
+    return {k: v[:] if isinstance(v, list) else v for k, v in h.items()}
 
 
 _DEFAULT_RULES_D: Final = DEFAULT_RULES.to_dict()
@@ -606,11 +639,9 @@ def play_match(
     """
     if len(bots) != 3:
         raise ValueError(f"a match needs exactly three bots, got {len(bots)}")
-    score = [0, 0, 0] if scores is None else [int(x) for x in scores]
-    if len(score) != 3 or min(score) < 0:
-        raise ValueError(f"scores must be three non-negative ints, not {scores!r}")
+    score = [0, 0, 0] if scores is None else _check_scores(scores)
     first = first_dealer(seed) if dealer is None else dealer
-    if first not in (0, 1, 2):
+    if type(first) is not int or first not in (0, 1, 2):
         raise ValueError(f"dealer must be a seat 0, 1 or 2, not {dealer!r}")
     given = iter(deals) if deals is not None else None
     hands: list[HandResult] = []
