@@ -1,0 +1,402 @@
+"""Cluster runs on Dask distributed: the same tournament, its matches played on many machines.
+
+The tournament runner talks to a :class:`concurrent.futures.Executor`; a local run uses a process
+pool, a cluster run uses :func:`open_executor`, which wraps
+``distributed.Client(address).get_executor(pure=False)`` (never Dask's default ``pure=True``: it
+would merge identical calls). The parent process stays the only SQLite writer either way.
+
+Before any match is submitted, :func:`connect` and :func:`check_workers` make sure the cluster
+can really play: the scheduler answers, every worker imports the same arena, Python and Dask, and
+every worker can sandbox bots. A worker that cannot import arena otherwise makes Dask futures hang
+forever (the worker dies unpickling the task), so this check is what turns that into one clear
+error naming the worker.
+
+Dask is an optional extra (``pip install "euchre-arena[dask]"``); this module imports it lazily.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import logging
+import multiprocessing
+import platform
+import socket
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Final
+
+import arena
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from distributed import Client, Worker
+
+log = logging.getLogger(__name__)
+
+DASK_HINT: Final = 'cluster runs need Dask: pip install "euchre-arena[dask]"'
+CONNECT_TIMEOUT: Final = 10.0
+"""Seconds to wait for the scheduler to answer."""
+PROBE_TIMEOUT: Final = 60.0
+"""Seconds each worker gets to answer the probe (it imports arena and probes the sandbox)."""
+WORKERS_TIMEOUT: Final = 30.0
+"""Seconds to wait for at least one worker to be connected to the scheduler."""
+PLUGIN_NAME: Final = "arena-worker"
+
+
+class ClusterError(ArenaError):
+    """The cluster (not a bot) cannot run the tournament: one line naming the culprit."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerReport:
+    """What one connected Dask worker runs and supports, as seen by :func:`check_workers`."""
+
+    address: str
+    name: str
+    nthreads: int
+    host: str = ""
+    python: str = ""
+    arena: str | None = None
+    dask: str | None = None
+    distributed: str | None = None
+    daemon: bool = False
+    layers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    sandbox_error: str | None = None
+    error: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The worker as a user knows it: its name and address."""
+        if self.name and self.name != self.address:
+            return f"{self.name} ({self.address})"
+        return self.address
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as e:
+        raise ClusterError(DASK_HINT) from e
+    return distributed
+
+
+def _tcp_endpoint(address: str) -> tuple[str, int] | None:
+    """Host and port of a ``tcp://``/``tls://`` (or scheme-less) address; None for other schemes."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme not in ("tcp", "tls"):
+        return None
+    host, _, port = rest.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        raise ClusterError(f"bad scheduler address {address!r}: expected tcp://HOST:PORT")
+    return host, int(port)
+
+
+def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Client:
+    """A Dask client connected to the scheduler at ``address``, or a :class:`ClusterError`.
+
+    A plain TCP connect goes first: it fails in milliseconds on a refused port, whereas a failed
+    ``distributed.Client`` retries for the whole timeout and then prints a traceback from its
+    destructor while the interpreter exits.
+    """
+    distributed = _import_distributed()
+    endpoint = _tcp_endpoint(address)
+    if endpoint is not None:
+        try:
+            socket.create_connection(endpoint, timeout=timeout).close()
+        except OSError as e:
+            reason = e.strerror or str(e) or type(e).__name__
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason}") from e
+    try:
+        client = distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, ValueError, TimeoutError) as e:
+        raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {e}") from e
+    return client
+
+
+def probe_worker() -> dict[str, Any]:
+    """Run on a worker by :func:`check_workers`: what this process can run.
+
+    Importing this function at all proves the worker can import arena; the sandbox layers come
+    from the same :func:`arena.sandbox.probe` that ``arena doctor`` shows locally.
+    """
+    import dask
+    import distributed
+
+    report: dict[str, Any] = {
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "arena": arena.__version__,
+        "dask": dask.__version__,
+        "distributed": distributed.__version__,
+        "daemon": multiprocessing.current_process().daemon,
+        "layers": [],
+        "sandbox_error": None,
+    }
+    try:
+        from arena import sandbox
+
+        report["layers"] = [_as_dict(layer) for layer in sandbox.probe()]
+        check = getattr(sandbox, "require_sandbox", None)
+        if check is not None:
+            check()
+    except ArenaError as e:
+        report["sandbox_error"] = str(e)
+    except ImportError as e:
+        report["sandbox_error"] = f"arena.sandbox is not importable: {e}"
+    return report
+
+
+def _as_dict(layer: Any) -> dict[str, Any]:
+    # Plain dicts cross the wire and compare equal whatever arena's layer class looks like.
+    if isinstance(layer, dict):
+        return dict(layer)
+    to_dict = getattr(layer, "to_dict", None)
+    if callable(to_dict):
+        return dict(to_dict())
+    if dataclasses.is_dataclass(layer) and not isinstance(layer, type):
+        return dataclasses.asdict(layer)
+    return {"name": str(layer)}
+
+
+def _run_on(client: Client, address: str, fn: Callable[[], Any]) -> Any:
+    """``fn()`` on one worker through ``client.run``, which reports a worker that cannot even
+    unpickle ``fn`` as an exception instead of hanging like a task would."""
+    result = client.run(fn, workers=[address], on_error="return")
+    if address not in result:
+        raise ClusterError(f"worker {address} left the cluster during the probe")
+    return result[address]
+
+
+def local_versions() -> dict[str, str]:
+    """The versions every worker must share with this process (``python`` as major.minor)."""
+    import dask
+    import distributed
+
+    return {
+        "python": ".".join(platform.python_version_tuple()[:2]),
+        "arena": arena.__version__,
+        "dask": dask.__version__,
+        "distributed": distributed.__version__,
+    }
+
+
+def probe_workers(
+    client: Client, *, timeout: float = PROBE_TIMEOUT, wait_timeout: float = WORKERS_TIMEOUT
+) -> list[WorkerReport]:
+    """Probe every connected worker in parallel; a report carries ``error`` when one failed.
+
+    Raises :class:`ClusterError` when no worker joins within ``wait_timeout`` seconds.
+    """
+    address = str(client.scheduler_info()["address"])
+    try:
+        client.wait_for_workers(1, timeout=wait_timeout)
+    except (TimeoutError, OSError) as e:
+        raise ClusterError(
+            f"no Dask worker is connected to {address} (waited {wait_timeout:g} s); "
+            f"start one with: dask worker {address}"
+        ) from e
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    # One thread per worker so a worker that never answers costs one timeout, not one each;
+    # shutdown(wait=False) below leaves such a thread behind instead of waiting for it.
+    pool = cf.ThreadPoolExecutor(max_workers=min(32, len(workers)))
+    try:
+        futures = {addr: pool.submit(_run_on, client, addr, probe_worker) for addr in workers}
+        reports = []
+        deadline = time.monotonic() + timeout
+        for addr, future in sorted(futures.items()):
+            info = workers[addr]
+            base = {"address": addr, "name": str(info.get("name", addr)), "nthreads": 0}
+            base["nthreads"] = int(info.get("nthreads", 0))
+            try:
+                answer = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except cf.TimeoutError:
+                reports.append(WorkerReport(**base, error=f"no answer within {timeout:g} s"))
+                continue
+            except ClusterError as e:
+                reports.append(WorkerReport(**base, error=str(e)))
+                continue
+            if isinstance(answer, BaseException):
+                reports.append(WorkerReport(**base, error=_explain(answer)))
+            else:
+                reports.append(WorkerReport(**base, **answer))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return reports
+
+
+def _explain(exc: BaseException) -> str:
+    text = str(exc)
+    if "arena" in text and ("ModuleNotFoundError" in text or "No module named" in text):
+        return f"arena is not importable there ({text.strip()}); install euchre-arena on it"
+    return f"{type(exc).__name__}: {text}"
+
+
+def check_workers(client: Client, *, timeout: float = PROBE_TIMEOUT) -> list[WorkerReport]:
+    """Probe every worker and raise one :class:`ClusterError` naming the first unfit worker.
+
+    A worker is fit when it imports arena, runs the same arena, Dask and Python (major.minor) as
+    this process, runs one task at a time (``--nthreads 1``: a worker process keeps one bot pool)
+    and its sandbox works.
+    """
+    want = local_versions()
+    reports = probe_workers(client, timeout=timeout)
+    for r in reports:
+        problem = worker_problem(r, want)
+        if problem:
+            raise ClusterError(f"worker {r.label}: {problem}")
+    return reports
+
+
+def worker_problem(report: WorkerReport, want: dict[str, str]) -> str | None:
+    """Why ``report``'s worker cannot play this tournament, or None when it can."""
+    if report.error:
+        return report.error
+    got = {
+        "python": ".".join(report.python.split(".")[:2]),
+        "arena": report.arena or "missing",
+        "dask": report.dask or "missing",
+        "distributed": report.distributed or "missing",
+    }
+    for key, value in want.items():
+        if got[key] != value:
+            return f"{key} {got[key]} there but {value} here; every machine needs the same"
+    if report.nthreads != 1:
+        return (
+            f"it runs {report.nthreads} threads; start workers with --nthreads 1 "
+            "(and --nworkers N for N matches at a time)"
+        )
+    if report.sandbox_error:
+        return f"its sandbox cannot run bots: {report.sandbox_error}"
+    return None
+
+
+def _make_plugin_class() -> type:
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class _Plugin(WorkerPlugin):
+        """Per-worker set-up for arena tasks: the log level, and the runner's initializer.
+
+        Registered under one fixed name, so a later run replaces it (Dask tears the old one
+        down first) instead of stacking up pools.
+        """
+
+        idempotent = False
+
+        def __init__(
+            self,
+            level: int,
+            initializer: Callable[..., Any] | None,
+            initargs: tuple[Any, ...],
+            finalizer: Callable[[], Any] | None,
+        ) -> None:
+            self.level = level
+            self.initializer = initializer
+            self.initargs = initargs
+            self.finalizer = finalizer
+
+        def setup(self, worker: Worker) -> None:
+            # Worker-side loggers only hand records to forward_logging when their level lets
+            # them through; the parent's level is the one the user chose.
+            logging.getLogger("arena").setLevel(self.level)
+            if self.initializer is not None:
+                self.initializer(*self.initargs)
+
+        def teardown(self, worker: Worker) -> None:
+            if self.finalizer is not None:
+                self.finalizer()
+
+    return _Plugin
+
+
+class ClusterExecutor(cf.Executor):
+    """A :class:`concurrent.futures.Executor` over a Dask cluster; it owns its client.
+
+    ``shutdown(cancel_futures=True)`` (what Ctrl-C in the runner does) cancels every outstanding
+    task on the scheduler and disconnects; the cluster stays up for the next run. A batch that a
+    worker has already started finishes there and its result is dropped.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._inner = client.get_executor(pure=False)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        """Schedule ``fn(*args, **kwargs)`` on some worker (a fresh task each call)."""
+        future: cf.Future[Any] = self._inner.submit(fn, *args, **kwargs)
+        return future
+
+    def map(
+        self,
+        fn: Callable[..., Any],
+        *iterables: Any,
+        timeout: float | None = None,
+        chunksize: int = 1,
+    ) -> Iterator[Any]:
+        """Like :meth:`concurrent.futures.Executor.map`; ``chunksize`` is ignored (as in Dask)."""
+        return super().map(fn, *iterables, timeout=timeout)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Wait for (or with ``cancel_futures`` cancel) outstanding tasks, then disconnect."""
+        try:
+            self._inner.shutdown(wait=wait and not cancel_futures)
+        finally:
+            self.client.close()
+
+
+def open_executor(
+    address: str,
+    *,
+    initializer: Callable[..., Any] | None = None,
+    initargs: tuple[Any, ...] = (),
+    finalizer: Callable[[], Any] | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    probe_timeout: float = PROBE_TIMEOUT,
+) -> ClusterExecutor:
+    """Connect, check every worker, prepare them and return the cluster's executor.
+
+    ``initializer(*initargs)`` runs once in each worker process (also in workers that join or
+    restart later), like a process pool's initializer; ``finalizer()`` runs when the worker
+    closes. Records of the ``arena`` logger on workers reach this process's handlers.
+    """
+    client = connect(address, timeout=connect_timeout)
+    try:
+        check_workers(client, timeout=probe_timeout)
+        plugin = _make_plugin_class()(
+            logging.getLogger("arena").getEffectiveLevel(), initializer, initargs, finalizer
+        )
+        client.register_plugin(plugin, name=PLUGIN_NAME)
+        client.forward_logging("arena")
+    except BaseException:
+        client.close()
+        raise
+    log.info("cluster %s: %d workers ready", address, len(client.scheduler_info()["workers"]))
+    return ClusterExecutor(client)
+
+
+def describe(address: str, *, timeout: float = PROBE_TIMEOUT) -> list[WorkerReport]:
+    """Reports of every worker of the cluster at ``address`` (for ``arena doctor --cluster``)."""
+    client = connect(address)
+    try:
+        return probe_workers(client, timeout=timeout)
+    finally:
+        client.close()
+
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "ClusterError",
+    "ClusterExecutor",
+    "WorkerReport",
+    "check_workers",
+    "connect",
+    "describe",
+    "local_versions",
+    "open_executor",
+    "probe_worker",
+    "probe_workers",
+    "worker_problem",
+]
