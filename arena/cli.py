@@ -84,5 +84,78 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
 # --- site commands ---
 
 
+@main.command()
+@db_option
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="site",
+    show_default=True,
+    help="Folder to write the site into.",
+)
+@click.option(
+    "--with-logs",
+    is_flag=True,
+    help="Publish excerpts of what the bots printed (untrusted text; off by default).",
+)
+@reports_errors
+def render(db_path: str, out_dir: str, with_logs: bool) -> None:
+    """Write the HTML standings site: leaderboard, head-to-head, bots, matches, tournaments.
+
+    The site is static (no network, no CDN): open index.html from disk or put the folder on
+    any static host. Bot sources are never published.
+
+    \b
+    Example:
+        arena render --out site/
+        arena serve --out site/
+    """
+    from arena.site import render_site
+
+    index = render_site(db_path, out_dir, with_logs=with_logs)
+    click.echo(f"Site written to {index}")
+
+
+@main.command()
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="site",
+    show_default=True,
+    help="Folder of a rendered site.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Loopback address to listen on; any other address is refused.",
+)
+@click.option("--quiet", is_flag=True, help="Do not log each request.")
+@reports_errors
+def serve(out_dir: str, port: int, host: str, quiet: bool) -> None:
+    """Serve a rendered site on this machine only (127.0.0.1), until Ctrl-C.
+
+    \b
+    Example:
+        arena render && arena serve --port 8000
+    """
+    from arena.site.serve import make_server
+
+    server = make_server(out_dir, host, port, quiet=quiet)
+    bound_host, bound_port = (str(a) for a in server.server_address[:2])
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    click.echo(f"Serving {out_dir} at http://{shown}:{bound_port}/ (Ctrl-C to stop)")
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,82 @@
+"""The static standings site: Jinja2 pages rendered from the arena database.
+
+>>> render_site("arena.db", "site/")          # doctest: +SKIP
+PosixPath('site/index.html')
+
+Pages (all links relative, so the site works from ``file://`` and any static host):
+``index.html`` (leaderboard of the latest tournament, charts), ``h2h.html`` (head-to-head
+matrix), ``tournaments/<id>.html``, ``bots/<id>.html`` and ``matches/<id>.html``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+from arena import __version__
+from arena.site import data
+from arena.site.charts import line_chart, place_chart
+from arena.site.history import rating_history
+from arena.site.render import Writer, make_env
+
+__all__ = ["render_site"]
+
+
+def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = False) -> Path:
+    """Render the whole site from the database at ``db_path`` into ``out_dir``.
+
+    Bot logs (untrusted, possibly large) are published only when ``with_logs`` is true; a
+    bot's source is never published. Returns the path of ``index.html``.
+    """
+    db = data.open_db(db_path)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    refs = data.bot_refs(db)
+    tours = data.tournaments(db, refs)
+    all_standings = {t.id: data.standings(db, t.id, refs) for t in tours}
+    current = tours[0] if tours else None
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    writer = Writer(
+        out,
+        make_env(),
+        {"version": __version__, "generated_at": now, "current": current, "with_logs": with_logs},
+    )
+    writer.static()
+
+    rows = all_standings[current.id] if current else []
+    history = rating_history(db, current.id, refs) if current else []
+    rating_svg = line_chart(history, x_label="matches played", y_label="rating")
+    places_svg = place_chart([(s.bot.name, s.bot.href, s.places) for s in rows])
+    index = writer.page(
+        "index.html",
+        "leaderboard.html",
+        standings=rows,
+        tournaments=tours,
+        rating_chart=rating_svg,
+        place_chart=places_svg,
+    )
+    pairs = data.pairwise(db, current.id) if current else {}
+    writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
+    for t in tours:
+        writer.page(
+            t.href,
+            "tournament.html",
+            tournament=t,
+            standings=all_standings[t.id],
+            matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
+        )
+    for bot in data.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
+        writer.page(bot.href, "bot.html", bot=bot)
+    for detail in data.match_details(db, refs, with_logs=with_logs):
+        m = detail.match
+        series = [
+            (
+                m.bots[s].name,
+                [(0.0, 0.0, 0.0, 0.0)]
+                + [(h.number, a, a, a) for h in detail.hands for a in [h.scores_after[s]]],
+            )
+            for s in range(3)
+        ]
+        score_chart = line_chart(series, x_label="hand", y_label="score", width=1000, height=240)
+        writer.page(m.href, "match.html", m=m, detail=detail, score_chart=score_chart)
+    return index

@@ -1,0 +1,564 @@
+"""Read the database (docs/schema.md) into plain values for the site's templates.
+
+Read-only: the site never writes to the database. Everything read here that a bot author
+controls (names, authors, file names, fault messages, logs) is untrusted text; it stays
+plain ``str`` and is escaped by the templates. A bot's ``source`` is never selected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+from arena.site.replay import HandView, hand_view, play_stats
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def safe_id(value: object) -> str:
+    """An id fit for a file name; ids come from our own hashes, but never trust a path."""
+    text = str(value)
+    if not _SAFE_ID.match(text):
+        raise ArenaError(f"unexpected id in the database: {text[:40]!r}")
+    return text
+
+
+def open_db(db_path: str | Path) -> sqlite_utils.Database:
+    """Open an existing arena database (one clear error when there is none)."""
+    path = Path(db_path)
+    if not path.is_file():
+        raise ArenaError(f"no database at {path}: run `arena run` first (or pass --db)")
+    db = sqlite_utils.Database(path)
+    if "matches" not in db.table_names() or "bots" not in db.table_names():
+        raise ArenaError(f"{path} is not an arena database (no bots/matches tables)")
+    return db
+
+
+def _json(text: Any, default: Any) -> Any:
+    if text is None:
+        return default
+    return json.loads(text) if isinstance(text, str) else text
+
+
+@dataclass
+class BotRef:
+    """A bot version as shown in links: name, version, and the bot page it links to."""
+
+    version_id: int
+    bot_id: int
+    name: str
+    version: int
+    author: str | None
+    latest_version: int
+
+    @property
+    def href(self) -> str:
+        """Path of the bot's page, relative to the site root."""
+        return f"bots/{self.bot_id}.html"
+
+
+def bot_refs(db: sqlite_utils.Database) -> dict[int, BotRef]:
+    """Every bot version by id (no source)."""
+    rows = db.query(
+        """SELECT v.id, v.bot_id, v.name, v.version, v.author,
+                  (SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest
+           FROM bot_versions v"""
+    )
+    return {
+        r["id"]: BotRef(r["id"], r["bot_id"], r["name"], r["version"], r["author"], r["latest"])
+        for r in rows
+    }
+
+
+@dataclass
+class Tournament:
+    """One tournament's row with its decoded configuration and progress."""
+
+    id: str
+    seed: int
+    rounds: int
+    status: str
+    total: int
+    played: int
+    faults: int
+    created_at: str
+    updated_at: str
+    finished_at: str | None
+    rules: dict[str, Any]
+    limits: dict[str, Any]
+    bots: list[BotRef]
+
+    @property
+    def href(self) -> str:
+        """Path of the tournament page, relative to the site root."""
+        return f"tournaments/{self.id}.html"
+
+    @property
+    def progress(self) -> float:
+        """Fraction of its matches stored (0..1)."""
+        return self.played / self.total if self.total else 0.0
+
+
+def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tournament]:
+    """Every tournament, the most recently run first."""
+    out = []
+    for r in db.query("SELECT * FROM tournaments ORDER BY updated_at DESC, created_at DESC"):
+        tid = safe_id(r["id"])
+        played, faults = next(
+            db.query(
+                "SELECT COUNT(*) AS n, COALESCE(SUM(faults), 0) AS f FROM matches"
+                " WHERE tournament_id = ?",
+                [tid],
+            )
+        ).values()
+        versions = [
+            refs[v["bot_version_id"]]
+            for v in db.query(
+                "SELECT bot_version_id FROM tournament_bots WHERE tournament_id = ?", [tid]
+            )
+            if v["bot_version_id"] in refs
+        ]
+        out.append(
+            Tournament(
+                id=tid,
+                seed=r["seed"],
+                rounds=r["rounds"],
+                status=r["status"],
+                total=r["total_matches"] or 0,
+                played=played,
+                faults=faults,
+                created_at=r["created_at"],
+                updated_at=r["updated_at"],
+                finished_at=r["finished_at"],
+                rules=_json(r["rules"], {}),
+                limits=_json(r["limits"], {}),
+                bots=sorted(versions, key=lambda b: b.name.lower()),
+            )
+        )
+    return out
+
+
+@dataclass
+class Standing:
+    """One leaderboard row."""
+
+    rank: int
+    bot: BotRef
+    rating: float | None
+    low: float | None
+    high: float | None
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    places: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+    @property
+    def win_rate(self) -> float:
+        """Wins per match (0..1)."""
+        return self.wins / self.matches if self.matches else 0.0
+
+
+def standings(
+    db: sqlite_utils.Database, tournament_id: str, refs: dict[int, BotRef]
+) -> list[Standing]:
+    """The leaderboard of a tournament, best first.
+
+    Uses the ``ratings`` table that ``arena run`` refreshes; a tournament without ratings
+    yet (interrupted before the end) still gets its counts, ordered by mean place.
+    """
+    places: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
+    counts: dict[int, dict[str, Any]] = {}
+    for r in db.query(
+        """SELECT bot_version_id AS v, place, COUNT(*) AS n, SUM(faulted) AS f
+           FROM match_seats WHERE tournament_id = ? GROUP BY bot_version_id, place""",
+        [tournament_id],
+    ):
+        if 1 <= r["place"] <= 3:
+            places[r["v"]][r["place"] - 1] += r["n"]
+        c = counts.setdefault(r["v"], {"matches": 0, "wins": 0, "places": 0, "faults": 0})
+        c["matches"] += r["n"]
+        c["wins"] += r["n"] if r["place"] == 1 else 0
+        c["places"] += r["n"] * r["place"]
+        c["faults"] += r["f"] or 0
+    rows: list[Standing] = []
+    if "ratings" in db.table_names():
+        for r in db.query(
+            "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY rank, rating DESC",
+            [tournament_id],
+        ):
+            ref = refs.get(r["bot_version_id"])
+            if ref is None:
+                continue
+            rows.append(
+                Standing(
+                    rank=r["rank"],
+                    bot=ref,
+                    rating=r["rating"],
+                    low=r["rating_low"],
+                    high=r["rating_high"],
+                    matches=r["matches"],
+                    wins=r["wins"],
+                    mean_place=r["mean_place"],
+                    faults=r["faults"],
+                    places=places[r["bot_version_id"]],
+                )
+            )
+    if rows:
+        return rows
+    order = sorted(counts, key=lambda v: counts[v]["places"] / max(1, counts[v]["matches"]))
+    for i, v in enumerate(order, start=1):
+        if v not in refs:
+            continue
+        c = counts[v]
+        mean = c["places"] / c["matches"] if c["matches"] else None
+        rows.append(
+            Standing(i, refs[v], None, None, None, c["matches"], c["wins"], mean, c["faults"])
+        )
+        rows[-1].places = places[v]
+    return rows
+
+
+def pairwise(db: sqlite_utils.Database, tournament_id: str) -> dict[tuple[int, int], Any]:
+    """``(a, b) -> row`` of the ``pairwise`` table (rate, low, high, matches) for a tournament."""
+    if "pairwise" not in db.table_names():
+        return {}
+    return {
+        (r["bot_a"], r["bot_b"]): r
+        for r in db.query("SELECT * FROM pairwise WHERE tournament_id = ?", [tournament_id])
+    }
+
+
+@dataclass
+class MatchRow:
+    """A match in lists: id, the bot at each seat, scores and places."""
+
+    id: str
+    tournament_id: str
+    round: int
+    seating: int
+    seed: int
+    bots: list[BotRef]
+    scores: list[int]
+    places: list[int]
+    hands_played: int
+    truncated: bool
+    faults: int
+    duration: float | None
+    finished_at: str
+
+    @property
+    def href(self) -> str:
+        """Path of the match page, relative to the site root."""
+        return f"matches/{self.id}.html"
+
+
+def _match_row(r: dict[str, Any], refs: dict[int, BotRef]) -> MatchRow:
+    return MatchRow(
+        id=safe_id(r["id"]),
+        tournament_id=r["tournament_id"],
+        round=r["round"],
+        seating=r["seating"],
+        seed=r["seed"],
+        bots=[refs[r[f"bot{s}"]] for s in range(3)],
+        scores=[r[f"score{s}"] for s in range(3)],
+        places=[r[f"place{s}"] for s in range(3)],
+        hands_played=r["hands_played"],
+        truncated=bool(r["truncated"]),
+        faults=r["faults"] or 0,
+        duration=r["duration_seconds"],
+        finished_at=r["finished_at"],
+    )
+
+
+def matches(
+    db: sqlite_utils.Database,
+    refs: dict[int, BotRef],
+    where: str = "1",
+    params: list[Any] | None = None,
+) -> list[MatchRow]:
+    """Matches in tournament order (round, set, seating), filtered by an SQL ``where``."""
+    sql = f"SELECT * FROM matches WHERE {where} ORDER BY tournament_id, round, set_key, seating"
+    return [_match_row(r, refs) for r in db.query(sql, params or [])]
+
+
+@dataclass
+class Fault:
+    """A recorded fault: the match, seat, kind and (untrusted) message."""
+
+    match_id: str
+    seat: int
+    bot: BotRef
+    kind: str
+    message: str
+    decision: int | None
+
+    @property
+    def match_href(self) -> str:
+        """Path of the match page, relative to the site root."""
+        return f"matches/{self.match_id}.html"
+
+
+def faults(
+    db: sqlite_utils.Database, refs: dict[int, BotRef], where: str, params: list[Any]
+) -> list[Fault]:
+    """Faults filtered by an SQL ``where`` on the ``faults`` table."""
+    return [
+        Fault(safe_id(r["match_id"]), r["seat"], refs[r["bot_version_id"]], r["kind"],
+              r["message"] or "", r["decision"])
+        for r in db.query(
+            f"SELECT * FROM faults WHERE {where} ORDER BY tournament_id, match_id, seat", params
+        )
+    ]  # fmt: skip
+
+
+@dataclass
+class SeatStats:
+    """Timing of one seat in a match (from ``match_seats``)."""
+
+    decisions: int
+    asked: int
+    think_seconds: float
+    max_think_seconds: float
+
+
+@dataclass
+class MatchDetail:
+    """Everything the match page shows."""
+
+    match: MatchRow
+    hands: list[HandView]
+    faults: list[Fault]
+    stats: list[SeatStats | None]
+    logs: list[str | None]
+
+
+def match_details(
+    db: sqlite_utils.Database, refs: dict[int, BotRef], *, with_logs: bool
+) -> Iterator[MatchDetail]:
+    """Every match with its hands, one at a time (a site may have thousands of matches)."""
+    for m in matches(db, refs):
+        hands = [
+            hand_view(_json(h["record"], {}))
+            for h in db.query(
+                "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [m.id]
+            )
+        ]
+        stats: list[SeatStats | None] = [None, None, None]
+        for s in db.query("SELECT * FROM match_seats WHERE match_id = ?", [m.id]):
+            stats[s["seat"]] = SeatStats(
+                s["decisions"] or 0,
+                s["asked"] or 0,
+                s["think_seconds"] or 0.0,
+                s["max_think_seconds"] or 0.0,
+            )
+        logs: list[str | None] = [None, None, None]
+        if with_logs and "bot_logs" in db.table_names():
+            for lg in db.query("SELECT seat, text FROM bot_logs WHERE match_id = ?", [m.id]):
+                logs[lg["seat"]] = lg["text"]
+        yield MatchDetail(m, hands, faults(db, refs, "match_id = ?", [m.id]), stats, logs)
+
+
+@dataclass
+class VersionRow:
+    """One stored version of a bot (never its source)."""
+
+    version: int
+    sha256: str
+    filename: str
+    author: str | None
+    submitted_at: str
+    matches: int
+    mean_place: float | None
+
+
+@dataclass
+class OpponentRow:
+    """How a bot fared against one opponent in the matches they shared."""
+
+    opponent: BotRef
+    matches: int
+    above: float
+    mean_place: float
+
+    @property
+    def rate(self) -> float:
+        """Fraction of shared matches placed above the opponent (ties count one half)."""
+        return self.above / self.matches if self.matches else 0.0
+
+
+@dataclass
+class LogExcerpt:
+    """The start of what a bot printed in one match (only with ``--with-logs``)."""
+
+    match_id: str
+    text: str
+    cut: bool
+
+    @property
+    def match_href(self) -> str:
+        """Path of the match page, relative to the site root."""
+        return f"matches/{self.match_id}.html"
+
+
+@dataclass
+class BotDetail:
+    """Everything a bot's page shows."""
+
+    bot_id: int
+    name: str
+    created_at: str
+    latest: BotRef
+    versions: list[VersionRow]
+    standings: list[tuple[Tournament, Standing]]
+    opponents: list[OpponentRow]
+    faults: list[Fault]
+    logs: list[LogExcerpt]
+    play: dict[str, int]
+    seats: int
+    decisions: int
+    asked: int
+    think_seconds: float
+    max_think_seconds: float
+    recent: list[MatchRow]
+
+    @property
+    def href(self) -> str:
+        """Path of the bot's page, relative to the site root."""
+        return f"bots/{self.bot_id}.html"
+
+    @property
+    def ms_per_decision(self) -> float | None:
+        """Mean time in ``act`` per call, in milliseconds."""
+        return 1000 * self.think_seconds / self.asked if self.asked else None
+
+
+LOG_EXCERPT_CHARS = 2000
+"""How much of one match's log a bot page shows."""
+LOG_EXCERPTS = 10
+"""How many matches' logs a bot page shows."""
+
+
+def bot_details(
+    db: sqlite_utils.Database,
+    refs: dict[int, BotRef],
+    all_standings: dict[str, list[Standing]],
+    tours: list[Tournament],
+    *,
+    with_logs: bool,
+) -> Iterator[BotDetail]:
+    """Every bot's page data, by bot (all its versions together)."""
+    by_bot: dict[int, list[BotRef]] = defaultdict(list)
+    for ref in refs.values():
+        by_bot[ref.bot_id].append(ref)
+    for bot in db.query("SELECT id, name, created_at FROM bots ORDER BY name"):
+        mine = sorted(by_bot.get(bot["id"], []), key=lambda r: r.version)
+        if not mine:
+            continue
+        ids = [r.version_id for r in mine]
+        marks = ",".join("?" * len(ids))
+        versions = [
+            VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
+                       v["submitted_at"], v["n"], v["mp"])
+            for v in db.query(
+                f"""SELECT v.version, v.sha256, v.filename, v.author, v.submitted_at,
+                           COUNT(s.match_id) AS n, AVG(s.place) AS mp
+                    FROM bot_versions v LEFT JOIN match_seats s ON s.bot_version_id = v.id
+                    WHERE v.id IN ({marks}) GROUP BY v.id ORDER BY v.version DESC""",
+                ids,
+            )
+        ]  # fmt: skip
+        placed = [
+            (t, s) for t in tours for s in all_standings.get(t.id, []) if s.bot.version_id in ids
+        ]
+        opp: dict[int, list[float]] = {}
+        for r in db.query(
+            f"""SELECT a.place AS pa, b.place AS pb, b.bot_version_id AS ob
+                FROM match_seats a JOIN match_seats b
+                  ON a.match_id = b.match_id AND a.seat != b.seat
+                WHERE a.bot_version_id IN ({marks})""",
+            ids,
+        ):
+            o = refs[r["ob"]].bot_id
+            acc = opp.setdefault(o, [0, 0.0, 0])
+            acc[0] += 1
+            acc[1] += 1.0 if r["pa"] < r["pb"] else 0.5 if r["pa"] == r["pb"] else 0.0
+            acc[2] += r["pa"]
+        opponents = sorted(
+            (
+                OpponentRow(max(by_bot[o], key=lambda r: r.version), int(n), above, pl / n)
+                for o, (n, above, pl) in opp.items()
+            ),
+            key=lambda row: (-row.rate, row.opponent.name.lower()),
+        )
+        hands = [
+            {"trump": h["trump"], "maker": h["maker"], "alone": _json(h["alone"], []),
+             "points": _json(h["points"], [0, 0, 0]), "seat": h["seat"]}
+            for h in db.query(
+                f"""SELECT h.trump, h.maker, h.alone, h.points, s.seat
+                    FROM hands h JOIN match_seats s ON s.match_id = h.match_id
+                    WHERE s.bot_version_id IN ({marks})""",
+                ids,
+            )
+        ]  # fmt: skip
+        play = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
+        for seat in range(3):
+            for k, v in play_stats([h for h in hands if h["seat"] == seat], seat).items():
+                play[k] += v
+        t = next(
+            db.query(
+                f"""SELECT COUNT(*) AS seats, COALESCE(SUM(decisions), 0) AS d,
+                           COALESCE(SUM(asked), 0) AS a, COALESCE(SUM(think_seconds), 0) AS ts,
+                           COALESCE(MAX(max_think_seconds), 0) AS mx
+                    FROM match_seats WHERE bot_version_id IN ({marks})""",
+                ids,
+            )
+        )
+        logs: list[LogExcerpt] = []
+        if with_logs and "bot_logs" in db.table_names():
+            for lg in db.query(
+                f"""SELECT match_id, text FROM bot_logs WHERE bot_version_id IN ({marks})
+                    ORDER BY match_id LIMIT {LOG_EXCERPTS}""",
+                ids,
+            ):
+                text = lg["text"] or ""
+                logs.append(
+                    LogExcerpt(
+                        safe_id(lg["match_id"]),
+                        text[:LOG_EXCERPT_CHARS],
+                        len(text) > LOG_EXCERPT_CHARS,
+                    )
+                )
+        recent = matches(
+            db,
+            refs,
+            f"id IN (SELECT match_id FROM match_seats WHERE bot_version_id IN ({marks}))",
+            ids,
+        )
+        recent.sort(key=lambda m: m.finished_at or "", reverse=True)
+        yield BotDetail(
+            bot_id=bot["id"],
+            name=bot["name"],
+            created_at=bot["created_at"],
+            latest=mine[-1],
+            versions=versions,
+            standings=placed,
+            opponents=opponents,
+            faults=faults(db, refs, f"bot_version_id IN ({marks})", ids),
+            logs=logs,
+            play=play,
+            seats=t["seats"],
+            decisions=t["d"],
+            asked=t["a"],
+            think_seconds=t["ts"],
+            max_think_seconds=t["mx"],
+            recent=recent[:30],
+        )

@@ -1,0 +1,141 @@
+"""The Jinja2 environment of the site: templates, filters, and writing pages to disk.
+
+Autoescape is on for every template and undefined names raise (``StrictUndefined``), so a
+typo in a template fails the render instead of quietly printing nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Final
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from arena.site.charts import PLACE_COLOURS, rate_colour
+
+_CARD = re.compile(r"^([789TJQKA])([CDHS])$")
+SUIT_SYMBOLS: Final = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+_RANK_TEXT: Final = {"T": "10"}
+
+
+def template_dir() -> Path:
+    """Where the templates are: the installed ``arena.templates`` or the source tree's copy.
+
+    The source of truth is the top-level ``templates/`` folder; setuptools ships it as the
+    package ``arena.templates`` so that a non-editable install renders the same site.
+    """
+    tree = Path(__file__).resolve().parents[2] / "templates"
+    if (tree / "base.html").is_file():
+        return tree
+    try:
+        installed = Path(str(importlib.resources.files("arena.templates")))
+    except ModuleNotFoundError:
+        installed = Path(__file__).resolve().parents[1] / "templates"
+    return installed
+
+
+def card(value: object) -> Markup:
+    """A card as a small coloured chip; anything that is not a card is shown escaped."""
+    text = str(value)
+    if text == "JK":
+        return Markup('<span class="card joker" title="Joker">\u2605</span>')
+    m = _CARD.match(text)
+    if not m:
+        return Markup('<span class="card">{}</span>').format(text)
+    rank, suit = m.groups()
+    colour = "red" if suit in "DH" else "black"
+    return Markup('<span class="card {}" title="{}"><b>{}</b>{}</span>').format(
+        colour, text, _RANK_TEXT.get(rank, rank), SUIT_SYMBOLS[suit]
+    )
+
+
+def cards(values: Any) -> Markup:
+    """Several cards, space-separated."""
+    return Markup(" ").join(card(v) for v in values)
+
+
+def suit(value: object) -> Markup:
+    """A suit as its coloured symbol."""
+    text = str(value)
+    if text not in SUIT_SYMBOLS:
+        return escape(text)
+    colour = "red" if text in "DH" else "black"
+    return Markup(f'<span class="suit {colour}">{SUIT_SYMBOLS[text]}</span>')
+
+
+def ordinal(n: object) -> str:
+    """1 -> "1st", 2 -> "2nd", 3 -> "3rd"."""
+    if not isinstance(n, int):
+        return "\u2014"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n if n < 20 else n % 10, 'th') }"
+
+
+def number(value: object, digits: int = 0) -> str:
+    """A number with ``digits`` decimals, or an em dash for a missing value."""
+    if value is None or not isinstance(value, int | float):
+        return "\u2014"
+    return f"{value:,.{digits}f}"
+
+
+def percent(value: object, digits: int = 0) -> str:
+    """A fraction (0..1) as a percentage, or an em dash."""
+    if value is None or not isinstance(value, int | float):
+        return "\u2014"
+    return f"{100 * value:.{digits}f}%"
+
+
+def make_env() -> Environment:
+    """The site's Jinja2 environment (autoescape everywhere, strict undefined)."""
+    env = Environment(
+        loader=FileSystemLoader(str(template_dir())),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        card=card,
+        cards=cards,
+        suit=suit,
+        ordinal=ordinal,
+        number=number,
+        percent=percent,
+        rate_colour=rate_colour,
+    )
+    env.globals.update(place_colours=PLACE_COLOURS, suit_symbols=SUIT_SYMBOLS)
+    return env
+
+
+class Writer:
+    """Renders templates into files under the output folder, with the right relative root."""
+
+    def __init__(self, out_dir: Path, env: Environment, common: dict[str, Any]) -> None:
+        self.out_dir = out_dir
+        self.env = env
+        self.common = common
+        self.pages = 0
+
+    def page(self, rel_path: str, template: str, **context: Any) -> Path:
+        """Render ``template`` to ``out_dir/rel_path``; links inside are relative (file://)."""
+        depth = rel_path.count("/")
+        path = self.out_dir / rel_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        html = self.env.get_template(template).render(
+            **self.common, **context, root="../" * depth, page_path=rel_path
+        )
+        path.write_text(html, encoding="utf-8")
+        self.pages += 1
+        return path
+
+    def static(self) -> None:
+        """Copy the stylesheet and script next to the pages (no CDN, nothing remote)."""
+        target = self.out_dir / "static"
+        target.mkdir(parents=True, exist_ok=True)
+        for f in (template_dir() / "static").iterdir():
+            if f.suffix in (".css", ".js", ".svg"):
+                shutil.copyfile(f, target / f.name)

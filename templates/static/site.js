@@ -1,0 +1,89 @@
+// Euchre Arena: small progressive enhancements. Every page reads fine without this file.
+(function () {
+  "use strict";
+
+  // Sortable tables: click a header of a table.sortable; cells carry data-value.
+  function cellValue(row, index, type) {
+    var cell = row.cells[index];
+    if (!cell) return type === "num" ? 0 : "";
+    var raw = cell.getAttribute("data-value");
+    if (raw === null) raw = cell.textContent.trim();
+    if (type === "num") {
+      var n = parseFloat(raw);
+      return isNaN(n) ? 0 : n;
+    }
+    return raw.toLowerCase();
+  }
+
+  function makeSortable(table) {
+    var headers = table.tHead ? table.tHead.rows[0].cells : [];
+    Array.prototype.forEach.call(headers, function (th, index) {
+      var type = th.getAttribute("data-type");
+      if (!type) return;
+      th.classList.add("sort-ready");
+      th.tabIndex = 0;
+      th.title = "Sort by this column";
+      function sort() {
+        var asc = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = cellValue(a, index, type), y = cellValue(b, index, type);
+          if (x < y) return asc ? -1 : 1;
+          if (x > y) return asc ? 1 : -1;
+          return 0;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      }
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); }
+      });
+    });
+  }
+
+  // Trick stepper: each hand's trick table gets Prev / Next / All buttons.
+  function makeStepper(box) {
+    var rows = box.querySelectorAll("tr.trick");
+    if (rows.length < 2) return;
+    var shown = rows.length;
+    var bar = document.createElement("div");
+    bar.className = "stepper";
+    function button(label, title) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.title = title;
+      bar.appendChild(b);
+      return b;
+    }
+    var first = button("\u00AB First", "First trick");
+    var prev = button("\u25C0 Prev", "Previous trick");
+    var next = button("Next \u25B6", "Next trick");
+    var all = button("All", "Show every trick");
+    var status = document.createElement("span");
+    status.className = "muted step-status";
+    bar.appendChild(status);
+    function update() {
+      Array.prototype.forEach.call(rows, function (r, i) {
+        r.classList.toggle("hidden", i >= shown);
+      });
+      status.textContent = "trick " + shown + " of " + rows.length;
+      first.disabled = prev.disabled = shown <= 1;
+      next.disabled = all.disabled = shown >= rows.length;
+    }
+    first.addEventListener("click", function () { shown = 1; update(); });
+    prev.addEventListener("click", function () { shown = Math.max(1, shown - 1); update(); });
+    next.addEventListener("click", function () { shown = Math.min(rows.length, shown + 1); update(); });
+    all.addEventListener("click", function () { shown = rows.length; update(); });
+    box.insertBefore(bar, box.firstChild);
+    update();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("table.sortable").forEach(makeSortable);
+    document.querySelectorAll(".tricks").forEach(makeStepper);
+  });
+})();

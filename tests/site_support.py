@@ -1,0 +1,156 @@
+"""Helpers for the site tests: real databases and HTML parsing.
+
+``store_tournament`` writes a small tournament through the real store API
+(:class:`arena.store.Store`) with matches played by the real engine, in-process, with
+trusted bots; the XSS test uses it to plant hostile names, authors, fault messages and logs
+that a sandboxed ``arena run`` could not produce on demand.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bs4 import BeautifulSoup
+
+from arena import ratings, scheduler
+from arena.engine import Rules, play_match
+from arena.store import Store
+
+
+class FirstLegal:
+    """Plays the first legal action (deterministic, fast)."""
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        return obs["legal"][0]
+
+
+class RandomLegal:
+    """Plays a uniformly random legal action from its own seeded generator."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        return self.rng.choice(obs["legal"])
+
+
+def store_tournament(
+    db_path: Path,
+    bots: Sequence[tuple[str, str | None]],
+    *,
+    rounds: int = 1,
+    seed: int = 5,
+    fault: tuple[str, str] | None = None,
+    log: tuple[str, str] | None = None,
+) -> str:
+    """Play a duplicate round robin of ``bots`` (``(name, author)``) and store it.
+
+    ``fault`` is ``(bot name, message)``: that bot's seat gets a recorded ``crash`` fault (and
+    is placed last) in each of its matches; ``log`` is ``(bot name, text)`` it "printed".
+    Returns the tournament id.
+    """
+    rules = Rules()
+    with Store(db_path) as store:
+        versions = {}
+        for i, (name, author) in enumerate(bots):
+            v, _ = store.add_bot_version(
+                name, f"class Bot:\n    n = {i}\n", f"bot_{i}.py", author
+            )
+            versions[name] = v
+        entrants = [scheduler.Entrant(n, v.sha256, v.id) for n, v in versions.items()]
+        config = {
+            "bots": [{"name": e.name, "sha256": e.sha256} for e in entrants],
+            "rounds": rounds,
+            "seed": seed,
+            "rules": rules.to_dict(),
+            "limits": {"decision_seconds": 1.0, "memory_mb": 256},
+        }
+        tid = scheduler.tournament_id(config)
+        total = scheduler.match_count(len(bots), rounds)
+        store.ensure_tournament(tid, config, [v.id for v in versions.values()], total)
+        records = []
+        for spec in scheduler.schedule(tid, entrants, rounds, seed):
+            names = [e.name for e in spec.seats]
+            players = [
+                FirstLegal() if k == 0 else RandomLegal(spec.seed * 3 + k)
+                for k in (sorted(names).index(n) for n in names)
+            ]
+            m = play_match(players, seed=spec.seed, rules=rules)
+            placements = list(m.placements)
+            faults = []
+            if fault and fault[0] in names:
+                s = names.index(fault[0])
+                faults.append({"seat": s, "kind": "crash", "message": fault[1], "decision": 3})
+                placements = [p if t != s else 3 for t, p in enumerate(placements)]
+            logs = ["", "", ""]
+            if log and log[0] in names:
+                logs[names.index(log[0])] = log[1]
+            records.append(
+                {
+                    "match_id": spec.match_id,
+                    "bots": [versions[n].id for n in names],
+                    "set_key": spec.set_key,
+                    "round": spec.round,
+                    "seating": spec.seating,
+                    "seed": spec.seed,
+                    "scores": m.scores,
+                    "placements": placements,
+                    "hands": [h.to_dict() for h in m.hands],
+                    "truncated": m.truncated,
+                    "duration_seconds": 0.01,
+                    "faults": faults,
+                    "stats": [
+                        {"decisions": 40, "asked": 30, "think_seconds": 0.003 * (s + 1),
+                         "max_seconds": 0.001 * (s + 1)}
+                        for s in range(3)
+                    ],  # fmt: skip
+                    "logs": logs,
+                }
+            )
+        store.write_results(tid, records)
+        names_by_id = {v.id: n for n, v in versions.items()}
+        table = ratings.compute(
+            ratings.seat_results(store.seat_results(tid)), names_by_id, bootstrap=50
+        )
+        store.write_standings(tid, *standings_rows(tid, table))
+        store.set_status(tid, "finished")
+    return tid
+
+
+def standings_rows(
+    tid: str, table: Sequence[ratings.BotStanding]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``ratings``/``pairwise`` rows for :meth:`Store.write_standings` (docs/schema.md)."""
+    rows = [
+        {"tournament_id": tid, "bot_version_id": s.bot, "name": s.name, "rank": s.rank,
+         "rating": s.rating, "rating_low": s.rating_low, "rating_high": s.rating_high,
+         "matches": s.matches, "wins": s.wins, "mean_place": s.mean_place, "faults": s.faults,
+         "computed_at": "2026-11-30T09:00:00Z"}
+        for s in table
+    ]  # fmt: skip
+    pairs = [
+        {"tournament_id": tid, "bot_a": s.bot, "bot_b": o, "matches": int(p["matches"]),
+         "above": p["above"], "rate": p["rate"], "low": p["low"], "high": p["high"]}
+        for s in table
+        for o, p in s.above.items()
+    ]  # fmt: skip
+    return rows, pairs
+
+
+def soup(path: Path) -> BeautifulSoup:
+    """Parse an HTML file."""
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def texts(nodes: Any) -> list[str]:
+    """The stripped text of each node."""
+    return [" ".join(n.get_text(" ", strip=True).split()) for n in nodes]
+
+
+def pairs_of(items: Sequence[Any]) -> list[tuple[Any, Any]]:
+    """Every ordered pair of distinct items."""
+    return list(itertools.permutations(items, 2))
