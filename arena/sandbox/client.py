@@ -1,0 +1,570 @@
+"""The arena side of a sandboxed bot: its zygote process and the seat proxy the engine talks to.
+
+A :class:`Zygote` is one bot host per (bot, worker, copy): a process that has loaded only trusted
+code and compiled the bot's file. :meth:`Zygote.fork` gets a fresh match child from it over a
+unix socket, handing it three private descriptors (requests, replies, log); the kernel tells us
+the child's pid (``SCM_CREDENTIALS``, translated out of the sandbox's pid namespace) and a pidfd
+makes every later signal race-free. A :class:`SeatProxy` is what the engine calls ``act`` on:
+one JSON line out, one JSON line back within the deadline, the answer checked against
+``obs["legal"]``; any failure becomes a :class:`~arena.sandbox.values.Fault` and the seat is
+played by the fallback (first legal action) from then on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from arena.sandbox.layers import Plan, UidLease, bwrap_argv, lease_uid, processes_of_uid
+from arena.sandbox.values import BotSource, Fault, FaultKind, Limits
+
+try:  # orjson (declared dependency) is 5x faster than json for the observations
+    import orjson
+
+    def _dumps(obj: Any) -> bytes:
+        return orjson.dumps(obj) + b"\n"
+
+    _loads: Callable[[bytes], Any] = orjson.loads
+except ImportError:  # pragma: no cover - only without the dependency
+    _encode = json.JSONEncoder(separators=(",", ":")).encode
+
+    def _dumps(obj: Any) -> bytes:
+        return (_encode(obj) + "\n").encode()
+
+    _loads = json.loads
+
+__all__ = ["Stage", "Zygote", "Child", "SeatProxy"]
+
+MAX_LINE: Final = 1 << 20
+_HOST: Final = Path(__file__).with_name("host.py")
+_CARDS: Final = Path(__file__).resolve().parent.parent / "cards.py"
+_UCRED: Final = struct.Struct("iII")
+_SIGNALS: Final = {s.value: s.name for s in signal.Signals}
+
+
+class Stage:
+    """A private staging directory: the host program, ``arena.cards`` and one dir per bot.
+
+    Everything is world-readable (dirs 0755, files 0644) so a bot uid can read exactly what it
+    is shown, and nothing else of the arena's install needs to be.
+    """
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
+        self.root.chmod(0o755)
+        self.lib = self.root / "lib"
+        (self.lib / "arena").mkdir(parents=True)
+        for d in (self.lib, self.lib / "arena"):
+            d.chmod(0o755)
+        for src, dst in ((_HOST, self.lib / "host.py"), (_CARDS, self.lib / "arena" / "cards.py")):
+            shutil.copyfile(src, dst)
+            dst.chmod(0o644)
+        init = self.lib / "arena" / "__init__.py"
+        init.write_text('"""Only arena.cards is available to bots."""\n')
+        init.chmod(0o644)
+        (self.root / "bots").mkdir(mode=0o755)
+        (self.root / "bots").chmod(0o755)
+
+    def bot_file(self, source: BotSource, copy: int) -> Path:
+        """Write the bot's file into a directory of its own (one per copy) and return its path."""
+        name = "".join(c for c in source.filename if c.isalnum() or c in "._-") or "bot.py"
+        if not name.endswith(".py"):
+            name += ".py"
+        d = self.root / "bots" / f"{source.sha256[:20]}-{copy}"
+        d.mkdir(mode=0o755, exist_ok=True)
+        d.chmod(0o755)
+        path = d / name
+        path.write_text(source.source, encoding="utf-8")
+        path.chmod(0o644)
+        return path
+
+    def remove(self) -> None:
+        """Delete the staging directory."""
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _exit_status(pid: int) -> int | None:
+    """The wait status of a dead (zombie) process, read from /proc/PID/stat; None if unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rindex(b")") + 2 :].split()
+    if not fields or fields[0] not in (b"Z", b"X"):
+        return None
+    try:
+        return int(fields[-1])
+    except ValueError:
+        return None
+
+
+def describe_death(status: int | None) -> tuple[FaultKind, str]:
+    """The fault kind and message for a bot process that ended on its own."""
+    if status is None:
+        return "crash", "the bot process ended"
+    sig = status & 0x7F
+    if sig == 0:
+        return "crash", f"the bot process exited with status {status >> 8} (os._exit or a crash)"
+    name = _SIGNALS.get(sig, f"signal {sig}")
+    if sig == signal.SIGXCPU:
+        return "cpu", "the bot process exceeded its CPU budget (SIGXCPU)"
+    if sig == signal.SIGSYS:
+        return "crash", "the bot process made a forbidden system call (SIGSYS from seccomp)"
+    if sig == signal.SIGSEGV:
+        return "crash", "the bot process crashed (SIGSEGV: C stack overflow or a C-level fault)"
+    return "crash", f"the bot process died of {name}"
+
+
+class Child:
+    """One match's bot process: pid (in the arena's namespace), pidfd and protocol fds."""
+
+    def __init__(self, pid: int, pidfd: int, req: int, resp: int, log: int) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.req = req
+        self.resp = resp
+        self.log = log
+        self.alive = True
+        try:
+            self._stat: int | None = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self._stat = None
+        self.cpu_at_end = 0.0
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far (``/proc/PID/schedstat``, nanoseconds, read without reopening)."""
+        if self._stat is None:
+            return self.cpu_at_end
+        try:
+            data = os.pread(self._stat, 64, 0)
+            return int(data.split(None, 1)[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return self.cpu_at_end
+
+    def kill(self) -> None:
+        """SIGKILL the child and its process group (it is a session leader)."""
+        if not self.alive:
+            return
+        self.cpu_at_end = self.cpu_seconds()
+        self.alive = False
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def read_log(self, cap: int) -> str:
+        """What the bot printed, at most ``cap`` bytes."""
+        try:
+            data = os.pread(self.log, cap, 0)
+        except OSError:
+            return ""
+        return data.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        """Kill if needed and release every descriptor."""
+        self.kill()
+        for fd in (self.req, self.resp, self.log, self.pidfd, self._stat):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._stat = None
+
+
+class Zygote:
+    """A bot host that compiled one bot file and forks a pristine child per match."""
+
+    def __init__(self, source: BotSource, copy: int, stage: Stage, plan: Plan, limits: Limits):
+        self.source = source
+        self.plan = plan
+        self.limits = limits
+        self.load_error: str | None = None
+        self.lease: UidLease | None = lease_uid() if plan.uid else None
+        self.bot_path = stage.bot_file(source, copy)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        self.ctrl = ours
+        script = str(stage.lib / "host.py")
+        fd = theirs.fileno()
+        if plan.bwrap:
+            argv = bwrap_argv([str(stage.lib), str(self.bot_path.parent)], plan.python, script, fd)
+        else:
+            argv = [plan.python, "-s", "-S", "-B", script, str(fd)]
+        ids: dict[str, Any] = {}
+        if self.lease is not None:
+            ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=(fd,),
+            close_fds=True,
+            start_new_session=True,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+            **ids,
+        )
+        theirs.close()
+        read_paths = [
+            "/usr",
+            str(stage.lib),
+            str(self.bot_path.parent),
+            "/dev/null",
+            "/dev/urandom",
+        ]
+        for name in ("/lib", "/lib64", "/bin"):
+            if os.path.isdir(name) and not os.path.islink(name):
+                read_paths.append(name)
+        cfg = {
+            "lib": str(stage.lib),
+            "bot_path": str(self.bot_path),
+            "read_paths": read_paths,
+            "landlock": plan.landlock,
+            "seccomp": plan.seccomp,
+            "nproc": plan.nproc,
+            "limits": limits.to_dict(),
+        }
+        self.info: dict[str, Any] = {}
+        try:
+            self.ctrl.sendall(json.dumps(cfg).encode())
+            reply = self._recv(limits.load_seconds + 5)
+        except OSError:
+            reply = None
+        if reply is None:
+            self.load_error = "the bot host did not start: " + self._stderr()
+        else:
+            msg = json.loads(reply[0])
+            if msg.get("ok"):
+                self.info = msg
+            else:
+                self.load_error = str(msg.get("message", "the bot host failed"))
+
+    def _stderr(self) -> str:
+        self.kill()
+        assert self.proc.stderr is not None
+        try:
+            self.proc.wait(timeout=2)
+            text = self.proc.stderr.read(4000).decode("utf-8", "replace").strip()
+        except (OSError, subprocess.TimeoutExpired):
+            text = ""
+        return text.splitlines()[-1] if text else f"exit status {self.proc.returncode}"
+
+    def _recv(self, timeout: float) -> tuple[bytes, int | None] | None:
+        """One message from the zygote or a new child, with the sender's pid; None on timeout."""
+        if not select.select([self.ctrl], [], [], timeout)[0]:
+            return None
+        msg, anc, _flags, _addr = self.ctrl.recvmsg(65536, socket.CMSG_SPACE(_UCRED.size))
+        if not msg:
+            return None
+        pid = None
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                pid = _UCRED.unpack(data[: _UCRED.size])[0]
+        return msg, pid
+
+    @property
+    def usable(self) -> bool:
+        """Loaded and still running."""
+        return self.load_error is None and self.proc.poll() is None
+
+    def fork(self, seed: int | str, seat: int) -> Child:
+        """A fresh match child (raises OSError when the zygote cannot provide one)."""
+        req_r, req_w = os.pipe2(os.O_CLOEXEC)
+        resp_r, resp_w = os.pipe2(os.O_CLOEXEC)
+        log = os.memfd_create("bot-log", os.MFD_CLOEXEC)
+        try:
+            order = json.dumps({"seed": seed, "seat": seat}).encode()
+            socket.send_fds(self.ctrl, [order], [req_r, resp_w, log])
+            got = self._recv(self.limits.load_seconds + 5)
+        except OSError:
+            got = None
+        finally:
+            os.close(req_r)
+            os.close(resp_w)
+        if got is None or got[1] is None or not got[0].startswith(b'{"child"'):
+            for fd in (req_w, resp_r, log):
+                os.close(fd)
+            detail = got[0].decode("utf-8", "replace") if got else "no answer"
+            raise OSError(f"the bot host could not start a match process: {detail}")
+        pid = got[1]
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            for fd in (req_w, resp_r, log):
+                os.close(fd)
+            raise
+        os.set_blocking(resp_r, False)
+        os.set_blocking(req_w, False)
+        return Child(pid, pidfd, req_w, resp_r, log)
+
+    def kill(self) -> None:
+        """Kill the host and everything under it (bwrap's namespace goes with its init)."""
+        tree = _descendants(self.proc.pid)
+        for pid in [self.proc.pid, *tree]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.proc.wait()
+        for pid in tree:  # orphans came to us, the subreaper: reap exactly those
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        if self.lease is not None:
+            for pid in processes_of_uid(self.lease.uid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except (OSError, ChildProcessError):
+                    pass
+
+    def close(self) -> None:
+        """Stop the host, wait until no process of it is left, release its uid."""
+        try:
+            self.ctrl.close()
+        except OSError:
+            pass
+        self.kill()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        if self.lease is not None:
+            deadline = time.monotonic() + 5
+            while processes_of_uid(self.lease.uid) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            if not processes_of_uid(self.lease.uid):
+                self.lease.release()  # never reuse a uid while a process of it lives
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (via /proc/PID/task/*/children)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+class SeatProxy:
+    """The engine's player for one seat: forwards decisions to the bot process, never raises."""
+
+    def __init__(self, seat: int, child: Child | None, limits: Limits) -> None:
+        self.seat = seat
+        self.child = child
+        self.limits = limits
+        self.fault: Fault | None = None
+        self.decisions = 0
+        self.asked = 0
+        self.think = 0.0
+        self.max_think = 0.0
+        self._buf = b""
+
+    def set_fault(self, kind: FaultKind, message: str, decision: int | None) -> None:
+        """Record the seat's (first) fault and kill its process."""
+        if self.fault is None:
+            self.fault = Fault(self.seat, kind, message, decision)
+        if self.child is not None:
+            self.child.kill()
+
+    def _read_line(self, deadline: float, decision: int | None) -> bytes | None:
+        """One line from the bot before ``deadline``; None after recording a fault."""
+        assert self.child is not None
+        fd = self.child.resp
+        buf = self._buf
+        cpu_limit = self.limits.match_cpu_seconds
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        while True:
+            nl = buf.find(b"\n")
+            if nl >= 0:
+                self._buf = buf[nl + 1 :]
+                return buf[:nl]
+            if len(buf) > MAX_LINE:
+                self.set_fault("protocol", "a line of over 1 MiB on the protocol pipe", decision)
+                return None
+            now = time.monotonic()
+            # Wake up no later than the CPU budget could run out, to charge it as such.
+            spent = self.child.cpu_seconds()
+            if spent >= cpu_limit:
+                self.set_fault("cpu", f"used its CPU budget of {cpu_limit:g} s", decision)
+                return None
+            wake = min(deadline, now + cpu_limit - spent)
+            if now >= deadline:
+                limit = (
+                    self.limits.decision_seconds
+                    if decision is not None
+                    else self.limits.load_seconds
+                )
+                what = "no answer" if decision is not None else "did not load"
+                kind: FaultKind = "timeout" if decision is not None else "load"
+                self.set_fault(kind, f"{what} within {limit:g} s", decision)
+                return None
+            if poller.poll(max(0.0, wake - now) * 1000 + 1):
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._died(decision)
+                    return None
+                buf += chunk
+
+    def _died(self, decision: int | None) -> None:
+        assert self.child is not None
+        status = None
+        for _ in range(50):  # the pipe can close a moment before the process is a zombie
+            status = _exit_status(self.child.pid)
+            if status is not None:
+                break
+            time.sleep(0.001)
+        kind, message = describe_death(status)
+        if decision is None and kind == "crash":
+            kind = "load"
+        self.set_fault(kind, message, decision)
+
+    def wait_ready(self, deadline: float) -> None:
+        """Wait for the bot's module code and ``Bot()`` to finish; a load fault otherwise."""
+        if self.child is None or self.fault is not None:
+            return
+        line = self._read_line(deadline, None)
+        if line is None:
+            return
+        try:
+            msg = _loads(line)
+        except ValueError:
+            msg = {"load": "garbled ready line"}
+        if not isinstance(msg, dict) or msg.get("ready") != 1:
+            text = msg.get("load") if isinstance(msg, dict) else None
+            self.set_fault("load", str(text or "bad ready line"), None)
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        """Answer one decision: forced ones directly, others by the bot within the deadline."""
+        k = self.decisions
+        self.decisions += 1
+        legal = obs["legal"]
+        if self.fault is not None or len(legal) == 1 or self.child is None:
+            return legal[0]
+        self.asked += 1
+        start = time.monotonic()
+        try:
+            _write_all(
+                self.child.req, _dumps({"i": k, "o": obs}), start + self.limits.decision_seconds
+            )
+        except OSError:
+            self._died(k)
+            return legal[0]
+        line = self._read_line(start + self.limits.decision_seconds, k)
+        took = time.monotonic() - start
+        self.think += took
+        self.max_think = max(self.max_think, took)
+        if line is None:
+            return legal[0]
+        if self._buf:
+            self.set_fault("protocol", "more output after the answer on the protocol pipe", k)
+            return legal[0]
+        action = self._check(line, obs, k)
+        if action is None:
+            return legal[0]
+        return action
+
+    def _check(self, line: bytes, obs: dict[str, Any], k: int) -> Any:
+        try:
+            msg = _loads(line)
+        except ValueError:
+            self.set_fault("protocol", f"not a JSON line: {line[:80]!r}", k)
+            return None
+        if not isinstance(msg, dict) or msg.get("i") != k:
+            self.set_fault(
+                "protocol", f"a reply that does not answer request {k}: {line[:80]!r}", k
+            )
+            return None
+        if "a" not in msg:
+            kind = msg.get("e")
+            if kind not in ("crash", "memory", "illegal"):
+                self.set_fault("protocol", f"a malformed reply: {line[:80]!r}", k)
+            else:
+                self.set_fault(kind, str(msg.get("m", ""))[:4000], k)
+            return None
+        action = msg["a"]
+        legal = obs["legal"]
+        if obs["phase"] == "keep":
+            pool = obs["hand"] + obs.get("dummy", [])
+            ok = (
+                isinstance(action, list)
+                and len(action) == 5
+                and all(isinstance(c, str) and c in pool for c in action)
+                and len(set(action)) == 5
+            )
+        else:
+            ok = isinstance(action, str) and action in legal
+        if not ok:
+            shown = legal if len(legal) <= 12 else [*legal[:12], "..."]
+            text = json.dumps(action)[:200]
+            self.set_fault(
+                "illegal", f"answered {text} in phase {obs['phase']!r}; legal: {shown}", k
+            )
+            return None
+        return action
+
+    def stats(self) -> dict[str, Any]:
+        """Per-seat statistics for :class:`~arena.sandbox.values.MatchOutcome`."""
+        cpu = 0.0
+        if self.child is not None:
+            cpu = self.child.cpu_seconds() if self.child.alive else self.child.cpu_at_end
+        return {
+            "decisions": self.decisions,
+            "asked": self.asked,
+            "think_seconds": round(self.think, 6),
+            "max_seconds": round(self.max_think, 6),
+            "cpu_seconds": round(cpu, 6),
+        }
+
+
+def _write_all(fd: int, data: bytes, deadline: float) -> None:
+    """Write everything to a pipe; raise OSError when the bot stops reading until ``deadline``."""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                raise OSError("the bot does not read its requests") from None
+            continue
+        view = view[n:]

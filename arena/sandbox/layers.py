@@ -1,0 +1,327 @@
+"""Isolation layers: what this machine offers (probed, never assumed) and how to launch a host.
+
+:func:`probe` lists every layer with whether it is active here and why; :func:`plan` turns that
+into the :class:`Plan` a :class:`~arena.sandbox.pool.BotPool` uses, or raises
+:class:`~arena.sandbox.values.SandboxUnavailable`. ``ARENA_SANDBOX_DISABLE`` (comma-separated
+layer names) switches layers off, to try the degraded set-ups of other machines.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from arena.sandbox.values import SandboxUnavailable
+
+__all__ = ["Layer", "Plan", "probe", "plan", "UidLease", "lease_uid", "become_subreaper"]
+
+HOST_PYTHON: Final = "/usr/bin/python3"
+"""The host interpreter: world-readable, so a bot uid can run it (a pyenv under /root is not)."""
+DIST_PACKAGES: Final = "/usr/lib/python3/dist-packages"
+UID_BASE: Final = 61000
+UID_COUNT: Final = 1000
+ISOLATING: Final = ("bwrap", "uid", "landlock", "seccomp")
+"""Layers that isolate; with none of them active the sandbox refuses to run untrusted bots."""
+
+_SYS_LANDLOCK_CREATE_RULESET: Final = 444
+_PR_SET_CHILD_SUBREAPER: Final = 36
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One isolation layer: ``active`` on this machine or not, and a one-line ``detail``."""
+
+    name: str
+    active: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"name": self.name, "active": self.active, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The layers a pool uses: the booleans the launcher and the host act on."""
+
+    python: str
+    bwrap: bool = False
+    uid: bool = False
+    landlock: int = 0
+    seccomp: bool = False
+    nproc: bool = False
+    unsafe: bool = False
+    layers: tuple[Layer, ...] = field(default=())
+
+    @property
+    def active(self) -> list[str]:
+        """Names of the active layers, for logs and the doctor."""
+        return [la.name for la in self.layers if la.active]
+
+
+def _disabled() -> set[str]:
+    return {x.strip() for x in os.environ.get("ARENA_SANDBOX_DISABLE", "").split(",") if x.strip()}
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        rc = libc.syscall(
+            _SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)
+        )
+    except (OSError, AttributeError):
+        return 0
+    return max(int(rc), 0)
+
+
+def _run(argv: list[str], **kw: Any) -> tuple[bool, str]:
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=10, cwd="/", **kw)
+    except (OSError, subprocess.SubprocessError) as e:
+        return False, str(e)
+    out = (p.stderr or p.stdout).strip().splitlines()
+    return p.returncode == 0, out[-1] if out else f"exit status {p.returncode}"
+
+
+def bwrap_argv(read_only: list[str], python: str, script: str, ctrl_fd: int) -> list[str]:
+    """The bubblewrap command for a host: only /usr and ``read_only`` dirs visible, all RO."""
+    argv = [
+        "bwrap",
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin",
+        "--setenv",
+        "PYTHONHASHSEED",
+        "0",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    for name in ("lib", "lib64", "bin"):
+        if os.path.islink(f"/{name}"):
+            argv += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
+        elif os.path.isdir(f"/{name}"):
+            argv += ["--ro-bind", f"/{name}", f"/{name}"]
+    argv += ["--dev", "/dev"]
+    for path in read_only:
+        argv += ["--ro-bind", path, path]
+    # Without these the sandbox's root tmpfs and /dev/shm are writable: RAM outside RLIMIT_AS.
+    argv += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", "/", "--"]
+    return [*argv, python, "-s", "-S", "-B", script, str(ctrl_fd)]
+
+
+@functools.cache
+def _probe_python() -> tuple[bool, str]:
+    if not os.access(HOST_PYTHON, os.X_OK):
+        return False, f"{HOST_PYTHON} not found"
+    ok, out = _run([HOST_PYTHON, "-s", "-S", "-c", "import sys; print(sys.version.split()[0])"])
+    if not ok:
+        return False, f"{HOST_PYTHON} does not run: {out}"
+    return True, f"{HOST_PYTHON} {out}"
+
+
+@functools.cache
+def _probe_seccomp() -> tuple[bool, str]:
+    code = (
+        f"import sys; sys.path.append({DIST_PACKAGES!r})\n"
+        "try:\n import seccomp\nexcept ImportError:\n import pyseccomp as seccomp\n"
+        "print(getattr(seccomp, '__file__', 'seccomp'))"
+    )
+    ok, out = _run([HOST_PYTHON, "-s", "-S", "-c", code])
+    return (True, f"libseccomp bindings {out}") if ok else (False, f"no seccomp binding ({out})")
+
+
+@functools.cache
+def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return False, "bwrap not installed (apt-get install bubblewrap)"
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        argv = bwrap_argv([d], "/usr/bin/true", "", 0)[:-6] + ["/usr/bin/true"]
+        ids: dict[str, Any] = {}
+        if as_uid is not None:
+            ids = {"user": as_uid, "group": as_uid, "extra_groups": []}
+        ok, out = _run(argv, **ids)
+    if not ok:
+        return False, f"bwrap cannot create a sandbox here: {out}"
+    return True, f"{exe}: user, pid, net, ipc, uts, mount namespaces; read-only view"
+
+
+def probe() -> list[Layer]:
+    """Probe every layer on this machine (cached per process; takes about 50 ms once).
+
+    The names: ``python`` (the host interpreter), ``bwrap``, ``uid`` (a separate uid per
+    running bot), ``nnp`` (no_new_privs), ``landlock``, ``seccomp``, ``rlimits``, ``subreaper``.
+    """
+    off = _disabled()
+    root = os.geteuid() == 0
+    layers: list[Layer] = []
+
+    def add(name: str, ok: bool, detail: str) -> None:
+        if name in off:
+            ok, detail = False, f"disabled by ARENA_SANDBOX_DISABLE ({detail})"
+        layers.append(Layer(name, ok, detail))
+
+    py_ok, py_detail = _probe_python()
+    add("python", py_ok, py_detail)
+    uid_ok = root and "uid" not in off
+    add(
+        "uid",
+        root,
+        f"one uid per running bot from {UID_BASE}..{UID_BASE + UID_COUNT - 1}, NPROC limit"
+        if root
+        else "not root: bots run as the arena's own uid, no NPROC limit",
+    )
+    if sys.platform != "linux":
+        for name in ("bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper"):
+            add(name, False, "Linux only")
+        return layers
+    add("bwrap", *_probe_bwrap(UID_BASE + UID_COUNT - 1 if uid_ok else None))
+    add("nnp", True, "PR_SET_NO_NEW_PRIVS: no setuid gains, required by Landlock and seccomp")
+    abi = landlock_abi()
+    detail = {
+        0: "not supported by this kernel (or disabled)",
+    }.get(
+        abi,
+        f"ABI {abi}: files"
+        + (", TCP" if abi >= 4 else "")
+        + (", signal and abstract socket scoping" if abi >= 6 else ""),
+    )
+    add("landlock", abi > 0, detail)
+    if py_ok:
+        add("seccomp", *_probe_seccomp())
+    else:
+        add("seccomp", False, "needs the host interpreter")
+    add(
+        "rlimits",
+        True,
+        "address space, CPU, open files, file size, core" + (", processes" if root else ""),
+    )
+    add("subreaper", True, "the arena adopts and reaps bots' orphans")
+    return layers
+
+
+def plan(unsafe_no_sandbox: bool = False) -> Plan:
+    """Decide the layers for a pool; raise SandboxUnavailable when nothing can isolate bots."""
+    layers = probe()
+    on = {la.name: la.active for la in layers}
+    python = HOST_PYTHON if on["python"] else sys.executable
+    if unsafe_no_sandbox:
+        return Plan(
+            python=python,
+            unsafe=True,
+            layers=tuple(
+                Layer(
+                    la.name, la.active and la.name in ("python", "rlimits", "subreaper"), la.detail
+                )
+                for la in layers
+            ),
+        )
+    if not on["python"]:
+        raise SandboxUnavailable(
+            f"cannot sandbox bots: {HOST_PYTHON} is missing; install Python 3 there or pass "
+            "--unsafe-no-sandbox for trusted bots"
+        )
+    if not any(on.get(name) for name in ISOLATING):
+        raise SandboxUnavailable(
+            "cannot sandbox bots here: no bubblewrap, Landlock, seccomp or per-bot uid works "
+            "(see `arena doctor`); pass --unsafe-no-sandbox only for trusted bots"
+        )
+    return Plan(
+        python=python,
+        bwrap=on["bwrap"],
+        uid=on["uid"],
+        landlock=landlock_abi() if on["landlock"] else 0,
+        seccomp=on["seccomp"],
+        nproc=on["uid"],
+        layers=tuple(layers),
+    )
+
+
+@functools.cache
+def become_subreaper() -> bool:
+    """Make this process the child subreaper: bots' orphans come back here to be killed."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Pids of the live processes whose owner is ``uid`` (a scan of /proc)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    pids.append(int(name))
+            except OSError:
+                continue
+    return pids
+
+
+class UidLease:
+    """A uid held by one bot host; the lock file keeps other arenas off it until released."""
+
+    def __init__(self, uid: int, lock_fd: int) -> None:
+        self.uid = uid
+        self._fd: int | None = lock_fd
+
+    def release(self) -> None:
+        """Give the uid back (call only once no process of it is left)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _lock_dir() -> Path:
+    for base in ("/run", tempfile.gettempdir()):
+        path = Path(base) / "euchre-arena-uids"
+        try:
+            path.mkdir(mode=0o700, exist_ok=True)
+            st = path.stat()
+            if st.st_uid == os.geteuid() and not st.st_mode & 0o022:
+                return path
+        except OSError:
+            continue
+    raise SandboxUnavailable("cannot create a private directory for uid locks in /run or /tmp")
+
+
+def lease_uid() -> UidLease:
+    """Take a free uid from the range: not locked by any arena and with no process alive."""
+    lock_dir = _lock_dir()
+    start = (os.getpid() * 7) % UID_COUNT  # spread workers so they rarely contend
+    for k in range(UID_COUNT - 1):  # the last uid of the range is the probe's
+        uid = UID_BASE + (start + k) % (UID_COUNT - 1)
+        fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        if processes_of_uid(uid):
+            os.close(fd)  # leftovers of a crashed arena: never share a uid with them
+            continue
+        return UidLease(uid, fd)
+    raise SandboxUnavailable(f"all {UID_COUNT} bot uids from {UID_BASE} are in use")

@@ -1,0 +1,139 @@
+"""BotPool: one per worker process; keeps a zygote per bot and plays matches with fresh children."""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from arena.engine import DEFAULT_RULES, Rules, play_match
+from arena.sandbox.client import SeatProxy, Stage, Zygote
+from arena.sandbox.layers import Plan, become_subreaper, plan
+from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
+
+__all__ = ["BotPool", "validate_bot"]
+
+log = logging.getLogger("arena.sandbox")
+
+
+def _shutdown(zygotes: OrderedDict[tuple[str, int], Zygote], stage: Stage) -> None:
+    while zygotes:
+        zygotes.popitem(last=False)[1].close()
+    stage.remove()
+
+
+class BotPool:
+    """Plays matches between sandboxed bots; one pool per worker process.
+
+    Each distinct bot (and each extra copy of it in one match) gets a zygote the first time it
+    plays; every match forks fresh children from the zygotes, so nothing survives from one
+    match to the next. Raises :class:`~arena.sandbox.values.SandboxUnavailable` when no isolation
+    layer works here, unless ``unsafe_no_sandbox`` (trusted bots only: processes, limits and
+    faults, no isolation).
+    """
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        unsafe_no_sandbox: bool = False,
+        *,
+        max_zygotes: int = 32,
+    ) -> None:
+        self.limits = limits or Limits()
+        self.plan: Plan = plan(unsafe_no_sandbox)
+        self.max_zygotes = max_zygotes
+        become_subreaper()
+        self._stage = Stage()
+        self._zygotes: OrderedDict[tuple[str, int], Zygote] = OrderedDict()
+        self._closer = weakref.finalize(self, _shutdown, self._zygotes, self._stage)
+        log.info("sandbox layers: %s", ", ".join(self.plan.active) or "none (unsafe)")
+
+    def _zygote(self, source: BotSource, copy: int) -> Zygote:
+        key = (source.sha256, copy)
+        z = self._zygotes.get(key)
+        if z is not None and not z.usable and z.load_error is None:
+            z.close()  # died (killed from outside?): start a new one
+            del self._zygotes[key]
+            z = None
+        if z is None:
+            z = Zygote(source, copy, self._stage, self.plan, self.limits)
+            self._zygotes[key] = z
+            while len(self._zygotes) > self.max_zygotes:
+                self._zygotes.popitem(last=False)[1].close()
+        self._zygotes.move_to_end(key)
+        return z
+
+    def play_match(
+        self, sources: Sequence[BotSource], seed: int | str, rules: Rules = DEFAULT_RULES
+    ) -> MatchOutcome:
+        """Play one match of the three bots (by seat); faults become values, never exceptions."""
+        if len(sources) != 3:
+            raise ValueError(f"a match needs exactly three bots, got {len(sources)}")
+        if not self._closer.alive:
+            raise RuntimeError("the BotPool is closed")
+        proxies: list[SeatProxy] = []
+        seen: dict[str, int] = {}
+        for seat, src in enumerate(sources):
+            copy = seen.get(src.sha256, 0)
+            seen[src.sha256] = copy + 1
+            z = self._zygote(src, copy)
+            proxy = SeatProxy(seat, None, self.limits)
+            if z.load_error is not None:
+                proxy.fault = Fault(seat, "load", z.load_error, None)
+            else:
+                try:
+                    proxy.child = z.fork(seed, seat)
+                except OSError as e:
+                    proxy.fault = Fault(seat, "load", str(e), None)
+            proxies.append(proxy)
+        try:
+            deadline = time.monotonic() + self.limits.load_seconds
+            for p in proxies:  # the three load in parallel
+                p.wait_ready(deadline)
+            result = play_match(proxies, seed, rules)
+            stats = [p.stats() for p in proxies]
+        finally:
+            for p in proxies:
+                if p.child is not None:
+                    p.child.kill()
+        logs = []
+        for p in proxies:
+            logs.append(p.child.read_log(self.limits.log_bytes) if p.child is not None else "")
+            if p.child is not None:
+                p.child.close()
+        faults = [p.fault for p in proxies if p.fault is not None]
+        placements = forfeit_placements(result.scores, {f.seat for f in faults})
+        return MatchOutcome(result, faults, placements, stats, logs)
+
+    def close(self) -> None:
+        """Stop every bot host; no process of this pool is left afterwards."""
+        self._closer()
+
+    def __enter__(self) -> BotPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_FIRST_LEGAL = BotSource(
+    "validator-first", "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
+)
+
+
+def validate_bot(
+    source: BotSource | str, limits: Limits | None = None, *, unsafe_no_sandbox: bool = False
+) -> Fault | None:
+    """Load ``source`` in the sandbox and play one match with it; its fault or ``None``.
+
+    Catches syntax errors, a missing ``Bot`` class, a raising constructor, import-time loops and
+    memory bombs (``load`` faults) and a bot that fails on its first decisions. A ``str`` is
+    taken as the source text of ``bot.py``.
+    """
+    if isinstance(source, str):
+        source = BotSource("bot", source)
+    with BotPool(limits, unsafe_no_sandbox) as pool:
+        out = pool.play_match([source, _FIRST_LEGAL, _FIRST_LEGAL], "validate", DEFAULT_RULES)
+    return out.fault_of(0)

@@ -1,0 +1,154 @@
+"""The values that cross the seam between the sandbox and the tournament (all JSON-ready)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Literal, get_args
+
+from arena.engine import MatchResult
+from arena.errors import ArenaError
+
+__all__ = [
+    "FaultKind",
+    "FAULT_KINDS",
+    "Limits",
+    "BotSource",
+    "Fault",
+    "MatchOutcome",
+    "SandboxUnavailable",
+]
+
+FaultKind = Literal["load", "timeout", "cpu", "memory", "crash", "illegal", "protocol"]
+FAULT_KINDS: Final = get_args(FaultKind)
+"""Every kind of fault, in the order CONTRACT.md section 1 lists them."""
+
+
+class SandboxUnavailable(ArenaError):
+    """No isolation layer works on this machine and ``unsafe_no_sandbox`` was not given."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one bot may use in one match (all measured from the arena side).
+
+    ``decision_seconds`` is the wall clock per decision, ``match_cpu_seconds`` the CPU budget of
+    the whole match (loading included), ``load_seconds`` the wall clock to import the file and
+    create ``Bot()``, ``memory_mb`` the address-space limit of the bot process and
+    ``log_bytes`` the cap on what the bot prints (the rest is dropped).
+    """
+
+    decision_seconds: float = 1.0
+    match_cpu_seconds: float = 20.0
+    memory_mb: int = 1024
+    log_bytes: int = 64 * 1024
+    load_seconds: float = 5.0
+
+    def __post_init__(self) -> None:
+        for name in ("decision_seconds", "match_cpu_seconds", "load_seconds"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not 0 < value <= 3600:
+                raise ArenaError(f"Limits.{name} must be a number of seconds in (0, 3600]")
+        if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= 1 << 20:
+            raise ArenaError("Limits.memory_mb must be an int of at least 64 (MiB)")
+        if not isinstance(self.log_bytes, int) or not 0 <= self.log_bytes <= 1 << 30:
+            raise ArenaError("Limits.log_bytes must be an int in [0, 1 GiB]")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Limits:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class BotSource:
+    """One bot file: a display ``name``, its Python ``source`` and the ``filename`` it had."""
+
+    name: str
+    source: str
+    filename: str = "bot.py"
+
+    @property
+    def sha256(self) -> str:
+        """Hex SHA-256 of the source (UTF-8): the identity of a bot version."""
+        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
+
+    @classmethod
+    def from_path(cls, path: str, name: str | None = None) -> BotSource:
+        """Read a bot file; ``name`` defaults to the file stem. Raises ArenaError."""
+        import os
+
+        try:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ArenaError(f"cannot read bot file {path}: {e}") from None
+        stem = os.path.splitext(os.path.basename(path))[0]
+        return cls(name or stem, source, os.path.basename(path))
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A bot's failure in one match: its ``seat``, ``kind``, ``message`` and ``decision``.
+
+    ``decision`` is the 0-based index among the seat's decisions in the match (forced ones
+    included), or ``None`` when the bot failed before its first decision (loading).
+    """
+
+    seat: int
+    kind: FaultKind
+    message: str
+    decision: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: ``{"seat", "kind", "message", "decision"}``."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fault:
+        """Inverse of :meth:`to_dict`."""
+        if data["kind"] not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {data['kind']!r}")
+        return cls(int(data["seat"]), data["kind"], str(data["message"]), data.get("decision"))
+
+    def __str__(self) -> str:
+        where = "loading" if self.decision is None else f"decision {self.decision}"
+        return f"seat {self.seat}: {self.kind} at {where}: {self.message}"
+
+
+@dataclass
+class MatchOutcome:
+    """A match played by sandboxed bots (see docs/architecture.md, the seam).
+
+    ``result`` is the match as played (faulty seats by the fallback), ``faults`` at most one
+    per seat, ``placements`` the places after forfeits (a faulty seat is last, the others by
+    score among themselves), ``stats`` per seat and ``logs`` the captured output per seat.
+    """
+
+    result: MatchResult
+    faults: list[Fault]
+    placements: list[int]
+    stats: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+    def fault_of(self, seat: int) -> Fault | None:
+        """The fault of ``seat``, or ``None``."""
+        return next((f for f in self.faults if f.seat == seat), None)
+
+
+def forfeit_placements(scores: list[int], faulty: set[int]) -> list[int]:
+    """Places after forfeits: clean seats ranked by score among themselves, faulty seats after.
+
+    Faulty seats share the last places (ranked among themselves by score too), so a seat that
+    faulted is always behind every seat that did not.
+    """
+    clean = [s for s in range(len(scores)) if s not in faulty]
+    places = [0] * len(scores)
+    for group, offset in ((clean, 0), (sorted(faulty), len(clean))):
+        for s in group:
+            places[s] = offset + 1 + sum(1 for o in group if scores[o] > scores[s])
+    return places
