@@ -6,7 +6,6 @@ typo in a template fails the render instead of quietly printing nothing.
 
 from __future__ import annotations
 
-import importlib.resources
 import re
 import shutil
 from pathlib import Path
@@ -31,11 +30,7 @@ def template_dir() -> Path:
     tree = Path(__file__).resolve().parents[2] / "templates"
     if (tree / "base.html").is_file():
         return tree
-    try:
-        installed = Path(str(importlib.resources.files("arena.templates")))
-    except ModuleNotFoundError:
-        installed = Path(__file__).resolve().parents[1] / "templates"
-    return installed
+    return Path(__file__).resolve().parents[1] / "templates"
 
 
 def card(value: object) -> Markup:
