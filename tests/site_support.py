@@ -57,9 +57,7 @@ def store_tournament(
     with Store(db_path) as store:
         versions = {}
         for i, (name, author) in enumerate(bots):
-            v, _ = store.add_bot_version(
-                name, f"class Bot:\n    n = {i}\n", f"bot_{i}.py", author
-            )
+            v, _ = store.add_bot_version(name, f"class Bot:\n    n = {i}\n", f"bot_{i}.py", author)
             versions[name] = v
         entrants = [scheduler.Entrant(n, v.sha256, v.id) for n, v in versions.items()]
         config = {
@@ -104,8 +102,12 @@ def store_tournament(
                     "duration_seconds": 0.01,
                     "faults": faults,
                     "stats": [
-                        {"decisions": 40, "asked": 30, "think_seconds": 0.003 * (s + 1),
-                         "max_seconds": 0.001 * (s + 1)}
+                        {
+                            "decisions": 40,
+                            "asked": 30,
+                            "think_seconds": 0.003 * (s + 1),
+                            "max_seconds": 0.001 * (s + 1),
+                        }
                         for s in range(3)
                     ],  # fmt: skip
                     "logs": logs,

@@ -1,0 +1,321 @@
+"""The standings site rendered from a real database, parsed and checked page by page."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from click.testing import CliRunner
+from jinja2 import StrictUndefined, UndefinedError
+from site_support import soup, store_tournament, texts
+
+from arena.cards import trick_winner
+from arena.cli import main
+from arena.site import render_site
+from arena.site.render import make_env
+
+BOTS = [("alpha", "Ada"), ("bravo", None), ("charlie", "Chuck"), ("delta", "Dee")]
+FAULTY = "delta"
+FAULT_MESSAGE = "ZeroDivisionError: division by zero"
+LOG_TEXT = "thinking about trump..."
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A small stored tournament, rendered with logs, plus the database to compare with."""
+    root = tmp_path_factory.mktemp("site")
+    db = root / "arena.db"
+    tid = store_tournament(
+        db, BOTS, rounds=1, fault=(FAULTY, FAULT_MESSAGE), log=("alpha", LOG_TEXT)
+    )
+    index = render_site(db, root / "site", with_logs=True)
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    return {"db": db, "tid": tid, "index": index, "out": root / "site", "conn": conn}
+
+
+def q(built: dict[str, Any], sql: str, *params: Any) -> list[sqlite3.Row]:
+    return list(built["conn"].execute(sql, params))
+
+
+def bot_ids(built: dict[str, Any]) -> dict[str, int]:
+    return {r["name"]: r["id"] for r in q(built, "SELECT id, name FROM bots")}
+
+
+def test_render_writes_every_page(built: dict[str, Any]) -> None:
+    out: Path = built["out"]
+    assert built["index"] == out / "index.html"
+    assert (out / "h2h.html").is_file()
+    assert (out / "tournaments" / f"{built['tid']}.html").is_file()
+    for bot_id in bot_ids(built).values():
+        assert (out / "bots" / f"{bot_id}.html").is_file()
+    match_ids = [r["id"] for r in q(built, "SELECT id FROM matches")]
+    assert len(match_ids) == 4 * 6  # C(4,3) sets x 1 round x 6 seatings
+    assert sorted(p.stem for p in (out / "matches").glob("*.html")) == sorted(match_ids)
+    for asset in ("site.css", "site.js", "favicon.svg"):
+        assert (out / "static" / asset).stat().st_size > 0
+
+
+def test_pages_use_nothing_remote(built: dict[str, Any]) -> None:
+    # The site must work from file:// and any static host: no CDN, no absolute URLs.
+    for page in built["out"].rglob("*.html"):
+        doc = soup(page)
+        for tag in doc.find_all(src=True) + doc.find_all(href=True):
+            url = tag.get("src") or tag.get("href")
+            assert not re.match(r"^(https?:)?//", url), (page, url)
+            assert not url.startswith("/"), (page, url)
+            if not url.startswith("#"):
+                target = (page.parent / url.split("#")[0]).resolve()
+                assert target.is_file(), (page, url)
+
+
+def test_leaderboard(built: dict[str, Any]) -> None:
+    doc = soup(built["index"])
+    table = doc.select_one("table.standings")
+    assert table is not None and "sortable" in table["class"]
+    headers = texts(table.select("thead th"))
+    assert headers[:2] == ["#", "Bot"] and "Faults" in headers and "Version" in headers
+    rows = table.select("tbody tr")
+    db_rows = q(
+        built,
+        "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY rank",
+        built["tid"],
+    )
+    assert len(rows) == len(BOTS) == len(db_rows)
+    for tr, r in zip(rows, db_rows, strict=True):
+        cells = tr.find_all("td")
+        assert cells[0].get_text(strip=True) == str(r["rank"])
+        assert cells[1].a.get_text(strip=True) == r["name"]
+        rating = cells[2].get_text(" ", strip=True)
+        assert f"{r['rating']:,.0f}" in rating
+        assert f"{r['rating_low']:,.0f}\u2013{r['rating_high']:,.0f}" in rating
+        assert cells[3].get_text(strip=True) == str(r["matches"])
+        assert cells[4].get_text(strip=True) == str(r["wins"])
+        assert cells[6].get_text(strip=True) == f"{r['mean_place']:.2f}"
+        assert cells[7].get_text(strip=True) == str(r["faults"])
+        assert cells[8].get_text(" ", strip=True).startswith("v1")
+    faulty = next(tr for tr in rows if tr.find_all("td")[1].a.get_text(strip=True) == FAULTY)
+    assert faulty.find_all("td")[7].get_text(strip=True) == "18"  # every match it played
+    assert "bad" in faulty.find_all("td")[7]["class"]
+
+
+def test_leaderboard_charts(built: dict[str, Any]) -> None:
+    doc = soup(built["index"])
+    rating_svg = doc.select_one("svg.line-chart")
+    assert rating_svg is not None
+    assert len(rating_svg.select("polyline")) == len(BOTS)
+    legend = texts(rating_svg.find_parent("figure").select(".legend .key"))
+    assert sorted(legend) == sorted(name for name, _ in BOTS)
+    places = doc.select_one("svg.place-chart")
+    assert places is not None
+    assert sorted(texts(places.select(".bar-label"))) == sorted(name for name, _ in BOTS)
+    # The faulty bot is last in every match: one all-bronze bar.
+    titles = texts(places.select("rect title"))
+    assert f"{FAULTY}: 3rd 18 of 18 (100%)" in titles
+
+
+def test_head_to_head_matrix(built: dict[str, Any]) -> None:
+    doc = soup(built["out"] / "h2h.html")
+    matrix = doc.select_one("table.matrix")
+    assert matrix is not None
+    order = texts(matrix.select("tbody th[scope=row]"))
+    assert len(order) == len(BOTS)
+    ids = {r["name"]: r["id"] for r in q(built, "SELECT id, name FROM bot_versions")}
+    for tr, row_name in zip(matrix.select("tbody tr"), order, strict=True):
+        cells = tr.find_all("td")
+        for cell, col_name in zip(cells, order, strict=True):
+            if col_name == row_name:
+                assert "self" in cell["class"]
+                continue
+            (p,) = q(
+                built,
+                "SELECT * FROM pairwise WHERE bot_a = ? AND bot_b = ?",
+                ids[row_name],
+                ids[col_name],
+            )
+            assert cell.strong.get_text() == f"{100 * p['rate']:.0f}%"
+            assert cell.select_one(".n").get_text() == str(p["matches"])
+            assert cell["style"].startswith("background: hsl(")
+
+
+def test_bot_page(built: dict[str, Any]) -> None:
+    ids = bot_ids(built)
+    doc = soup(built["out"] / "bots" / f"{ids['alpha']}.html")
+    assert doc.h1.get_text(strip=True) == "alpha"
+    assert "by Ada" in doc.select_one(".lede").get_text(" ", strip=True)
+    (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'alpha'")
+    page_text = doc.get_text(" ", strip=True)
+    assert v["sha256"][:12] in page_text
+    assert v["source"] not in doc.decode()  # the source is never published
+    opponents = texts(doc.select("h2:-soup-contains('Results by opponent') + div tbody td a"))
+    assert sorted(opponents) == ["bravo", "charlie", "delta"]
+    # Play statistics agree with the hands table.
+    stats = dict(
+        zip(texts(doc.select(".stat-label")), texts(doc.select(".stat-value")), strict=True)
+    )
+    seats = q(
+        built,
+        """SELECT h.maker, h.alone, h.points, h.trump, s.seat FROM hands h
+           JOIN match_seats s ON s.match_id = h.match_id
+           WHERE s.bot_version_id = ?""",
+        v["id"],
+    )
+    maker = sum(1 for r in seats if r["maker"] == r["seat"])
+    played = sum(1 for r in seats if r["trump"] is not None)
+    alone = sum(1 for r in seats if r["seat"] in json.loads(r["alone"]))
+    euchred = sum(
+        1 for r in seats if r["maker"] == r["seat"] and json.loads(r["points"])[r["seat"]] == 0
+    )
+    assert stats["matches"] == "18"
+    assert f"of hands it made trump ({maker} of {played})" in stats
+    assert stats["times went alone"] == str(alone)
+    assert stats["times euchred as maker"] == str(euchred)
+    # Its log excerpt is shown (rendered with --with-logs).
+    assert LOG_TEXT in texts(doc.select("details.log pre"))[0]
+    assert doc.find(string=re.compile("No faults"))
+
+
+def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
+    doc = soup(built["out"] / "bots" / f"{bot_ids(built)[FAULTY]}.html")
+    rows = doc.select("table.faults tbody tr")
+    assert len(rows) == 18
+    for tr in rows:
+        cells = texts(tr.find_all("td"))
+        assert cells[2] == "crash" and cells[3] == "3" and cells[4] == FAULT_MESSAGE
+        href = tr.a["href"]
+        assert (built["out"] / "bots" / href).resolve().is_file()
+
+
+def test_match_page(built: dict[str, Any]) -> None:
+    (m,) = q(built, "SELECT * FROM matches WHERE faults = 0 ORDER BY id LIMIT 1")
+    names = {r["id"]: r["name"] for r in q(built, "SELECT id, name FROM bot_versions")}
+    doc = soup(built["out"] / "matches" / f"{m['id']}.html")
+    seat_rows = doc.select("table.seats tbody tr")
+    for s, tr in enumerate(seat_rows):
+        cells = tr.find_all("td")
+        assert cells[1].a.get_text(strip=True) == names[m[f"bot{s}"]]
+        assert cells[2].get_text(strip=True) == str(m[f"score{s}"])
+        assert cells[3].get_text(strip=True).startswith(f"{m[f'place{s}']}")
+    hands = q(built, "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", m["id"])
+    articles = doc.select("article.hand")
+    assert len(articles) == len(hands) == m["hands_played"]
+    for art, row in zip(articles, hands, strict=True):
+        h = json.loads(row["record"])
+        seat_boxes = art.select(".seat-box")
+        for s, box in enumerate(seat_boxes):
+            shown = sorted(c["title"] for c in box.select(".card"))
+            assert shown == sorted(h["deal"]["hands"][s])
+        # The face-down kitty (under the up-card) is private forever: never shown.
+        shown_cards = {c["title"] for c in art.select(".card")}
+        assert not shown_cards & set(h["deal"]["kitty"][1:])
+        assert len(art.select("ol.bids li")) == len(h["bids"])
+        tricks = art.select("tr.trick")
+        if h["trump"] is None:
+            assert not tricks and art.select_one(".verdict.passed")
+            continue
+        assert len(tricks) == len(h["tricks"])
+        for tr, t in zip(tricks, h["tricks"], strict=True):
+            assert [c["title"] for c in tr.select(".play .card")] == [c for _, c in t["cards"]]
+            assert t["winner"] == trick_winner(t["cards"], h["trump"])
+            win = tr.select_one(".play.wins .card")
+            assert win is not None and win["title"] == dict(t["cards"])[t["winner"]]
+            assert tr.find_all("td")[-1].get_text(strip=True) == names[m[f"bot{t['winner']}"]]
+        # Cards marked "from the dummy" are the maker's, and were not in the maker's deal.
+        maker_name = names[m[f"bot{h['maker']}"]]
+        for mark in art.select(".from-dummy"):
+            play = mark.find_parent(class_="play")
+            assert play.select_one(".who").get_text(strip=True).startswith(maker_name[:15])
+            assert play.select_one(".card")["title"] not in h["deal"]["hands"][h["maker"]]
+    chart = doc.select_one("svg.line-chart")
+    assert chart is not None and len(chart.select("polyline")) == 3
+
+
+def test_match_page_of_a_fault(built: dict[str, Any]) -> None:
+    (m,) = q(built, "SELECT * FROM matches WHERE faults = 1 ORDER BY id LIMIT 1")
+    doc = soup(built["out"] / "matches" / f"{m['id']}.html")
+    items = texts(doc.select("ul.fault-list li"))
+    assert len(items) == 1 and FAULTY in items[0] and FAULT_MESSAGE in items[0]
+    assert "forfeit: crash" in doc.select_one("table.seats").get_text(" ", strip=True)
+
+
+def test_tournament_page(built: dict[str, Any]) -> None:
+    doc = soup(built["out"] / "tournaments" / f"{built['tid']}.html")
+    facts = dict(
+        zip(texts(doc.select("dl.facts dt")), texts(doc.select("dl.facts dd")), strict=True)
+    )
+    assert facts["Seed"] == "5"
+    assert facts["Rounds"].startswith("1 deal seed")
+    assert facts["deck"] == "24" and facts["target"] == "10"
+    assert "24 of 24 matches played (100%)" in doc.select_one(".lede").get_text(" ", strip=True)
+    assert "finished" in doc.h1.get_text()
+    links = {a["href"] for a in doc.select("table.matches a[href^='../matches/']")}
+    assert len(links) == 24
+    assert sorted(texts(doc.select("ul.chips a.bot"))) == sorted(n for n, _ in BOTS)
+
+
+def test_templates_are_strict_and_autoescaped() -> None:
+    env = make_env()
+    assert env.undefined is StrictUndefined
+    assert env.autoescape is True
+    with pytest.raises(UndefinedError):
+        env.get_template("leaderboard.html").render(root="", page_path="index.html")
+    macros = env.from_string(
+        '{% from "_partials/macros.html" import bot_link with context %}{{ bot_link(b) }}'
+    )
+
+    class Ref:
+        href = "bots/1.html"
+        name = '"><script>alert(1)</script>'
+
+    html = macros.render(b=Ref(), root="")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_logs_are_published_only_on_request(built: dict[str, Any], tmp_path: Path) -> None:
+    render_site(built["db"], tmp_path, with_logs=False)
+    for page in tmp_path.rglob("*.html"):
+        assert LOG_TEXT not in page.read_text(encoding="utf-8")
+    with_logs = "".join(p.read_text(encoding="utf-8") for p in built["out"].rglob("*.html"))
+    assert LOG_TEXT in with_logs
+
+
+def test_render_command(built: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "public"
+    result = CliRunner().invoke(main, ["render", "--db", str(built["db"]), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"Site written to {out / 'index.html'}"
+    assert BeautifulSoup((out / "index.html").read_text(), "html.parser").select("table.standings")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["render", "--db", "missing.db"], "Error: no database at missing.db"),
+        (["serve", "--out", "nowhere"], "Error: no site in nowhere"),
+        (["serve", "--host", "0.0.0.0"], "Error: refusing to serve on 0.0.0.0"),
+        (["serve", "--host", "192.168.1.4"], "Error: refusing to serve on 192.168.1.4"),
+    ],
+    ids=["no-db", "no-site", "any-host", "lan-host"],
+)
+def test_site_commands_report_errors(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<html></html>")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert result.output.startswith(message) and result.output.count("\n") == 1
+
+
+def test_render_refuses_a_file_that_is_not_an_arena_db(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    result = CliRunner().invoke(main, ["render", "--db", str(other), "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "is not an arena database" in result.output
