@@ -13,6 +13,7 @@ played by the fallback (first legal action) from then on.
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import shutil
@@ -391,6 +392,7 @@ class SeatProxy:
         self.asked = 0
         self.think = 0.0
         self.max_think = 0.0
+        self.cpu = 0.0
         self._buf = b""
 
     def set_fault(self, kind: FaultKind, message: str, decision: int | None) -> None:
@@ -418,22 +420,8 @@ class SeatProxy:
                 return None
             now = time.monotonic()
             # Wake up no later than the CPU budget could run out, to charge it as such.
-            spent = self.child.cpu_seconds()
-            if spent >= cpu_limit:
-                self.set_fault("cpu", f"used its CPU budget of {cpu_limit:g} s", decision)
-                return None
-            wake = min(deadline, now + cpu_limit - spent)
-            if now >= deadline:
-                limit = (
-                    self.limits.decision_seconds
-                    if decision is not None
-                    else self.limits.load_seconds
-                )
-                what = "no answer" if decision is not None else "did not load"
-                kind: FaultKind = "timeout" if decision is not None else "load"
-                self.set_fault(kind, f"{what} within {limit:g} s", decision)
-                return None
-            if poller.poll(max(0.0, wake - now) * 1000 + 1):
+            wake = min(deadline, now + max(0.0, cpu_limit - self.cpu))
+            if poller.poll(math.ceil(max(0.0, wake - now) * 1000)):
                 try:
                     chunk = os.read(fd, 1 << 16)
                 except BlockingIOError:
@@ -444,6 +432,22 @@ class SeatProxy:
                     self._died(decision)
                     return None
                 buf += chunk
+                continue
+            self.cpu = self.child.cpu_seconds()
+            if self.cpu >= cpu_limit:
+                if decision is None:  # an import-time loop is a load fault, whatever it costs
+                    self.set_fault("load", f"used its CPU budget of {cpu_limit:g} s loading", None)
+                else:
+                    self.set_fault("cpu", f"used its CPU budget of {cpu_limit:g} s", decision)
+                return None
+            if time.monotonic() >= deadline:
+                if decision is None:
+                    limit = self.limits.load_seconds
+                    self.set_fault("load", f"did not load within {limit:g} s", None)
+                else:
+                    limit = self.limits.decision_seconds
+                    self.set_fault("timeout", f"no answer within {limit:g} s", decision)
+                return None
 
     def _died(self, decision: int | None) -> None:
         assert self.child is not None
@@ -494,6 +498,10 @@ class SeatProxy:
         self.think += took
         self.max_think = max(self.max_think, took)
         if line is None:
+            return legal[0]
+        self.cpu = self.child.cpu_seconds()
+        if self.cpu >= self.limits.match_cpu_seconds:
+            self.set_fault("cpu", f"used its CPU budget of {self.limits.match_cpu_seconds:g} s", k)
             return legal[0]
         if self._buf:
             self.set_fault("protocol", "more output after the answer on the protocol pipe", k)
