@@ -193,7 +193,7 @@ def place_chart(
     """Lay out stacked bars from ``(name, href, [n_first, n_second, n_third])`` rows."""
     label_width = 130
     gap = 8
-    inner = width - label_width - 60
+    inner = width - label_width - 64
     bars = []
     for i, (name, href, counts) in enumerate(rows):
         total = sum(counts)

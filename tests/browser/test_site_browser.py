@@ -1,0 +1,201 @@
+"""The rendered site in a real headless Chromium, served by a real ``arena serve`` process.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them). Screenshots
+are saved in the test's temporary folder (printed with ``-s``; pytest keeps the last runs
+under ``/tmp/pytest-of-$USER``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from site_support import store_tournament
+
+from arena.site import render_site
+
+BOTS = [("alpha", "Ada"), ("bravo", None), ("charlie", "Chuck"), ("delta", "Dee")]
+# The flags this machine needs for Chromium as root, with nothing fetched from the network.
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("browser-site")
+    store_tournament(root / "arena.db", BOTS, fault=("delta", "RuntimeError: boom"))
+    render_site(root / "arena.db", root / "site")
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def server(site: Path) -> Iterator[str]:
+    """``arena serve --port 0`` in its own process; yields the base URL it prints."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--out", str(site), "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
+        yield found.group(0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    chromium = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    assert chromium and driver_path, "install Debian's chromium and chromium-driver (.ci/run)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument("--window-size=1280,900")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def console_errors(driver: webdriver.Chrome) -> list[dict[str, Any]]:
+    """Console messages and failed loads at warning level or worse since the last call."""
+    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+
+
+def screenshot(driver: webdriver.Chrome, path: Path, width: int = 1280) -> None:
+    """A full-page PNG: the window is grown to the page's height first."""
+    driver.set_window_size(width, 900)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(width, min(int(height) + 120, 6000))
+    assert driver.save_screenshot(str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshot: {path}")
+
+
+def visible_texts(driver: webdriver.Chrome, css: str) -> list[str]:
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()]
+
+
+def test_leaderboard_in_browser(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
+    browser.get(server)
+    assert browser.title == "Leaderboard · Euchre Arena"
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Leaderboard"
+    names = visible_texts(browser, "table.standings tbody a.bot")
+    assert sorted(names) == sorted(n for n, _ in BOTS)
+    assert names[-1] == "delta"  # faulted every match: last
+    # The stylesheet really applied (served from static/, not a CDN).
+    header_bg = browser.find_element(By.CSS_SELECTOR, "header.top").value_of_css_property(
+        "background-color"
+    )
+    assert header_bg == "rgba(15, 23, 42, 1)"
+    for chart in browser.find_elements(By.CSS_SELECTOR, "figure.chart svg"):
+        assert chart.size["width"] > 300 and chart.size["height"] > 80
+    # Sorting by a header click (site.js): by name, then back.
+    header = browser.find_element(By.XPATH, "//table[contains(@class,'standings')]//th[2]")
+    header.click()
+    assert visible_texts(browser, "table.standings tbody a.bot") == sorted(names)
+    assert header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    assert visible_texts(browser, "table.standings tbody a.bot") == sorted(names, reverse=True)
+    screenshot(browser, tmp_path / "leaderboard.png")
+    assert console_errors(browser) == []
+
+
+def test_leaderboard_on_a_phone(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
+    browser.get(server)
+    screenshot(browser, tmp_path / "leaderboard-phone.png", width=390)
+    # Nothing pushes the page sideways: wide tables scroll inside their own box.
+    overflow = browser.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0
+    browser.set_window_size(1280, 900)
+    assert console_errors(browser) == []
+
+
+def test_bot_page_in_browser(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
+    browser.get(server)
+    browser.find_element(By.LINK_TEXT, "delta").click()
+    assert re.search(r"/bots/\d+\.html$", browser.current_url)
+    assert browser.find_element(By.TAG_NAME, "h1").text == "delta"
+    labels = visible_texts(browser, ".stat-label")
+    assert labels[0] == "matches" and visible_texts(browser, ".stat-value")[0] == "18"
+    faults = visible_texts(browser, "table.faults tbody tr")
+    assert len(faults) == 18 and all("RuntimeError: boom" in f for f in faults)
+    screenshot(browser, tmp_path / "bot.png")
+    assert console_errors(browser) == []
+
+
+def test_match_page_steps_through_tricks(
+    browser: webdriver.Chrome, server: str, tmp_path: Path
+) -> None:
+    browser.get(server)
+    browser.find_element(By.LINK_TEXT, "Tournament").click()
+    browser.find_element(By.CSS_SELECTOR, "table.matches tbody a[href*='matches/']").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Match ")
+    seats = visible_texts(browser, "table.seats tbody a.bot")
+    assert len(seats) == 3
+    hand = next(
+        h
+        for h in browser.find_elements(By.CSS_SELECTOR, "article.hand")
+        if h.find_elements(By.CSS_SELECTOR, ".stepper")
+    )
+    tricks = hand.find_elements(By.CSS_SELECTOR, "tr.trick")
+    assert len(tricks) == 5 and all(t.is_displayed() for t in tricks)
+
+    def shown() -> int:
+        return sum(t.is_displayed() for t in tricks)
+
+    buttons = {b.text: b for b in hand.find_elements(By.CSS_SELECTOR, ".stepper button")}
+    buttons["\u00ab First"].click()
+    assert shown() == 1
+    assert hand.find_element(By.CSS_SELECTOR, ".step-status").text == "trick 1 of 5"
+    buttons["Next \u25b6"].click()
+    buttons["Next \u25b6"].click()
+    assert shown() == 3
+    buttons["\u25c0 Prev"].click()
+    assert shown() == 2
+    buttons["All"].click()
+    assert shown() == 5
+    screenshot(browser, tmp_path / "match.png")
+    assert console_errors(browser) == []
+
+
+def test_site_works_from_file_urls(browser: webdriver.Chrome, site: Path) -> None:
+    browser.get((site / "index.html").as_uri())
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Leaderboard"
+    browser.find_element(By.LINK_TEXT, "Head-to-head").click()
+    cells = browser.find_elements(By.CSS_SELECTOR, "table.matrix td strong")
+    assert len(cells) == len(BOTS) * (len(BOTS) - 1)
+    assert console_errors(browser) == []
