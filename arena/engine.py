@@ -295,6 +295,34 @@ class HandResult:
         )
         return d
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandResult:
+        """Inverse of :meth:`to_dict` (the summary-only keys are derived, not read)."""
+        return cls(
+            hand_number=data["hand_number"],
+            dealer=data["dealer"],
+            deal=Deal.from_dict(data["deal"]),
+            scores_before=list(data["scores_before"]),
+            bids=[dict(b) for b in data["bids"]],
+            pickup=data["pickup"],
+            trump=data["trump"],
+            maker=data["maker"],
+            alone=list(data["alone"]),
+            sitting_out=data["sitting_out"],
+            tricks=[
+                {
+                    "leader": t["leader"],
+                    "cards": [list(p) for p in t["cards"]],
+                    "winner": t["winner"],
+                }
+                for t in data["tricks"]
+            ],
+            tricks_won=list(data["tricks_won"]),
+            points=list(data["points"]),
+            discards=[list(x) for x in data["discards"]],
+            log=[(s, p, a) for s, p, a in data["log"]],
+        )
+
 
 @dataclass
 class MatchResult:
@@ -308,6 +336,33 @@ class MatchResult:
     placements: list[int]
     hands: list[HandResult]
     truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole match as JSON-ready data (every hand's full record included)."""
+        return {
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "first_dealer": self.first_dealer,
+            "scores": list(self.scores),
+            "winners": list(self.winners),
+            "placements": list(self.placements),
+            "hands": [h.to_dict() for h in self.hands],
+            "truncated": self.truncated,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchResult:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            seed=data["seed"],
+            rules=Rules.from_dict(data["rules"]),
+            first_dealer=data["first_dealer"],
+            scores=list(data["scores"]),
+            winners=list(data["winners"]),
+            placements=list(data["placements"]),
+            hands=[HandResult.from_dict(h) for h in data["hands"]],
+            truncated=data["truncated"],
+        )
 
 
 def placements(scores: Sequence[int]) -> list[int]:
@@ -504,7 +559,7 @@ def _play_hand(
         pool = hands[maker] + dummy
         kept = ask(maker, "keep", _keep_options(pool), {"dummy": dummy[:]})
         discards[maker].extend(c for c in sort_cards(pool) if c not in kept)
-        hands[maker] = kept
+        hands[maker] = kept[:]  # the log keeps its own list
     elif len(hands[maker]) == 6:
         d = ask(maker, "discard", [c for c in hands[maker] if c != upcard])
         hands[maker].remove(d)
