@@ -316,6 +316,12 @@ class Zygote:
         os.set_blocking(req_w, False)
         return Child(pid, pidfd, req_w, resp_r, log)
 
+    def pids(self) -> list[int]:
+        """The host's process and all its descendants, while they live."""
+        if self.proc.poll() is not None:
+            return []
+        return [self.proc.pid, *_descendants(self.proc.pid)]
+
     def kill(self) -> None:
         """Kill the host and everything under it (bwrap's namespace goes with its init)."""
         tree = _descendants(self.proc.pid)

@@ -107,6 +107,17 @@ class BotPool:
         placements = forfeit_placements(result.scores, {f.seat for f in faults})
         return MatchOutcome(result, faults, placements, stats, logs)
 
+    def host_pids(self) -> list[int]:
+        """Pids of every live process of this pool's bot hosts (for checks and the doctor)."""
+        pids: list[int] = []
+        for z in self._zygotes.values():
+            pids += z.pids()
+        return pids
+
+    def uids(self) -> list[int]:
+        """The uids this pool's bot hosts run as (empty without the per-bot uid layer)."""
+        return [z.lease.uid for z in self._zygotes.values() if z.lease is not None]
+
     def close(self) -> None:
         """Stop every bot host; no process of this pool is left afterwards."""
         self._closer()
