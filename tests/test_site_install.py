@@ -1,0 +1,72 @@
+"""A non-editable ``pip install .`` renders the same site as the source tree."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from site_support import store_tournament
+
+from arena.site import render_site
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _stamp_free(text: str) -> str:
+    return re.sub(r"rendered \d{4}-\d\d-\d\d \d\d:\d\d UTC", "rendered (time)", text)
+
+
+@pytest.mark.slow
+def test_installed_package_renders_the_same_site(tmp_path: Path) -> None:
+    # Build from a copy so the build leaves nothing in the working tree.
+    src = tmp_path / "src"
+    src.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("arena", "bots", "templates"):
+        shutil.copytree(REPO / name, src / name, ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    env_dir = tmp_path / "venv"
+    # System site-packages provide the dependencies (pip fetches only the build backend); the
+    # package itself is installed into the venv, ahead of the editable one on sys.path.
+    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    python = env_dir / "bin" / "python"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+         "--prefix", str(env_dir), str(src)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    where = subprocess.run(
+        [str(python), "-c", "from arena.site.render import template_dir; print(template_dir())"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(env_dir), where
+    assert (Path(where) / "_partials" / "hand.html").is_file()
+
+    db = tmp_path / "arena.db"
+    store_tournament(db, [("alpha", None), ("bravo", "B"), ("charlie", None)])
+    subprocess.run(
+        [str(python), "-m", "arena.cli", "render", "--db", str(db), "--out", "installed"],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    render_site(db, tmp_path / "tree")
+    installed = sorted(
+        p.relative_to(tmp_path / "installed") for p in (tmp_path / "installed").rglob("*.*")
+    )
+    tree = sorted(p.relative_to(tmp_path / "tree") for p in (tmp_path / "tree").rglob("*.*"))
+    assert installed == tree and len(tree) > 10
+    for rel in tree:
+        a = (tmp_path / "installed" / rel).read_text(encoding="utf-8")
+        b = (tmp_path / "tree" / rel).read_text(encoding="utf-8")
+        assert _stamp_free(a) == _stamp_free(b), rel
