@@ -29,6 +29,11 @@ from typing import TYPE_CHECKING, Any, Final
 import arena
 from arena.errors import ArenaError
 
+try:
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # the dask extra is missing: connect() says how to install it
+    WorkerPlugin = object  # type: ignore[misc,assignment]
+
 if TYPE_CHECKING:
     from distributed import Client, Worker
 
@@ -117,11 +122,12 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Client:
     return client
 
 
-def probe_worker() -> dict[str, Any]:
+def probe_worker(unsafe_no_sandbox: bool = False) -> dict[str, Any]:
     """Run on a worker by :func:`check_workers`: what this process can run.
 
-    Importing this function at all proves the worker can import arena; the sandbox layers come
-    from the same :func:`arena.sandbox.probe` that ``arena doctor`` shows locally.
+    Unpickling this function at all proves the worker can import arena. The sandbox is judged
+    exactly as a local run judges it: the layers of :func:`arena.sandbox.probe` (what ``arena
+    doctor`` shows) and the plan a :class:`~arena.sandbox.BotPool` would make from them.
     """
     import dask
     import distributed
@@ -137,12 +143,11 @@ def probe_worker() -> dict[str, Any]:
         "sandbox_error": None,
     }
     try:
-        from arena import sandbox
+        from arena.sandbox import probe
+        from arena.sandbox.layers import plan
 
-        report["layers"] = [_as_dict(layer) for layer in sandbox.probe()]
-        check = getattr(sandbox, "require_sandbox", None)
-        if check is not None:
-            check()
+        report["layers"] = [_as_dict(layer) for layer in probe()]
+        plan(unsafe_no_sandbox)
     except ArenaError as e:
         report["sandbox_error"] = str(e)
     except ImportError as e:
@@ -162,10 +167,10 @@ def _as_dict(layer: Any) -> dict[str, Any]:
     return {"name": str(layer)}
 
 
-def _run_on(client: Client, address: str, fn: Callable[[], Any]) -> Any:
-    """``fn()`` on one worker through ``client.run``, which reports a worker that cannot even
-    unpickle ``fn`` as an exception instead of hanging like a task would."""
-    result = client.run(fn, workers=[address], on_error="return")
+def _run_on(client: Client, address: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on one worker through ``client.run``, which reports a worker that cannot
+    even unpickle ``fn`` as an exception instead of hanging like a task would."""
+    result = client.run(fn, *args, workers=[address], on_error="return")
     if address not in result:
         raise ClusterError(f"worker {address} left the cluster during the probe")
     return result[address]
@@ -185,7 +190,11 @@ def local_versions() -> dict[str, str]:
 
 
 def probe_workers(
-    client: Client, *, timeout: float = PROBE_TIMEOUT, wait_timeout: float = WORKERS_TIMEOUT
+    client: Client,
+    *,
+    unsafe_no_sandbox: bool = False,
+    timeout: float = PROBE_TIMEOUT,
+    wait_timeout: float = WORKERS_TIMEOUT,
 ) -> list[WorkerReport]:
     """Probe every connected worker in parallel; a report carries ``error`` when one failed.
 
@@ -204,7 +213,10 @@ def probe_workers(
     # shutdown(wait=False) below leaves such a thread behind instead of waiting for it.
     pool = cf.ThreadPoolExecutor(max_workers=min(32, len(workers)))
     try:
-        futures = {addr: pool.submit(_run_on, client, addr, probe_worker) for addr in workers}
+        futures = {
+            addr: pool.submit(_run_on, client, addr, probe_worker, unsafe_no_sandbox)
+            for addr in workers
+        }
         reports = []
         deadline = time.monotonic() + timeout
         for addr, future in sorted(futures.items()):
@@ -235,7 +247,9 @@ def _explain(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def check_workers(client: Client, *, timeout: float = PROBE_TIMEOUT) -> list[WorkerReport]:
+def check_workers(
+    client: Client, *, unsafe_no_sandbox: bool = False, timeout: float = PROBE_TIMEOUT
+) -> list[WorkerReport]:
     """Probe every worker and raise one :class:`ClusterError` naming the first unfit worker.
 
     A worker is fit when it imports arena, runs the same arena, Dask and Python (major.minor) as
@@ -243,12 +257,23 @@ def check_workers(client: Client, *, timeout: float = PROBE_TIMEOUT) -> list[Wor
     and its sandbox works.
     """
     want = local_versions()
-    reports = probe_workers(client, timeout=timeout)
+    reports = probe_workers(client, unsafe_no_sandbox=unsafe_no_sandbox, timeout=timeout)
     for r in reports:
         problem = worker_problem(r, want)
         if problem:
             raise ClusterError(f"worker {r.label}: {problem}")
+    kinds = {tuple(sorted(la["name"] for la in r.layers if la.get("active"))) for r in reports}
+    if len(kinds) > 1:
+        # Every worker can sandbox, but not equally: worth knowing, not worth refusing.
+        log.warning(
+            "workers sandbox bots with different layers: %s",
+            "; ".join(f"{r.label}: {', '.join(_active(r)) or 'none'}" for r in reports),
+        )
     return reports
+
+
+def _active(report: WorkerReport) -> list[str]:
+    return [str(la["name"]) for la in report.layers if la.get("active")]
 
 
 def worker_problem(report: WorkerReport, want: dict[str, str]) -> str | None:
@@ -274,58 +299,51 @@ def worker_problem(report: WorkerReport, want: dict[str, str]) -> str | None:
     return None
 
 
-def _make_plugin_class() -> type:
-    from distributed.diagnostics.plugin import WorkerPlugin
+class ArenaWorkerPlugin(WorkerPlugin):
+    """Per-worker set-up for arena tasks on a Dask worker.
 
-    class _Plugin(WorkerPlugin):
-        """Per-worker set-up for arena tasks: the log level, and the runner's initializer.
+    The bot pool itself is made lazily by the first batch a worker plays
+    (:func:`arena.runner.play_batch`); this plugin sets the worker's ``arena`` log level, so
+    records reach :meth:`distributed.Client.forward_logging`, and closes the pool (with its
+    zygote processes) when the worker closes. It is registered under one fixed name, so the next
+    run replaces it instead of stacking up copies.
+    """
 
-        Registered under one fixed name, so a later run replaces it (Dask tears the old one
-        down first) instead of stacking up pools.
-        """
+    name = PLUGIN_NAME
+    idempotent = False
 
-        idempotent = False
+    def __init__(self, level: int) -> None:
+        self.level = level
 
-        def __init__(
-            self,
-            level: int,
-            initializer: Callable[..., Any] | None,
-            initargs: tuple[Any, ...],
-            finalizer: Callable[[], Any] | None,
-        ) -> None:
-            self.level = level
-            self.initializer = initializer
-            self.initargs = initargs
-            self.finalizer = finalizer
+    def setup(self, worker: Worker) -> None:
+        """Let the parent's chosen level through on this worker (default: WARNING)."""
+        logging.getLogger("arena").setLevel(self.level)
 
-        def setup(self, worker: Worker) -> None:
-            # Worker-side loggers only hand records to forward_logging when their level lets
-            # them through; the parent's level is the one the user chose.
-            logging.getLogger("arena").setLevel(self.level)
-            if self.initializer is not None:
-                self.initializer(*self.initargs)
+    def teardown(self, worker: Worker) -> None:
+        """Close this worker's bot pool."""
+        from arena import runner
 
-        def teardown(self, worker: Worker) -> None:
-            if self.finalizer is not None:
-                self.finalizer()
-
-    return _Plugin
+        runner.close_worker()
 
 
 class ClusterExecutor(cf.Executor):
     """A :class:`concurrent.futures.Executor` over a Dask cluster; it owns its client.
 
-    ``shutdown(cancel_futures=True)`` (what Ctrl-C in the runner does) cancels every outstanding
-    task on the scheduler and disconnects; the cluster stays up for the next run. A batch that a
-    worker has already started finishes there and its result is dropped.
+    Every ``submit`` is a new Dask task (``pure=False``), even for equal arguments.
+    ``shutdown(cancel_futures=True)`` (what the runner does after Ctrl-C) cancels every
+    outstanding task on the scheduler and disconnects; the scheduler and workers keep running
+    for the next run. A batch that a worker has already started finishes there and its result is
+    dropped.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, workers: int) -> None:
         self.client = client
+        self.workers = workers
+        """Task slots of the cluster when it was checked (workers × threads)."""
         self._inner = client.get_executor(pure=False)
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
-        """Schedule ``fn(*args, **kwargs)`` on some worker (a fresh task each call)."""
+        """Schedule ``fn(*args, **kwargs)`` on some worker."""
         future: cf.Future[Any] = self._inner.submit(fn, *args, **kwargs)
         return future
 
@@ -336,11 +354,12 @@ class ClusterExecutor(cf.Executor):
         timeout: float | None = None,
         chunksize: int = 1,
     ) -> Iterator[Any]:
-        """Like :meth:`concurrent.futures.Executor.map`; ``chunksize`` is ignored (as in Dask)."""
+        """Like :meth:`concurrent.futures.Executor.map`; ``chunksize`` is ignored (as in Dask):
+        batch the work into the items instead."""
         return super().map(fn, *iterables, timeout=timeout)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Wait for (or with ``cancel_futures`` cancel) outstanding tasks, then disconnect."""
+        """Wait for (or, with ``cancel_futures``, cancel) outstanding tasks, then disconnect."""
         try:
             self._inner.shutdown(wait=wait and not cancel_futures)
         finally:
@@ -350,40 +369,62 @@ class ClusterExecutor(cf.Executor):
 def open_executor(
     address: str,
     *,
-    initializer: Callable[..., Any] | None = None,
-    initargs: tuple[Any, ...] = (),
-    finalizer: Callable[[], Any] | None = None,
+    unsafe_no_sandbox: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
     probe_timeout: float = PROBE_TIMEOUT,
 ) -> ClusterExecutor:
-    """Connect, check every worker, prepare them and return the cluster's executor.
+    """Connect to ``address``, check every worker, prepare them, return the cluster's executor.
 
-    ``initializer(*initargs)`` runs once in each worker process (also in workers that join or
-    restart later), like a process pool's initializer; ``finalizer()`` runs when the worker
-    closes. Records of the ``arena`` logger on workers reach this process's handlers.
+    Raises :class:`ClusterError` (one line) when the scheduler is unreachable, no worker is
+    connected, or a worker is unfit (see :func:`check_workers`). Records of the ``arena`` logger
+    on the workers reach this process's ``arena`` logger, at this process's level.
     """
     client = connect(address, timeout=connect_timeout)
     try:
-        check_workers(client, timeout=probe_timeout)
-        plugin = _make_plugin_class()(
-            logging.getLogger("arena").getEffectiveLevel(), initializer, initargs, finalizer
-        )
-        client.register_plugin(plugin, name=PLUGIN_NAME)
+        reports = check_workers(client, unsafe_no_sandbox=unsafe_no_sandbox, timeout=probe_timeout)
+        client.register_plugin(ArenaWorkerPlugin(logging.getLogger("arena").getEffectiveLevel()))
         client.forward_logging("arena")
     except BaseException:
         client.close()
         raise
-    log.info("cluster %s: %d workers ready", address, len(client.scheduler_info()["workers"]))
-    return ClusterExecutor(client)
+    slots = sum(r.nthreads for r in reports)
+    log.info("cluster %s: %d workers ready", address, slots)
+    return ClusterExecutor(client, slots)
 
 
-def describe(address: str, *, timeout: float = PROBE_TIMEOUT) -> list[WorkerReport]:
-    """Reports of every worker of the cluster at ``address`` (for ``arena doctor --cluster``)."""
+def doctor(address: str, *, unsafe_no_sandbox: bool = False) -> tuple[list[str], str | None]:
+    """``arena doctor --cluster``: a text report of every worker, and the first problem found.
+
+    Each worker gets a header line (name, address, host, versions, verdict) and one line per
+    sandbox layer, marked ``+`` when active on that worker.
+    """
     client = connect(address)
     try:
-        return probe_workers(client, timeout=timeout)
+        reports = probe_workers(client, unsafe_no_sandbox=unsafe_no_sandbox)
     finally:
         client.close()
+    want = local_versions()
+    lines = [
+        f"cluster {address}: {len(reports)} worker(s); here: arena {want['arena']}, "
+        f"Python {want['python']}, dask {want['dask']}, distributed {want['distributed']}"
+    ]
+    first: str | None = None
+    for r in reports:
+        problem = worker_problem(r, want)
+        if problem and first is None:
+            first = f"worker {r.label}: {problem}"
+        head = f"worker {r.label}"
+        if r.error is None:
+            head += (
+                f" on {r.host}: arena {r.arena}, Python {r.python}, dask {r.dask}, "
+                f"{r.nthreads} thread(s)"
+            )
+        lines.append(f"{head}: {problem or 'ok'}")
+        lines.extend(
+            f"  {'+' if la.get('active') else '-'} {la.get('name', '?'):<10} {la.get('detail', '')}"
+            for la in r.layers
+        )
+    return lines, first
 
 
 __all__ = [
@@ -393,7 +434,8 @@ __all__ = [
     "WorkerReport",
     "check_workers",
     "connect",
-    "describe",
+    "ArenaWorkerPlugin",
+    "doctor",
     "local_versions",
     "open_executor",
     "probe_worker",

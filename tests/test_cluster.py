@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -155,6 +156,32 @@ def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:
         assert r.daemon is False
 
 
+@contextmanager
+def extra_worker(c: LocalDaskCluster, name: str, env: dict[str, str]) -> Iterator[None]:
+    """One more worker beside w1 and w2 for the duration of a test."""
+    c.start_worker(name, env=env)
+    try:
+        c.wait_for_workers({"w1", "w2", name})
+        yield
+    finally:
+        c.stop(name)
+        c.wait_for_workers({"w1", "w2"})
+
+
+def _check_error(address: str) -> str:
+    client = cluster.connect(address)
+    started = time.monotonic()
+    try:
+        with pytest.raises(cluster.ClusterError) as err:
+            cluster.check_workers(client, timeout=30)
+    finally:
+        client.close()
+    assert time.monotonic() - started < 30  # an answer, not a probe timeout
+    message = str(err.value)
+    assert "\n" not in message
+    return message
+
+
 def test_worker_without_arena_is_named_not_a_hang(
     dask_cluster: LocalDaskCluster, tmp_path: Path
 ) -> None:
@@ -163,24 +190,26 @@ def test_worker_without_arena_is_named_not_a_hang(
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
-    dask_cluster.start_worker("noarena", env={"PYTHONPATH": str(blocker)})
-    try:
-        dask_cluster.wait_for_workers({"w1", "w2", "noarena"})
-        client = cluster.connect(dask_cluster.address)
-        started = time.monotonic()
-        try:
-            with pytest.raises(cluster.ClusterError) as err:
-                cluster.check_workers(client, timeout=30)
-        finally:
-            client.close()
-        assert time.monotonic() - started < 30
-        message = str(err.value)
-        assert message.startswith("worker noarena (tcp://127.0.0.1:")
-        assert "arena is not importable" in message
-        assert "\n" not in message
-    finally:
-        dask_cluster.stop("noarena")
-        dask_cluster.wait_for_workers({"w1", "w2"})
+    with extra_worker(dask_cluster, "noarena", {"PYTHONPATH": str(blocker)}):
+        message = _check_error(dask_cluster.address)
+    assert message.startswith("worker noarena (tcp://127.0.0.1:")
+    assert "arena is not importable there" in message
+
+
+def test_worker_without_sandbox_layers_is_named(dask_cluster: LocalDaskCluster) -> None:
+    # The sandbox's own switch turns every isolating layer off on this worker only, as on a
+    # machine without bubblewrap, Landlock, seccomp or root.
+    env = {"ARENA_SANDBOX_DISABLE": "bwrap,uid,landlock,seccomp"}
+    with extra_worker(dask_cluster, "nosandbox", env):
+        message = _check_error(dask_cluster.address)
+        lines, problem = cluster.doctor(dask_cluster.address)
+    assert message.startswith("worker nosandbox (tcp://127.0.0.1:")
+    assert "its sandbox cannot run bots: cannot sandbox bots here" in message
+    assert problem == message
+    # The doctor shows every worker with its layers; only the crippled one lacks bwrap.
+    bwrap = [line for line in lines if line.lstrip("+- ").startswith("bwrap")]
+    assert sorted(line.strip()[0] for line in bwrap) == ["+", "+", "-"]
+    assert sum(line.startswith("worker ") and line.endswith(": ok") for line in lines) == 2
 
 
 def test_unreachable_scheduler_fails_fast_in_one_line() -> None:
