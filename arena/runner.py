@@ -1,0 +1,268 @@
+"""Playing matches in worker processes behind a :class:`concurrent.futures.Executor`.
+
+The scheduler hands over batches of :class:`~arena.scheduler.MatchSpec`; :func:`play_batch` (a
+module-level, picklable function) plays one batch in a worker with that worker's
+:class:`~arena.sandbox.BotPool` and returns plain JSON-ready records; :func:`drive` submits
+batches, keeps a bounded number in flight and gives each finished batch to the parent, the only
+SQLite writer. Any executor works: :func:`make_executor` builds the local process pool (an
+explicit ``fork`` context, so that multiprocessing-logging carries worker log records to the
+parent's handlers); a cluster executor only needs :func:`init_worker` / :func:`close_worker` run
+in each worker, and the rest is unchanged.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from arena.engine import Rules
+from arena.errors import ArenaError
+from arena.scheduler import MatchSpec
+
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Event as MpEvent
+
+    from arena.sandbox import BotPool, MatchOutcome
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH: Final = 20
+"""Matches per task at most: big enough to amortise a cluster's per-task cost, small enough
+for a smooth progress bar and a quick stop."""
+
+_PR_SET_PDEATHSIG: Final = 1
+_PR_SET_CHILD_SUBREAPER: Final = 36
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One task for a worker: some matches, and everything needed to play them."""
+
+    rules: dict[str, Any]
+    limits: dict[str, Any]
+    unsafe_no_sandbox: bool
+    sources: dict[str, tuple[str, str, str]]  # entrant key -> (name, source, filename)
+    matches: tuple[MatchSpec, ...]
+
+
+def batches(
+    specs: Sequence[MatchSpec],
+    *,
+    workers: int,
+    rules: Rules,
+    limits: dict[str, Any],
+    unsafe_no_sandbox: bool,
+    sources: dict[str, tuple[str, str, str]],
+) -> Iterator[Batch]:
+    """Split ``specs`` (in order) into batches of about 1/16 of a worker's share each."""
+    size = max(1, min(MAX_BATCH, len(specs) // max(1, workers * 16)))
+    rules_d = rules.to_dict()
+    for start in range(0, len(specs), size):
+        chunk = tuple(specs[start : start + size])
+        keys = {e.key for spec in chunk for e in spec.seats}
+        yield Batch(rules_d, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, chunk)
+
+
+# --- the worker side ----------------------------------------------------------------------
+
+_pool: BotPool | None = None
+_pool_key: tuple[str, bool] | None = None
+_stop: MpEvent | None = None
+
+
+def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool) -> None:
+    """Create this worker process's bot pool (one per worker, reused by every batch)."""
+    global _pool, _pool_key
+    from arena.sandbox import BotPool, Limits
+
+    key = (repr(sorted(limits.items())), unsafe_no_sandbox)
+    if _pool is not None and _pool_key == key:
+        return
+    close_worker()
+    _pool = BotPool(Limits.from_dict(limits), unsafe_no_sandbox=unsafe_no_sandbox)
+    _pool_key = key
+    log.debug("worker %d: bot pool ready", os.getpid())
+
+
+def close_worker() -> None:
+    """Close this worker's bot pool (its zygote processes go with it)."""
+    global _pool, _pool_key
+    if _pool is not None:
+        pool, _pool, _pool_key = _pool, None, None
+        pool.close()
+
+
+def _init_local_worker(
+    stop: MpEvent, parent: int, limits: dict[str, Any], unsafe_no_sandbox: bool
+) -> None:
+    """Initializer of the local process pool's workers."""
+    global _stop
+    _stop = stop
+    # Ctrl-C reaches the whole process group: the parent decides how to stop (it sets
+    # ``stop``), a worker must not die half-way through a match.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # If the parent is killed (kill -9), take the worker down too instead of leaving an
+    # orphan blocked on the task queue forever; the pool's bots follow their worker.
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # The worker must be the subreaper of its own bots (the sandbox reaps their orphans
+        # there). The sandbox marks that done once per process with a cache, and a cache
+        # filled in the parent (by `arena submit`-style validation) is inherited by fork
+        # while the prctl flag is not: without this, worker exit waits on bots whose orphans
+        # went to the parent.
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: no such safety net
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+    init_worker(limits, unsafe_no_sandbox)
+    # Pool workers leave through multiprocessing's exit path, which runs Finalize callbacks
+    # but not atexit handlers.
+    multiprocessing.util.Finalize(None, close_worker, exitpriority=10)
+
+
+def _stopping() -> bool:
+    return _stop is not None and _stop.is_set()
+
+
+def play_batch(batch: Batch) -> list[dict[str, Any]]:
+    """Play the batch's matches in this worker; return one record per finished match.
+
+    Stops early (returning what is finished) when the parent asks to stop. A match that was
+    still being played when the stop came is dropped, not returned: the interrupt may have
+    reached its bots, so its result might differ from an uninterrupted run; the next run plays
+    it again.
+    """
+    from arena.sandbox import BotSource
+
+    init_worker(batch.limits, batch.unsafe_no_sandbox)  # no-op when the initializer ran
+    assert _pool is not None
+    rules = Rules.from_dict(batch.rules)
+    out: list[dict[str, Any]] = []
+    for spec in batch.matches:
+        if _stopping():
+            break
+        started = time.perf_counter()
+        sources = [BotSource(*batch.sources[e.key]) for e in spec.seats]
+        outcome = _pool.play_match(sources, spec.seed, rules)
+        duration = time.perf_counter() - started
+        if _stopping():
+            break
+        out.append(outcome_record(spec, outcome, duration))
+    log.info("worker %d played %d/%d matches", os.getpid(), len(out), len(batch.matches))
+    return out
+
+
+def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> dict[str, Any]:
+    """A finished match as the JSON-ready record the parent stores."""
+    result = outcome.result
+    return {
+        "match_id": spec.match_id,
+        "round": spec.round,
+        "seating": spec.seating,
+        "seed": spec.seed,
+        "set_key": spec.set_key,
+        "bots": [e.version_id for e in spec.seats],
+        "scores": list(result.scores),
+        "placements": list(outcome.placements),
+        "truncated": bool(result.truncated),
+        "hands": [h.to_dict() for h in result.hands],
+        "faults": [f.to_dict() for f in outcome.faults],
+        "stats": [dict(s) for s in outcome.stats],
+        "logs": list(outcome.logs),
+        "duration_seconds": duration,
+    }
+
+
+# --- the parent side ----------------------------------------------------------------------
+
+
+def fork_context() -> multiprocessing.context.BaseContext:
+    """The ``fork`` start method, or an ArenaError where it does not exist."""
+    try:
+        return multiprocessing.get_context("fork")
+    except ValueError:
+        raise ArenaError(
+            "arena run needs the 'fork' start method for its worker processes (Linux)"
+        ) from None
+
+
+def make_executor(
+    workers: int, limits: dict[str, Any], unsafe_no_sandbox: bool, stop: MpEvent
+) -> cf.Executor:
+    """The local executor: ``workers`` forked processes, each with its own bot pool.
+
+    The one place that decides where matches run; a cluster backend returns its own executor
+    with :func:`init_worker` / :func:`close_worker` as per-worker set-up and tear-down.
+    """
+    return cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=fork_context(),
+        initializer=_init_local_worker,
+        initargs=(stop, os.getpid(), limits, unsafe_no_sandbox),
+    )
+
+
+def drive(
+    executor: cf.Executor,
+    work: Iterable[Batch],
+    *,
+    in_flight: int,
+    on_results: Callable[[list[dict[str, Any]]], None],
+    should_stop: Callable[[], bool],
+    on_stop: Callable[[], None] = lambda: None,
+) -> bool:
+    """Submit ``work`` keeping at most ``in_flight`` batches queued; hand over each result.
+
+    Returns True when every batch ran, False when ``should_stop()`` turned true first (then
+    ``on_stop`` runs once, not-started batches are cancelled, and the results of the batches
+    already running are still handed over). A batch that raised stops the run: the others
+    are cancelled or awaited, their results handed over, and the error re-raised.
+    """
+    todo = iter(work)
+    pending: set[cf.Future[list[dict[str, Any]]]] = set()
+    exhausted = stopped = False
+    error: BaseException | None = None
+
+    def halt() -> None:
+        nonlocal stopped
+        if not stopped:
+            stopped = True
+            on_stop()
+            for f in pending:
+                f.cancel()
+
+    while True:
+        if not stopped and error is None and should_stop():
+            halt()
+        while not (stopped or exhausted or error) and len(pending) < in_flight:
+            batch = next(todo, None)
+            if batch is None:
+                exhausted = True
+            else:
+                pending.add(executor.submit(play_batch, batch))
+        if not pending:
+            break
+        done, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+        for f in done:
+            if f.cancelled():
+                continue
+            exc = f.exception()
+            if exc is not None:
+                if error is None:
+                    error = exc
+                    halt()
+                continue
+            on_results(f.result())
+    if error is not None:
+        raise error
+    return exhausted and not stopped

@@ -1,0 +1,116 @@
+"""The duplicate round-robin schedule: match specs, stable match ids and seeds.
+
+Every set of three bots plays ``rounds`` deal seeds, each in all six seatings. Following
+Axelrod's ``match_generator``, every match's seed is fixed here, in the parent, before anything
+runs: it depends only on (tournament seed, the set's three bots, round), never on the order the
+matches run in, the number of workers, or which other bots take part. So a serial run equals a
+parallel run, a resumed run equals an uninterrupted one, and adding a bot to the field leaves
+the deals of the existing sets unchanged. The six seatings of a set and round share the seed,
+so each seat gets the same cards whoever sits there (CONTRACT section 4): luck cancels out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from math import comb
+from typing import Any, Final
+
+SEATINGS: Final[tuple[tuple[int, int, int], ...]] = tuple(
+    itertools.permutations(range(3))  # type: ignore[arg-type]
+)
+"""The six seatings: seating ``k`` seats member ``SEATINGS[k][s]`` of the sorted set at ``s``."""
+
+
+@dataclass(frozen=True, order=True)
+class Entrant:
+    """One bot version in a tournament: its name and source hash form its identity."""
+
+    name: str
+    sha256: str
+    version_id: int
+
+    @property
+    def key(self) -> str:
+        """The identity used in seeds and ids: ``name:sha256``."""
+        return f"{self.name}:{self.sha256}"
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to play: which bots sit where, and the seed of its deals."""
+
+    match_id: str
+    round: int
+    seating: int
+    seed: int
+    set_key: str
+    seats: tuple[Entrant, Entrant, Entrant]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (for logs and debugging)."""
+        return {
+            "match_id": self.match_id,
+            "round": self.round,
+            "seating": self.seating,
+            "seed": self.seed,
+            "set_key": self.set_key,
+            "seats": [e.name for e in self.seats],
+        }
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def tournament_id(config: dict[str, Any]) -> str:
+    """The tournament's identity: 16 hex digits of the hash of its canonical JSON config."""
+    return _digest(json.dumps(config, sort_keys=True, separators=(",", ":")))[:16]
+
+
+def match_seed(tournament_seed: int, members: Sequence[Entrant], round_: int) -> int:
+    """The seed of every seating of ``members`` in ``round_``: from those three inputs only.
+
+    The members are sorted first so the seed does not depend on seating order. 60 bits keep it
+    a positive SQLite INTEGER.
+    """
+    keys = "/".join(sorted(e.key for e in members))
+    return int(_digest(f"arena/match-seed/{tournament_seed}/{keys}/{round_}")[:15], 16)
+
+
+def match_id(tid: str, seats: Sequence[Entrant], round_: int) -> str:
+    """A stable 12-hex-digit id for the match of ``seats`` (in seat order) in ``round_``."""
+    keys = "/".join(e.key for e in seats)
+    return _digest(f"arena/match/{tid}/{round_}/{keys}")[:12]
+
+
+def set_key(members: Sequence[Entrant]) -> str:
+    """The duplicate set as stored: the three bot version ids, sorted, comma-separated."""
+    return ",".join(str(v) for v in sorted(e.version_id for e in members))
+
+
+def match_count(n_bots: int, rounds: int) -> int:
+    """How many matches a tournament of ``n_bots`` and ``rounds`` has: C(n, 3) x rounds x 6."""
+    return comb(n_bots, 3) * rounds * len(SEATINGS)
+
+
+def schedule(
+    tid: str, entrants: Sequence[Entrant], rounds: int, tournament_seed: int
+) -> Iterator[MatchSpec]:
+    """Every match of the tournament, round by round (so a partial run covers every set).
+
+    ``entrants`` must have distinct names; their order does not matter.
+    """
+    field = sorted(entrants, key=lambda e: e.key)
+    if len({e.name for e in field}) != len(field):
+        raise ValueError("entrants must have distinct names")
+    for round_ in range(rounds):
+        for members in itertools.combinations(field, 3):
+            seed = match_seed(tournament_seed, members, round_)
+            key = set_key(members)
+            for k, perm in enumerate(SEATINGS):
+                seats = (members[perm[0]], members[perm[1]], members[perm[2]])
+                yield MatchSpec(match_id(tid, seats, round_), round_, k, seed, key, seats)

@@ -1,0 +1,543 @@
+"""The SQLite store (``arena.db``) through sqlite-utils: migrations, bots, tournaments, results.
+
+Only the parent process writes (workers return plain records); writes are batched, one
+transaction per batch, and idempotent: every row is upserted by its natural key, so storing a
+batch twice changes nothing. The schema is documented for users in ``docs/schema.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+
+LOCK_TIMEOUT_SECONDS: Final = 2.0
+"""How long to wait for another process's write lock before refusing the database."""
+
+LOG_CAP: Final = 8192
+"""Characters of a bot's output kept per match and seat."""
+
+
+def now() -> str:
+    """The current UTC time as stored: ``2026-11-30T09:12:03Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256_text(source: str) -> str:
+    """The hex SHA-256 of a bot's source (UTF-8)."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+# --- migrations -------------------------------------------------------------------------------
+
+
+def _script(db: sqlite_utils.Database, sql: str) -> None:
+    # Not executescript(): that commits first, and a migration must be one transaction.
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.conn.execute(statement)
+
+
+def _m1_core(db: sqlite_utils.Database) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE bots (
+            id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
+        CREATE TABLE bot_versions (
+            id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL REFERENCES bots(id),
+            version INTEGER NOT NULL, sha256 TEXT NOT NULL, source TEXT NOT NULL,
+            filename TEXT NOT NULL, name TEXT NOT NULL, author TEXT,
+            submitted_at TEXT NOT NULL, UNIQUE (bot_id, version));
+        CREATE TABLE tournaments (
+            id TEXT PRIMARY KEY, config TEXT NOT NULL, seed INTEGER NOT NULL,
+            rounds INTEGER NOT NULL, rules TEXT NOT NULL, limits TEXT NOT NULL,
+            status TEXT NOT NULL, total_matches INTEGER NOT NULL,
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL, finished_at TEXT);
+        CREATE TABLE tournament_bots (
+            tournament_id TEXT NOT NULL REFERENCES tournaments(id),
+            bot_version_id INTEGER NOT NULL REFERENCES bot_versions(id),
+            PRIMARY KEY (tournament_id, bot_version_id));
+        CREATE TABLE matches (
+            id TEXT PRIMARY KEY, tournament_id TEXT NOT NULL REFERENCES tournaments(id),
+            set_key TEXT NOT NULL, round INTEGER NOT NULL, seating INTEGER NOT NULL,
+            seed INTEGER NOT NULL,
+            bot0 INTEGER NOT NULL REFERENCES bot_versions(id),
+            bot1 INTEGER NOT NULL REFERENCES bot_versions(id),
+            bot2 INTEGER NOT NULL REFERENCES bot_versions(id),
+            score0 INTEGER NOT NULL, score1 INTEGER NOT NULL, score2 INTEGER NOT NULL,
+            place0 INTEGER NOT NULL, place1 INTEGER NOT NULL, place2 INTEGER NOT NULL,
+            hands_played INTEGER NOT NULL, truncated INTEGER NOT NULL, faults INTEGER NOT NULL,
+            duration_seconds REAL NOT NULL, status TEXT NOT NULL, finished_at TEXT NOT NULL);
+        CREATE TABLE match_seats (
+            match_id TEXT NOT NULL REFERENCES matches(id), seat INTEGER NOT NULL,
+            tournament_id TEXT NOT NULL,
+            bot_version_id INTEGER NOT NULL REFERENCES bot_versions(id),
+            score INTEGER NOT NULL, place INTEGER NOT NULL, faulted INTEGER NOT NULL,
+            decisions INTEGER NOT NULL, asked INTEGER NOT NULL, think_seconds REAL NOT NULL,
+            max_think_seconds REAL NOT NULL, cpu_seconds REAL NOT NULL,
+            PRIMARY KEY (match_id, seat));
+        CREATE TABLE hands (
+            match_id TEXT NOT NULL REFERENCES matches(id), hand_number INTEGER NOT NULL,
+            dealer INTEGER NOT NULL, upcard TEXT NOT NULL, trump TEXT, maker INTEGER,
+            alone TEXT NOT NULL, sitting_out INTEGER, passed_out INTEGER NOT NULL,
+            tricks_won TEXT NOT NULL, points TEXT NOT NULL, scores_before TEXT NOT NULL,
+            record TEXT NOT NULL, PRIMARY KEY (match_id, hand_number));
+        CREATE TABLE faults (
+            match_id TEXT NOT NULL REFERENCES matches(id), seat INTEGER NOT NULL,
+            tournament_id TEXT NOT NULL,
+            bot_version_id INTEGER NOT NULL REFERENCES bot_versions(id),
+            kind TEXT NOT NULL, message TEXT NOT NULL, decision INTEGER,
+            PRIMARY KEY (match_id, seat));
+        CREATE TABLE bot_logs (
+            match_id TEXT NOT NULL REFERENCES matches(id), seat INTEGER NOT NULL,
+            bot_version_id INTEGER NOT NULL, text TEXT NOT NULL, truncated INTEGER NOT NULL,
+            PRIMARY KEY (match_id, seat));
+        CREATE INDEX matches_tournament ON matches (tournament_id);
+        CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id);
+        """,
+    )
+
+
+def _m2_ratings(db: sqlite_utils.Database) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE ratings (
+            tournament_id TEXT NOT NULL, bot_version_id INTEGER NOT NULL, name TEXT NOT NULL,
+            rank INTEGER NOT NULL, rating REAL NOT NULL, rating_low REAL NOT NULL,
+            rating_high REAL NOT NULL, matches INTEGER NOT NULL, wins INTEGER NOT NULL,
+            mean_place REAL, faults INTEGER NOT NULL, computed_at TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, bot_version_id));
+        CREATE TABLE pairwise (
+            tournament_id TEXT NOT NULL, bot_a INTEGER NOT NULL, bot_b INTEGER NOT NULL,
+            matches INTEGER NOT NULL, above REAL NOT NULL, rate REAL, low REAL, high REAL,
+            PRIMARY KEY (tournament_id, bot_a, bot_b));
+        CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);
+        """,
+    )
+
+
+MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]], ...]] = (
+    (1, "bots, versions, tournaments, matches, seats, hands, faults, logs", _m1_core),
+    (2, "ratings and pairwise tables, faults index", _m2_ratings),
+)
+"""Numbered migrations, applied in order; each one runs in its own transaction."""
+
+
+@dataclass(frozen=True)
+class BotVersion:
+    """One stored version of a bot."""
+
+    id: int
+    bot_id: int
+    name: str
+    version: int
+    sha256: str
+    source: str
+    filename: str
+    author: str | None
+    submitted_at: str
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> BotVersion:
+        """Build from a ``bot_versions`` row."""
+        return cls(**{k: row[k] for k in cls.__dataclass_fields__})
+
+
+class Store:
+    """An open ``arena.db``: checks it is SQLite and not locked, then migrates it.
+
+    ``create=False`` refuses a missing file instead of creating an empty database (for the
+    read-only commands). ``upto`` stops migrating at that version (tests of old databases).
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True, upto: int | None = None):
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise ArenaError(f"no database at {self.path} (run `arena submit` or `arena run`)")
+        if self.path.is_dir():
+            raise ArenaError(f"{self.path} is a directory, not a SQLite database")
+        try:
+            # isolation_level=None: we open transactions ourselves with BEGIN IMMEDIATE, so
+            # a competing writer is detected when we start, not half-way through a batch.
+            self.conn = sqlite3.connect(
+                str(self.path), timeout=LOCK_TIMEOUT_SECONDS, isolation_level=None
+            )
+        except sqlite3.Error as e:
+            raise ArenaError(f"cannot open database {self.path}: {e}") from None
+        self.db = sqlite_utils.Database(self.conn)
+        try:
+            self.conn.execute("PRAGMA schema_version").fetchone()
+            mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate(upto)
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
+            raise ArenaError(_explain(self.path, e)) from None
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self.conn, self.path)
+
+    def _migrate(self, upto: int | None) -> None:
+        with self._transaction():
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+        done = self.applied_migrations()
+        for version, name, apply in MIGRATIONS:
+            if version in done or (upto is not None and version > upto):
+                continue
+            with self._transaction():
+                # Re-check inside the write lock: another process may have just migrated.
+                if self.conn.execute(
+                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+                ).fetchone():
+                    continue
+                apply(self.db)
+                self.conn.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, now())
+                )
+
+    def applied_migrations(self) -> list[int]:
+        """Version numbers of the migrations applied to this database."""
+        rows = self.conn.execute("SELECT version FROM schema_migrations ORDER BY version")
+        return [r[0] for r in rows]
+
+    def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        """Run a query and return its rows as dicts."""
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    # -- bots -------------------------------------------------------------------------------
+
+    def latest_version(self, name: str) -> BotVersion | None:
+        """The latest stored version of the bot called ``name``, if any."""
+        rows = self.rows(
+            "SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+            "WHERE b.name = ? ORDER BY v.version DESC LIMIT 1",
+            [name],
+        )
+        return BotVersion.from_row(rows[0]) if rows else None
+
+    def add_bot_version(
+        self, name: str, source: str, filename: str, author: str | None = None
+    ) -> tuple[BotVersion, bool]:
+        """Store ``source`` as a new version of bot ``name`` unless it equals the latest one.
+
+        Returns the (new or latest) version and whether it was created.
+        """
+        digest = sha256_text(source)
+        with self._transaction():
+            latest = self.latest_version(name)
+            if latest is not None and latest.sha256 == digest:
+                return latest, False
+            stamp = now()
+            if latest is None:
+                cur = self.conn.execute(
+                    "INSERT INTO bots (name, created_at) VALUES (?, ?)", (name, stamp)
+                )
+                bot_id, version = int(cur.lastrowid or 0), 1
+            else:
+                bot_id, version = latest.bot_id, latest.version + 1
+            self.conn.execute(
+                "INSERT INTO bot_versions (bot_id, version, sha256, source, filename, name, "
+                "author, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (bot_id, version, digest, source, filename, name, author, stamp),
+            )
+        created = self.latest_version(name)
+        assert created is not None
+        return created, True
+
+    def latest_versions(self) -> list[BotVersion]:
+        """The latest version of every submitted bot, by name."""
+        rows = self.rows(
+            "SELECT v.* FROM bot_versions v JOIN ("
+            "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
+            ") last USING (bot_id, version) ORDER BY v.name"
+        )
+        return [BotVersion.from_row(r) for r in rows]
+
+    def bot_version(self, version_id: int) -> BotVersion:
+        """The bot version with this id."""
+        rows = self.rows("SELECT * FROM bot_versions WHERE id = ?", [version_id])
+        if not rows:
+            raise ArenaError(f"no bot version {version_id}")
+        return BotVersion.from_row(rows[0])
+
+    def bot_listing(self) -> list[dict[str, Any]]:
+        """Every bot version with its bot's name, oldest first within each bot."""
+        return self.rows(
+            "SELECT v.id, v.name, v.version, v.sha256, v.author, v.filename, v.submitted_at, "
+            "length(v.source) AS size FROM bot_versions v ORDER BY v.name, v.version"
+        )
+
+    # -- tournaments ------------------------------------------------------------------------
+
+    def ensure_tournament(
+        self, tid: str, config: dict[str, Any], version_ids: Iterable[int], total: int
+    ) -> None:
+        """Create the tournament row (or mark an existing one running again)."""
+        stamp = now()
+        with self._transaction():
+            exists = self.conn.execute("SELECT 1 FROM tournaments WHERE id = ?", (tid,))
+            if exists.fetchone():
+                self.conn.execute(
+                    "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
+                    "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
+                    (stamp, tid),
+                )
+                return
+            self.db.table("tournaments").insert(
+                {
+                    "id": tid,
+                    "config": json.dumps(config, sort_keys=True),
+                    "seed": config["seed"],
+                    "rounds": config["rounds"],
+                    "rules": json.dumps(config["rules"], sort_keys=True),
+                    "limits": json.dumps(config["limits"], sort_keys=True),
+                    "status": "running",
+                    "total_matches": total,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                    "finished_at": None,
+                }
+            )
+            self.db.table("tournament_bots").insert_all(
+                {"tournament_id": tid, "bot_version_id": v} for v in version_ids
+            )
+
+    def set_status(self, tid: str, status: str) -> None:
+        """Record that the tournament is ``running``, ``interrupted`` or ``finished``."""
+        stamp = now()
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE tournaments SET status = ?, updated_at = ?, "
+                "finished_at = CASE WHEN ? = 'finished' THEN coalesce(finished_at, ?) "
+                "ELSE finished_at END WHERE id = ?",
+                (status, stamp, status, stamp, tid),
+            )
+
+    def tournament(self, tid: str | None = None) -> dict[str, Any]:
+        """The tournament ``tid`` (a unique prefix will do), or the most recently run one."""
+        if tid is None:
+            rows = self.rows("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC")
+            if not rows:
+                raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
+            return rows[0]
+        rows = self.rows("SELECT * FROM tournaments WHERE id LIKE ?", [tid + "%"])
+        if len(rows) != 1:
+            what = "no" if not rows else "more than one"
+            raise ArenaError(f"{what} tournament matches {tid!r}")
+        return rows[0]
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament with its count of stored matches, newest first."""
+        return self.rows(
+            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done "
+            "FROM tournaments t ORDER BY updated_at DESC, rowid DESC"
+        )
+
+    def finished_match_ids(self, tid: str) -> set[str]:
+        """Ids of the tournament's matches already stored."""
+        rows = self.conn.execute("SELECT id FROM matches WHERE tournament_id = ?", (tid,))
+        return {r[0] for r in rows}
+
+    def tournament_entrants(self, tid: str) -> list[BotVersion]:
+        """The bot versions playing in tournament ``tid``."""
+        rows = self.rows(
+            "SELECT v.* FROM bot_versions v JOIN tournament_bots t ON t.bot_version_id = v.id "
+            "WHERE t.tournament_id = ? ORDER BY v.name",
+            [tid],
+        )
+        return [BotVersion.from_row(r) for r in rows]
+
+    # -- results ----------------------------------------------------------------------------
+
+    def write_results(self, tid: str, records: Sequence[dict[str, Any]]) -> None:
+        """Store finished matches (worker records) in one transaction, upserting by key."""
+        if not records:
+            return
+        matches, seats, hands, faults, logs = [], [], [], [], []
+        stamp = now()
+        for r in records:
+            mid = r["match_id"]
+            bots = r["bots"]
+            faulted = {f["seat"]: f for f in r["faults"]}
+            matches.append(
+                {
+                    "id": mid,
+                    "tournament_id": tid,
+                    "set_key": r["set_key"],
+                    "round": r["round"],
+                    "seating": r["seating"],
+                    "seed": r["seed"],
+                    **{f"bot{s}": bots[s] for s in range(3)},
+                    **{f"score{s}": r["scores"][s] for s in range(3)},
+                    **{f"place{s}": r["placements"][s] for s in range(3)},
+                    "hands_played": len(r["hands"]),
+                    "truncated": int(r["truncated"]),
+                    "faults": len(faulted),
+                    "duration_seconds": r["duration_seconds"],
+                    "status": "finished",
+                    "finished_at": stamp,
+                }
+            )
+            for s in range(3):
+                st = r["stats"][s] if s < len(r["stats"]) else {}
+                seats.append(
+                    {
+                        "match_id": mid,
+                        "seat": s,
+                        "tournament_id": tid,
+                        "bot_version_id": bots[s],
+                        "score": r["scores"][s],
+                        "place": r["placements"][s],
+                        "faulted": int(s in faulted),
+                        "decisions": int(st.get("decisions", 0)),
+                        "asked": int(st.get("asked", 0)),
+                        "think_seconds": float(st.get("think_seconds", 0.0)),
+                        "max_think_seconds": float(st.get("max_seconds", 0.0)),
+                        "cpu_seconds": float(st.get("cpu_seconds", 0.0)),
+                    }
+                )
+                text = r["logs"][s] if s < len(r["logs"]) else ""
+                if text:
+                    logs.append(
+                        {
+                            "match_id": mid,
+                            "seat": s,
+                            "bot_version_id": bots[s],
+                            "text": text[:LOG_CAP],
+                            "truncated": int(len(text) > LOG_CAP),
+                        }
+                    )
+            for s, f in faulted.items():
+                faults.append(
+                    {
+                        "match_id": mid,
+                        "seat": s,
+                        "tournament_id": tid,
+                        "bot_version_id": bots[s],
+                        "kind": f["kind"],
+                        "message": f["message"],
+                        "decision": f.get("decision"),
+                    }
+                )
+            for h in r["hands"]:
+                hands.append(
+                    {
+                        "match_id": mid,
+                        "hand_number": h["hand_number"],
+                        "dealer": h["dealer"],
+                        "upcard": h["upcard"],
+                        "trump": h["trump"],
+                        "maker": h["maker"],
+                        "alone": json.dumps(h["alone"]),
+                        "sitting_out": h["sitting_out"],
+                        "passed_out": int(h["passed_out"]),
+                        "tricks_won": json.dumps(h["tricks_won"]),
+                        "points": json.dumps(h["points"]),
+                        "scores_before": json.dumps(h["scores_before"]),
+                        "record": json.dumps(h, separators=(",", ":")),
+                    }
+                )
+        with self._transaction():
+            self.db.table("matches").upsert_all(matches, pk="id")
+            self.db.table("match_seats").upsert_all(seats, pk=("match_id", "seat"))
+            self.db.table("hands").upsert_all(hands, pk=("match_id", "hand_number"))
+            if faults:
+                self.db.table("faults").upsert_all(faults, pk=("match_id", "seat"))
+            if logs:
+                self.db.table("bot_logs").upsert_all(logs, pk=("match_id", "seat"))
+
+    def seat_results(self, tid: str) -> list[dict[str, Any]]:
+        """Every stored seat of the tournament with its match's set and round."""
+        return self.rows(
+            "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.place, "
+            "s.faulted FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
+            [tid],
+        )
+
+    def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The match whose id starts with ``prefix``, and its hands' full records in order."""
+        rows = self.rows("SELECT * FROM matches WHERE id LIKE ?", [prefix.lower() + "%"])
+        if len(rows) != 1 or not prefix:
+            what = "no" if not rows else "more than one"
+            raise ArenaError(f"{what} match with id {prefix!r} in {self.path}")
+        hands = [
+            json.loads(r["record"])
+            for r in self.rows(
+                "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [rows[0]["id"]]
+            )
+        ]
+        return rows[0], hands
+
+    def match_faults(self, match_id: str) -> list[dict[str, Any]]:
+        """The faults of one match, by seat."""
+        return self.rows("SELECT * FROM faults WHERE match_id = ? ORDER BY seat", [match_id])
+
+    def write_standings(
+        self, tid: str, ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
+    ) -> None:
+        """Replace the stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
+        with self._transaction():
+            self.conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
+            self.conn.execute("DELETE FROM pairwise WHERE tournament_id = ?", (tid,))
+            if ratings:
+                self.db.table("ratings").insert_all(ratings)
+            if pairwise:
+                self.db.table("pairwise").insert_all(pairwise)
+
+
+class _Tx:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error); a locked DB is an ArenaError."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.conn = conn
+        self.path = path
+
+    def __enter__(self) -> None:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise ArenaError(_explain(self.path, e)) from None
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def _explain(path: Path, e: sqlite3.Error) -> str:
+    text = str(e)
+    if "locked" in text or "busy" in text:
+        return f"database {path} is locked by another process; try again when it is done"
+    if "not a database" in text or "encrypted" in text:
+        return f"{path} is not a SQLite database"
+    return f"database {path}: {text}"
