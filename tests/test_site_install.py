@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -32,16 +31,16 @@ def test_installed_package_renders_the_same_site(tmp_path: Path) -> None:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, src / name)
     env_dir = tmp_path / "venv"
-    # System site-packages provide the dependencies (pip fetches only the build backend); the
-    # package itself is installed into the venv, ahead of the editable one on sys.path.
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    # System site-packages provide the dependencies (pip fetches only the build backend). The
+    # venv's own pip with --ignore-installed never uninstalls the editable install outside it
+    # (the running interpreter's pip would, even with --prefix).
+    venv.create(env_dir, system_site_packages=True, with_pip=True)
     python = env_dir / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-         "--prefix", str(env_dir), str(src)],
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(src)],
         check=True,
         capture_output=True,
-    )  # fmt: skip
+    )
     where = subprocess.run(
         [str(python), "-c", "from arena.site.render import template_dir; print(template_dir())"],
         check=True,
