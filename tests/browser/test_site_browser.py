@@ -133,14 +133,27 @@ def test_leaderboard_in_browser(browser: webdriver.Chrome, server: str, tmp_path
 
 
 def test_leaderboard_on_a_phone(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
-    browser.get(server)
-    screenshot(browser, tmp_path / "leaderboard-phone.png", width=390)
-    # Nothing pushes the page sideways: wide tables scroll inside their own box.
-    overflow = browser.execute_script(
-        "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    # A real phone viewport (desktop windows have a minimum width): 390 CSS px, no desktop chrome.
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True},
     )
-    assert overflow <= 0
-    browser.set_window_size(1280, 900)
+    try:
+        browser.get(server)
+        assert browser.execute_script("return window.innerWidth") == 390
+        # Nothing pushes the page sideways: wide tables scroll inside their own box.
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 0
+        names = visible_texts(browser, "table.standings tbody a.bot")
+        assert sorted(names) == sorted(n for n, _ in BOTS)  # whole words, not split letters
+        name_width = browser.find_element(By.CSS_SELECTOR, "table.standings a.bot").size["width"]
+        assert name_width > 40
+        assert browser.save_screenshot(str(tmp_path / "leaderboard-phone.png"))
+        print(f"screenshot: {tmp_path / 'leaderboard-phone.png'}")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert console_errors(browser) == []
 
 
