@@ -81,6 +81,265 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
 
 # --- tournament commands ---
 
+
+def unsafe_option(fn: F) -> F:
+    """The shared ``--unsafe-no-sandbox`` flag (trusted bots only)."""
+    return click.option(
+        "--unsafe-no-sandbox",
+        "unsafe",
+        is_flag=True,
+        help="Run bots without the sandbox's isolation layers (trusted bots only).",
+    )(fn)
+
+
+@main.command()
+@db_option
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--name", help="Name to store the bot under (default: Bot.name, else file stem).")
+@unsafe_option
+@reports_errors
+def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
+    """Check a bot file in the sandbox and store it as the bot's new version.
+
+    The bot must load and play smoke matches against the bundled bots without a fault;
+    otherwise nothing is stored. Submitting the same content again stores nothing.
+
+    \b
+    Example:
+        arena submit my_bot.py --name greedy
+    """
+    from arena.sandbox import Limits
+    from arena.store import Store
+    from arena.tournament import submit as submit_bot
+
+    with Store(db_path) as store:
+        version, created = submit_bot(store, file, name, Limits().to_dict(), unsafe=unsafe)
+    if created:
+        click.echo(
+            f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
+        )
+    else:
+        click.echo(f"{version.name}: same content as version {version.version}; nothing stored")
+
+
+@main.command()
+@db_option
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option(
+    "--rounds",
+    type=int,
+    default=None,
+    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 4]",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
+@click.option("--workers", type=int, default=None, help="Worker processes  [default: usable cores]")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="site",
+    show_default=True,
+    help="Folder to render the standings site into at the end.",
+)
+@click.option("--no-site", is_flag=True, help="Do not render the site.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Log file of the run, worker processes included  [default: the database's name with .log]",
+)
+@unsafe_option
+@reports_errors
+def run(
+    db_path: str,
+    files: tuple[str, ...],
+    rounds: int | None,
+    seed: int,
+    workers: int | None,
+    out_dir: str,
+    no_site: bool,
+    log_path: str | None,
+    unsafe: bool,
+) -> None:
+    """Run a duplicate round-robin tournament and store every match.
+
+    Every set of three bots plays --rounds deal seeds, each in all 6 seatings. With FILES,
+    those bot files are registered (name: the file's Bot.name, else its stem) and play;
+    without, the latest version of every submitted bot plays. Rerunning the same command
+    after Ctrl-C or a crash plays only the missing matches.
+
+    \b
+    Example:
+        arena run bots/*.py --rounds 4 --out site
+        arena run --workers 2            # every submitted bot
+    """
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from arena.engine import Rules
+    from arena.sandbox import Limits
+    from arena.store import Store
+    from arena.tournament import (
+        DEFAULT_ROUNDS,
+        default_workers,
+        plan,
+        register_files,
+        standings_table,
+    )
+    from arena.tournament import run as run_tournament
+
+    rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    if rounds < 1:
+        raise click.BadParameter(f"must be at least 1, not {rounds}", param_hint="--rounds")
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise click.BadParameter(f"must be at least 1, not {workers}", param_hint="--workers")
+    console = Console()
+    limits = Limits().to_dict()
+    with Store(db_path) as store:
+        if files:
+            versions = register_files(store, files, limits, unsafe=unsafe)
+        else:
+            versions = store.latest_versions()
+        the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)
+        done = the_plan.total - len(the_plan.todo)
+        console.print(
+            f"Tournament {the_plan.tid}: {len(versions)} bots, {the_plan.total} matches"
+            + (f" ({done} already stored)" if done else "")
+            + f", {workers} worker{'s' * (workers != 1)}"
+        )
+        log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
+        result = run_tournament(
+            store, the_plan, workers=workers, unsafe=unsafe, console=console, log_path=log_file
+        )
+    console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    console.print(
+        f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
+        f"{result.already + result.played}/{result.total} stored in {db_path}"
+    )
+    if not result.completed:
+        click.echo(
+            "Interrupted: finished matches are stored; run the same command again to resume.",
+            err=True,
+        )
+        sys.exit(130)
+    if not no_site:
+        try:
+            from arena.site import render_site
+        except ImportError:
+            click.echo("(no site: arena.site is not available)", err=True)
+        else:
+            index = render_site(db_path, out_dir)
+            console.print(f"Site written to {index}")
+
+
+@main.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per bot.")
+@click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@reports_errors
+def standings(db_path: str, as_json: bool, tid: str | None) -> None:
+    """Show the standings of the latest (or a given) tournament.
+
+    Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
+    with a 95% bootstrap interval; then how often each bot placed above each other one.
+
+    \b
+    Example:
+        arena standings
+        arena standings --json | jq '.[0].name'
+    """
+    import json
+
+    from rich.console import Console
+
+    from arena.ratings import to_json
+    from arena.store import Store
+    from arena.tournament import pairwise_table, standings_table
+    from arena.tournament import standings as compute_standings
+
+    with Store(db_path, create=False) as store:
+        t = store.tournament(tid)
+        table = compute_standings(store, t["id"])
+        versions = {
+            v.id: {"version": v.version, "sha256": v.sha256}
+            for v in store.tournament_entrants(t["id"])
+        }
+    if as_json:
+        click.echo(json.dumps(to_json(table, versions), indent=2))
+        return
+    console = Console()
+    done = sum(s.matches for s in table) // 3
+    console.print(
+        f"Tournament {t['id']} ({t['status']}): {done}/{t['total_matches']} matches, "
+        f"seed {t['seed']}, {t['rounds']} rounds"
+    )
+    console.print(standings_table(table))
+    console.print(pairwise_table(table))
+
+
+@main.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of versions.")
+@reports_errors
+def bots(db_path: str, as_json: bool) -> None:
+    """List the submitted bots and their versions.
+
+    \b
+    Example:
+        arena bots
+    """
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from arena.store import Store
+
+    with Store(db_path, create=False) as store:
+        rows = store.bot_listing()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo(f"No bots in {db_path} yet (arena submit FILE)")
+        return
+    table = Table(title="Bots")
+    for col in ("name", "version", "sha256", "author", "file", "submitted"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            r["name"],
+            str(r["version"]),
+            r["sha256"][:12],
+            r["author"] or "",
+            r["filename"],
+            r["submitted_at"],
+        )
+    Console().print(table)
+
+
+@main.command()
+@db_option
+@click.argument("match_id")
+@reports_errors
+def replay(db_path: str, match_id: str) -> None:
+    """Print a stored match hand by hand (MATCH_ID: the id or a unique prefix).
+
+    \b
+    Example:
+        arena replay 3f2a9c
+    """
+    from arena.store import Store
+    from arena.tournament import replay_text
+
+    with Store(db_path, create=False) as store:
+        click.echo(replay_text(store, match_id))
+
+
 # --- site commands ---
 
 

@@ -9,6 +9,7 @@ and :mod:`arena.ratings` (Plackett-Luce and bootstrap). This module ties them to
 from __future__ import annotations
 
 import ast
+import concurrent.futures as cf
 import logging
 import multiprocessing
 import os
@@ -127,7 +128,7 @@ def validate(bot: BotFile, limits: dict[str, Any], *, smoke: bool, unsafe: bool)
     me = BotSource(bot.name, bot.source, bot.filename)
     fault = validate_bot(me, lim, unsafe_no_sandbox=unsafe)
     if fault is not None:
-        raise ArenaError(f"{bot.filename} failed validation: {fault.kind}: {fault.message}")
+        raise ArenaError(f"{bot.filename} failed validation: {fault.kind}: {_first_line(fault)}")
     if not smoke:
         return
     others = [BotSource(p.stem, p.read_text(encoding="utf-8"), p.name) for p in bundled_bots()]
@@ -144,10 +145,16 @@ def validate(bot: BotFile, limits: dict[str, Any], *, smoke: bool, unsafe: bool)
             if mine is not None:
                 raise ArenaError(
                     f"{bot.filename} failed its smoke match (seed {seed}): "
-                    f"{mine.kind}: {mine.message}"
+                    f"{mine.kind}: {_first_line(mine)}"
                 )
     finally:
         pool.close()
+
+
+def _first_line(fault: Any) -> str:
+    # A fault's message may carry the bot's traceback; the user gets one line.
+    lines = [ln for ln in str(fault.message).splitlines() if ln.strip()]
+    return lines[0] if lines else "(no message)"
 
 
 def submit(
@@ -334,9 +341,12 @@ def run(
     unsafe: bool = False,
     console: Console | None = None,
     log_path: Path | None = None,
+    executor: cf.Executor | None = None,
 ) -> RunResult:
     """Play every match of ``the_plan.todo`` in ``workers`` processes, storing each batch.
 
+    ``executor`` replaces the local process pool (a cluster's executor whose workers run
+    :func:`arena.runner.init_worker`); it is shut down at the end like the local one.
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
@@ -379,7 +389,8 @@ def run(
                     played += len(records)
                     progress.advance(task, len(records))
 
-                executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
+                if executor is None:
+                    executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
                 try:
                     completed = runner.drive(
                         executor,
@@ -508,3 +519,28 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def replay_text(store: Store, match_id: str) -> str:
+    """A stored match as text, hand by hand (``arena replay``)."""
+    from arena.engine import HandResult
+    from arena.transcript import format_hand
+
+    m, hands = store.match(match_id)
+    names = [store.bot_version(m[f"bot{s}"]).name for s in range(3)]
+    labels = [f"{n} (seat {s})" for s, n in enumerate(names)]
+    out = [
+        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round']}, "
+        f"seating {m['seating']}, seed {m['seed']}",
+        "Seats: " + ", ".join(labels),
+        "",
+    ]
+    for h in hands:
+        out.append(format_hand(HandResult.from_dict(h), labels))
+        out.append("")
+    for f in store.match_faults(m["id"]):
+        at = "loading" if f["decision"] is None else f"decision {f['decision']}"
+        out.append(f"Fault: {labels[f['seat']]}: {f['kind']} at {at}: {f['message']}")
+    final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
+    out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
+    return "\n".join(out)
