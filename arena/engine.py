@@ -627,7 +627,11 @@ def _play_hand(
 
 def _fresh_summary(h: dict[str, Any]) -> dict[str, Any]:
     """A copy of a history entry that shares no list with the original."""
-    return {k: v[:] if isinstance(v, list) else v for k, v in h.items()}
+    copy = dict(h)
+    for key, value in h.items():
+        if isinstance(value, list):
+            copy[key] = value[:]
+    return copy
 
 
 _DEFAULT_RULES_D: Final = DEFAULT_RULES.to_dict()

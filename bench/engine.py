@@ -8,6 +8,8 @@ Run by hand (it is a benchmark, not a test)::
 Each configuration plays the same fixed batch of seeded matches in every repetition, and the
 configurations take turns (interleaved), so drift in this shared machine's speed hits them
 alike. The median and the best repetition are printed; the median is the figure to quote.
+Also printed: hands per CPU-second of this process (steadier when other jobs share the
+machine) and how many cores other processes kept busy meanwhile (from ``/proc/stat``).
 
 Configurations:
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import random
 import statistics
 import sys
@@ -77,26 +80,50 @@ CONFIGS = [
 ]
 
 
-def run(cfg: Config, rep: int) -> tuple[float, int, int, int]:
-    """Play the configuration's batch once: (seconds, matches, hands, decisions)."""
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy since boot (from /proc/stat; 0 elsewhere)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return 0.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Sample:
+    """One repetition of one configuration."""
+
+    wall: float
+    cpu: float  # this process only
+    other: float  # CPU seconds used by everything else on the machine meanwhile
+    matches: int
+    hands: int
+    decisions: int
+
+
+def run(cfg: Config, rep: int) -> Sample:
+    """Play the configuration's batch once."""
     bots = cfg.make_bots(rep)
     gc.collect()
     hands = decisions = 0
-    t0 = time.perf_counter()
+    busy0, c0, t0 = busy_seconds(), time.process_time(), time.perf_counter()
     for s in range(cfg.matches):
         # Counted on the fly: keeping every result alive would time the garbage collector.
         m = play_match(bots, seed=s, rules=cfg.rules)
         hands += len(m.hands)
         decisions += sum(len(h.log) for h in m.hands)
-    dt = time.perf_counter() - t0
-    return dt, cfg.matches, hands, decisions
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    other = max(0.0, busy_seconds() - busy0 - cpu)
+    return Sample(wall, cpu, other, cfg.matches, hands, decisions)
 
 
 def calibrate(cfg: Config, seconds: float) -> None:
     """Size the batch so that one repetition takes about ``seconds``."""
     cfg.matches = 20
     while True:
-        dt = run(cfg, 0)[0]
+        dt = run(cfg, 0).wall
         if dt >= seconds / 4:
             cfg.matches = max(1, int(cfg.matches * seconds / dt))
             return
@@ -113,25 +140,34 @@ def main(argv: list[str] | None = None) -> None:
     per_rep = args.seconds / (args.reps * len(CONFIGS))
     for cfg in CONFIGS:
         calibrate(cfg, per_rep)
-    samples: dict[str, list[tuple[float, int, int, int]]] = {c.name: [] for c in CONFIGS}
+    samples: dict[str, list[Sample]] = {c.name: [] for c in CONFIGS}
     for rep in range(args.reps):
         for cfg in CONFIGS:
             samples[cfg.name].append(run(cfg, rep))
-    print(f"python {sys.version.split()[0]}, {args.reps} interleaved repetitions, one core")
+    every = [x for runs in samples.values() for x in runs]
+    load = sum(x.other for x in every) / sum(x.wall for x in every)
     print(
-        f"{'bots':<12} {'hands/s median':>14} {'best':>8} {'matches/s median':>16} {'best':>7}"
-        f" {'hands/match':>11} {'decisions/hand':>14}"
+        f"python {sys.version.split()[0]}, {args.reps} interleaved repetitions, one core; "
+        f"other load meanwhile {load:.2f} of {os.cpu_count()} cores"
+    )
+    print(
+        f"{'bots':<12} {'hands/s median':>14} {'best':>7} {'per CPU-s':>9}"
+        f" {'matches/s median':>16} {'best':>6} {'hands/match':>11} {'decisions/hand':>14}"
     )
     for cfg in CONFIGS:
         runs = samples[cfg.name]
-        _, matches, hands, decisions = runs[0]
-        hps = [h / dt for dt, _, h, _ in runs]
-        mps = [m / dt for dt, m, _, _ in runs]
+        first = runs[0]
+        hps = [x.hands / x.wall for x in runs]
+        per_cpu = [x.hands / x.cpu for x in runs if x.cpu > 0]
+        mps = [x.matches / x.wall for x in runs]
         print(
-            f"{cfg.name:<12} {statistics.median(hps):>14,.0f} {max(hps):>8,.0f}"
-            f" {statistics.median(mps):>16,.0f} {max(mps):>7,.0f}"
-            f" {hands / matches:>11.2f} {decisions / hands:>14.2f}"
+            f"{cfg.name:<12} {statistics.median(hps):>14,.0f} {max(hps):>7,.0f}"
+            f" {statistics.median(per_cpu):>9,.0f}"
+            f" {statistics.median(mps):>16,.0f} {max(mps):>6,.0f}"
+            f" {first.hands / first.matches:>11.2f} {first.decisions / first.hands:>14.2f}"
         )
+    if load > 0.5:
+        print("warning: the machine was busy with other work; wall-clock figures are low")
 
 
 if __name__ == "__main__":
