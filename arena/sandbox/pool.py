@@ -73,21 +73,22 @@ class BotPool:
             raise ValueError(f"a match needs exactly three bots, got {len(sources)}")
         if not self._closer.alive:
             raise RuntimeError("the BotPool is closed")
-        proxies: list[SeatProxy] = []
+        proxies = [SeatProxy(seat, None, self.limits) for seat in range(3)]
         seen: dict[str, int] = {}
+        started = []
         for seat, src in enumerate(sources):
             copy = seen.get(src.sha256, 0)
             seen[src.sha256] = copy + 1
             z = self._zygote(src, copy)
-            proxy = SeatProxy(seat, None, self.limits)
             if z.load_error is not None:
-                proxy.fault = Fault(seat, "load", z.load_error, None)
-            else:
-                try:
-                    proxy.child = z.fork(seed, seat)
-                except OSError as e:
-                    proxy.fault = Fault(seat, "load", str(e), None)
-            proxies.append(proxy)
+                proxies[seat].fault = Fault(seat, "load", z.load_error, None)
+            else:  # all three zygotes fork at once
+                started.append((seat, z, z.start_fork(seed, seat)))
+        for seat, z, request in started:
+            try:
+                proxies[seat].child = z.finish_fork(request)
+            except OSError as e:
+                proxies[seat].fault = Fault(seat, "load", str(e), None)
         try:
             deadline = time.monotonic() + self.limits.load_seconds
             for p in proxies:  # the three load in parallel

@@ -1,0 +1,172 @@
+"""Benchmark of the sandbox: bot start (cold and per match), decision round trip, matches/s.
+
+Run by hand (numbers go to README "Sandbox"), e.g.::
+
+    python bench/sandbox.py                 # everything, default sizes
+    python bench/sandbox.py --matches 600   # longer throughput runs
+    ARENA_SANDBOX_DISABLE=bwrap python bench/sandbox.py   # a degraded layer set
+
+"Instant" bots answer ``obs["legal"][-1]`` at once, so the figures measure the sandbox and the
+protocol, not the bots. Every sandboxed match uses fresh bot processes (forked from zygotes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from arena.engine import play_match  # noqa: E402
+from arena.sandbox import BotPool, BotSource, Limits  # noqa: E402
+from arena.sandbox.client import SeatProxy, Stage, Zygote  # noqa: E402
+from arena.sandbox.layers import plan  # noqa: E402
+
+INSTANT = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
+LIMITS = Limits(decision_seconds=2.0)
+
+
+def instant(k: int) -> BotSource:
+    """An instant bot; ``k`` makes the source (and so the zygote) distinct per seat."""
+    return BotSource(f"instant{k}", INSTANT + f"# copy {k}\n")
+
+
+class _Last:
+    """The in-process twin of INSTANT (the last legal action: it orders, so hands get played)."""
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        return obs["legal"][-1]
+
+
+def pct(xs: list[float], q: float) -> float:
+    """The q-quantile (0..1) of xs."""
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, int(q * len(ys)))]
+
+
+def bench_start(n: int) -> None:
+    """Cold start (a zygote: interpreter, layers, compile) and per-match start (fork to ready)."""
+    p = plan()
+    stage = Stage()
+    cold, warm = [], []
+    try:
+        for i in range(max(3, n // 10)):
+            t = time.perf_counter()
+            z = Zygote(instant(100 + i), 0, stage, p, LIMITS)
+            child = z.fork(1, 0)
+            proxy = SeatProxy(0, child, LIMITS)
+            proxy.wait_ready(time.monotonic() + 10)
+            cold.append(time.perf_counter() - t)
+            assert proxy.fault is None, proxy.fault
+            child.close()
+            for _ in range(n):
+                t = time.perf_counter()
+                child = z.fork(1, 0)
+                proxy = SeatProxy(0, child, LIMITS)
+                proxy.wait_ready(time.monotonic() + 10)
+                warm.append(time.perf_counter() - t)
+                child.close()
+            z.close()
+    finally:
+        stage.remove()
+    print(f"layers: {', '.join(p.active)}")
+    print(
+        f"cold bot start (new zygote to ready): median {statistics.median(cold) * 1e3:.1f} ms "
+        f"(n={len(cold)})"
+    )
+    print(
+        f"per-match bot start (fork to ready): median {statistics.median(warm) * 1e3:.2f} ms, "
+        f"p90 {pct(warm, 0.9) * 1e3:.2f} ms (n={len(warm)})"
+    )
+
+
+def bench_round_trip(n: int) -> None:
+    """One decision through the proxy: encode, pipe, bot, pipe, decode, check."""
+    obs: dict[str, Any] | None = None
+
+    class Grab:
+        def act(self, o: dict[str, Any]) -> Any:
+            nonlocal obs
+            if obs is None and o["phase"] == "play" and len(o["legal"]) > 1 and o["tricks"]:
+                obs = o
+            return o["legal"][-1]
+
+    play_match([Grab(), Grab(), Grab()], 3)
+    assert obs is not None
+    with BotPool(LIMITS) as pool:
+        z = pool._zygote(instant(0), 0)
+        child = z.fork(1, 0)
+        proxy = SeatProxy(0, child, LIMITS)
+        proxy.wait_ready(time.monotonic() + 10)
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            proxy.act(obs)
+            times.append(time.perf_counter() - t)
+        assert proxy.fault is None, proxy.fault
+        child.close()
+    size = len(repr(obs))
+    print(
+        f"decision round trip (obs ~{size} chars): p50 {pct(times, 0.5) * 1e6:.0f} us, "
+        f"p99 {pct(times, 0.99) * 1e6:.0f} us (n={n})"
+    )
+
+
+def _worker(args: tuple[int, int, bool]) -> tuple[int, float]:
+    start, count, sandboxed = args
+    t = time.perf_counter()
+    if sandboxed:
+        with BotPool(LIMITS) as pool:
+            srcs = [instant(0), instant(1), instant(2)]
+            pool.play_match(srcs, -1)  # warm the zygotes (the cold start is measured above)
+            t = time.perf_counter()
+            for seed in range(start, start + count):
+                out = pool.play_match(srcs, seed)
+                assert not out.faults, out.faults
+    else:
+        for seed in range(start, start + count):
+            play_match([_Last(), _Last(), _Last()], seed)
+    return count, time.perf_counter() - t
+
+
+def bench_throughput(matches: int, workers: int, sandboxed: bool) -> float:
+    """Matches per second with ``workers`` processes (each its own BotPool)."""
+    per = matches // workers
+    jobs = [(i * per, per, sandboxed) for i in range(workers)]
+    ctx = mp.get_context("fork")
+    t = time.perf_counter()
+    with ctx.Pool(workers) as p:
+        results = p.map(_worker, jobs)
+    wall = time.perf_counter() - t
+    done = sum(c for c, _ in results)
+    # Rate over the slowest worker's playing time (excludes pool start and zygote warm-up).
+    rate = done / max(s for _, s in results)
+    where = "sandboxed" if sandboxed else "in-process"
+    print(
+        f"{where:10s} workers={workers}: {rate:7.1f} matches/s "
+        f"({done} matches, wall {wall:.2f} s incl. start)"
+    )
+    return rate
+
+
+def main() -> None:
+    """Run every benchmark and print one line per figure."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--starts", type=int, default=100, help="per-match starts to time")
+    ap.add_argument("--round-trips", type=int, default=5000)
+    ap.add_argument("--matches", type=int, default=400, help="matches per throughput run")
+    args = ap.parse_args()
+    bench_start(args.starts)
+    bench_round_trip(args.round_trips)
+    for workers in (1, 2):
+        bench_throughput(args.matches, workers, True)
+        bench_throughput(args.matches * 5, workers, False)
+
+
+if __name__ == "__main__":
+    main()
