@@ -1,0 +1,196 @@
+"""The SQLite store on real files: migrations, bot versions, idempotent batches, bad databases."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.store import LOG_CAP, MIGRATIONS, Store
+
+
+def record(match_id: str, bots: list[int], **over: Any) -> dict[str, Any]:
+    """A worker record as :func:`arena.runner.outcome_record` makes it (one short hand)."""
+    hand = {
+        "hand_number": 0,
+        "dealer": 1,
+        "upcard": "AS",
+        "trump": "S",
+        "maker": 0,
+        "alone": [],
+        "sitting_out": None,
+        "passed_out": False,
+        "tricks_won": [3, 1, 1],
+        "points": [1, 0, 0],
+        "scores_before": [0, 0, 0],
+        "log": [[2, "bid1", "order"]],
+    }
+    rec = {
+        "match_id": match_id,
+        "round": 0,
+        "seating": 0,
+        "seed": 42,
+        "set_key": ",".join(map(str, sorted(bots))),
+        "bots": bots,
+        "scores": [10, 4, 2],
+        "placements": [1, 2, 3],
+        "truncated": False,
+        "hands": [hand],
+        "faults": [],
+        "stats": [{"decisions": 5, "asked": 4, "think_seconds": 0.1, "max_seconds": 0.05}] * 3,
+        "logs": ["", "", ""],
+        "duration_seconds": 0.5,
+    }
+    rec.update(over)
+    return rec
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "arena.db")
+    for name in ("a", "b", "c"):
+        s.add_bot_version(name, f"class Bot: name = {name!r}", f"{name}.py")
+    config = {"bots": [], "seed": 1, "rounds": 1, "rules": {}, "limits": {}}
+    s.ensure_tournament("t1", config, [1, 2, 3], 6)
+    return s
+
+
+def count(s: Store, table: str) -> int:
+    return int(s.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+def test_a_new_database_has_every_migration_and_wal(tmp_path: Path) -> None:
+    s = Store(tmp_path / "x.db")
+    assert s.applied_migrations() == [v for v, _, _ in MIGRATIONS]
+    assert s.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = set(s.db.table_names())
+    for t in ("bots", "bot_versions", "tournaments", "matches", "match_seats", "hands"):
+        assert t in tables
+    assert {"faults", "bot_logs", "ratings", "pairwise", "schema_migrations"} <= tables
+
+
+def test_migrating_an_older_database_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    old = Store(path, upto=1)
+    assert old.applied_migrations() == [1]
+    assert "ratings" not in old.db.table_names()
+    old.add_bot_version("keeper", "class Bot: pass", "keeper.py", "me")
+    old.close()
+
+    new = Store(path)
+    assert new.applied_migrations() == [1, 2]
+    assert "ratings" in new.db.table_names()
+    kept = new.latest_version("keeper")
+    assert kept is not None and kept.author == "me" and kept.version == 1
+    # Opening again applies nothing twice.
+    assert Store(path).applied_migrations() == [1, 2]
+
+
+def test_same_content_is_not_stored_twice_but_a_change_is(store: Store) -> None:
+    v, created = store.add_bot_version("a", "class Bot: name = 'a'", "a.py")
+    assert not created and v.version == 1
+    v2, created = store.add_bot_version("a", "class Bot: name = 'a'  # v2", "a.py")
+    assert created and v2.version == 2 and v2.bot_id == v.bot_id
+    # Going back to the first content is a change relative to the latest version.
+    v3, created = store.add_bot_version("a", "class Bot: name = 'a'", "a.py")
+    assert created and v3.version == 3
+    assert [x.name for x in store.latest_versions()] == ["a", "b", "c"]
+    assert store.latest_versions()[0].version == 3
+
+
+def test_write_results_is_idempotent(store: Store) -> None:
+    batch = [record("m1", [1, 2, 3]), record("m2", [2, 3, 1], seating=1)]
+    store.write_results("t1", batch)
+    first = {t: count(store, t) for t in ("matches", "match_seats", "hands")}
+    store.write_results("t1", batch)
+    assert (
+        {t: count(store, t) for t in first}
+        == first
+        == {
+            "matches": 2,
+            "match_seats": 6,
+            "hands": 2,
+        }
+    )
+    assert store.finished_match_ids("t1") == {"m1", "m2"}
+
+
+def test_a_failing_batch_stores_nothing(store: Store) -> None:
+    # The second record names a bot version that does not exist: the foreign key fails
+    # after the first record's rows were written, and the whole batch must roll back.
+    bad = [record("m1", [1, 2, 3]), record("m2", [1, 2, 99])]
+    with pytest.raises(sqlite3.IntegrityError):
+        store.write_results("t1", bad)
+    assert count(store, "matches") == 0 and count(store, "match_seats") == 0
+
+
+def test_faults_and_capped_logs_are_stored(store: Store) -> None:
+    fault = {"seat": 1, "kind": "timeout", "message": "no answer in 1 s", "decision": 4}
+    store.write_results(
+        "t1",
+        [record("m1", [1, 2, 3], faults=[fault], logs=["", "x" * (LOG_CAP + 10), "hi"])],
+    )
+    f = store.match_faults("m1")
+    assert [(r["seat"], r["kind"], r["decision"], r["bot_version_id"]) for r in f] == [
+        (1, "timeout", 4, 2)
+    ]
+    logs = store.rows("SELECT seat, length(text) AS n, truncated FROM bot_logs ORDER BY seat")
+    assert logs == [{"seat": 1, "n": LOG_CAP, "truncated": 1}, {"seat": 2, "n": 2, "truncated": 0}]
+    seat = store.rows("SELECT faulted FROM match_seats WHERE match_id = 'm1' ORDER BY seat")
+    assert [r["faulted"] for r in seat] == [0, 1, 0]
+
+
+def test_match_by_prefix(store: Store) -> None:
+    store.write_results("t1", [record("abc123", [1, 2, 3]), record("abd456", [1, 2, 3])])
+    row, hands = store.match("abc")
+    assert row["id"] == "abc123" and hands[0]["upcard"] == "AS"
+    for prefix in ("ab", "zz", ""):
+        with pytest.raises(ArenaError):
+            store.match(prefix)
+
+
+def test_not_a_sqlite_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    content = b"these are my notes, not a database\n" * 50
+    path.write_bytes(content)
+    with pytest.raises(ArenaError, match="is not a SQLite database"):
+        Store(path)
+    assert path.read_bytes() == content
+
+
+def test_a_locked_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(ArenaError, match="locked by another process"):
+            s = Store(path)
+            s.add_bot_version("z", "class Bot: pass", "z.py")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_missing_database_for_readers_and_directories(tmp_path: Path) -> None:
+    with pytest.raises(ArenaError, match="no database"):
+        Store(tmp_path / "missing.db", create=False)
+    assert not (tmp_path / "missing.db").exists()
+    with pytest.raises(ArenaError, match="directory"):
+        Store(tmp_path)
+
+
+def test_tournament_status_and_lookup(store: Store) -> None:
+    assert store.tournament()["id"] == "t1"
+    assert store.tournament("t")["status"] == "running"
+    store.set_status("t1", "finished")
+    t = store.tournament("t1")
+    assert t["status"] == "finished" and t["finished_at"]
+    # Finding the same tournament again does not reopen a finished one.
+    store.ensure_tournament("t1", {}, [], 6)
+    assert store.tournament("t1")["status"] == "finished"
+    with pytest.raises(ArenaError, match="no tournament"):
+        store.tournament("zz")
