@@ -79,6 +79,31 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
 
 # --- sandbox commands ---
 
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--no-live", is_flag=True, help="Only probe; do not play a sandboxed match.")
+@reports_errors
+def doctor(as_json: bool, no_live: bool) -> None:
+    """Show which sandbox layers work on this machine and check the real sandbox live.
+
+    Exits 1 when bots cannot be sandboxed here (or the live check finds a problem).
+
+    \b
+    Example:
+        arena doctor
+        ARENA_SANDBOX_DISABLE=bwrap arena doctor --json
+    """
+    import json
+
+    from arena.sandbox.doctor import diagnose, render
+
+    report = diagnose(live=not no_live)
+    click.echo(json.dumps(report, indent=2) if as_json else render(report))
+    live = report["live"]
+    if live is not None and not live["ok"]:
+        sys.exit(1)
+
 # --- tournament commands ---
 
 

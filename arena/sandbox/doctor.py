@@ -1,0 +1,98 @@
+"""``arena doctor``: which isolation layers work here, and a live check of the real sandbox."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from arena.sandbox.layers import probe
+from arena.sandbox.pool import BotPool
+from arena.sandbox.values import BotSource, Limits, SandboxUnavailable
+
+__all__ = ["diagnose", "render"]
+
+_CHECK_BOT = """\
+import os
+import random
+
+
+class Bot:
+    def act(self, obs):
+        if obs["hand_number"] == 0 and not getattr(self, "probed", False):
+            self.probed = True
+            for path in ("/etc/passwd", "/etc/hostname"):
+                try:
+                    open(path).close()
+                    print("visible", path)
+                except OSError:
+                    pass
+            try:
+                os.fork()
+                print("fork allowed")
+            except OSError:
+                pass
+        return random.choice(obs["legal"])
+"""
+
+
+def diagnose(live: bool = True) -> dict[str, Any]:
+    """Probe the layers and, with ``live``, play one real sandboxed match and look inside it."""
+    layers = probe()
+    report: dict[str, Any] = {"layers": [la.to_dict() for la in layers], "live": None}
+    if not live:
+        return report
+    bot = BotSource("doctor", _CHECK_BOT)
+    try:
+        with BotPool(Limits(decision_seconds=2.0)) as pool:
+            t = time.perf_counter()
+            cold = pool.play_match([bot, bot, bot], 1)
+            cold_ms = (time.perf_counter() - t) * 1e3
+            t = time.perf_counter()
+            warm = pool.play_match([bot, bot, bot], 2)
+            warm_ms = (time.perf_counter() - t) * 1e3
+            hosts = [z.info for z in pool._zygotes.values()]
+    except SandboxUnavailable as e:
+        report["live"] = {"ok": False, "error": str(e)}
+        return report
+    leaks = sorted({line for out in (cold, warm) for line in out.logs[0].splitlines()})
+    faults = [str(f) for out in (cold, warm) for f in out.faults]
+    report["live"] = {
+        "ok": not faults and not leaks,
+        "faults": faults,
+        "leaks": leaks,
+        "first_match_ms": round(cold_ms, 1),
+        "next_match_ms": round(warm_ms, 1),
+        "hosts": [
+            {"uid": h.get("uid"), "landlock": h.get("landlock"), "seccomp": h.get("seccomp")}
+            for h in hosts
+        ],
+    }
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    """The report as text: one line per layer, then the live check."""
+    lines = ["Sandbox layers on this machine:"]
+    for la in report["layers"]:
+        mark = "on " if la["active"] else "off"
+        lines.append(f"  [{mark}] {la['name']:<10} {la['detail']}")
+    live = report["live"]
+    if live is None:
+        return "\n".join(lines)
+    if "error" in live:
+        lines.append(f"Live check: FAILED: {live['error']}")
+        return "\n".join(lines)
+    hosts = ", ".join(
+        f"uid {h['uid']} landlock ABI {h['landlock']} seccomp {h['seccomp']}" for h in live["hosts"]
+    )
+    lines.append(f"Live check: bot hosts run as: {hosts}")
+    lines.append(
+        f"  one match of three bots: {live['first_match_ms']} ms with cold hosts, "
+        f"{live['next_match_ms']} ms with warm ones (fresh bot processes each match)"
+    )
+    for leak in live["leaks"]:
+        lines.append(f"  WARNING inside the sandbox: {leak}")
+    for fault in live["faults"]:
+        lines.append(f"  FAULT: {fault}")
+    lines.append("Live check: " + ("OK" if live["ok"] else "PROBLEMS (see above)"))
+    return "\n".join(lines)
