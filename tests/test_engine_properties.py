@@ -216,12 +216,34 @@ def check_match(m: MatchResult, rules: Rules, seed: int) -> None:
     assert all(m.placements[w] == 1 for w in m.winners)
 
 
+def check_views(m: MatchResult, bots: list[CheckingBot]) -> None:
+    """Every observation agrees with the record of its hand, as far as it goes."""
+    for bot in bots:
+        for obs in bot.seen:
+            k = obs["hand_number"]
+            h = m.hands[k]
+            assert obs["history"] == [m.hands[j].summary() for j in range(k)]
+            assert (obs["scores"], obs["dealer"]) == (h.scores_before, h.dealer)
+            assert obs["bids"] == h.bids[: len(obs["bids"])]
+            n = len(obs["tricks"])
+            assert obs["tricks"] == h.tricks[:n]
+            if obs["trick"]:
+                assert obs["trick"] == h.tricks[n]["cards"][: len(obs["trick"])]
+            if obs["trump"] is not None:
+                assert (obs["trump"], obs["maker"]) == (h.trump, h.maker)
+                assert obs["alone"] == h.alone[: len(obs["alone"])]
+            if obs["phase"] == "play":
+                assert obs["discards"] == h.discards[obs["seat"]]
+                assert (obs["alone"], obs["sitting_out"]) == (h.alone, h.sitting_out)
+
+
 @settings(max_examples=150, deadline=None)
 @given(rules=RULES, seed=st.integers(0, 2**32), alone_bias=st.sampled_from([0.0, 0.3]))
 def test_random_legal_matches(rules: Rules, seed: int, alone_bias: float) -> None:
     bots = [CheckingBot(seed, s, seed, rules, alone_bias) for s in range(3)]
     m = play_match(bots, seed=seed, rules=rules, max_hands=60)
     check_match(m, rules, seed)
+    check_views(m, bots)
     data = m.to_dict()
     assert json.loads(json.dumps(data)) == data
     assert MatchResult.from_dict(json.loads(json.dumps(data))) == m
