@@ -225,7 +225,7 @@ def run(
     limits = Limits().to_dict()
     with Store(db_path) as store:
         if files:
-            versions = register_files(store, files, limits, unsafe=unsafe)
+            versions = register_files(store, files)
         else:
             versions = store.latest_versions()
         the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)

@@ -1,0 +1,295 @@
+"""Running tournaments for real: sandboxed bots, forked workers, SQLite, interrupts and resume.
+
+Serial equals parallel, a kill -9 followed by a rerun equals an uninterrupted run, and Ctrl-C
+to a real ``arena run`` leaves no process behind and keeps every finished match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.engine import Rules
+from arena.sandbox import Limits
+from arena.store import Store
+from arena.tournament import plan, register_files, run, standings
+
+BOTS = {
+    "first.py": """
+        class Bot:
+            name = "first"
+            def act(self, obs):
+                return obs["legal"][0]
+    """,
+    "last.py": """
+        class Bot:
+            def act(self, obs):
+                return obs["legal"][-1]
+    """,
+    "rnd.py": """
+        import random
+        class Bot:
+            author = "tests"
+            def act(self, obs):
+                return random.choice(obs["legal"])
+    """,
+    "crashy.py": """
+        class Bot:
+            def __init__(self):
+                self.calls = 0
+            def act(self, obs):
+                self.calls += 1
+                if self.calls == 3:
+                    raise RuntimeError("third time unlucky")
+                return obs["legal"][-1]
+    """,
+    "slow.py": """
+        import random, time
+        class Bot:
+            def act(self, obs):
+                time.sleep(0.01)
+                return random.choice(obs["legal"])
+    """,
+}
+
+# Columns that depend on timing, not on the games.
+TIMING = {"duration_seconds", "finished_at", "think_seconds", "max_think_seconds", "cpu_seconds"}
+
+
+def write_bots(directory: Path, names: list[str]) -> list[Path]:
+    directory.mkdir(exist_ok=True)
+    paths = []
+    for name in names:
+        path = directory / name
+        path.write_text(textwrap.dedent(BOTS[name]).lstrip(), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every game-determined row of the database, in a canonical order."""
+    conn = sqlite3.connect(db)
+    out = {}
+    queries = {
+        "bot_versions": "SELECT id, name, version, sha256, author FROM bot_versions",
+        "tournaments": "SELECT id, config, seed, rounds, status, total_matches FROM tournaments",
+        "matches": "SELECT * FROM matches",
+        "match_seats": "SELECT * FROM match_seats",
+        "hands": "SELECT * FROM hands",
+        "faults": "SELECT * FROM faults",
+        "bot_logs": "SELECT * FROM bot_logs",
+        "ratings": "SELECT tournament_id, bot_version_id, rank, rating, rating_low, rating_high,"
+        " matches, wins, mean_place, faults FROM ratings",
+    }
+    for table, sql in queries.items():
+        cur = conn.execute(sql)
+        keep = [i for i, d in enumerate(cur.description) if d[0] not in TIMING]
+        out[table] = sorted(tuple(row[i] for i in keep) for row in cur)
+    conn.close()
+    return out
+
+
+def run_in_process(db: Path, files: list[Path], rounds: int, workers: int) -> Store:
+    store = Store(db)
+    limits = Limits().to_dict()
+    versions = register_files(store, files)
+    the_plan = plan(store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits)
+    result = run(store, the_plan, workers=workers, log_path=db.with_suffix(".log"))
+    assert result.completed and result.played == the_plan.total
+    return store
+
+
+def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py", "crashy.py"])
+    serial = run_in_process(tmp_path / "serial.db", files, rounds=1, workers=1)
+    parallel = run_in_process(tmp_path / "parallel.db", files, rounds=1, workers=2)
+    a, b = dump(tmp_path / "serial.db"), dump(tmp_path / "parallel.db")
+    assert len(a["matches"]) == 4 * 6  # C(4,3) sets x 1 round x 6 seatings
+    assert a == b
+
+    # The crashing bot faulted in every one of its matches, was placed last and the
+    # tournament went on.
+    tid = serial.tournament()["id"]
+    crashy = serial.latest_version("crashy")
+    assert crashy is not None
+    faults = serial.rows(
+        "SELECT kind, message, seat FROM faults WHERE bot_version_id = ?", [crashy.id]
+    )
+    assert len(faults) == 3 * 6
+    assert {f["kind"] for f in faults} == {"crash"}
+    assert all("third time unlucky" in f["message"] for f in faults)
+    table = {s.name: s for s in standings(serial, tid)}
+    assert table["crashy"].faults == table["crashy"].matches == 18
+    assert table["crashy"].mean_place == 3.0
+    assert table["crashy"].rank == 4
+    assert serial.tournament(tid)["status"] == "finished"
+
+    # Worker processes logged into the run's log file through the parent.
+    lines = (tmp_path / "parallel.log").read_text().splitlines()
+    worker_pids = {line.split()[2] for line in lines if "arena.runner" in line}
+    assert worker_pids and str(os.getpid()) not in worker_pids
+    parallel.close()
+    serial.close()
+
+
+def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
+    store = run_in_process(tmp_path / "a.db", files, rounds=1, workers=2)
+    before = dump(tmp_path / "a.db")
+    limits = Limits().to_dict()
+    versions = register_files(store, files)
+    again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
+    assert again.todo == []
+    result = run(store, again, workers=2)
+    assert (result.played, result.already, result.completed) == (0, 6, True)
+    assert dump(tmp_path / "a.db") == before
+
+
+def arena_cmd(db: Path, files: list[Path], *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "run",
+        *map(str, files),
+        "--db",
+        str(db),
+        "--seed",
+        "5",
+        "--workers",
+        "2",
+        "--no-site",
+        *extra,
+    ]
+
+
+def stored(db: Path) -> int:
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for_matches(db: Path, proc: subprocess.Popen[bytes], at_least: int) -> int:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        n = stored(db)
+        if n >= at_least:
+            return n
+        assert proc.poll() is None, "arena run ended before it could be interrupted"
+        time.sleep(0.05)
+    raise AssertionError("no matches were stored in time")
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    files = write_bots(tmp_path / "bots", ["slow.py", "last.py", "rnd.py"])
+    rounds = ("--rounds", "5")  # 30 matches
+    whole = tmp_path / "whole.db"
+    subprocess.run(arena_cmd(whole, files, *rounds), check=True, capture_output=True)
+
+    broken = tmp_path / "broken.db"
+    proc = subprocess.Popen(
+        arena_cmd(broken, files, *rounds),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    wait_for_matches(broken, proc, 4)
+    proc.kill()
+    proc.wait()
+    partial = stored(broken)
+    assert 4 <= partial < 30
+    rerun = subprocess.run(arena_cmd(broken, files, *rounds), capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"Played {30 - partial} matches" in rerun.stdout
+    assert dump(broken) == dump(whole)
+
+
+DRIVER = r"""
+import ctypes, json, os, signal, sqlite3, subprocess, sys, time
+# Become the subreaper: any process arena leaves behind, even one that escaped into its own
+# session, is re-parented to this driver, where it can be found after arena exits.
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+db, cmd = sys.argv[1], json.loads(sys.argv[2])
+proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        start_new_session=True, text=True)
+def stored():
+    try:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        return c.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+deadline = time.monotonic() + 120
+while stored() < 3 and proc.poll() is None and time.monotonic() < deadline:
+    time.sleep(0.05)
+before = stored()
+os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
+out, err = proc.communicate(timeout=120)
+time.sleep(0.5)
+while True:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid == 0:
+        break
+left = []
+for name in os.listdir("/proc"):
+    if name.isdigit():
+        try:
+            stat = open(f"/proc/{name}/stat").read()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+            left.append(open(f"/proc/{name}/cmdline").read().replace("\0", " ")[:200])
+print(json.dumps({"rc": proc.returncode, "out": out, "err": err, "before": before,
+                  "left": left}))
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None:
+    files = write_bots(tmp_path / "bots", ["slow.py", "last.py", "rnd.py"])
+    db = tmp_path / "arena.db"
+    cmd = arena_cmd(db, files, "--rounds", "5")
+    driver = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(db), json.dumps(cmd)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert driver.returncode == 0, driver.stderr
+    report = json.loads(driver.stdout)
+    assert report["rc"] == 130, report
+    assert "Interrupted" in report["err"] and "Traceback" not in report["err"]
+    assert report["left"] == []
+    kept = stored(db)
+    assert report["before"] <= kept < 30
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT status FROM tournaments").fetchone()[0] == "interrupted"
+    # Every stored match is whole: its seats and hands are there too.
+    assert conn.execute("SELECT COUNT(*) FROM match_seats").fetchone()[0] == 3 * kept
+    orphans = conn.execute(
+        "SELECT COUNT(*) FROM matches m WHERE NOT EXISTS "
+        "(SELECT 1 FROM hands h WHERE h.match_id = m.id)"
+    ).fetchone()[0]
+    assert orphans == 0
+    conn.close()
+    rerun = subprocess.run(cmd, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"Played {30 - kept} matches" in rerun.stdout
+    assert stored(db) == 30
