@@ -104,6 +104,7 @@ def doctor(as_json: bool, no_live: bool) -> None:
     if live is not None and not live["ok"]:
         sys.exit(1)
 
+
 # --- tournament commands ---
 
 
@@ -149,7 +150,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
 
 @main.command()
 @db_option
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("bots_or_files", metavar="[FILE|BOT]...", nargs=-1)
 @click.option(
     "--rounds",
     type=int,
@@ -178,7 +179,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
 @reports_errors
 def run(
     db_path: str,
-    files: tuple[str, ...],
+    bots_or_files: tuple[str, ...],
     rounds: int | None,
     seed: int,
     workers: int | None,
@@ -189,15 +190,16 @@ def run(
 ) -> None:
     """Run a duplicate round-robin tournament and store every match.
 
-    Every set of three bots plays --rounds deal seeds, each in all 6 seatings. With FILES,
-    those bot files are registered (name: the file's Bot.name, else its stem) and play;
-    without, the latest version of every submitted bot plays. Rerunning the same command
+    Every set of three bots plays --rounds deal seeds, each in all 6 seatings. Bot files
+    given are registered (name: the file's Bot.name, else its stem); a name picks a submitted
+    bot's latest version; with neither, every submitted bot plays. Rerunning the same command
     after Ctrl-C or a crash plays only the missing matches.
 
     \b
     Example:
-        arena run bots/*.py --rounds 4 --out site
+        arena run bots/heuristic.py bots/montecarlo.py bots/random_bot.py --rounds 4
         arena run --workers 2            # every submitted bot
+        arena run greedy heuristic my_bot.py
     """
     from pathlib import Path
 
@@ -210,7 +212,7 @@ def run(
         DEFAULT_ROUNDS,
         default_workers,
         plan,
-        register_files,
+        resolve,
         standings_table,
     )
     from arena.tournament import run as run_tournament
@@ -224,10 +226,7 @@ def run(
     console = Console()
     limits = Limits().to_dict()
     with Store(db_path) as store:
-        if files:
-            versions = register_files(store, files)
-        else:
-            versions = store.latest_versions()
+        versions = resolve(store, bots_or_files)
         the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)
         done = the_plan.total - len(the_plan.todo)
         console.print(

@@ -201,6 +201,29 @@ def register_files(store: Store, paths: Sequence[str | Path]) -> list[BotVersion
     return [store.add_bot_version(f.name, f.source, f.filename, f.author)[0] for f in files]
 
 
+def resolve(store: Store, args: Sequence[str]) -> list[BotVersion]:
+    """The bots of ``arena run ARGS``: each a bot file (registered) or a submitted bot's name
+    (its latest version); no ARGS means every submitted bot."""
+    if not args:
+        return store.latest_versions()
+    files = [a for a in args if Path(a).is_file()]
+    registered = dict(zip(files, register_files(store, files), strict=True))
+    out = []
+    for a in args:
+        if a in registered:
+            out.append(registered[a])
+            continue
+        version = store.latest_version(a)
+        if version is None:
+            raise ArenaError(f"unknown bot {a!r}: neither a bot file nor a submitted bot's name")
+        out.append(version)
+    names = [v.name for v in out]
+    for n in names:
+        if names.count(n) > 1:
+            raise ArenaError(f"bot {n!r} is given twice")
+    return out
+
+
 # --- planning -------------------------------------------------------------------------------
 
 
