@@ -1,0 +1,321 @@
+"""The reference bots: legal in every phase and variant, deterministic, within their limits.
+
+The bots are loaded from their files the way the arena loads them (``arena.botfile``) and
+driven through the real engine; ``play_match`` raises :class:`IllegalAction` on any answer that
+is not legal, so finishing a match is itself the legality check.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.botfile import bundled, load_bot_class
+from arena.cards import deck
+from arena.engine import PHASES, Deal, IllegalAction, Rules, play_match
+
+BOT_NAMES = ("random_bot", "heuristic", "montecarlo")
+SANDBOX_DECISION_SECONDS = 1.0  # the per-decision wall-clock limit bots get in the sandbox
+
+VARIANTS = {
+    "default": Rules(),
+    "deck32": Rules(deck=32),
+    "deck25": Rules(deck=25),
+    "stick": Rules(stick_the_dealer=True),
+    "turned_down": Rules(round2_allow_turned_down=True),
+    "mandatory_pickup": Rules(dealer_pickup="mandatory"),
+    "march4": Rules(lone_maker_march=4),
+    "lone_only": Rules(lone_defender_scoring="lone_only"),
+    "maker_leads": Rules(both_alone_lead="maker"),
+    "shared_win": Rules(tie_policy="shared_win", target=5),
+}
+
+
+def make(name: str, seed: object, **kwargs: Any) -> Any:
+    """A bot built as the arena builds it: ``random`` seeded first, then ``Bot()``."""
+    cls = load_bot_class(bundled(name))
+    random.seed(seed)
+    if name == "montecarlo" and "rollouts" not in kwargs:
+        kwargs["rollouts"] = 40  # keep the suite quick; the search is the same code
+    return cls(**kwargs)
+
+
+class Recorder:
+    """Wraps a bot: checks each answer against ``obs["legal"]`` and times each decision."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.phases: set[str] = set()
+        self.actions: list[Any] = []
+        self.slowest = 0.0
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        t0 = time.perf_counter()
+        action = self.bot.act(obs)
+        self.slowest = max(self.slowest, time.perf_counter() - t0)
+        self.phases.add(obs["phase"])
+        if obs["phase"] == "keep":
+            assert sorted(action) in [sorted(k) for k in obs["legal"]]
+            assert len(action) == 5
+        else:
+            assert action in obs["legal"], (obs["phase"], action, obs["legal"])
+        self.actions.append(action if isinstance(action, str) else sorted(action))
+        return action
+
+
+def _chaos(seed: int) -> Any:
+    """An opponent that orders, goes alone and picks up at random: it opens every phase."""
+    return make("random_bot", f"chaos/{seed}")
+
+
+def _joker_deal() -> Deal:
+    """A 25-card deal whose up-card is the Joker (so the dealer names trump blind)."""
+    cards = [c for c in deck(25) if c != "JK"]
+    return Deal([cards[0:5], cards[5:10], cards[10:15]], cards[15:20], ["JK", *cards[20:24]])
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_every_phase_and_variant_is_answered_legally(name: str) -> None:
+    seen: set[str] = set()
+    for vname, rules in VARIANTS.items():
+        # The bot in every seat against two chaotic random players, then three copies of it.
+        for seat in range(3):
+            me = Recorder(make(name, f"{vname}/{seat}"))
+            bots: list[Any] = [_chaos(seat * 10 + k) for k in range(3)]
+            bots[seat] = me
+            deals = [_joker_deal()] if rules.deck == 25 else None
+            m = play_match(bots, seed=f"{vname}/{seat}", rules=rules, dealer=seat, deals=deals)
+            assert m.winners and not m.truncated
+            seen |= me.phases
+        if name != "montecarlo" or vname == "default":
+            trio = [Recorder(make(name, f"{vname}/trio/{s}")) for s in range(3)]
+            m = play_match(trio, seed=f"{vname}/trio", rules=rules)
+            assert m.winners and not m.truncated
+            for r in trio:
+                seen |= r.phases
+    assert seen == set(PHASES)
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_mid_match_states(name: str) -> None:
+    for scores, dealer in (([9, 8, 7], 1), ([8, 9, 9], 2), ([0, 9, 0], 0)):
+        bots = [Recorder(make(name, f"mid/{s}")) for s in range(3)]
+        m = play_match(bots, seed=11, scores=scores, dealer=dealer)
+        assert m.winners and max(m.scores) >= 10
+        assert all(a >= b for a, b in zip(m.scores, scores, strict=True))
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_same_seed_same_actions(name: str) -> None:
+    def run() -> list[Any]:
+        bots = [Recorder(make(name, f"det/{s}")) for s in range(3)]
+        m = play_match(bots, seed=5)
+        return [h.log for h in m.hands]
+
+    assert run() == run()
+
+
+def test_different_seeds_change_the_random_bot() -> None:
+    logs = []
+    for tag in ("a", "b"):
+        bots = [make("random_bot", f"{tag}/{s}") for s in range(3)]
+        logs.append([h.log for h in play_match(bots, seed=5).hands])
+    assert logs[0] != logs[1]
+
+
+_DETERMINISM_SCRIPT = """
+import random
+from arena.botfile import bundled, load_bot_class
+from arena.engine import play_match
+cls = load_bot_class(bundled({name!r}))
+bots = []
+for s in range(3):
+    random.seed(f"hash/{{s}}")
+    bots.append(cls(rollouts=40) if {name!r} == "montecarlo" else cls())
+m = play_match(bots, seed=3)
+print([h.log for h in m.hands])
+"""
+
+
+@pytest.mark.parametrize("name", ("heuristic", "montecarlo"))
+def test_deterministic_across_processes_and_hash_seeds(name: str) -> None:
+    # Each sandboxed match is a fresh process with its own string-hash seed: a bot that
+    # iterated over a set of cards to make a choice would differ between them.
+    outs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        code = _DETERMINISM_SCRIPT.format(name=name)
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1] and len(outs[0]) > 100
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_decisions_stay_under_the_sandbox_limit_at_default_settings(name: str) -> None:
+    cls = load_bot_class(bundled(name))
+    random.seed("time")
+    bots = [Recorder(cls()) for _ in range(3)]
+    play_match(bots, seed=2, scores=[6, 6, 6])
+    assert max(b.slowest for b in bots) < SANDBOX_DECISION_SECONDS
+
+
+def test_montecarlo_time_cap_cuts_a_search_short() -> None:
+    # With far more rollouts than fit, the budget (a safety cap) must still end each decision.
+    bot = Recorder(make("montecarlo", "cap", rollouts=10**7, budget=0.05))
+    others = [make("heuristic", f"cap/{s}") for s in range(2)]
+    play_match([bot, *others], seed=4, scores=[9, 9, 8])
+    assert 0.05 <= bot.slowest < 0.5
+
+
+ALLOWED_IMPORTS = {
+    "__future__",
+    "random",
+    "time",
+    "math",
+    "itertools",
+    "typing",
+    "collections",
+    "functools",
+    "arena.cards",
+}
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bot_imports_only_the_standard_library_and_arena_cards(name: str) -> None:
+    tree = ast.parse(Path(bundled(name)).read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0
+            imported.add(str(node.module))
+    assert imported <= ALLOWED_IMPORTS, imported - ALLOWED_IMPORTS
+    assert all(m.split(".")[0] in sys.stdlib_module_names or m == "arena.cards" for m in imported)
+
+
+def test_an_illegal_bot_is_caught_by_the_engine() -> None:
+    # The legality check the tests above rely on really rejects a bad answer.
+    class Bad:
+        def act(self, obs: dict[str, Any]) -> Any:
+            return "XX"
+
+    with pytest.raises(IllegalAction):
+        play_match([Bad(), make("heuristic", 1), make("heuristic", 2)], seed=1)
+
+
+# ----- what the heuristic knows -----
+
+
+def _obs(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "phase": "play",
+        "seat": 0,
+        "dealer": 2,
+        "scores": [0, 0, 0],
+        "hand": [],
+        "upcard": "9C",
+        "bids": [],
+        "pickup": None,
+        "trump": "H",
+        "maker": 1,
+        "alone": [],
+        "sitting_out": None,
+        "tricks": [],
+        "trick": [],
+        "legal": [],
+        "rules": Rules().to_dict(),
+        "hand_number": 0,
+        "history": [],
+        "discards": [],
+    }
+    base.update(kw)
+    return base
+
+
+_ROUND2_HEARTS = [
+    {"seat": 0, "round": 1, "action": "pass"},
+    {"seat": 1, "round": 1, "action": "pass"},
+    {"seat": 2, "round": 1, "action": "pass"},
+    {"seat": 0, "round": 2, "action": "pass"},
+    {"seat": 1, "round": 2, "action": "H"},
+]
+
+
+@pytest.mark.parametrize("name", ("heuristic", "montecarlo"))
+def test_a_defender_does_not_overtrump_a_partner_who_holds_the_trick(name: str) -> None:
+    # Seat 2 (co-defender) led the boss A of spades, the maker (seat 1) followed; we are last.
+    hand = ["JH", "9D", "TD", "QC", "KC"]
+    obs = _obs(
+        seat=0, maker=1, upcard="TS", bids=_ROUND2_HEARTS, hand=hand, legal=hand,
+        trick=[[2, "AS"], [1, "9S"]],
+    )  # fmt: skip
+    assert make(name, 1).act(obs) != "JH"
+
+
+@pytest.mark.parametrize("name", ("heuristic", "montecarlo"))
+def test_a_maker_ruffs_for_the_trick_it_needs(name: str) -> None:
+    # The maker has 2 tricks; ruffing with KH now makes the third, while the unseen AH could
+    # beat the KH on the last trick.
+    tricks = [
+        {"leader": 0, "cards": [[0, "AC"], [1, "JH"], [2, "9C"]], "winner": 1},
+        {"leader": 1, "cards": [[1, "JD"], [2, "9H"], [0, "TH"]], "winner": 1},
+        {"leader": 1, "cards": [[1, "AS"], [2, "QH"], [0, "QS"]], "winner": 2},
+    ]
+    obs = _obs(
+        seat=1, maker=1, upcard="TS", bids=_ROUND2_HEARTS, hand=["KH", "9D"],
+        legal=["KH", "9D"], tricks=tricks, trick=[[2, "KC"], [0, "TC"]],
+    )  # fmt: skip
+    assert make(name, 1).act(obs) == "KH"
+
+
+def test_heuristic_keeps_every_trump_and_orders_a_monster() -> None:
+    from itertools import combinations
+
+    from arena.cards import sort_cards
+
+    hand = ["JH", "9C", "TC", "KS", "QS"]
+    dummy = ["AH", "KH", "JD", "AC", "9D"]
+    legal = [list(k) for k in combinations(sort_cards(hand + dummy), 5)]
+    obs = _obs(phase="keep", seat=1, maker=1, hand=hand, dummy=dummy, legal=legal, upcard="9H")
+    kept = make("heuristic", 1).act(obs)
+    assert {"JH", "JD", "AH", "KH"} <= set(kept) and "AC" in kept
+    bid = _obs(
+        phase="bid1",
+        seat=0,
+        dealer=2,
+        trump=None,
+        maker=None,
+        hand=["JH", "JD", "AH", "KH", "QH"],
+        upcard="9H",
+        legal=["pass", "order"],
+    )
+    assert make("heuristic", 1).act(bid) == "order"
+    assert make("montecarlo", 1).act(bid) == "order"
+    weak = dict(bid, hand=["9C", "TC", "9S", "TS", "9D"])
+    assert make("heuristic", 1).act(weak) == "pass"
+
+
+def test_heuristic_beats_random_in_a_small_duplicate_set() -> None:
+    # Not a benchmark: a bot with a broken strategy (but legal moves) fails this.
+    above = total = 0
+    for seed in range(4):
+        for seat in range(3):
+            bots: list[Any] = [make("random_bot", f"s{seed}/{k}") for k in range(3)]
+            bots[seat] = make("heuristic", f"s{seed}/h")
+            m = play_match(bots, seed=seed)
+            for other in range(3):
+                if other != seat:
+                    total += 1
+                    above += m.placements[seat] < m.placements[other]
+    assert above / total > 0.75
