@@ -202,12 +202,14 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours
-        script = str(stage.lib / "host.py")
         fd = theirs.fileno()
-        if plan.bwrap:
-            argv = bwrap_argv([str(stage.lib), str(self.bot_path.parent)], plan.python, script, fd)
+        lib, bot_dir = str(stage.lib), str(self.bot_path.parent)
+        if plan.bwrap:  # the same files at fixed paths inside the sandbox
+            binds = [(lib, "/arena"), (bot_dir, "/bot")]
+            lib, bot_dir = "/arena", "/bot"
+            argv = bwrap_argv(binds, plan.python, f"{lib}/host.py", fd)
         else:
-            argv = [plan.python, "-s", "-S", "-B", script, str(fd)]
+            argv = [plan.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
         ids: dict[str, Any] = {}
         if self.lease is not None:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
@@ -224,19 +226,13 @@ class Zygote:
             **ids,
         )
         theirs.close()
-        read_paths = [
-            "/usr",
-            str(stage.lib),
-            str(self.bot_path.parent),
-            "/dev/null",
-            "/dev/urandom",
-        ]
+        read_paths = ["/usr", lib, bot_dir, "/dev/null", "/dev/urandom"]
         for name in ("/lib", "/lib64", "/bin"):
             if os.path.isdir(name) and not os.path.islink(name):
                 read_paths.append(name)
         cfg = {
-            "lib": str(stage.lib),
-            "bot_path": str(self.bot_path),
+            "lib": lib,
+            "bot_path": f"{bot_dir}/{self.bot_path.name}",
             "read_paths": read_paths,
             "landlock": plan.landlock,
             "seccomp": plan.seccomp,

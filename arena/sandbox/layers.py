@@ -94,8 +94,12 @@ def _run(argv: list[str], **kw: Any) -> tuple[bool, str]:
     return p.returncode == 0, out[-1] if out else f"exit status {p.returncode}"
 
 
-def bwrap_argv(read_only: list[str], python: str, script: str, ctrl_fd: int) -> list[str]:
-    """The bubblewrap command for a host: only /usr and ``read_only`` dirs visible, all RO."""
+def bwrap_argv(binds: list[tuple[str, str]], python: str, script: str, ctrl_fd: int) -> list[str]:
+    """The bubblewrap command for a host: only /usr and the ``(outside, inside)`` binds exist.
+
+    Everything is read-only; the staged directories appear at fixed inside paths, so a bot
+    learns nothing of the arena's file system, not even the staging directory's name.
+    """
     argv = [
         "bwrap",
         "--unshare-all",
@@ -122,8 +126,8 @@ def bwrap_argv(read_only: list[str], python: str, script: str, ctrl_fd: int) -> 
         elif os.path.isdir(f"/{name}"):
             argv += ["--ro-bind", f"/{name}", f"/{name}"]
     argv += ["--dev", "/dev"]
-    for path in read_only:
-        argv += ["--ro-bind", path, path]
+    for outside, inside in binds:
+        argv += ["--ro-bind", outside, inside]
     # Without these the sandbox's root tmpfs and /dev/shm are writable: RAM outside RLIMIT_AS.
     argv += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", "/", "--"]
     return [*argv, python, "-s", "-S", "-B", script, str(ctrl_fd)]
@@ -157,7 +161,7 @@ def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
         return False, "bwrap not installed (apt-get install bubblewrap)"
     with tempfile.TemporaryDirectory() as d:
         os.chmod(d, 0o755)
-        argv = bwrap_argv([d], "/usr/bin/true", "", 0)[:-6] + ["/usr/bin/true"]
+        argv = bwrap_argv([(d, "/arena")], "/usr/bin/true", "", 0)[:-6] + ["/usr/bin/true"]
         ids: dict[str, Any] = {}
         if as_uid is not None:
             ids = {"user": as_uid, "group": as_uid, "extra_groups": []}

@@ -130,8 +130,10 @@ class BotPool:
         self.close()
 
 
-_FIRST_LEGAL = BotSource(
-    "validator-first", "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
+# The validation partners take the last legal action: they order up, so hands get played and
+# the match ends in a few hands even when the bot under test faults and passes ever after.
+_ALWAYS_ORDER = BotSource(
+    "always-order", "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
 )
 
 
@@ -147,5 +149,5 @@ def validate_bot(
     if isinstance(source, str):
         source = BotSource("bot", source)
     with BotPool(limits, unsafe_no_sandbox) as pool:
-        out = pool.play_match([source, _FIRST_LEGAL, _FIRST_LEGAL], "validate", DEFAULT_RULES)
+        out = pool.play_match([source, _ALWAYS_ORDER, _ALWAYS_ORDER], "validate", DEFAULT_RULES)
     return out.fault_of(0)

@@ -12,13 +12,17 @@ class Bot:
         if not self.done:
             self.done = True
             print("RAN")
-            mine = os.path.abspath(__file__)
+            mine = os.path.realpath(__file__)
             paths = ["@@DB@@", "/etc/passwd", "/etc/shadow", "/proc/1/environ", "/root/.bashrc"]
             paths += [f"/proc/{os.getppid()}/environ", "/work/main/bots/random_bot.py"]
             paths += glob.glob("/tmp/arena-sandbox-*/bots/*/*.py")
             paths += glob.glob(os.path.dirname(os.path.dirname(mine)) + "/*/*.py")
+            # What a bot may read: its own file, the host code and arena.cards, the system.
+            allowed = ("/usr/", "/bin/", "/lib")
+            shown = ("host.py", "cards.py", "__init__.py")
             for path in paths:
-                if os.path.abspath(path) == mine:
+                real = os.path.realpath(path)
+                if real == mine or real.startswith(allowed) or os.path.basename(real) in shown:
                     continue
                 try:
                     with open(path, "rb") as f:

@@ -1,0 +1,406 @@
+"""The sandbox's behaviour with honest bots, its values, its layer set-ups and its clean-up.
+
+Hostile bots are in tests/test_sandbox_attacks.py. Everything here runs the real sandbox: real
+bot processes forked from real zygotes under whatever layers this machine has (all of them in
+CI, which runs as root with bubblewrap and python3-seccomp installed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.botfile import bundled, load_bot_class
+from arena.engine import PHASES, Rules, deal_for, play_match
+from arena.errors import ArenaError
+from arena.sandbox import (
+    FAULT_KINDS,
+    BotPool,
+    BotSource,
+    Fault,
+    Limits,
+    SandboxUnavailable,
+    probe,
+    validate_bot,
+)
+from arena.sandbox.layers import processes_of_uid
+from arena.sandbox.values import forfeit_placements
+
+ATTACKS = Path(__file__).parent / "attacks"
+FAST = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
+REPO = Path(__file__).resolve().parent.parent
+
+
+def source(name: str) -> BotSource:
+    return BotSource.from_path(str(bundled(name)))
+
+
+class Forced:
+    """In-process twin of a sandboxed seat: forced decisions are played without the bot."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        return obs["legal"][0] if len(obs["legal"]) == 1 else self.bot.act(obs)
+
+
+def in_process(names: list[str], seed: int, rules: Rules) -> Any:
+    """The same match in this process, with ``random`` seeded per seat as the host does."""
+    bots = []
+    for seat, name in enumerate(names):
+        random.seed(f"arena/bot/{seed}/{seat}")
+        bots.append(Forced(load_bot_class(bundled(name))()))
+    return play_match(bots, seed, rules)
+
+
+# --- values ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"decision_seconds": 0}, "decision_seconds"),
+        ({"match_cpu_seconds": -1}, "match_cpu_seconds"),
+        ({"memory_mb": 8}, "memory_mb"),
+        ({"log_bytes": -5}, "log_bytes"),
+        ({"load_seconds": "3"}, "load_seconds"),
+    ],
+    ids=["decision", "cpu", "memory", "log", "load-type"],
+)
+def test_bad_limits_are_one_clear_error(kwargs: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(ArenaError, match=fragment):
+        Limits(**kwargs)
+
+
+def test_values_round_trip() -> None:
+    limits = Limits(decision_seconds=0.25, memory_mb=300)
+    assert Limits.from_dict(limits.to_dict()) == limits
+    for kind in FAULT_KINDS:
+        f = Fault(2, kind, "boom", 7)
+        assert Fault.from_dict(json.loads(json.dumps(f.to_dict()))) == f
+    assert str(Fault(1, "load", "x")) == "seat 1: load at loading: x"
+    with pytest.raises(ValueError):
+        Fault.from_dict({"seat": 0, "kind": "nonsense", "message": "", "decision": None})
+    src = BotSource("a", "x = 1\n")
+    assert src.sha256 == BotSource("b", "x = 1\n", "other.py").sha256 != BotSource("a", "").sha256
+
+
+@pytest.mark.parametrize(
+    ("scores", "faulty", "places"),
+    [
+        ([10, 5, 3], set(), [1, 2, 3]),
+        ([10, 5, 3], {0}, [3, 1, 2]),
+        ([10, 5, 5], {0}, [3, 1, 1]),
+        ([2, 11, 7], {1, 2}, [1, 2, 3]),
+        ([4, 4, 4], {0, 1, 2}, [1, 1, 1]),
+        ([12, 3, 9], {2}, [1, 2, 3]),
+    ],
+    ids=["none", "winner-faults", "tie-behind", "two-fault", "all-fault", "last-faults"],
+)
+def test_forfeit_places_faulty_seats_last(
+    scores: list[int], faulty: set[int], places: list[int]
+) -> None:
+    assert forfeit_placements(scores, faulty) == places
+
+
+# --- layers ---------------------------------------------------------------------------------
+
+
+def test_probe_reports_every_layer_truthfully() -> None:
+    layers = {la.name: la for la in probe()}
+    assert set(layers) == {
+        "python",
+        "uid",
+        "bwrap",
+        "nnp",
+        "landlock",
+        "seccomp",
+        "rlimits",
+        "subreaper",
+    }
+    assert layers["uid"].active == (os.geteuid() == 0)
+    assert layers["python"].active == os.access("/usr/bin/python3", os.X_OK)
+    if shutil.which("bwrap") is None:
+        assert not layers["bwrap"].active
+    assert all(la.detail for la in layers.values())
+
+
+def test_ci_machine_has_every_layer() -> None:
+    """CI (.ci/run) installs bubblewrap and python3-seccomp and runs as root: all layers on."""
+    if os.geteuid() != 0:
+        # A developer laptop: the per-bot uid layer must say why it is off.
+        assert "not root" in next(la.detail for la in probe() if la.name == "uid")
+        return
+    off = [la.name for la in probe() if not la.active]
+    assert off == [], f"layers off on a root CI machine: {off}"
+
+
+def test_refuses_without_isolation_and_unsafe_still_limits_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX_DISABLE", "bwrap,uid,landlock,seccomp")
+    with pytest.raises(SandboxUnavailable) as err:
+        BotPool(FAST)
+    assert "\n" not in str(err.value) and "--unsafe-no-sandbox" in str(err.value)
+    loop = BotSource("loop", (ATTACKS / "infinite_loop.py").read_text())
+    with BotPool(Limits(decision_seconds=0.3), unsafe_no_sandbox=True) as pool:
+        assert pool.plan.unsafe and not pool.plan.bwrap and not pool.plan.seccomp
+        out = pool.play_match([loop, source("random_bot"), source("random_bot")], 4)
+    assert [(f.seat, f.kind) for f in out.faults] == [(0, "timeout")]
+
+
+@pytest.mark.parametrize(
+    "disabled", ["bwrap", "landlock", "bwrap,uid"], ids=["no-bwrap", "no-landlock", "no-bwrap-uid"]
+)
+def test_degraded_layer_sets_still_contain_attacks(
+    disabled: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fallbacks of section 1 of the research: each set still blocks reads, kills and forks."""
+    monkeypatch.setenv("ARENA_SANDBOX_DISABLE", disabled)
+    subs = {"@@DB@@": str(REPO / "pyproject.toml"), "@@MARK_DIR@@": "/tmp"}
+    with BotPool(Limits(decision_seconds=1.0)) as pool:
+        for name in disabled.split(","):
+            assert name not in pool.plan.active
+        for attack in ("read_files", "kill_victim", "fork_bomb", "write_files"):
+            text = (ATTACKS / f"{attack}.py").read_text()
+            for key, value in subs.items():
+                text = text.replace(key, value)
+            victim = source("random_bot")
+            out = pool.play_match([BotSource(attack, text), victim, victim], 8)
+            assert "RAN" in out.logs[0] and "ESCAPED" not in out.logs[0], (attack, out.logs[0])
+            assert out.faults == []
+    assert not Path("/tmp/pwned").exists()
+
+
+def test_non_root_arena_degrades_gracefully() -> None:
+    """A real unprivileged arena (setpriv to uid 62000): no per-bot uid, the rest still on."""
+    if os.geteuid() != 0:
+        assert not next(la for la in probe() if la.name == "uid").active
+        return
+    script = f"""
+import json, os, sys
+sys.path.insert(0, {str(REPO)!r})
+from arena.sandbox import BotPool, BotSource, Limits
+bot = BotSource.from_path({str(bundled("random_bot"))!r})
+spy = BotSource("spy", open({str(ATTACKS / "read_files.py")!r}).read().replace("@@DB@@", "/x"))
+with BotPool(Limits(decision_seconds=1.0)) as pool:
+    out = pool.play_match([spy, bot, bot], 3)
+    print(json.dumps({{"uid": os.getuid(), "active": pool.plan.active, "log": out.logs[0],
+                      "faults": [f.to_dict() for f in out.faults]}}))
+"""
+    cmd = ["setpriv", "--reuid=62000", "--regid=62000", "--clear-groups"]
+    done = subprocess.run(
+        [*cmd, "/usr/bin/python3", "-s", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/tmp",
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["uid"] == 62000
+    assert "uid" not in report["active"] and "seccomp" in report["active"]
+    assert "RAN" in report["log"] and "ESCAPED" not in report["log"]
+    assert report["faults"] == []
+
+
+# --- honest bots ----------------------------------------------------------------------------
+
+VARIANTS = [
+    Rules(),
+    Rules(deck=32),
+    Rules(deck=25),
+    Rules(dealer_pickup="mandatory"),
+    Rules(round2_allow_turned_down=True, stick_the_dealer=True),
+    Rules(both_alone_lead="maker", lone_maker_march=4),
+    Rules(lone_defender_scoring="lone_only", tie_policy="shared_win", target=5),
+]
+
+
+def test_honest_bots_same_sandboxed_and_in_process() -> None:
+    """Every variant, every phase: the sandbox plays exactly the in-process match."""
+    names = ["random_bot", "heuristic", "random_bot"]
+    srcs = [source(n) for n in names]
+    phases: set[str] = set()
+    with BotPool(FAST) as pool:
+        for i, rules in enumerate(VARIANTS):
+            seeds = [i, 100 + i]
+            if rules.deck == 25:  # a match whose first up-card is the Joker: joker_trump
+                seeds.append(next(s for s in range(1000) if deal_for(s, 0, rules).upcard == "JK"))
+            for seed in seeds:
+                out = pool.play_match(srcs, seed, rules)
+                ref = in_process(names, seed, rules)
+                assert out.faults == []
+                assert out.result.scores == ref.scores and out.result.winners == ref.winners
+                assert [h.to_dict() for h in out.result.hands] == [h.to_dict() for h in ref.hands]
+                assert out.placements == ref.placements
+                phases |= {p for h in out.result.hands for _, p, _ in h.log}
+                # Forced decisions are played by the arena, so fewer reach the bots.
+                assert all(s["asked"] <= s["decisions"] for s in out.stats)
+                assert sum(s["asked"] for s in out.stats) < sum(s["decisions"] for s in out.stats)
+    assert phases == set(PHASES)
+
+
+def test_same_results_from_another_pool() -> None:
+    """Which worker plays a match does not matter: fresh processes, per-match seeding."""
+    srcs = [source("random_bot"), source("heuristic"), source("random_bot")]
+    with BotPool(FAST) as a:
+        a.play_match(srcs, 99)  # a pool with history...
+        first = a.play_match(srcs, 5)
+    with BotPool(FAST) as b:
+        second = b.play_match(srcs, 5)  # ...and a fresh one
+    assert first.result.scores == second.result.scores
+    assert [h.log for h in first.result.hands] == [h.log for h in second.result.hands]
+
+
+def test_forced_decisions_never_reach_the_bot() -> None:
+    picky = BotSource(
+        "picky",
+        "class Bot:\n"
+        "    def act(self, obs):\n"
+        "        assert len(obs['legal']) > 1, 'asked a forced decision'\n"
+        "        return obs['legal'][-1]\n",
+    )
+    with BotPool(FAST) as pool:
+        out = pool.play_match([picky, picky, source("random_bot")], 21)
+    assert out.faults == []
+    assert out.stats[0]["asked"] < out.stats[0]["decisions"]
+
+
+def test_stats_and_logs_per_seat() -> None:
+    chatty = BotSource(
+        "chatty",
+        "import sys\n"
+        "class Bot:\n"
+        "    def act(self, obs):\n"
+        "        print('thinking about', obs['phase'])\n"
+        "        print('err', file=sys.stderr)\n"
+        "        return obs['legal'][-1]\n",
+    )
+    limits = Limits(decision_seconds=2.0, log_bytes=300)
+    with BotPool(limits) as pool:
+        out = pool.play_match([chatty, source("random_bot"), source("random_bot")], 2)
+    assert out.logs[0].startswith("thinking about ") and "\nerr\n" in out.logs[0]
+    assert len(out.logs[0].encode()) == 300  # capped, the rest dropped
+    assert out.logs[1] == out.logs[2] == ""
+    for s in out.stats:
+        assert set(s) == {"decisions", "asked", "think_seconds", "max_seconds", "cpu_seconds"}
+        assert 0 < s["asked"] <= s["decisions"] and s["max_seconds"] <= s["think_seconds"]
+        assert s["cpu_seconds"] > 0
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("class Bot:\n    def act(self, obs)\n        return 1\n", "SyntaxError"),
+        ("x = 1\n", "no class Bot"),
+        ("class Bot:\n    pass\n", "act"),
+        ("import numpy\n", "ModuleNotFoundError"),
+        ("from arena import engine\n", "ImportError"),
+        ("class Bot:\n    def __init__(self):\n        1 / 0\n", "ZeroDivisionError"),
+    ],
+    ids=["syntax", "no-class", "no-act", "third-party", "arena-internals", "ctor"],
+)
+def test_validate_reports_load_faults(text: str, fragment: str) -> None:
+    fault = validate_bot(BotSource("broken", text), FAST)
+    assert fault is not None and fault.kind == "load" and fault.decision is None
+    assert fragment in fault.message
+
+
+def test_validate_accepts_good_bots_and_source_text() -> None:
+    assert validate_bot(source("heuristic"), FAST) is None
+    assert validate_bot(bundled("random_bot").read_text(), FAST) is None
+    fault = validate_bot("class Bot:\n    def act(self, obs):\n        return 'nope'\n", FAST)
+    assert fault is not None and fault.kind == "illegal" and fault.decision == 0
+
+
+def test_broken_file_faults_every_match_and_others_play_on() -> None:
+    broken = BotSource("broken", "def (:\n")
+    with BotPool(FAST) as pool:
+        outs = [
+            pool.play_match([source("random_bot"), broken, source("random_bot")], s) for s in (1, 2)
+        ]
+    for out in outs:
+        assert [(f.seat, f.kind) for f in out.faults] == [(1, "load")]
+        assert "SyntaxError" in out.faults[0].message and "line 1" in out.faults[0].message
+        assert out.placements[1] == 3 and out.stats[1]["asked"] == 0
+        assert max(out.result.scores) >= 10
+
+
+# --- processes ------------------------------------------------------------------------------
+
+
+def test_close_leaves_no_process_and_pool_is_done() -> None:
+    pool = BotPool(FAST)
+    pool.play_match([source("random_bot")] * 3, 1)
+    pids, uids = pool.host_pids(), pool.uids()
+    assert pids and len(set(uids)) == len(uids) == (3 if os.geteuid() == 0 else 0)
+    pool.close()
+    pool.close()  # idempotent
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists()
+    for uid in uids:
+        assert processes_of_uid(uid) == []
+    with pytest.raises(RuntimeError):
+        pool.play_match([source("random_bot")] * 3, 1)
+
+
+def test_a_killed_zygote_is_replaced() -> None:
+    with BotPool(FAST) as pool:
+        srcs = [source("random_bot"), source("heuristic"), source("heuristic")]
+        pool.play_match(srcs, 1)
+        for pid in pool.host_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+        out = pool.play_match(srcs, 2)
+        assert out.faults == []
+
+
+def test_arena_death_takes_every_bot_process_with_it() -> None:
+    """SIGKILL the arena process: --die-with-parent / PDEATHSIG end all its bot processes."""
+    script = f"""
+import json, sys, time
+sys.path.insert(0, {str(REPO)!r})
+from arena.sandbox import BotPool, BotSource, Limits
+bot = BotSource.from_path({str(bundled("random_bot"))!r})
+pool = BotPool(Limits())
+pool.play_match([bot, bot, bot], 1)
+print(json.dumps({{"pids": pool.host_pids(), "uids": pool.uids()}}), flush=True)
+time.sleep(60)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    state = json.loads(proc.stdout.readline())
+    assert state["pids"]
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    alive = state["pids"]
+    while alive and time.monotonic() < deadline:
+        for pid in alive:
+            try:  # orphans come to this process when it is a subreaper: reap them
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        alive = [p for p in state["pids"] if Path(f"/proc/{p}").exists()]
+        time.sleep(0.02)
+    assert alive == []
+    for uid in state["uids"]:
+        assert processes_of_uid(uid) == []
