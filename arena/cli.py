@@ -83,8 +83,14 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--no-live", is_flag=True, help="Only probe; do not play a sandboxed match.")
+@click.option(
+    "--cluster",
+    metavar="ADDR",
+    default=None,
+    help="Report every worker of the Dask cluster at ADDR instead (versions, sandbox layers).",
+)
 @reports_errors
-def doctor(as_json: bool, no_live: bool) -> None:
+def doctor(as_json: bool, no_live: bool, cluster: str | None) -> None:
     """Show which sandbox layers work on this machine and check the real sandbox live.
 
     Exits 1 when bots cannot be sandboxed here (or the live check finds a problem).
@@ -93,8 +99,24 @@ def doctor(as_json: bool, no_live: bool) -> None:
     Example:
         arena doctor
         ARENA_SANDBOX_DISABLE=bwrap arena doctor --json
+        arena doctor --cluster tcp://10.0.0.5:8786
     """
     import json
+
+    if cluster is not None:
+        import dataclasses
+
+        from arena.cluster import ClusterError
+        from arena.cluster import doctor as cluster_doctor
+
+        reports, lines, problem = cluster_doctor(cluster)
+        if as_json:
+            click.echo(json.dumps([dataclasses.asdict(r) for r in reports], indent=2))
+        else:
+            click.echo("\n".join(lines))
+        if problem:
+            raise ClusterError(problem)
+        return
 
     from arena.sandbox.doctor import diagnose, render
 
@@ -175,6 +197,13 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     default=None,
     help="Log file of the run, worker processes included  [default: the database's name with .log]",
 )
+@click.option(
+    "--cluster",
+    metavar="ADDR",
+    default=None,
+    help="Play the matches on the Dask cluster whose scheduler is ADDR (tcp://HOST:8786) "
+    "instead of local worker processes; see docs/cluster.md.",
+)
 @unsafe_option
 @reports_errors
 def run(
@@ -186,6 +215,7 @@ def run(
     out_dir: str,
     no_site: bool,
     log_path: str | None,
+    cluster: str | None,
     unsafe: bool,
 ) -> None:
     """Run a duplicate round-robin tournament and store every match.
@@ -200,6 +230,7 @@ def run(
         arena run bots/heuristic.py bots/montecarlo.py bots/random_bot.py --rounds 4
         arena run --workers 2            # every submitted bot
         arena run greedy heuristic my_bot.py
+        arena run --cluster tcp://10.0.0.5:8786   # on a Dask cluster
     """
     from pathlib import Path
 
@@ -224,6 +255,12 @@ def run(
     if workers < 1:
         raise click.BadParameter(f"must be at least 1, not {workers}", param_hint="--workers")
     console = Console()
+    executor = None
+    if cluster is not None:  # checked first: a cluster that cannot play fails in one line
+        from arena.cluster import open_executor
+
+        executor = open_executor(cluster, unsafe_no_sandbox=unsafe)
+        workers = executor.workers
     limits = Limits().to_dict()
     with Store(db_path) as store:
         versions = resolve(store, bots_or_files)
@@ -235,9 +272,19 @@ def run(
             + f", {workers} worker{'s' * (workers != 1)}"
         )
         log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
-        result = run_tournament(
-            store, the_plan, workers=workers, unsafe=unsafe, console=console, log_path=log_file
-        )
+        try:
+            result = run_tournament(
+                store,
+                the_plan,
+                workers=workers,
+                unsafe=unsafe,
+                console=console,
+                log_path=log_file,
+                executor=executor,
+            )
+        finally:
+            if executor is not None:  # already shut down when matches ran; idempotent
+                executor.shutdown(wait=False, cancel_futures=True)
     console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     console.print(

@@ -392,8 +392,10 @@ def open_executor(
     return ClusterExecutor(client, slots)
 
 
-def doctor(address: str, *, unsafe_no_sandbox: bool = False) -> tuple[list[str], str | None]:
-    """``arena doctor --cluster``: a text report of every worker, and the first problem found.
+def doctor(
+    address: str, *, unsafe_no_sandbox: bool = False
+) -> tuple[list[WorkerReport], list[str], str | None]:
+    """``arena doctor --cluster``: every worker's report, as text too, and the first problem.
 
     Each worker gets a header line (name, address, host, versions, verdict) and one line per
     sandbox layer, marked ``+`` when active on that worker.
@@ -424,7 +426,7 @@ def doctor(address: str, *, unsafe_no_sandbox: bool = False) -> tuple[list[str],
             f"  {'+' if la.get('active') else '-'} {la.get('name', '?'):<10} {la.get('detail', '')}"
             for la in r.layers
         )
-    return lines, first
+    return reports, lines, first
 
 
 __all__ = [

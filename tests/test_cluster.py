@@ -202,7 +202,7 @@ def test_worker_without_sandbox_layers_is_named(dask_cluster: LocalDaskCluster) 
     env = {"ARENA_SANDBOX_DISABLE": "bwrap,uid,landlock,seccomp"}
     with extra_worker(dask_cluster, "nosandbox", env):
         message = _check_error(dask_cluster.address)
-        lines, problem = cluster.doctor(dask_cluster.address)
+        _, lines, problem = cluster.doctor(dask_cluster.address)
     assert message.startswith("worker nosandbox (tcp://127.0.0.1:")
     assert "its sandbox cannot run bots: cannot sandbox bots here" in message
     assert problem == message

@@ -1,0 +1,177 @@
+"""Benchmark: the same tournament through the local process pool and a 2-worker Dask cluster.
+
+Run by hand (figures go to README "Cluster runs" and docs/cluster.md)::
+
+    python bench/cluster.py                    # 3 instant bots, 60 rounds = 360 matches, 3 reps
+    python bench/cluster.py --rounds 20 --reps 1
+
+"Instant" bots answer a random legal action at once, so a match costs only the sandbox (fresh bot
+processes forked from zygotes) and the engine: the worst case for the cluster's per-task cost.
+Both sides run the real ``arena.tournament.run`` (progress bar off, a fresh SQLite file per run,
+the parent the only writer) with 2 workers; the cluster is a real scheduler plus 2 worker
+processes started with Dask's own CLI on this machine, and each cluster run includes connecting
+and probing the workers, as ``arena run --cluster`` does. Repetitions are interleaved and the
+median is reported; the stored matches of both sides are compared at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from rich.console import Console  # noqa: E402
+
+from arena import cluster, tournament  # noqa: E402
+from arena.engine import Rules  # noqa: E402
+from arena.sandbox import Limits  # noqa: E402
+from arena.store import Store  # noqa: E402
+
+# Answers at once (a uniformly random legal action: legal[0] alone would pass every hand out
+# and play to the hand limit). The arena seeds ``random`` per match and seat.
+INSTANT = """import random
+
+
+class Bot:
+    name = {name!r}
+
+    def act(self, obs):
+        return random.choice(obs["legal"])
+"""
+
+
+def start_cluster(workdir: Path, workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
+    """``dask scheduler`` + ``workers`` × ``dask worker --nthreads 1``; returns the address."""
+    sched_file = workdir / "scheduler.json"
+    base = [sys.executable, "-m", "dask"]
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    log = open(workdir / "dask.log", "wb")  # noqa: SIM115 - lives as long as the cluster
+    procs = [
+        subprocess.Popen(
+            [*base, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+            + ["--scheduler-file", str(sched_file)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    ]
+    while not sched_file.exists():
+        time.sleep(0.1)
+    address = str(json.loads(sched_file.read_text())["address"])
+    for k in range(workers):
+        procs.append(
+            subprocess.Popen(
+                [*base, "worker", address, "--nworkers", "1", "--nthreads", "1"]
+                + ["--no-dashboard", "--name", f"w{k + 1}"],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+        )
+    client = cluster.connect(address)
+    try:
+        client.wait_for_workers(workers, timeout=60)
+    finally:
+        client.close()
+    return address, procs
+
+
+def stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Workers first, then the scheduler; SIGTERM to each process group."""
+    for p in reversed(procs):
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(30)
+
+
+def one_run(
+    workdir: Path, bots: list[Path], rounds: int, tag: str, make: Callable[[], Any] | None
+) -> tuple[float, int, Path]:
+    """One whole tournament into a fresh database; (seconds, matches, db path)."""
+    db = workdir / f"{tag}.db"
+    db.unlink(missing_ok=True)
+    limits = Limits().to_dict()
+    with Store(db) as store:
+        versions = tournament.register_files(store, bots)
+        plan = tournament.plan(store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits)
+        quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
+        started = time.perf_counter()
+        executor = make() if make else None
+        workers = executor.workers if executor is not None else 2
+        result = tournament.run(store, plan, workers=workers, console=quiet, executor=executor)
+        seconds = time.perf_counter() - started
+    assert result.completed and result.played == plan.total, result
+    return seconds, plan.total, db
+
+
+def stored(db: Path) -> list[tuple[Any, ...]]:
+    """The stored matches and hands, without timings and timestamps."""
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute(
+            "SELECT id, seed, bot0, bot1, bot2, score0, score1, score2, place0, place1, place2,"
+            " hands_played FROM matches ORDER BY id"
+        ).fetchall()
+        rows += con.execute("SELECT match_id, hand_number, record FROM hands ORDER BY 1, 2")
+    finally:
+        con.close()
+    return rows
+
+
+def main() -> None:
+    """Run the comparison and print one table."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=60, help="rounds (6 matches each)")
+    ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp:
+        workdir = Path(tmp)
+        bots = []
+        for name in ("instant_a", "instant_b", "instant_c"):
+            path = workdir / f"{name}.py"
+            path.write_text(INSTANT.format(name=name))
+            bots.append(path)
+        started = time.perf_counter()
+        address, procs = start_cluster(workdir, 2)
+        print(f"cluster up in {time.perf_counter() - started:.1f} s at {address}")
+        local: list[float] = []
+        dask: list[float] = []
+        try:
+            for rep in range(args.reps):
+                secs, n, local_db = one_run(workdir, bots, args.rounds, "local", None)
+                local.append(secs)
+                secs, n, dask_db = one_run(
+                    workdir, bots, args.rounds, "dask", lambda: cluster.open_executor(address)
+                )
+                dask.append(secs)
+                print(f"rep {rep + 1}: local {local[-1]:.2f} s, dask {dask[-1]:.2f} s ({n})")
+            same = stored(local_db) == stored(dask_db)
+        finally:
+            stop_cluster(procs)
+    lt, dt = statistics.median(local), statistics.median(dask)
+    load = os.getloadavg()[0]
+    print()
+    print(f"{n} matches of instant bots, 2 workers, median of {args.reps} (load {load:.1f})")
+    print(f"{'backend':<28}{'wall s':>8}{'matches/s':>11}{'ms/match':>10}")
+    print(f"{'local process pool':<28}{lt:>8.2f}{n / lt:>11.1f}{1000 * lt / n:>10.2f}")
+    print(f"{'Dask, 2 local workers':<28}{dt:>8.2f}{n / dt:>11.1f}{1000 * dt / n:>10.2f}")
+    per_match, percent = 1000 * (dt - lt) / n, 100 * (dt / lt - 1)
+    print(f"cluster overhead: {per_match:+.2f} ms per match ({percent:+.1f} %)")
+    print(f"stored matches identical: {same}")
+
+
+if __name__ == "__main__":
+    main()
