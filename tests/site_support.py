@@ -1,9 +1,10 @@
 """Helpers for the site tests: real databases and HTML parsing.
 
-``store_tournament`` writes a small tournament through the real store API
-(:class:`arena.store.Store`) with matches played by the real engine, in-process, with
-trusted bots; the XSS test uses it to plant hostile names, authors, fault messages and logs
-that a sandboxed ``arena run`` could not produce on demand.
+``run_tournament`` runs a real ``arena run`` (sandboxed bots, worker processes) once per
+test session and renders its site. ``store_tournament`` writes a small tournament through the
+real store API (:class:`arena.store.Store`) with matches played by the real engine,
+in-process, with trusted bots: the XSS test uses it to plant hostile names, authors, fault
+messages and logs that a sandboxed ``arena run`` could not produce on demand.
 """
 
 from __future__ import annotations
@@ -15,10 +16,66 @@ from pathlib import Path
 from typing import Any
 
 from bs4 import BeautifulSoup
+from click.testing import CliRunner
 
 from arena import ratings, scheduler
+from arena.botfile import bundled
+from arena.cli import main
 from arena.engine import Rules, play_match
 from arena.store import Store
+
+FIRST_BOT = """
+class Bot:
+    name = "first"
+    author = "Site tests"
+
+    def act(self, obs):
+        return obs["legal"][0]
+"""
+
+CRASHY_BOT = """
+class Bot:
+    name = "crashy"
+    author = "Site tests"
+
+    def act(self, obs):
+        print("crashy thinks about", obs["phase"])
+        if obs["phase"] == "play" and obs["hand_number"] >= 1:
+            raise RuntimeError("crashy gives up in the second hand")
+        return obs["legal"][0]
+"""
+
+RUN_BOTS = ("random", "heuristic", "first", "crashy")
+"""The bots of :func:`run_tournament`, by name."""
+
+_RUNS: dict[str, Path] = {}
+
+
+def run_tournament(root: Path) -> Path:
+    """``arena run`` of four bots (two bundled, two written here; ``crashy`` faults and
+    prints) with one round into ``root``, once per session; returns ``root``.
+
+    ``root`` then holds ``arena.db`` and ``site/`` (rendered by ``arena run`` itself), and
+    ``site-logs/`` (``arena render --with-logs``).
+    """
+    key = str(root)
+    if key in _RUNS:
+        return _RUNS[key]
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "first.py").write_text(FIRST_BOT)
+    (root / "crashy.py").write_text(CRASHY_BOT)
+    files = [str(bundled("random_bot")), str(bundled("heuristic"))]
+    files += [str(root / "first.py"), str(root / "crashy.py")]
+    db = str(root / "arena.db")
+    args = ["run", *files, "--rounds", "1", "--seed", "11", "--workers", "2", "--db", db]
+    result = CliRunner().invoke(main, [*args, "--out", str(root / "site")])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        main, ["render", "--db", db, "--out", str(root / "site-logs"), "--with-logs"]
+    )
+    assert result.exit_code == 0, result.output
+    _RUNS[key] = root
+    return root
 
 
 class FirstLegal:

@@ -12,35 +12,37 @@ import pytest
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from jinja2 import StrictUndefined, UndefinedError
-from site_support import soup, store_tournament, texts
+from site_support import RUN_BOTS, run_tournament, soup, texts
 
 from arena.cards import trick_winner
 from arena.cli import main
 from arena.site import render_site
 from arena.site.render import make_env
 
-BOTS = [("alpha", "Ada"), ("bravo", None), ("charlie", "Chuck"), ("delta", "Dee")]
-FAULTY = "delta"
-FAULT_MESSAGE = "ZeroDivisionError: division by zero"
-LOG_TEXT = "thinking about trump..."
+BOTS = list(RUN_BOTS)
+FAULTY = "crashy"
+FAULT_MESSAGE = "RuntimeError: crashy gives up in the second hand"
+LOG_TEXT = "crashy thinks about"
 
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A small stored tournament, rendered with logs, plus the database to compare with."""
-    root = tmp_path_factory.mktemp("site")
-    db = root / "arena.db"
-    tid = store_tournament(
-        db, BOTS, rounds=1, fault=(FAULTY, FAULT_MESSAGE), log=("alpha", LOG_TEXT)
-    )
-    index = render_site(db, root / "site", with_logs=True)
-    conn = sqlite3.connect(db)
+    """A real ``arena run`` of four bots; its site re-rendered with ``--with-logs``."""
+    root = run_tournament(tmp_path_factory.getbasetemp() / "arena-run")
+    conn = sqlite3.connect(root / "arena.db")
     conn.row_factory = sqlite3.Row
-    return {"db": db, "tid": tid, "index": index, "out": root / "site", "conn": conn}
+    (tid,) = conn.execute("SELECT id FROM tournaments").fetchone()
+    out = root / "site-logs"
+    return {"db": root / "arena.db", "tid": tid, "index": out / "index.html", "out": out,
+            "run_site": root / "site", "conn": conn}  # fmt: skip
 
 
 def q(built: dict[str, Any], sql: str, *params: Any) -> list[sqlite3.Row]:
     return list(built["conn"].execute(sql, params))
+
+
+AUTHORS = {"random": "Euchre Arena", "heuristic": "Euchre Arena", "first": "Site tests",
+           "crashy": "Site tests"}  # fmt: skip
 
 
 def bot_ids(built: dict[str, Any]) -> dict[str, int]:
@@ -49,7 +51,7 @@ def bot_ids(built: dict[str, Any]) -> dict[str, int]:
 
 def test_render_writes_every_page(built: dict[str, Any]) -> None:
     out: Path = built["out"]
-    assert built["index"] == out / "index.html"
+    assert (built["run_site"] / "index.html").is_file()  # arena run renders at the end
     assert (out / "h2h.html").is_file()
     assert (out / "tournaments" / f"{built['tid']}.html").is_file()
     for bot_id in bot_ids(built).values():
@@ -91,6 +93,7 @@ def test_leaderboard(built: dict[str, Any]) -> None:
         cells = tr.find_all("td")
         assert cells[0].get_text(strip=True) == str(r["rank"])
         assert cells[1].a.get_text(strip=True) == r["name"]
+        assert cells[1].get_text(" ", strip=True).endswith(f"by {AUTHORS[r['name']]}")
         rating = cells[2].get_text(" ", strip=True)
         assert f"{r['rating']:,.0f}" in rating
         assert f"{r['rating_low']:,.0f}\u2013{r['rating_high']:,.0f}" in rating
@@ -100,7 +103,8 @@ def test_leaderboard(built: dict[str, Any]) -> None:
         assert cells[7].get_text(strip=True) == str(r["faults"])
         assert cells[8].get_text(" ", strip=True).startswith("v1")
     faulty = next(tr for tr in rows if tr.find_all("td")[1].a.get_text(strip=True) == FAULTY)
-    assert faulty.find_all("td")[7].get_text(strip=True) == "18"  # every match it played
+    (n,) = q(built, "SELECT COUNT(*) AS n FROM faults")
+    assert n["n"] > 0 and faulty.find_all("td")[7].get_text(strip=True) == str(n["n"])
     assert "bad" in faulty.find_all("td")[7]["class"]
 
 
@@ -110,13 +114,19 @@ def test_leaderboard_charts(built: dict[str, Any]) -> None:
     assert rating_svg is not None
     assert len(rating_svg.select("polyline")) == len(BOTS)
     legend = texts(rating_svg.find_parent("figure").select(".legend .key"))
-    assert sorted(legend) == sorted(name for name, _ in BOTS)
+    assert sorted(legend) == sorted(BOTS)
     places = doc.select_one("svg.place-chart")
     assert places is not None
-    assert sorted(texts(places.select(".bar-label"))) == sorted(name for name, _ in BOTS)
-    # The faulty bot is last in every match: one all-bronze bar.
+    assert sorted(texts(places.select(".bar-label"))) == sorted(BOTS)
     titles = texts(places.select("rect title"))
-    assert f"{FAULTY}: 3rd 18 of 18 (100%)" in titles
+    for r in q(
+        built,
+        """SELECT v.name, s.place, COUNT(*) AS n FROM match_seats s
+           JOIN bot_versions v ON v.id = s.bot_version_id GROUP BY v.name, s.place""",
+    ):
+        assert f"{r['name']}: {r['place']}{['st', 'nd', 'rd'][r['place'] - 1]} {r['n']} of 18" in (
+            " ".join(titles)
+        )
 
 
 def test_head_to_head_matrix(built: dict[str, Any]) -> None:
@@ -145,15 +155,15 @@ def test_head_to_head_matrix(built: dict[str, Any]) -> None:
 
 def test_bot_page(built: dict[str, Any]) -> None:
     ids = bot_ids(built)
-    doc = soup(built["out"] / "bots" / f"{ids['alpha']}.html")
-    assert doc.h1.get_text(strip=True) == "alpha"
-    assert "by Ada" in doc.select_one(".lede").get_text(" ", strip=True)
-    (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'alpha'")
+    doc = soup(built["out"] / "bots" / f"{ids['first']}.html")
+    assert doc.h1.get_text(strip=True) == "first"
+    assert "by Site tests" in doc.select_one(".lede").get_text(" ", strip=True)
+    (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'first'")
     page_text = doc.get_text(" ", strip=True)
     assert v["sha256"][:12] in page_text
     assert v["source"] not in doc.decode()  # the source is never published
     opponents = texts(doc.select("h2:-soup-contains('Results by opponent') + div tbody td a"))
-    assert sorted(opponents) == ["bravo", "charlie", "delta"]
+    assert sorted(opponents) == ["crashy", "heuristic", "random"]
     # Play statistics agree with the hands table.
     stats = dict(
         zip(texts(doc.select(".stat-label")), texts(doc.select(".stat-value")), strict=True)
@@ -175,18 +185,20 @@ def test_bot_page(built: dict[str, Any]) -> None:
     assert f"of hands it made trump ({maker} of {played})" in stats
     assert stats["times went alone"] == str(alone)
     assert stats["times euchred as maker"] == str(euchred)
-    # Its log excerpt is shown (rendered with --with-logs).
-    assert LOG_TEXT in texts(doc.select("details.log pre"))[0]
     assert doc.find(string=re.compile("No faults"))
+    assert doc.find(string=re.compile("It printed nothing"))
 
 
 def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
     doc = soup(built["out"] / "bots" / f"{bot_ids(built)[FAULTY]}.html")
     rows = doc.select("table.faults tbody tr")
-    assert len(rows) == 18
-    for tr in rows:
+    stored = q(built, "SELECT * FROM faults ORDER BY tournament_id, match_id, seat")
+    assert len(rows) == len(stored) > 0
+    for tr, f in zip(rows, stored, strict=True):
         cells = texts(tr.find_all("td"))
-        assert cells[2] == "crash" and cells[3] == "3" and cells[4] == FAULT_MESSAGE
+        assert cells[0] == f["match_id"] and cells[2] == f["kind"] == "crash"
+        assert cells[3] == str(f["decision"])
+        assert tr.pre.get_text() == f["message"] and f["message"].startswith(FAULT_MESSAGE)
         href = tr.a["href"]
         assert (built["out"] / "bots" / href).resolve().is_file()
 
@@ -240,6 +252,8 @@ def test_match_page_of_a_fault(built: dict[str, Any]) -> None:
     doc = soup(built["out"] / "matches" / f"{m['id']}.html")
     items = texts(doc.select("ul.fault-list li"))
     assert len(items) == 1 and FAULTY in items[0] and FAULT_MESSAGE in items[0]
+    logs = doc.select("details.log")
+    assert len(logs) == 1 and LOG_TEXT in logs[0].pre.get_text()
     assert "forfeit: crash" in doc.select_one("table.seats").get_text(" ", strip=True)
 
 
@@ -248,14 +262,14 @@ def test_tournament_page(built: dict[str, Any]) -> None:
     facts = dict(
         zip(texts(doc.select("dl.facts dt")), texts(doc.select("dl.facts dd")), strict=True)
     )
-    assert facts["Seed"] == "5"
+    assert facts["Seed"] == "11"
     assert facts["Rounds"].startswith("1 deal seed")
     assert facts["deck"] == "24" and facts["target"] == "10"
     assert "24 of 24 matches played (100%)" in doc.select_one(".lede").get_text(" ", strip=True)
     assert "finished" in doc.h1.get_text()
     links = {a["href"] for a in doc.select("table.matches a[href^='../matches/']")}
     assert len(links) == 24
-    assert sorted(texts(doc.select("ul.chips a.bot"))) == sorted(n for n, _ in BOTS)
+    assert sorted(texts(doc.select("ul.chips a.bot"))) == sorted(BOTS)
 
 
 def test_templates_are_strict_and_autoescaped() -> None:
@@ -278,7 +292,7 @@ def test_templates_are_strict_and_autoescaped() -> None:
 
 def test_logs_are_published_only_on_request(built: dict[str, Any], tmp_path: Path) -> None:
     render_site(built["db"], tmp_path, with_logs=False)
-    for page in tmp_path.rglob("*.html"):
+    for page in [*tmp_path.rglob("*.html"), *built["run_site"].rglob("*.html")]:
         assert LOG_TEXT not in page.read_text(encoding="utf-8")
     with_logs = "".join(p.read_text(encoding="utf-8") for p in built["out"].rglob("*.html"))
     assert LOG_TEXT in with_logs

@@ -20,11 +20,9 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from site_support import store_tournament
+from site_support import RUN_BOTS, run_tournament
 
-from arena.site import render_site
-
-BOTS = [("alpha", "Ada"), ("bravo", None), ("charlie", "Chuck"), ("delta", "Dee")]
+BOTS = list(RUN_BOTS)
 # The flags this machine needs for Chromium as root, with nothing fetched from the network.
 CHROMIUM_FLAGS = [
     "--headless=new",
@@ -41,10 +39,8 @@ CHROMIUM_FLAGS = [
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("browser-site")
-    store_tournament(root / "arena.db", BOTS, fault=("delta", "RuntimeError: boom"))
-    render_site(root / "arena.db", root / "site")
-    return root / "site"
+    """The site that a real ``arena run`` rendered (shared with tests/test_site.py)."""
+    return run_tournament(tmp_path_factory.getbasetemp() / "arena-run") / "site"
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +108,8 @@ def test_leaderboard_in_browser(browser: webdriver.Chrome, server: str, tmp_path
     assert browser.title == "Leaderboard · Euchre Arena"
     assert browser.find_element(By.TAG_NAME, "h1").text == "Leaderboard"
     names = visible_texts(browser, "table.standings tbody a.bot")
-    assert sorted(names) == sorted(n for n, _ in BOTS)
-    assert names[-1] == "delta"  # faulted every match: last
+    assert sorted(names) == sorted(BOTS)
+    assert names[-1] == "crashy"  # it forfeits by a fault: last
     # The stylesheet really applied (served from static/, not a CDN).
     header_bg = browser.find_element(By.CSS_SELECTOR, "header.top").value_of_css_property(
         "background-color"
@@ -147,7 +143,7 @@ def test_leaderboard_on_a_phone(browser: webdriver.Chrome, server: str, tmp_path
         )
         assert overflow <= 0
         names = visible_texts(browser, "table.standings tbody a.bot")
-        assert sorted(names) == sorted(n for n, _ in BOTS)  # whole words, not split letters
+        assert sorted(names) == sorted(BOTS)  # whole words, not split letters
         name_width = browser.find_element(By.CSS_SELECTOR, "table.standings a.bot").size["width"]
         assert name_width > 40
         assert browser.save_screenshot(str(tmp_path / "leaderboard-phone.png"))
@@ -159,13 +155,13 @@ def test_leaderboard_on_a_phone(browser: webdriver.Chrome, server: str, tmp_path
 
 def test_bot_page_in_browser(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
     browser.get(server)
-    browser.find_element(By.LINK_TEXT, "delta").click()
+    browser.find_element(By.LINK_TEXT, "crashy").click()
     assert re.search(r"/bots/\d+\.html$", browser.current_url)
-    assert browser.find_element(By.TAG_NAME, "h1").text == "delta"
+    assert browser.find_element(By.TAG_NAME, "h1").text == "crashy"
     labels = visible_texts(browser, ".stat-label")
     assert labels[0] == "matches" and visible_texts(browser, ".stat-value")[0] == "18"
     faults = visible_texts(browser, "table.faults tbody tr")
-    assert len(faults) == 18 and all("RuntimeError: boom" in f for f in faults)
+    assert faults and all("RuntimeError: crashy gives up" in f for f in faults)
     screenshot(browser, tmp_path / "bot.png")
     assert console_errors(browser) == []
 
