@@ -319,3 +319,27 @@ def test_heuristic_beats_random_in_a_small_duplicate_set() -> None:
                     total += 1
                     above += m.placements[seat] < m.placements[other]
     assert above / total > 0.75
+
+
+def test_the_guide_example_bot_is_legal_and_beats_random(tmp_path: Path) -> None:
+    # docs/writing-a-bot.md shows a worked example: it must really work as printed.
+    import re
+
+    guide = Path(__file__).resolve().parent.parent / "docs" / "writing-a-bot.md"
+    blocks = re.findall(r"```python\n(.*?)```", guide.read_text(encoding="utf-8"), re.S)
+    (example,) = [b for b in blocks if 'name = "greedy"' in b]
+    path = tmp_path / "greedy.py"
+    path.write_text(example, encoding="utf-8")
+    greedy = load_bot_class(path)
+    above = total = 0
+    for seed in range(3):
+        for seat in range(3):
+            bots: list[Any] = [make("random_bot", f"g{seed}/{k}") for k in range(3)]
+            me = Recorder(greedy())
+            bots[seat] = me
+            m = play_match(bots, seed=seed, rules=Rules(deck=25 if seed == 2 else 24))
+            for other in range(3):
+                if other != seat:
+                    total += 1
+                    above += m.placements[seat] < m.placements[other]
+    assert above / total > 0.7
