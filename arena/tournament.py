@@ -203,25 +203,49 @@ def register_files(store: Store, paths: Sequence[str | Path]) -> list[BotVersion
 
 def resolve(store: Store, args: Sequence[str]) -> list[BotVersion]:
     """The bots of ``arena run ARGS``: each a bot file (registered) or a submitted bot's name
-    (its latest version); no ARGS means every submitted bot."""
+    (its latest version); no ARGS means every submitted bot.
+
+    Everything is checked before anything is stored: a bad field registers no file.
+    """
     if not args:
-        return store.latest_versions()
-    files = [a for a in args if Path(a).is_file()]
-    registered = dict(zip(files, register_files(store, files), strict=True))
-    out = []
+        found = store.latest_versions()
+        check_field([v.name for v in found])
+        return found
+    picked: list[BotFile | BotVersion] = []
     for a in args:
-        if a in registered:
-            out.append(registered[a])
+        if Path(a).is_file():
+            f = read_bot_file(a)
+            check_static(f, a)
+            picked.append(f)
             continue
         version = store.latest_version(a)
         if version is None:
             raise ArenaError(f"unknown bot {a!r}: neither a bot file nor a submitted bot's name")
-        out.append(version)
-    names = [v.name for v in out]
-    for n in names:
+        picked.append(version)
+    names = [p.name for p in picked]
+    for a, n in zip(args, names, strict=True):
         if names.count(n) > 1:
+            others = [b for b, m in zip(args, names, strict=True) if m == n and b != a]
+            if isinstance(picked[names.index(n)], BotFile) and all(
+                Path(b).is_file() for b in others
+            ):
+                raise ArenaError(f"two bots are named {n!r}: {a} and {others[0]}")
             raise ArenaError(f"bot {n!r} is given twice")
-    return out
+    check_field(names)
+    return [
+        p
+        if isinstance(p, BotVersion)
+        else store.add_bot_version(p.name, p.source, p.filename, p.author)[0]
+        for p in picked
+    ]
+
+
+def check_field(names: Sequence[str]) -> None:
+    """A tournament needs three or more bots with distinct names."""
+    if len(names) < 3:
+        raise ArenaError(
+            f"a tournament needs at least three bots (have {', '.join(names) or 'none'})"
+        )
 
 
 # --- planning -------------------------------------------------------------------------------
