@@ -117,21 +117,41 @@ def bench_round_trip(n: int) -> None:
     )
 
 
-def _worker(args: tuple[int, int, bool]) -> tuple[int, float]:
+def _ticks(pids: list[int]) -> float:
+    """CPU seconds (user + system) used so far by the processes ``pids``."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _worker(args: tuple[int, int, bool]) -> tuple[int, float, float, float, float]:
+    """Play ``count`` matches; (matches, seconds, arena CPU, bot CPU, zygote CPU)."""
     start, count, sandboxed = args
-    t = time.perf_counter()
+    bots_cpu = zygotes_cpu = 0.0
     if sandboxed:
         with BotPool(LIMITS) as pool:
             srcs = [instant(0), instant(1), instant(2)]
             pool.play_match(srcs, -1)  # warm the zygotes (the cold start is measured above)
-            t = time.perf_counter()
+            hosts = pool.host_pids()
+            z0, r0, t = _ticks(hosts), time.process_time(), time.perf_counter()
             for seed in range(start, start + count):
                 out = pool.play_match(srcs, seed)
                 assert not out.faults, out.faults
+                bots_cpu += sum(s["cpu_seconds"] for s in out.stats)
+            elapsed = time.perf_counter() - t
+            arena_cpu, zygotes_cpu = time.process_time() - r0, _ticks(hosts) - z0
     else:
+        r0, t = time.process_time(), time.perf_counter()
         for seed in range(start, start + count):
             play_match([_Last(), _Last(), _Last()], seed)
-    return count, time.perf_counter() - t
+        elapsed, arena_cpu = time.perf_counter() - t, time.process_time() - r0
+    return count, elapsed, arena_cpu, bots_cpu, zygotes_cpu
 
 
 def bench_throughput(matches: int, workers: int, sandboxed: bool) -> float:
@@ -139,18 +159,17 @@ def bench_throughput(matches: int, workers: int, sandboxed: bool) -> float:
     per = matches // workers
     jobs = [(i * per, per, sandboxed) for i in range(workers)]
     ctx = mp.get_context("fork")
-    t = time.perf_counter()
     with ctx.Pool(workers) as p:
         results = p.map(_worker, jobs)
-    wall = time.perf_counter() - t
-    done = sum(c for c, _ in results)
+    done = sum(r[0] for r in results)
     # Rate over the slowest worker's playing time (excludes pool start and zygote warm-up).
-    rate = done / max(s for _, s in results)
+    rate = done / max(r[1] for r in results)
+    arena, bots, zyg = (sum(r[k] for r in results) / done * 1e3 for k in (2, 3, 4))
     where = "sandboxed" if sandboxed else "in-process"
-    print(
-        f"{where:10s} workers={workers}: {rate:7.1f} matches/s "
-        f"({done} matches, wall {wall:.2f} s incl. start)"
-    )
+    cpu = f"arena {arena:.2f} ms"
+    if sandboxed:
+        cpu += f" + bots {bots:.2f} ms + zygotes {zyg:.2f} ms"
+    print(f"{where:10s} workers={workers}: {rate:7.1f} matches/s; CPU per match: {cpu}")
     return rate
 
 
