@@ -187,10 +187,14 @@ def compute(
         i = index[b]
         st = table[b]
         st.rating = BASE + ELO_SCALE * float(theta[i])
-        if units and st.matches:
+        if len(units) >= 2 and st.matches:
             lo, hi = np.percentile(boot_theta[:, i], [2.5, 97.5])
             st.rating_low = BASE + ELO_SCALE * float(lo)
             st.rating_high = BASE + ELO_SCALE * float(hi)
+        elif st.matches:
+            # One duplicate set and round: resampling it can only return itself, so there is
+            # no estimate of the uncertainty at all; say so rather than print a zero width.
+            st.rating_low = st.rating_high = math.nan
         else:
             st.rating_low = st.rating_high = st.rating
         for o in bots:
@@ -227,8 +231,8 @@ def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]
                 "mean_place": None if s.mean_place is None else round(s.mean_place, 4),
                 "faults": s.faults,
                 "rating": round(s.rating, 1),
-                "rating_low": round(s.rating_low, 1),
-                "rating_high": round(s.rating_high, 1),
+                "rating_low": None if math.isnan(s.rating_low) else round(s.rating_low, 1),
+                "rating_high": None if math.isnan(s.rating_high) else round(s.rating_high, 1),
                 "rank": s.rank,
                 "version": v.get("version"),
                 "sha256": v.get("sha256"),

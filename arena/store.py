@@ -114,8 +114,8 @@ def _m2_ratings(db: sqlite_utils.Database) -> None:
         """
         CREATE TABLE ratings (
             tournament_id TEXT NOT NULL, bot_version_id INTEGER NOT NULL, name TEXT NOT NULL,
-            rank INTEGER NOT NULL, rating REAL NOT NULL, rating_low REAL NOT NULL,
-            rating_high REAL NOT NULL, matches INTEGER NOT NULL, wins INTEGER NOT NULL,
+            rank INTEGER NOT NULL, rating REAL NOT NULL, rating_low REAL,
+            rating_high REAL, matches INTEGER NOT NULL, wins INTEGER NOT NULL,
             mean_place REAL, faults INTEGER NOT NULL, computed_at TEXT NOT NULL,
             PRIMARY KEY (tournament_id, bot_version_id));
         CREATE TABLE pairwise (

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import concurrent.futures as cf
 import logging
+import math
 import multiprocessing
 import os
 import signal
@@ -501,8 +502,8 @@ def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
                 "name": s.name,
                 "rank": s.rank,
                 "rating": s.rating,
-                "rating_low": s.rating_low,
-                "rating_high": s.rating_high,
+                "rating_low": None if math.isnan(s.rating_low) else s.rating_low,
+                "rating_high": None if math.isnan(s.rating_high) else s.rating_high,
                 "matches": s.matches,
                 "wins": s.wins,
                 "mean_place": s.mean_place,
@@ -548,7 +549,7 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
             str(s.rank),
             s.name,
             f"{s.rating:.0f}",
-            f"{s.rating_low:.0f} - {s.rating_high:.0f}",
+            "n/a" if math.isnan(s.rating_low) else f"{s.rating_low:.0f} - {s.rating_high:.0f}",
             str(s.matches),
             str(s.wins),
             "-" if s.mean_place is None else f"{s.mean_place:.2f}",
@@ -570,7 +571,8 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
             if o.bot == s.bot or p is None:
                 cells.append("-")
             else:
-                cells.append(f"{p['rate']:.0%} ({p['low']:.0%}-{p['high']:.0%})")
+                ci = "" if math.isnan(p["low"]) else f" ({p['low']:.0%}-{p['high']:.0%})"
+                cells.append(f"{p['rate']:.0%}{ci}")
         t.add_row(s.name, *cells)
     return t
 
