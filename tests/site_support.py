@@ -24,13 +24,16 @@ from arena.cli import main
 from arena.engine import Rules, play_match
 from arena.store import Store
 
-FIRST_BOT = """
+# Plays the last legal action. (Not the first: two first-legal players, such as a faulted
+# bot's fallback and a first-legal bot, can tie at the top forever and reach the engine's hand
+# limit, which makes the matches slow and the fixture long.)
+LAST_BOT = """
 class Bot:
-    name = "first"
+    name = "last"
     author = "Site tests"
 
     def act(self, obs):
-        return obs["legal"][0]
+        return obs["legal"][-1]
 """
 
 CRASHY_BOT = """
@@ -45,7 +48,7 @@ class Bot:
         return obs["legal"][0]
 """
 
-RUN_BOTS = ("random", "heuristic", "first", "crashy")
+RUN_BOTS = ("random", "heuristic", "last", "crashy")
 """The bots of :func:`run_tournament`, by name."""
 
 _RUNS: dict[str, Path] = {}
@@ -62,10 +65,10 @@ def run_tournament(root: Path) -> Path:
     if key in _RUNS:
         return _RUNS[key]
     root.mkdir(parents=True, exist_ok=True)
-    (root / "first.py").write_text(FIRST_BOT)
+    (root / "last.py").write_text(LAST_BOT)
     (root / "crashy.py").write_text(CRASHY_BOT)
     files = [str(bundled("random_bot")), str(bundled("heuristic"))]
-    files += [str(root / "first.py"), str(root / "crashy.py")]
+    files += [str(root / "last.py"), str(root / "crashy.py")]
     db = str(root / "arena.db")
     args = ["run", *files, "--rounds", "1", "--seed", "11", "--workers", "2", "--db", db]
     result = CliRunner().invoke(main, [*args, "--out", str(root / "site")])

@@ -41,7 +41,7 @@ def q(built: dict[str, Any], sql: str, *params: Any) -> list[sqlite3.Row]:
     return list(built["conn"].execute(sql, params))
 
 
-AUTHORS = {"random": "Euchre Arena", "heuristic": "Euchre Arena", "first": "Site tests",
+AUTHORS = {"random": "Euchre Arena", "heuristic": "Euchre Arena", "last": "Site tests",
            "crashy": "Site tests"}  # fmt: skip
 
 
@@ -155,10 +155,10 @@ def test_head_to_head_matrix(built: dict[str, Any]) -> None:
 
 def test_bot_page(built: dict[str, Any]) -> None:
     ids = bot_ids(built)
-    doc = soup(built["out"] / "bots" / f"{ids['first']}.html")
-    assert doc.h1.get_text(strip=True) == "first"
+    doc = soup(built["out"] / "bots" / f"{ids['last']}.html")
+    assert doc.h1.get_text(strip=True) == "last"
     assert "by Site tests" in doc.select_one(".lede").get_text(" ", strip=True)
-    (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'first'")
+    (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'last'")
     page_text = doc.get_text(" ", strip=True)
     assert v["sha256"][:12] in page_text
     assert v["source"] not in doc.decode()  # the source is never published
@@ -333,3 +333,26 @@ def test_render_refuses_a_file_that_is_not_an_arena_db(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["render", "--db", str(other), "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert "is not an arena database" in result.output
+
+
+def test_long_match_shows_middle_hands_in_brief(
+    built: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A match cut at the engine's hand limit has 1000 hands: the page shows the first and last
+    # ones in full and one line for each of the others. Small limits make any match "long".
+    monkeypatch.setattr("arena.site.data.REPLAY_HEAD", 2)
+    monkeypatch.setattr("arena.site.data.REPLAY_TAIL", 1)
+    render_site(built["db"], tmp_path)
+    (m,) = q(built, "SELECT * FROM matches ORDER BY hands_played DESC, id LIMIT 1")
+    assert m["hands_played"] > 3
+    doc = soup(tmp_path / "matches" / f"{m['id']}.html")
+    full = [a["id"] for a in doc.select("article.hand")]
+    n = m["hands_played"]
+    assert full == ["hand-1", "hand-2", f"hand-{n}"]
+    rows = doc.select("details.brief tbody tr")
+    assert [r["id"] for r in rows] == [f"hand-{k}" for k in range(3, n)]
+    records = q(built, "SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", m["id"])
+    for tr, h in zip(rows, records[2:-1], strict=True):
+        before = json.loads(h["scores_before"])
+        after = [b + p for b, p in zip(before, json.loads(h["points"]), strict=True)]
+        assert tr.find_all("td")[-1].get_text(strip=True) == " / ".join(map(str, after))

@@ -330,6 +330,12 @@ class SeatStats:
     max_think_seconds: float
 
 
+REPLAY_HEAD = 40
+"""A long match (one cut at the engine's hand limit has 1000 hands) shows this many hands in
+full at the start, :data:`REPLAY_TAIL` at the end, and the ones between as one line each."""
+REPLAY_TAIL = 10
+
+
 @dataclass
 class MatchDetail:
     """Everything the match page shows."""
@@ -339,6 +345,25 @@ class MatchDetail:
     faults: list[Fault]
     stats: list[SeatStats | None]
     logs: list[str | None]
+
+    @property
+    def _long(self) -> bool:
+        return len(self.hands) > REPLAY_HEAD + REPLAY_TAIL
+
+    @property
+    def head(self) -> list[HandView]:
+        """Hands shown in full before the brief part (all of them in a normal match)."""
+        return self.hands[:REPLAY_HEAD] if self._long else self.hands
+
+    @property
+    def brief(self) -> list[HandView]:
+        """Hands of a long match shown as one line each."""
+        return self.hands[REPLAY_HEAD:-REPLAY_TAIL] if self._long else []
+
+    @property
+    def tail(self) -> list[HandView]:
+        """Hands shown in full after the brief part."""
+        return self.hands[-REPLAY_TAIL:] if self._long else []
 
 
 def match_details(
