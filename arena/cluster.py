@@ -316,7 +316,7 @@ class ArenaWorkerPlugin(WorkerPlugin):
         self.level = level
 
     def setup(self, worker: Worker) -> None:
-        """Let the parent's chosen level through on this worker (default: WARNING)."""
+        """Let records of ``level`` through on this worker (Dask leaves it at WARNING)."""
         logging.getLogger("arena").setLevel(self.level)
 
     def teardown(self, worker: Worker) -> None:
@@ -370,6 +370,7 @@ def open_executor(
     address: str,
     *,
     unsafe_no_sandbox: bool = False,
+    log_level: int = logging.INFO,
     connect_timeout: float = CONNECT_TIMEOUT,
     probe_timeout: float = PROBE_TIMEOUT,
 ) -> ClusterExecutor:
@@ -377,12 +378,13 @@ def open_executor(
 
     Raises :class:`ClusterError` (one line) when the scheduler is unreachable, no worker is
     connected, or a worker is unfit (see :func:`check_workers`). Records of the ``arena`` logger
-    on the workers reach this process's ``arena`` logger, at this process's level.
+    at ``log_level`` and above on the workers reach this process's ``arena`` logger (whose own
+    level and handlers then decide, as for local records).
     """
     client = connect(address, timeout=connect_timeout)
     try:
         reports = check_workers(client, unsafe_no_sandbox=unsafe_no_sandbox, timeout=probe_timeout)
-        client.register_plugin(ArenaWorkerPlugin(logging.getLogger("arena").getEffectiveLevel()))
+        client.register_plugin(ArenaWorkerPlugin(log_level))
         client.forward_logging("arena")
     except BaseException:
         client.close()

@@ -98,8 +98,8 @@ def stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
 
 def one_run(
     workdir: Path, bots: list[Path], rounds: int, tag: str, make: Callable[[], Any] | None
-) -> tuple[float, int, Path]:
-    """One whole tournament into a fresh database; (seconds, matches, db path)."""
+) -> tuple[float, float, int, Path]:
+    """One whole tournament into a fresh database: (seconds, of which connecting, matches, db)."""
     db = workdir / f"{tag}.db"
     db.unlink(missing_ok=True)
     limits = Limits().to_dict()
@@ -109,11 +109,12 @@ def one_run(
         quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
         started = time.perf_counter()
         executor = make() if make else None
+        opened = time.perf_counter() - started
         workers = executor.workers if executor is not None else 2
         result = tournament.run(store, plan, workers=workers, console=quiet, executor=executor)
         seconds = time.perf_counter() - started
     assert result.completed and result.played == plan.total, result
-    return seconds, plan.total, db
+    return seconds, opened, plan.total, db
 
 
 def stored(db: Path) -> list[tuple[Any, ...]]:
@@ -149,14 +150,16 @@ def main() -> None:
         print(f"cluster up in {time.perf_counter() - started:.1f} s at {address}")
         local: list[float] = []
         dask: list[float] = []
+        connect: list[float] = []
         try:
             for rep in range(args.reps):
-                secs, n, local_db = one_run(workdir, bots, args.rounds, "local", None)
+                secs, _, n, local_db = one_run(workdir, bots, args.rounds, "local", None)
                 local.append(secs)
-                secs, n, dask_db = one_run(
+                secs, opened, n, dask_db = one_run(
                     workdir, bots, args.rounds, "dask", lambda: cluster.open_executor(address)
                 )
                 dask.append(secs)
+                connect.append(opened)
                 print(f"rep {rep + 1}: local {local[-1]:.2f} s, dask {dask[-1]:.2f} s ({n})")
             same = stored(local_db) == stored(dask_db)
         finally:
@@ -170,6 +173,7 @@ def main() -> None:
     print(f"{'Dask, 2 local workers':<28}{dt:>8.2f}{n / dt:>11.1f}{1000 * dt / n:>10.2f}")
     per_match, percent = 1000 * (dt - lt) / n, 100 * (dt / lt - 1)
     print(f"cluster overhead: {per_match:+.2f} ms per match ({percent:+.1f} %)")
+    print(f"of which connecting + probing workers: {statistics.median(connect):.2f} s per run")
     print(f"stored matches identical: {same}")
 
 

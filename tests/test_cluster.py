@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -244,3 +246,202 @@ def test_tcp_endpoint(address: str, endpoint: tuple[str, int] | None) -> None:
 def test_bad_address_is_a_user_error() -> None:
     with pytest.raises(cluster.ClusterError, match="bad scheduler address"):
         cluster._tcp_endpoint("tcp://nohostport")
+
+
+# --- whole tournaments: `arena run --cluster` against the local pool -------------------------
+
+# Random play with a short think per decision: long enough (about 0.5 s a match) to kill a
+# worker or the parent while matches are in flight, short enough for a lean suite.
+SLOW_BOT = """import random
+import time
+
+
+class Bot:
+    name = "slow"
+
+    def act(self, obs):
+        time.sleep(0.002)
+        return random.choice(obs["legal"])
+"""
+RUN_ARGS = ["--rounds", "2", "--seed", "5", "--no-site"]  # 12 matches of 3 distinct bots
+
+
+@pytest.fixture(scope="module")
+def bot_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Three different bots: the bundled heuristic and random bots and a slow random one."""
+    from arena.botfile import BUNDLED_BOTS
+
+    slow = tmp_path_factory.mktemp("bots") / "slow.py"
+    slow.write_text(SLOW_BOT)
+    return [str(BUNDLED_BOTS / "heuristic.py"), str(BUNDLED_BOTS / "random_bot.py"), str(slow)]
+
+
+def arena_cmd(*args: str) -> list[str]:
+    """The real CLI, in this interpreter."""
+    return [sys.executable, "-m", "arena.cli", *args]
+
+
+def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run the CLI to completion and capture its output."""
+    return subprocess.run(arena_cmd(*args), capture_output=True, text=True, timeout=timeout)
+
+
+def stored(db: Path) -> list[tuple[object, ...]]:
+    """Every stored match, seat and hand, without timings and timestamps."""
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute(
+            "SELECT id, tournament_id, set_key, round, seating, seed, bot0, bot1, bot2, score0,"
+            " score1, score2, place0, place1, place2, hands_played, truncated, faults, status"
+            " FROM matches ORDER BY id"
+        ).fetchall()
+        rows += con.execute(
+            "SELECT match_id, seat, bot_version_id, score, place, faulted, decisions, asked"
+            " FROM match_seats ORDER BY 1, 2"
+        ).fetchall()
+        rows += con.execute("SELECT match_id, hand_number, record FROM hands ORDER BY 1, 2")
+    finally:
+        con.close()
+    return rows
+
+
+def stored_count(db: Path) -> int:
+    """Matches stored so far (read while the parent writes)."""
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return int(con.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return 0
+    finally:
+        con.close()
+
+
+def standings(db: Path) -> list[dict[str, object]]:
+    """``arena standings --json``."""
+    out = arena("standings", "--json", "--db", str(db))
+    assert out.returncode == 0, out.stderr
+    result: list[dict[str, object]] = json.loads(out.stdout)
+    return result
+
+
+@pytest.fixture(scope="module")
+def local_reference(
+    bot_files: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[list[tuple[object, ...]], list[dict[str, object]]]:
+    """The same tournament through the local process pool: stored rows and standings."""
+    db = tmp_path_factory.mktemp("local") / "local.db"
+    out = arena("run", *bot_files, *RUN_ARGS, "--workers", "2", "--db", str(db))
+    assert out.returncode == 0, out.stderr
+    rows = stored(db)
+    assert len([r for r in rows if len(r) == 19]) == 12
+    return rows, standings(db)
+
+
+def test_cluster_run_equals_local_run(
+    dask_cluster: LocalDaskCluster,
+    bot_files: list[str],
+    local_reference: tuple[list[tuple[object, ...]], list[dict[str, object]]],
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "cluster.db"
+    out = arena("run", *bot_files, *RUN_ARGS, "--cluster", dask_cluster.address, "--db", str(db))
+    assert out.returncode == 0, out.stderr
+    assert "12 matches, 2 workers" in out.stdout
+    assert "12/12 stored" in out.stdout
+    assert stored(db) == local_reference[0]
+    assert standings(db) == local_reference[1]
+    # forward_logging: the workers' own records ("worker PID played ...") are in the parent's
+    # log file, with the pids of the Dask worker processes.
+    with distributed.Client(dask_cluster.address, set_as_default=False) as client:
+        pids = set(client.run(os.getpid).values())
+    logged = re.findall(
+        r"arena\.runner INFO worker (\d+) played", db.with_suffix(".log").read_text()
+    )
+    assert logged and {int(p) for p in logged} <= pids
+
+
+def _proc_table() -> dict[int, tuple[int, str, str]]:
+    """pid → (ppid, start time, state) of every process, from /proc."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        table[int(name)] = (int(fields[1]), fields[19], fields[0])
+    return table
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """pid → start time of every live descendant of ``root``."""
+    table = _proc_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = {}, list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found[pid] = table[pid][1]
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _alive(procs: dict[int, str]) -> list[int]:
+    """The pids of ``procs`` still running (same start time, not a zombie)."""
+    table = _proc_table()
+    return [
+        p
+        for p, start in procs.items()
+        if p in table and table[p][1] == start and table[p][2] != "Z"
+    ]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
+    dask_cluster: LocalDaskCluster,
+    bot_files: list[str],
+    local_reference: tuple[list[tuple[object, ...]], list[dict[str, object]]],
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "killed.db"
+    run = subprocess.Popen(
+        arena_cmd("run", *bot_files, *RUN_ARGS, "--cluster", dask_cluster.address, "--db", str(db)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with distributed.Client(dask_cluster.address, set_as_default=False) as client:
+            w1 = dask_cluster.worker_addresses()["w1"]
+            pid = client.run(os.getpid, workers=[w1])[w1]
+            bots: dict[int, str] = {}
+
+            def playing() -> bool:
+                # w1 runs a batch and its match has bot processes (hosts under bwrap or not).
+                nonlocal bots
+                bots = _descendants(pid)
+                hosts = [p for p in bots if "host.py" in _cmdline(p)]
+                return bool(client.processing(workers=[w1]).get(w1)) and len(hosts) >= 3
+
+            _wait_for(playing, 120, "a match on w1")
+            os.kill(pid, signal.SIGKILL)
+        out, err = run.communicate(timeout=180)
+    finally:
+        run.kill()
+    assert run.returncode == 0, err
+    # The match w1 was playing ran again elsewhere and is stored once, as in a local run.
+    assert stored(db) == local_reference[0]
+    # The dead worker's bots died with it (the sandbox's die-with-parent chain).
+    _wait_for(lambda: not _alive(bots), 10, f"the bots of the killed worker {sorted(bots)}")
+    dask_cluster.wait_for_workers({"w1", "w2"})  # its nanny restarted it
