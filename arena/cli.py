@@ -177,7 +177,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     "--rounds",
     type=int,
     default=None,
-    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 4]",
+    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 30]",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
 @click.option("--workers", type=int, default=None, help="Worker processes  [default: usable cores]")
@@ -238,9 +238,9 @@ def run(
 
     from arena.engine import Rules
     from arena.sandbox import Limits
+    from arena.scheduler import DEFAULT_ROUNDS
     from arena.store import Store
     from arena.tournament import (
-        DEFAULT_ROUNDS,
         default_workers,
         plan,
         resolve,

@@ -42,14 +42,17 @@ from rich.text import Text
 from arena import ratings, runner
 from arena.engine import Rules
 from arena.errors import ArenaError
-from arena.scheduler import Entrant, MatchSpec, match_count, schedule, tournament_id
+from arena.scheduler import (
+    Entrant,
+    MatchSpec,
+    match_count,
+    schedule,
+    tournament_id,
+)
 from arena.store import BotVersion, Store, now, sha256_text
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ROUNDS: Final = 4
-"""Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
-bundled bots) then takes about a minute on a 2-core machine."""
 
 SMOKE_SEEDS: Final = (1, 2)
 """Seeds of the smoke matches ``arena submit`` plays against the bundled bots."""
