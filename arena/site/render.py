@@ -83,6 +83,13 @@ def percent(value: object, digits: int = 0) -> str:
     return f"{100 * value:.{digits}f}%"
 
 
+def fact(value: object) -> str:
+    """A configuration value for people: booleans as yes/no, the rest as is."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 def make_env() -> Environment:
     """The site's Jinja2 environment (autoescape everywhere, strict undefined)."""
     env = Environment(
@@ -100,6 +107,7 @@ def make_env() -> Environment:
         ordinal=ordinal,
         number=number,
         percent=percent,
+        fact=fact,
         rate_colour=rate_colour,
     )
     env.globals.update(place_colours=PLACE_COLOURS, suit_symbols=SUIT_SYMBOLS)
