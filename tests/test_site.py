@@ -356,3 +356,65 @@ def test_long_match_shows_middle_hands_in_brief(
         before = json.loads(h["scores_before"])
         after = [b + p for b, p in zip(before, json.loads(h["points"]), strict=True)]
         assert tr.find_all("td")[-1].get_text(strip=True) == " / ".join(map(str, after))
+
+
+def test_serve_answers_only_local_hosts(built: dict[str, Any]) -> None:
+    import http.client
+    import threading
+
+    from arena.site.serve import make_server
+
+    server = make_server(built["out"], "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+
+        def get(path: str, host: str) -> tuple[int, bytes]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path, headers={"Host": host})
+            resp = conn.getresponse()
+            body = resp.read()
+            conn.close()
+            return resp.status, body
+
+        status, body = get("/", f"127.0.0.1:{port}")
+        assert status == 200 and b"<h1>Leaderboard</h1>" in body
+        assert get("/static/site.css", f"localhost:{port}")[0] == 200
+        # A page elsewhere that rebinds its own name to 127.0.0.1 gets nothing.
+        assert get("/", f"attacker.example:{port}")[0] == 403
+        assert get("/../arena.db", f"127.0.0.1:{port}")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_render_an_empty_database(tmp_path: Path) -> None:
+    from arena.store import Store
+
+    Store(tmp_path / "arena.db").close()
+    index = render_site(tmp_path / "arena.db", tmp_path / "site")
+    doc = soup(index)
+    assert "No tournament has been run yet" in doc.select_one(".lede").get_text(" ", strip=True)
+    assert texts(doc.select("table.standings td.empty")) == ["No matches played yet."]
+    assert "needs at least two bots" in soup(tmp_path / "site" / "h2h.html").get_text()
+
+
+def test_render_a_tournament_without_ratings(tmp_path: Path) -> None:
+    # An interrupted run has matches but no ratings yet: counts, ordered by mean place.
+    from site_support import store_tournament
+
+    from arena.store import Store
+
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None)])
+    with Store(db) as store:
+        store.write_standings(tid, [], [])
+        store.set_status(tid, "interrupted")
+    doc = soup(render_site(db, tmp_path / "site"))
+    rows = doc.select("table.standings tbody tr")
+    assert len(rows) == 3
+    means = [float(tr.find_all("td")[6].get_text(strip=True)) for tr in rows]
+    assert means == sorted(means)
+    assert all(tr.find_all("td")[2].get_text(strip=True) == "\u2014" for tr in rows)
+    assert "interrupted" in doc.select_one(".lede .status").get_text()
