@@ -445,3 +445,79 @@ def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
     # The dead worker's bots died with it (the sandbox's die-with-parent chain).
     _wait_for(lambda: not _alive(bots), 10, f"the bots of the killed worker {sorted(bots)}")
     dask_cluster.wait_for_workers({"w1", "w2"})  # its nanny restarted it
+
+
+def test_ctrl_c_then_parent_killed_then_resume(
+    dask_cluster: LocalDaskCluster,
+    bot_files: list[str],
+    local_reference: tuple[list[tuple[object, ...]], list[dict[str, object]]],
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "resume.db"
+    cmd = arena_cmd(
+        "run", *bot_files, *RUN_ARGS, "--cluster", dask_cluster.address, "--db", str(db)
+    )
+
+    # Ctrl-C once some matches are stored: a clean stop, and the cluster forgets the run's tasks.
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(lambda: stored_count(db) >= 2, 120, "two stored matches")
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 130, err
+    assert "Interrupted: finished matches are stored" in err
+    first = stored_count(db)
+    assert 2 <= first < 12
+    with distributed.Client(dask_cluster.address, set_as_default=False) as client:
+        _wait_for(
+            lambda: client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0,
+            30,
+            "the scheduler to drop the interrupted run's tasks",
+        )
+
+    # Resume, then kill -9 the parent as soon as it has stored more.
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(lambda: stored_count(db) > first, 120, "a match stored by the resumed run")
+        run.kill()
+        run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert stored_count(db) > first
+
+    # Resume again: only the missing matches run, and the tournament equals the local one.
+    out = arena(*cmd[3:])
+    assert out.returncode == 0, out.stderr
+    assert "already stored" in out.stdout
+    assert stored(db) == local_reference[0]
+    assert standings(db) == local_reference[1]
+
+
+def test_cli_unreachable_scheduler_is_one_line_exit_1(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    db = tmp_path / "x.db"
+    for args in (["run", "--cluster", address, "--db", str(db)], ["doctor", "--cluster", address]):
+        out = arena(*args)
+        assert out.returncode == 1
+        assert (
+            out.stderr
+            == f"Error: cannot reach the Dask scheduler at {address}: Connection refused\n"
+        )
+    assert not db.exists()
+
+
+def test_cli_doctor_reports_each_worker(dask_cluster: LocalDaskCluster) -> None:
+    out = arena("doctor", "--cluster", dask_cluster.address, "--json")
+    assert out.returncode == 0, out.stderr
+    reports = json.loads(out.stdout)
+    assert sorted(r["name"] for r in reports) == ["w1", "w2"]
+    for r in reports:
+        assert r["error"] is None and r["sandbox_error"] is None
+        assert {"bwrap", "landlock", "seccomp"} <= {la["name"] for la in r["layers"]}
