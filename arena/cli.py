@@ -177,7 +177,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     "--rounds",
     type=int,
     default=None,
-    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 30]",
+    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20]",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
 @click.option("--workers", type=int, default=None, help="Worker processes  [default: usable cores]")

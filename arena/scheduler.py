@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any, Final
 
-DEFAULT_ROUNDS: Final = 30
+DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
-three bundled bots, 180 matches) then takes about a minute on this 2-core machine."""
+three bundled bots, 120 matches) then takes about a minute on this 2-core machine."""
 
 SEATINGS: Final[tuple[tuple[int, int, int], ...]] = tuple(
     itertools.permutations(range(3))  # type: ignore[arg-type]
