@@ -65,8 +65,16 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             standings=all_standings[t.id],
             matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
         )
+    lines = dict(history)
     for bot in data.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
-        writer.page(bot.href, "bot.html", bot=bot)
+        own = [(bot.name, lines[bot.name])] if bot.name in lines else []
+        writer.page(
+            bot.href,
+            "bot.html",
+            bot=bot,
+            rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
+            place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in bot.standings]),
+        )
     for detail in data.match_details(db, refs, with_logs=with_logs):
         m = detail.match
         series = [
