@@ -187,6 +187,9 @@ def test_bot_page(built: dict[str, Any]) -> None:
     assert stats["times euchred as maker"] == str(euchred)
     assert doc.find(string=re.compile("No faults"))
     assert doc.find(string=re.compile("It printed nothing"))
+    assert len(doc.select("svg.line-chart polyline")) == 1
+    bar = texts(doc.select("svg.place-chart rect title"))
+    assert bar and all(t.startswith(built["tid"][:12]) and "of 18" in t for t in bar)
 
 
 def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
