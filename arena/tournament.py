@@ -433,6 +433,12 @@ def run(
         sources=sources,
     )
     completed = True
+    if todo and executor is None:
+        # Fail here, in one line, rather than in every worker's initializer (which would only
+        # surface as a broken process pool).
+        from arena.sandbox.layers import plan as sandbox_plan
+
+        sandbox_plan(unsafe)
     if todo:
         with run_log(log_path), _interrupts() as interrupted:
             log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
@@ -472,6 +478,10 @@ def run(
                 except Exception as e:
                     store.set_status(tid, "interrupted")
                     raise ArenaError(f"a worker failed: {type(e).__name__}: {e}") from None
+                except BaseException:  # a second Ctrl-C: workers drop their batches at once
+                    stop.set()
+                    store.set_status(tid, "interrupted")
+                    raise
                 finally:
                     executor.shutdown(wait=True, cancel_futures=True)
             log.info("tournament %s: %d matches stored in this run", tid, played)

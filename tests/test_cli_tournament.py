@@ -251,3 +251,17 @@ def test_standings_json_from_a_real_process(tmp_path: Path, three: list[Path]) -
     assert {r["name"] for r in rows} == {"last", "rnd", "middle"}
     bad = subprocess.run([*cmd, "replay", "nope", "--db", str(db)], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_no_sandbox_is_one_line_unless_unsafe_is_asked_for(
+    tmp_path: Path, three: list[Path]
+) -> None:
+    db = tmp_path / "s.db"
+    env = {"ARENA_SANDBOX_DISABLE": "bwrap,landlock,seccomp,uid"}
+    args = ["run", *map(str, three), "--db", str(db), "--rounds", "1", "--no-site"]
+    refused = CliRunner().invoke(main, args, env=env)
+    assert "cannot sandbox bots" in one_error_line(refused)
+    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 0
+    trusted = CliRunner().invoke(main, [*args, "--unsafe-no-sandbox"], env=env)
+    assert trusted.exit_code == 0, trusted.output
+    assert "Played 6 matches" in trusted.output
