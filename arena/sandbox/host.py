@@ -26,6 +26,7 @@ import errno
 import gc
 import io
 import json
+import marshal
 import os
 import resource
 import signal
@@ -157,8 +158,16 @@ DENY = (
 ).split()
 
 
-def build_seccomp() -> tuple[str, Any] | None:
-    """The filter as a loaded-later object: ``("bpf", bytes)`` or ``("lib", filter)``."""
+CHILD_ONLY = ("fork", "vfork", "clone", "setsid", "setpgid", "setrlimit")
+"""Denied to match children only: the zygote itself must fork, and a child lowers its limits."""
+
+
+def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
+    """Two filters: one the zygote installs on itself (so each child inherits it) and a small
+    one each child adds (fork, sessions, limits); stacked they deny all of :data:`DENY`.
+
+    Each is ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
+    """
     import importlib
 
     sys.path.append("/usr/lib/python3/dist-packages")
@@ -174,41 +183,47 @@ def build_seccomp() -> tuple[str, Any] | None:
             return None
     finally:
         sys.path.remove("/usr/lib/python3/dist-packages")
-    eperm = seccomp.ERRNO(errno.EPERM)
-    f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    # A 32-bit int 0x80 syscall would bypass every rule below: kill the process instead.
-    f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
-    for name in DENY:
+
+    def new() -> Any:
+        f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+        # A 32-bit int 0x80 syscall would bypass every rule: kill the process instead.
+        f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
+        return f
+
+    def add(f: Any, action: Any, name: str, *args: Any) -> None:
         try:
-            f.add_rule(eperm, name)
+            f.add_rule(action, name, *args)
         except (ValueError, RuntimeError, OSError):
             pass  # not a syscall on this architecture
+
+    eperm, enosys = seccomp.ERRNO(errno.EPERM), seccomp.ERRNO(errno.ENOSYS)
+    zyg, child = new(), new()
+    for name in DENY:
+        add(child if name in CHILD_ONLY else zyg, eperm, name)
     # Their arguments are structs that BPF cannot inspect: ENOSYS makes libc fall back.
-    for name in ("clone3", "openat2"):
-        try:
-            f.add_rule(seccomp.ERRNO(errno.ENOSYS), name)
-        except (ValueError, RuntimeError, OSError):
-            pass
+    add(zyg, enosys, "openat2")
+    add(child, enosys, "clone3")
     for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND):
-        f.add_rule(eperm, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
-        try:
-            f.add_rule(eperm, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
-        except (ValueError, RuntimeError, OSError):
-            pass
-    f.add_rule(eperm, "prlimit64", seccomp.Arg(2, seccomp.NE, 0))
-    f.add_rule(eperm, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5412))  # TIOCSTI
+        add(zyg, eperm, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
+        add(zyg, eperm, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
+    add(child, eperm, "prlimit64", seccomp.Arg(2, seccomp.NE, 0))
+    add(zyg, eperm, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5412))  # TIOCSTI
+    return _prebuild(zyg), _prebuild(child)
+
+
+def _prebuild(f: Any) -> tuple[str, Any]:
+    """The filter as a ready ``sock_fprog`` (one prctl call per child), else the object."""
     try:
         mfd = os.memfd_create("seccomp-bpf")
         with os.fdopen(mfd, "w+b") as out:
             f.export_bpf(out)
             out.seek(0)
             bpf = out.read()
-        # Built once here: a child only makes one prctl call (fewer copy-on-write page faults).
-        buf = ctypes.create_string_buffer(bpf, len(bpf))
-        prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
-        return ("bpf", (buf, ctypes.byref(prog), prog))
     except (OSError, AttributeError, TypeError):
         return ("lib", f)
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    return ("bpf", (buf, ctypes.byref(prog), prog))
 
 
 class _SockFprog(ctypes.Structure):
@@ -299,7 +314,7 @@ def run_child(
     req, resp, log = fds
     try:
         os.setsid()
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the zygote goes
         # Kernel attaches our pid (translated into the arena's pid namespace) to this message.
         ctrl.sendmsg([b'{"child":1}'])
         ctrl.close()
@@ -312,15 +327,10 @@ def run_child(
         os.dup2(resp, 4)
         os.closerange(5, 1 << 16)
         req, resp = 3, 4
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full log gives EFBIG, not death
-        limits = cfg["limits"]
-        mem = int(limits["memory_mb"]) << 20
-        cpu = int(limits["match_cpu_seconds"]) + 2  # backstop; the arena accounts precisely
-        _set_limit(resource.RLIMIT_AS, mem)
+        # RLIMIT_CPU counts this process's own time from zero: set per child, not in the zygote.
+        cpu = int(cfg["limits"]["match_cpu_seconds"]) + 2  # a backstop; the arena accounts
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
         _set_limit(resource.RLIMIT_NOFILE, 16)
-        _set_limit(resource.RLIMIT_CORE, 0)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 1)
         if prepared is not None:
@@ -360,15 +370,20 @@ def run_child(
         os._exit(71)
     if "load" in hello:
         os._exit(0)
-    loads, dumps = json.loads, json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+    dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+    read, unmarshal = rfile.read, marshal.loads
     while True:
-        line = rfile.readline()
-        if not line:
+        # A request: 4-byte little-endian length, then marshal of (request number, obs).
+        head = read(4)
+        if len(head) < 4:
             os._exit(0)
-        msg = loads(line)
-        n = msg["i"]
+        size = int.from_bytes(head, "little")
+        payload = read(size)
+        if len(payload) < size:
+            os._exit(0)
+        n, obs = unmarshal(payload)
         try:
-            action = bot.act(msg["o"])
+            action = bot.act(obs)
         except MemoryError as e:
             out = dumps({"i": n, "e": "memory", "m": _describe(e)})
         except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
@@ -410,7 +425,8 @@ def zygote(ctrl_fd: int) -> None:
         _set_limit(resource.RLIMIT_NOFILE, 64)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 16)
-        prepared = build_seccomp() if cfg.get("seccomp") else None
+        filters = build_seccomp() if cfg.get("seccomp") else None
+        prepared = filters[1] if filters else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
         # Trusted modules bots commonly use, imported once here and shared by every child.
@@ -442,9 +458,24 @@ def zygote(ctrl_fd: int) -> None:
         return
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
-    json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(json.loads('{"i":0}'))
+    json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(
+        marshal.loads(marshal.dumps({}))
+    )
     gc.collect()
     gc.freeze()
+    try:
+        # Inherited by every child: the address space and log-size limits, a full log giving
+        # EFBIG rather than death, and the bulk of the seccomp filter (the zygote needs none
+        # of what it denies from here on; children add the small rest).
+        limits = cfg["limits"]
+        _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+        _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        if filters is not None:
+            load_seccomp(filters[0])
+    except BaseException as e:
+        _reply(ctrl, {"ok": False, "message": "sandbox set-up failed: " + _describe(e, False)})
+        return
     _reply(ctrl, info)
     while True:
         try:
