@@ -1,4 +1,4 @@
-"""Tournament throughput: wall time to play and store a round robin of 6 instant bots, 1 vs 2 workers.
+"""Tournament throughput: time to play and store a round robin of 6 instant bots, 1 vs 2 workers.
 
 Run by hand (a benchmark, not a test)::
 
