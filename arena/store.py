@@ -348,7 +348,10 @@ class Store:
             if not rows:
                 raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
             return rows[0]
-        rows = self.rows("SELECT * FROM tournaments WHERE id LIKE ?", [tid + "%"])
+        # substr, not LIKE: the user's text is matched literally (no % or _ wildcards).
+        rows = self.rows(
+            "SELECT * FROM tournaments WHERE substr(id, 1, ?) = ?", [len(tid), tid.lower()]
+        )
         if len(rows) != 1:
             what = "no" if not rows else "more than one"
             raise ArenaError(f"{what} tournament matches {tid!r}")
@@ -485,9 +488,11 @@ class Store:
 
     def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
-        rows = self.rows("SELECT * FROM matches WHERE id LIKE ?", [prefix.lower() + "%"])
+        rows = self.rows(
+            "SELECT * FROM matches WHERE substr(id, 1, ?) = ?", [len(prefix), prefix.lower()]
+        )
         if len(rows) != 1 or not prefix:
-            what = "no" if not rows else "more than one"
+            what = "no" if not rows or not prefix else "more than one"
             raise ArenaError(f"{what} match with id {prefix!r} in {self.path}")
         hands = [
             json.loads(r["record"])

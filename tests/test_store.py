@@ -147,7 +147,8 @@ def test_match_by_prefix(store: Store) -> None:
     store.write_results("t1", [record("abc123", [1, 2, 3]), record("abd456", [1, 2, 3])])
     row, hands = store.match("abc")
     assert row["id"] == "abc123" and hands[0]["upcard"] == "AS"
-    for prefix in ("ab", "zz", ""):
+    assert store.match("ABC1")[0]["id"] == "abc123"
+    for prefix in ("ab", "zz", "", "%", "a_c"):
         with pytest.raises(ArenaError):
             store.match(prefix)
 
