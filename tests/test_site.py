@@ -17,6 +17,7 @@ from site_support import RUN_BOTS, run_tournament, soup, texts
 from arena.cards import trick_winner
 from arena.cli import main
 from arena.site import render_site
+from arena.site.data import without_source_lines
 from arena.site.render import make_env
 
 BOTS = list(RUN_BOTS)
@@ -103,7 +104,12 @@ def test_leaderboard(built: dict[str, Any]) -> None:
         assert cells[7].get_text(strip=True) == str(r["faults"])
         assert cells[8].get_text(" ", strip=True).startswith("v1")
     faulty = next(tr for tr in rows if tr.find_all("td")[1].a.get_text(strip=True) == FAULTY)
-    (n,) = q(built, "SELECT COUNT(*) AS n FROM faults")
+    (n,) = q(
+        built,
+        "SELECT COUNT(*) AS n FROM faults f JOIN bot_versions v ON v.id = f.bot_version_id"
+        " WHERE v.name = ?",
+        FAULTY,
+    )
     assert n["n"] > 0 and faulty.find_all("td")[7].get_text(strip=True) == str(n["n"])
     assert "bad" in faulty.find_all("td")[7]["class"]
 
@@ -161,7 +167,11 @@ def test_bot_page(built: dict[str, Any]) -> None:
     (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'last'")
     page_text = doc.get_text(" ", strip=True)
     assert v["sha256"][:12] in page_text
-    assert v["source"] not in doc.decode()  # the source is never published
+    # No page publishes any bot's source (only its hash).
+    sources = [r["source"] for r in q(built, "SELECT source FROM bot_versions")]
+    for page in built["out"].rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert not any(src.strip() in html for src in sources), page
     opponents = texts(doc.select("h2:-soup-contains('Results by opponent') + div tbody td a"))
     assert sorted(opponents) == ["crashy", "heuristic", "random"]
     # Play statistics agree with the hands table.
@@ -195,13 +205,22 @@ def test_bot_page(built: dict[str, Any]) -> None:
 def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
     doc = soup(built["out"] / "bots" / f"{bot_ids(built)[FAULTY]}.html")
     rows = doc.select("table.faults tbody tr")
-    stored = q(built, "SELECT * FROM faults ORDER BY tournament_id, match_id, seat")
+    stored = q(
+        built,
+        "SELECT f.* FROM faults f JOIN bot_versions v ON v.id = f.bot_version_id"
+        " WHERE v.name = ? ORDER BY f.tournament_id, f.match_id, f.seat",
+        FAULTY,
+    )
     assert len(rows) == len(stored) > 0
     for tr, f in zip(rows, stored, strict=True):
         cells = texts(tr.find_all("td"))
         assert cells[0] == f["match_id"] and cells[2] == f["kind"] == "crash"
         assert cells[3] == str(f["decision"])
-        assert tr.pre.get_text() == f["message"] and f["message"].startswith(FAULT_MESSAGE)
+        shown = tr.pre.get_text()
+        assert shown.startswith(FAULT_MESSAGE) and shown == without_source_lines(f["message"])
+        # The traceback's frames stay, the bot's quoted source line does not.
+        assert 'crashy.py", line' in shown and "raise RuntimeError" in f["message"]
+        assert "raise RuntimeError" not in shown
         href = tr.a["href"]
         assert (built["out"] / "bots" / href).resolve().is_file()
 
@@ -273,6 +292,24 @@ def test_tournament_page(built: dict[str, Any]) -> None:
     links = {a["href"] for a in doc.select("table.matches a[href^='../matches/']")}
     assert len(links) == 24
     assert sorted(texts(doc.select("ul.chips a.bot"))) == sorted(BOTS)
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("TimeoutError: no answer in 1.0 s", "TimeoutError: no answer in 1.0 s"),
+        (
+            'Traceback (most recent call last):\n  File "/bot/b.py", line 3, in act\n'
+            "    return secret_strategy(obs)\n           ^^^^^^^^^^^^^^^\nKeyError: 'x'",
+            'Traceback (most recent call last):\n  File "/bot/b.py", line 3, in act\n'
+            "KeyError: 'x'",
+        ),
+        ("    indented text, no frame\nsecond", "    indented text, no frame\nsecond"),
+    ],
+    ids=["plain", "traceback", "no-frame"],
+)
+def test_fault_messages_lose_quoted_source(message: str, shown: str) -> None:
+    assert without_source_lines(message) == shown
 
 
 def test_templates_are_strict_and_autoescaped() -> None:

@@ -307,13 +307,36 @@ class Fault:
         return f"matches/{self.match_id}.html"
 
 
+_FRAME = re.compile(r'^\s*File ".*", line \d+')
+
+
+def without_source_lines(message: str) -> str:
+    """A fault message with the source lines of Python tracebacks left out.
+
+    A traceback quotes the bot's code under each ``File "...", line N`` frame (plus a line of
+    ``^`` markers); sources are never published, so only the frames and the error remain.
+    """
+    out: list[str] = []
+    in_frame = False
+    for line in message.splitlines():
+        if _FRAME.match(line):
+            in_frame = True
+            out.append(line)
+        elif in_frame and line.startswith("    "):
+            continue
+        else:
+            in_frame = False
+            out.append(line)
+    return "\n".join(out)
+
+
 def faults(
     db: sqlite_utils.Database, refs: dict[int, BotRef], where: str, params: list[Any]
 ) -> list[Fault]:
     """Faults filtered by an SQL ``where`` on the ``faults`` table."""
     return [
         Fault(safe_id(r["match_id"]), r["seat"], refs[r["bot_version_id"]], r["kind"],
-              r["message"] or "", r["decision"])
+              without_source_lines(r["message"] or ""), r["decision"])
         for r in db.query(
             f"SELECT * FROM faults WHERE {where} ORDER BY tournament_id, match_id, seat", params
         )
