@@ -247,6 +247,30 @@ def _explain(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
+def scheduler_versions() -> dict[str, str]:
+    """Run on the scheduler by :func:`check_scheduler`: its versions (it unpickles our tasks)."""
+    return local_versions()
+
+
+def check_scheduler(client: Client, want: dict[str, str]) -> None:
+    """Raise :class:`ClusterError` unless the scheduler imports the same arena, Dask and Python.
+
+    Recent Dask unpickles task graphs on the scheduler, so a scheduler without arena would
+    reject every batch.
+    """
+    address = str(client.scheduler_info()["address"])
+    try:
+        got = client.run_on_scheduler(scheduler_versions)
+    except Exception as e:  # the scheduler could not even unpickle the function
+        raise ClusterError(f"the scheduler at {address}: {_explain(e)}") from e
+    for key, value in want.items():
+        if got.get(key) != value:
+            raise ClusterError(
+                f"the scheduler at {address}: {key} {got.get(key)} there but {value} here; "
+                "every machine needs the same"
+            )
+
+
 def check_workers(
     client: Client, *, unsafe_no_sandbox: bool = False, timeout: float = PROBE_TIMEOUT
 ) -> list[WorkerReport]:
@@ -257,6 +281,7 @@ def check_workers(
     and its sandbox works.
     """
     want = local_versions()
+    check_scheduler(client, want)
     reports = probe_workers(client, unsafe_no_sandbox=unsafe_no_sandbox, timeout=timeout)
     for r in reports:
         problem = worker_problem(r, want)

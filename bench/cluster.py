@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import signal
 import sqlite3
 import statistics
@@ -96,10 +97,57 @@ def stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
         p.wait(30)
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(roots: list[int]) -> float:
+    """CPU seconds (user + sys, own + reaped children) of ``roots`` and all their descendants.
+
+    A process that ends between two readings hands its CPU to its parent's reaped-children
+    counters, so the difference of two readings covers everything the tree did in between.
+    """
+    stats: dict[int, tuple[int, float]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                raw = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            f = raw[raw.rindex(")") + 2 :].split()
+            stats[int(name)] = (int(f[1]), sum(int(x) for x in f[11:15]) / TICK)
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0.0, [p for p in roots if p in stats]
+    while todo:
+        pid = todo.pop()
+        total += stats[pid][1]
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def own_cpu() -> float:
+    """CPU seconds of this process and its reaped children (the local pool's workers)."""
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def one_run(
-    workdir: Path, bots: list[Path], rounds: int, tag: str, make: Callable[[], Any] | None
-) -> tuple[float, float, int, Path]:
-    """One whole tournament into a fresh database: (seconds, of which connecting, matches, db)."""
+    workdir: Path,
+    bots: list[Path],
+    rounds: int,
+    tag: str,
+    make: Callable[[], Any] | None,
+    cluster_pids: list[int],
+) -> tuple[float, float, float, int, Path]:
+    """One tournament into a fresh database: (wall s, of which connecting, CPU s, matches, db).
+
+    CPU counts this process, its reaped children (local workers and their bots) and, for a
+    cluster run, every process of the cluster (scheduler, nannies, workers, bots).
+    """
     db = workdir / f"{tag}.db"
     db.unlink(missing_ok=True)
     limits = Limits().to_dict()
@@ -107,14 +155,16 @@ def one_run(
         versions = tournament.register_files(store, bots)
         plan = tournament.plan(store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits)
         quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
+        cpu0 = own_cpu() + tree_cpu(cluster_pids)
         started = time.perf_counter()
         executor = make() if make else None
         opened = time.perf_counter() - started
         workers = executor.workers if executor is not None else 2
         result = tournament.run(store, plan, workers=workers, console=quiet, executor=executor)
         seconds = time.perf_counter() - started
+        cpu = own_cpu() + tree_cpu(cluster_pids) - cpu0
     assert result.completed and result.played == plan.total, result
-    return seconds, opened, plan.total, db
+    return seconds, opened, cpu, plan.total, db
 
 
 def stored(db: Path) -> list[tuple[Any, ...]]:
@@ -148,31 +198,48 @@ def main() -> None:
         started = time.perf_counter()
         address, procs = start_cluster(workdir, 2)
         print(f"cluster up in {time.perf_counter() - started:.1f} s at {address}")
-        local: list[float] = []
-        dask: list[float] = []
+        pids = [p.pid for p in procs]
+        wall: dict[str, list[float]] = {"local": [], "dask": []}
+        cpu: dict[str, list[float]] = {"local": [], "dask": []}
         connect: list[float] = []
         try:
             for rep in range(args.reps):
-                secs, _, n, local_db = one_run(workdir, bots, args.rounds, "local", None)
-                local.append(secs)
-                secs, opened, n, dask_db = one_run(
-                    workdir, bots, args.rounds, "dask", lambda: cluster.open_executor(address)
+                secs, _, used, n, local_db = one_run(workdir, bots, args.rounds, "local", None, [])
+                wall["local"].append(secs)
+                cpu["local"].append(used)
+                secs, opened, used, n, dask_db = one_run(
+                    workdir,
+                    bots,
+                    args.rounds,
+                    "dask",
+                    lambda: cluster.open_executor(address),
+                    pids,
                 )
-                dask.append(secs)
+                wall["dask"].append(secs)
+                cpu["dask"].append(used)
                 connect.append(opened)
-                print(f"rep {rep + 1}: local {local[-1]:.2f} s, dask {dask[-1]:.2f} s ({n})")
+                print(
+                    f"rep {rep + 1}: local {wall['local'][-1]:.2f} s, dask {secs:.2f} s wall;"
+                    f" local {cpu['local'][-1]:.2f} s, dask {used:.2f} s CPU ({n} matches)"
+                )
             same = stored(local_db) == stored(dask_db)
         finally:
             stop_cluster(procs)
-    lt, dt = statistics.median(local), statistics.median(dask)
     load = os.getloadavg()[0]
+    med = {k: statistics.median(v) for k, v in wall.items()}
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     print()
     print(f"{n} matches of instant bots, 2 workers, median of {args.reps} (load {load:.1f})")
-    print(f"{'backend':<28}{'wall s':>8}{'matches/s':>11}{'ms/match':>10}")
-    print(f"{'local process pool':<28}{lt:>8.2f}{n / lt:>11.1f}{1000 * lt / n:>10.2f}")
-    print(f"{'Dask, 2 local workers':<28}{dt:>8.2f}{n / dt:>11.1f}{1000 * dt / n:>10.2f}")
-    per_match, percent = 1000 * (dt - lt) / n, 100 * (dt / lt - 1)
-    print(f"cluster overhead: {per_match:+.2f} ms per match ({percent:+.1f} %)")
+    print(f"{'backend':<24}{'wall s':>8}{'matches/s':>11}{'wall ms/match':>15}{'CPU ms/match':>14}")
+    for key, label in (("local", "local process pool"), ("dask", "Dask, 2 local workers")):
+        w, c = med[key], cpu_med[key]
+        print(f"{label:<24}{w:>8.2f}{n / w:>11.1f}{1000 * w / n:>15.2f}{1000 * c / n:>14.2f}")
+    dw, dc = med["dask"] - med["local"], cpu_med["dask"] - cpu_med["local"]
+    wall_pct, cpu_pct = 100 * dw / med["local"], 100 * dc / cpu_med["local"]
+    print(
+        f"cluster overhead per match: wall {1000 * dw / n:+.2f} ms ({wall_pct:+.1f} %),"
+        f" CPU {1000 * dc / n:+.2f} ms ({cpu_pct:+.1f} %)"
+    )
     print(f"of which connecting + probing workers: {statistics.median(connect):.2f} s per run")
     print(f"stored matches identical: {same}")
 

@@ -19,11 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import distributed
 import pytest
 
-distributed = pytest.importorskip("distributed")
-
-from arena import cluster  # noqa: E402
+from arena import cluster
 
 # Sandbox code may start multiprocessing children; Dask workers are daemonic by default and a
 # daemonic process may not have children (research/distributed.md, 2d).
@@ -58,7 +57,7 @@ class LocalDaskCluster:
             start_new_session=True,
         )
 
-    def start_scheduler(self) -> None:
+    def start_scheduler(self, env: dict[str, str] | None = None) -> None:
         """``dask scheduler`` on a free port of 127.0.0.1; its address comes from its file."""
         self._spawn(
             "scheduler",
@@ -72,7 +71,7 @@ class LocalDaskCluster:
                 "--scheduler-file",
                 str(self.scheduler_file),
             ],
-            {},
+            env or {},
         )
         _wait_for(self.scheduler_file.exists, 30, "the scheduler file")
         self.address = json.loads(self.scheduler_file.read_text())["address"]
@@ -196,6 +195,23 @@ def test_worker_without_arena_is_named_not_a_hang(
         message = _check_error(dask_cluster.address)
     assert message.startswith("worker noarena (tcp://127.0.0.1:")
     assert "arena is not importable there" in message
+
+
+def test_scheduler_without_arena_is_one_clear_error(tmp_path: Path) -> None:
+    # Dask unpickles tasks on the scheduler too: a scheduler that cannot import arena would
+    # reject every batch, so it is checked before anything else.
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
+    c = LocalDaskCluster(tmp_path)
+    try:
+        c.start_scheduler(env={"PYTHONPATH": str(blocker)})
+        out = arena("run", "--cluster", c.address, "--db", str(tmp_path / "x.db"))
+    finally:
+        c.close()
+    assert out.returncode == 1
+    assert out.stderr.startswith(f"Error: the scheduler at {c.address}: arena is not importable")
+    assert out.stderr.count("\n") == 1
 
 
 def test_worker_without_sandbox_layers_is_named(dask_cluster: LocalDaskCluster) -> None:
