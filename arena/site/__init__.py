@@ -14,7 +14,7 @@ import datetime as _dt
 from pathlib import Path
 
 from arena import __version__
-from arena.site import data
+from arena.site import botpage, data
 from arena.site.charts import line_chart, place_chart
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
@@ -66,7 +66,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
         )
     lines = dict(history)
-    for bot in data.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
+    for bot in botpage.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
         own = [(bot.name, lines[bot.name])] if bot.name in lines else []
         writer.page(
             bot.href,
