@@ -203,6 +203,12 @@ class Store:
         return _Tx(self.conn, self.path)
 
     def _migrate(self, upto: int | None) -> None:
+        wanted = {v for v, _, _ in MIGRATIONS if upto is None or v <= upto}
+        exists = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        if exists and wanted <= set(self.applied_migrations()):
+            return  # up to date: no write lock needed, so readers work beside a writer
         with self._transaction():
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("

@@ -168,9 +168,19 @@ def test_a_locked_database_is_refused(tmp_path: Path) -> None:
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
+        s = Store(path)  # an up-to-date database opens without a write lock...
+        assert s.latest_versions() == []  # ...and reads beside the writer (WAL)
         with pytest.raises(ArenaError, match="locked by another process"):
-            s = Store(path)
             s.add_bot_version("z", "class Bot: pass", "z.py")
+        # A database that still needs a migration cannot even be opened.
+        old = tmp_path / "old.db"
+        Store(old, upto=1).close()
+        holder = sqlite3.connect(old, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        with pytest.raises(ArenaError, match="locked by another process"):
+            Store(old)
+        holder.execute("ROLLBACK")
+        holder.close()
     finally:
         other.execute("ROLLBACK")
         other.close()
