@@ -458,3 +458,25 @@ def test_render_a_tournament_without_ratings(tmp_path: Path) -> None:
     assert means == sorted(means)
     assert all(tr.find_all("td")[2].get_text(strip=True) == "\u2014" for tr in rows)
     assert "interrupted" in doc.select_one(".lede .status").get_text()
+
+
+def test_two_tournaments(tmp_path: Path) -> None:
+    from site_support import store_tournament
+
+    db = tmp_path / "arena.db"
+    bots = [("a", None), ("b", None), ("c", None)]
+    first = store_tournament(db, bots, seed=1)
+    second = store_tournament(db, [*bots, ("d", None)], seed=2)
+    out = tmp_path / "site"
+    doc = soup(render_site(db, out))
+    # The leaderboard is the latest tournament's; every tournament is listed and linked.
+    assert second in doc.select_one(".lede").get_text()
+    assert len(doc.select("table.standings tbody tr")) == 4
+    listed = [a["href"] for a in doc.select("h2:-soup-contains('All tournaments') + div a")]
+    assert listed == [f"tournaments/{second}.html", f"tournaments/{first}.html"]
+    assert (out / "tournaments" / f"{first}.html").is_file()
+    (a_id,) = [r[0] for r in sqlite3.connect(db).execute("SELECT id FROM bots WHERE name = 'a'")]
+    bot = soup(out / "bots" / f"{a_id}.html")
+    rows = bot.select("h2:-soup-contains('Tournaments') + div tbody tr")
+    assert {tr.code.get_text() for tr in rows} == {first, second}
+    assert bot.select_one(".stat-value").get_text() == str(6 + 18)  # 1 set + 3 sets, 6 seatings

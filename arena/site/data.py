@@ -111,7 +111,7 @@ class Tournament:
 def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tournament]:
     """Every tournament, the most recently run first."""
     out = []
-    for r in db.query("SELECT * FROM tournaments ORDER BY updated_at DESC, created_at DESC"):
+    for r in db.query("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC"):
         tid = safe_id(r["id"])
         played, faults = next(
             db.query(
