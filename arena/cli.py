@@ -448,13 +448,14 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
 
 
 @main.command()
+@db_option
 @click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False),
     default="site",
     show_default=True,
-    help="Folder of a rendered site.",
+    help="Folder of a rendered site (rendered from --db first when it has none).",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
@@ -465,15 +466,24 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
 )
 @click.option("--quiet", is_flag=True, help="Do not log each request.")
 @reports_errors
-def serve(out_dir: str, port: int, host: str, quiet: bool) -> None:
-    """Serve a rendered site on this machine only (127.0.0.1), until Ctrl-C.
+def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None:
+    """Serve the site on this machine only (127.0.0.1), until Ctrl-C.
+
+    Serves the site already in --out; when there is none yet, renders it from --db first.
 
     \b
     Example:
         arena render && arena serve --port 8000
     """
-    from arena.site.serve import make_server
+    from pathlib import Path
 
+    from arena.site.serve import check_loopback, make_server
+
+    check_loopback(host)
+    if not (Path(out_dir) / "index.html").is_file() and Path(db_path).is_file():
+        from arena.site import render_site
+
+        click.echo(f"Site written to {render_site(db_path, out_dir)}")
     server = make_server(out_dir, host, port, quiet=quiet)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host

@@ -480,3 +480,28 @@ def test_two_tournaments(tmp_path: Path) -> None:
     rows = bot.select("h2:-soup-contains('Tournaments') + div tbody tr")
     assert {tr.code.get_text() for tr in rows} == {first, second}
     assert bot.select_one(".stat-value").get_text() == str(6 + 18)  # 1 set + 3 sets, 6 seatings
+
+
+def test_serve_renders_a_missing_site_first(built: dict[str, Any], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import urllib.request
+
+    out = tmp_path / "fresh"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--db", str(built["db"]), "--out", str(out),
+         "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == f"Site written to {out / 'index.html'}"
+        found = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())
+        assert found
+        with urllib.request.urlopen(found.group(0) + "h2h.html", timeout=10) as resp:
+            assert b'table class="matrix"' in resp.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
