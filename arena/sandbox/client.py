@@ -245,6 +245,8 @@ class Zygote:
             "limits": limits.to_dict(),
         }
         self.info: dict[str, Any] = {}
+        self.chain: list[int] = []
+        self.recent: list[int] = []
         try:
             self.ctrl.sendall(json.dumps(cfg).encode())
             reply = self._recv(limits.load_seconds + 5)
@@ -253,6 +255,9 @@ class Zygote:
         if reply is None:
             self.load_error = "the bot host did not start: " + self._stderr()
         else:
+            # Remembered so their zombies can be reaped even if the host is killed from
+            # outside (orphans come to this process, the subreaper).
+            self.chain = _descendants(self.proc.pid)
             msg = json.loads(reply[0])
             if msg.get("ok"):
                 self.info = msg
@@ -323,6 +328,7 @@ class Zygote:
             detail = got[0].decode("utf-8", "replace") if got else "no answer"
             raise OSError(f"the bot host could not start a match process: {detail}")
         pid = got[1]
+        self.recent = [*self.recent[-5:], pid]  # the zygote reaps them on its next fork
         try:
             pidfd = os.pidfd_open(pid)
         except OSError:
@@ -342,6 +348,7 @@ class Zygote:
     def kill(self) -> None:
         """Kill the host and everything under it (bwrap's namespace goes with its init)."""
         tree = _descendants(self.proc.pid)
+        # Only the live tree is killed: a remembered pid may by now be someone else's.
         for pid in [self.proc.pid, *tree]:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -352,18 +359,14 @@ class Zygote:
         except OSError:
             pass
         self.proc.wait()
-        for pid in tree:  # orphans came to us, the subreaper: reap exactly those
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
         if self.lease is not None:
             for pid in processes_of_uid(self.lease.uid):
                 try:
                     os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except (OSError, ChildProcessError):
+                except OSError:
                     pass
+        _reap({*tree, *self.chain, *self.recent}, {self.proc.pid, *tree})
+        self.chain, self.recent = [], []
 
     def close(self) -> None:
         """Stop the host, wait until no process of it is left, release its uid."""
@@ -380,6 +383,39 @@ class Zygote:
                 time.sleep(0.005)
             if not processes_of_uid(self.lease.uid):
                 self.lease.release()  # never reuse a uid while a process of it lives
+
+
+def _reap(pids: set[int], family: set[int], patience: float = 1.0) -> None:
+    """Reap those of ``pids`` that became our children (as orphans: we are the subreaper).
+
+    A killed process comes to us only once its parent (in ``family``, being killed too) is
+    gone, so wait for that, at most ``patience`` seconds; a pid whose parent is outside the
+    family is someone else's and left alone.
+    """
+    me = os.getpid()
+    deadline = time.monotonic() + patience
+    while pids and time.monotonic() < deadline:
+        for pid in list(pids):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    pids.discard(pid)
+                    continue
+            except ChildProcessError:
+                pass
+            parent = _parent(pid)
+            if parent is None or (parent != me and parent not in family):
+                pids.discard(pid)
+        if pids:
+            time.sleep(0.002)
+
+
+def _parent(pid: int) -> int | None:
+    """The parent pid of ``pid`` (None when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _descendants(pid: int) -> list[int]:

@@ -409,6 +409,17 @@ def _reply(ctrl: socket.socket, obj: dict[str, Any]) -> None:
     ctrl.sendmsg([json.dumps(obj).encode()])
 
 
+def _fail(ctrl: socket.socket, message: str) -> None:
+    """Report a failed start, then stay until the arena closes the socket: the arena ends the
+    whole process tree itself, so nothing of it is left unreaped."""
+    _reply(ctrl, {"ok": False, "message": message})
+    try:
+        while ctrl.recv(4096):
+            pass
+    except OSError:
+        pass
+
+
 def zygote(ctrl_fd: int) -> None:
     """Set up once, then fork one match child per request; exits when the arena goes."""
     ctrl = socket.socket(fileno=ctrl_fd)
@@ -451,10 +462,10 @@ def zygote(ctrl_fd: int) -> None:
         code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
     except SyntaxError as e:
         message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
-        _reply(ctrl, {"ok": False, "message": message})
+        _fail(ctrl, message)
         return
     except BaseException as e:
-        _reply(ctrl, {"ok": False, "message": _describe(e, tb=False)})
+        _fail(ctrl, _describe(e, tb=False))
         return
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
@@ -474,7 +485,7 @@ def zygote(ctrl_fd: int) -> None:
         if filters is not None:
             load_seccomp(filters[0])
     except BaseException as e:
-        _reply(ctrl, {"ok": False, "message": "sandbox set-up failed: " + _describe(e, False)})
+        _fail(ctrl, "sandbox set-up failed: " + _describe(e, False))
         return
     _reply(ctrl, info)
     while True:

@@ -161,7 +161,9 @@ def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
         return False, "bwrap not installed (apt-get install bubblewrap)"
     with tempfile.TemporaryDirectory() as d:
         os.chmod(d, 0o755)
-        argv = bwrap_argv([(d, "/arena")], "/usr/bin/true", "", 0)[:-6] + ["/usr/bin/true"]
+        # --as-pid-1: no separate init, so no orphan is left for a subreaper to reap.
+        argv = bwrap_argv([(d, "/arena")], "/usr/bin/true", "", 0)[:-7]
+        argv += ["--as-pid-1", "--", "/usr/bin/true"]
         ids: dict[str, Any] = {}
         if as_uid is not None:
             ids = {"user": as_uid, "group": as_uid, "extra_groups": []}
