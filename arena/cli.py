@@ -411,6 +411,52 @@ def replay(db_path: str, match_id: str) -> None:
         click.echo(replay_text(store, match_id))
 
 
+@main.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tournaments.")
+@reports_errors
+def tournaments(db_path: str, as_json: bool) -> None:
+    """List the tournaments in the database, the most recently run first.
+
+    \b
+    Example:
+        arena tournaments
+        arena standings --tournament 8b92a1
+    """
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from arena.store import Store
+
+    with Store(db_path, create=False) as store:
+        rows = store.tournaments()
+    if as_json:
+        keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
+        click.echo(json.dumps([{k: r[k] for k in (*keep, "updated_at")} for r in rows], indent=2))
+        return
+    if not rows:
+        click.echo(f"No tournaments in {db_path} yet (arena run)")
+        return
+    table = Table(title="Tournaments")
+    table.add_column("id", no_wrap=True, min_width=16)
+    for col in ("status", "bots", "matches", "seed", "rounds", "last run"):
+        table.add_column(col)
+    for r in rows:
+        bots = ", ".join(b["name"] for b in json.loads(r["config"])["bots"])
+        table.add_row(
+            r["id"],
+            r["status"],
+            bots,
+            f"{r['done']}/{r['total_matches']}",
+            str(r["seed"]),
+            str(r["rounds"]),
+            r["updated_at"],
+        )
+    Console().print(table)
+
+
 # --- site commands ---
 
 

@@ -370,7 +370,7 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
         ("#", "right"),
         ("bot", "left"),
         ("rating", "right"),
-        ("95% interval", "right"),
+        ("95% CI", "right"),
         ("matches", "right"),
         ("wins", "right"),
         ("mean place", "right"),

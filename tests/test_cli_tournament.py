@@ -73,7 +73,7 @@ def three(tmp_path: Path) -> list[Path]:
     ]
 
 
-@pytest.mark.parametrize("command", ["submit", "run", "standings", "bots", "replay"])
+@pytest.mark.parametrize("command", ["submit", "run", "standings", "bots", "replay", "tournaments"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = invoke(command, "--help")
     assert result.exit_code == 0
@@ -150,6 +150,9 @@ def test_run_standings_bots_and_replay(tmp_path: Path, three: list[Path]) -> Non
         assert r["rating_low"] is None and r["rating_high"] is None
     assert [r["rating"] for r in rows] == sorted((r["rating"] for r in rows), reverse=True)
 
+    (t,) = json.loads(invoke("tournaments", "--db", db, "--json").output)
+    assert (t["status"], t["done"], t["total_matches"], t["rounds"]) == ("finished", 6, 6, 1)
+    assert t["id"] in invoke("tournaments", "--db", db).output
     text = invoke("standings", "--db", db)
     assert text.exit_code == 0 and "Placed above" in text.output
 
