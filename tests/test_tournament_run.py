@@ -6,7 +6,9 @@ to a real ``arena run`` leaves no process behind and keeps every finished match.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
+import multiprocessing
 import os
 import sqlite3
 import subprocess
@@ -98,12 +100,16 @@ def dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def run_in_process(db: Path, files: list[Path], rounds: int, workers: int) -> Store:
+def run_in_process(
+    db: Path, files: list[Path], rounds: int, workers: int, executor: Any = None
+) -> Store:
     store = Store(db)
     limits = Limits().to_dict()
     versions = register_files(store, files)
     the_plan = plan(store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits)
-    result = run(store, the_plan, workers=workers, log_path=db.with_suffix(".log"))
+    result = run(
+        store, the_plan, workers=workers, log_path=db.with_suffix(".log"), executor=executor
+    )
     assert result.completed and result.played == the_plan.total
     return store
 
@@ -139,6 +145,16 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     assert worker_pids and str(os.getpid()) not in worker_pids
     parallel.close()
     serial.close()
+
+
+def test_any_executor_can_run_the_matches(tmp_path: Path) -> None:
+    # A cluster executor gives no initializer and unpickles the task in a fresh interpreter:
+    # a spawn-context pool without an initializer stands in for it. Same games either way.
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
+    run_in_process(tmp_path / "fork.db", files, rounds=2, workers=2).close()
+    foreign = cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+    run_in_process(tmp_path / "spawn.db", files, rounds=2, workers=2, executor=foreign).close()
+    assert dump(tmp_path / "fork.db") == dump(tmp_path / "spawn.db")
 
 
 def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
@@ -211,12 +227,33 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     wait_for_matches(broken, proc, 4)
     proc.kill()
     proc.wait()
+    # Its workers (same command line) die with it instead of lingering as orphans.
+    deadline = time.monotonic() + 10
+    while workers_of(broken) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert workers_of(broken) == []
     partial = stored(broken)
     assert 4 <= partial < 30
     rerun = subprocess.run(arena_cmd(broken, files, *rounds), capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert f"Played {30 - partial} matches" in rerun.stdout
     assert dump(broken) == dump(whole)
+
+
+def workers_of(db: Path) -> list[int]:
+    """Pids of live processes whose command line names ``db`` (an arena run and its workers)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{name}/cmdline").read_bytes().decode(errors="replace")
+            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(db) in cmd and state != "Z":
+            found.append(int(name))
+    return found
 
 
 DRIVER = r"""
