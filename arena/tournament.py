@@ -297,7 +297,11 @@ def run(
                     raise
                 except Exception as e:
                     store.set_status(tid, "interrupted")
-                    raise ArenaError(f"a worker failed: {type(e).__name__}: {e}") from None
+                    # Not a bot's fault (those are recorded): the arena itself failed.
+                    raise ArenaError(
+                        f"the run stopped ({type(e).__name__}: {e}); finished matches are "
+                        "stored, run the same command again to resume"
+                    ) from None
                 except BaseException:  # a second Ctrl-C: workers drop their batches at once
                     stop.set()
                     store.set_status(tid, "interrupted")
