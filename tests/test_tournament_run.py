@@ -330,3 +330,37 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None
     assert rerun.returncode == 0, rerun.stderr
     assert f"Played {30 - kept} matches" in rerun.stdout
     assert stored(db) == 30
+
+
+def children_of(pid: int) -> list[int]:
+    kids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                kids.append(int(name))
+    return kids
+
+
+@pytest.mark.slow
+def test_a_killed_worker_stops_the_run_in_one_line_and_rerun_resumes(tmp_path: Path) -> None:
+    files = write_bots(tmp_path / "bots", ["slow.py", "last.py", "rnd.py"])
+    db = tmp_path / "w.db"
+    cmd = arena_cmd(db, files, "--rounds", "5")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_matches(db, proc, 2)
+    workers = children_of(proc.pid)
+    assert workers, "no worker processes found"
+    os.kill(workers[0], 9)  # as the kernel's OOM killer would
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, (out, err)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: the run stopped"), err
+    kept = stored(db)
+    rerun = subprocess.run(cmd, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"Played {30 - kept} matches" in rerun.stdout and stored(db) == 30
