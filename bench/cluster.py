@@ -53,11 +53,22 @@ class Bot:
 """
 
 
-def start_cluster(workdir: Path, workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
+# docs/cluster.md's optional settings: Dask's own bookkeeping (event-loop ticks every 20 ms, the
+# system monitor, the statistical profiler) wakes every process many times a second.
+QUIET = {
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "500ms",
+    "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "2s",
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+}
+
+
+def start_cluster(
+    workdir: Path, workers: int, quiet: bool
+) -> tuple[str, list[subprocess.Popen[bytes]]]:
     """``dask scheduler`` + ``workers`` × ``dask worker --nthreads 1``; returns the address."""
     sched_file = workdir / "scheduler.json"
     base = [sys.executable, "-m", "dask"]
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    env = {**os.environ, **(QUIET if quiet else {})}
     log = open(workdir / "dask.log", "wb")  # noqa: SIM115 - lives as long as the cluster
     procs = [
         subprocess.Popen(
@@ -65,6 +76,7 @@ def start_cluster(workdir: Path, workers: int) -> tuple[str, list[subprocess.Pop
             + ["--scheduler-file", str(sched_file)],
             stdout=log,
             stderr=subprocess.STDOUT,
+            env=env,
             start_new_session=True,
         )
     ]
@@ -186,6 +198,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=60, help="rounds (6 matches each)")
     ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions")
+    ap.add_argument(
+        "--dask-defaults",
+        action="store_true",
+        help="start the cluster with Dask's default bookkeeping intervals (docs/cluster.md)",
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp:
@@ -196,13 +213,18 @@ def main() -> None:
             path.write_text(INSTANT.format(name=name))
             bots.append(path)
         started = time.perf_counter()
-        address, procs = start_cluster(workdir, 2)
+        address, procs = start_cluster(workdir, 2, quiet=not args.dask_defaults)
         print(f"cluster up in {time.perf_counter() - started:.1f} s at {address}")
         pids = [p.pid for p in procs]
         wall: dict[str, list[float]] = {"local": [], "dask": []}
         cpu: dict[str, list[float]] = {"local": [], "dask": []}
         connect: list[float] = []
         try:
+            # Warm-up, not measured: a fresh Dask worker imports arena and starts its bot pool
+            # on its first batch (a forked local worker inherits the imports from the parent).
+            warm = time.perf_counter()
+            one_run(workdir, bots, 1, "warm", lambda: cluster.open_executor(address), pids)
+            print(f"warm-up run on the cluster: {time.perf_counter() - warm:.1f} s")
             for rep in range(args.reps):
                 secs, _, used, n, local_db = one_run(workdir, bots, args.rounds, "local", None, [])
                 wall["local"].append(secs)

@@ -24,10 +24,6 @@ import pytest
 
 from arena import cluster
 
-# Sandbox code may start multiprocessing children; Dask workers are daemonic by default and a
-# daemonic process may not have children (research/distributed.md, 2d).
-WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-
 
 def _wait_for(predicate: object, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
@@ -91,7 +87,7 @@ class LocalDaskCluster:
                 "--name",
                 name,
             ],
-            {**WORKER_ENV, **(env or {})},
+            env or {},
         )
 
     def worker_addresses(self) -> dict[str, str]:
@@ -153,8 +149,7 @@ def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:
         assert r.arena == want["arena"]
         assert r.distributed == want["distributed"]
         assert r.nthreads == 1
-        # The worker env flips Dask's daemon default so the sandbox may start children.
-        assert r.daemon is False
+        assert r.layers and r.sandbox_error is None
 
 
 @contextmanager
