@@ -199,6 +199,7 @@ class Zygote:
 
     def __init__(self, source: BotSource, copy: int, stage: Stage, plan: Plan, limits: Limits):
         self.source = source
+        self.copy = copy
         self.plan = plan
         self.limits = limits
         self.load_error: str | None = None

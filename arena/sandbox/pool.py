@@ -50,10 +50,10 @@ class BotPool:
         self._closer = weakref.finalize(self, _shutdown, self._zygotes, self._stage)
         log.info("sandbox layers: %s", ", ".join(self.plan.active) or "none (unsafe)")
 
-    def _zygote(self, source: BotSource, copy: int) -> Zygote:
+    def _zygote(self, source: BotSource, copy: int, replace: Zygote | None = None) -> Zygote:
         key = (source.sha256, copy)
         z = self._zygotes.get(key)
-        if z is not None and not z.usable and z.load_error is None:
+        if z is not None and (z is replace or (not z.usable and z.load_error is None)):
             z.close()  # died (killed from outside?): start a new one
             del self._zygotes[key]
             z = None
@@ -87,8 +87,13 @@ class BotPool:
         for seat, z, request in started:
             try:
                 proxies[seat].child = z.finish_fork(request)
-            except OSError as e:
-                proxies[seat].fault = Fault(seat, "load", str(e), None)
+            except OSError:
+                # The host died (killed from outside, say): not the bot's fault; one new host.
+                z = self._zygote(sources[seat], z.copy, replace=z)
+                try:
+                    proxies[seat].child = z.fork(seed, seat)
+                except OSError as e:
+                    proxies[seat].fault = Fault(seat, "load", str(e), None)
         try:
             deadline = time.monotonic() + self.limits.load_seconds
             for p in proxies:  # the three load in parallel
