@@ -98,6 +98,7 @@ def close_worker() -> None:
     if _pool is not None:
         pool, _pool, _pool_key = _pool, None, None
         pool.close()
+        log.info("worker %d: bot pool closed", os.getpid())
 
 
 def _init_local_worker(

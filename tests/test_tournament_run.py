@@ -143,6 +143,9 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     lines = (tmp_path / "parallel.log").read_text().splitlines()
     worker_pids = {line.split()[2] for line in lines if "arena.runner" in line}
     assert worker_pids and str(os.getpid()) not in worker_pids
+    # Each worker closed its bot pool on the way out, and said so.
+    closed = {line.split()[2] for line in lines if "bot pool closed" in line}
+    assert closed == worker_pids
     parallel.close()
     serial.close()
 
