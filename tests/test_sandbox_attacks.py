@@ -27,7 +27,7 @@ from arena.botfile import bundled, load_bot_class
 from arena.engine import play_match
 from arena.sandbox import BotPool, BotSource, Limits
 from arena.sandbox.client import _descendants
-from arena.sandbox.layers import processes_of_uid
+from arena.sandbox.layers import UID_BASE, UID_COUNT, processes_of_uid
 
 ATTACKS = Path(__file__).parent / "attacks"
 LIMITS = Limits(decision_seconds=0.5, match_cpu_seconds=2.0, load_seconds=2.0, memory_mb=512)
@@ -194,11 +194,31 @@ def reference_match(seed: int) -> Any:
     return play_match(bots, seed)
 
 
-def assert_nothing_left(pool: BotPool, uids: list[int], pids: list[int]) -> None:
-    """No process of the pool's uids, no descendant of this test process, no host pid alive."""
+def sandbox_descendants() -> set[int]:
+    """Descendants of this process that are bot hosts (bwrap, host.py, bot uids), zombies too.
+
+    Other tests may keep unrelated workers around, so only these count.
+    """
+    found = set()
+    for pid in _descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        if comm == "bwrap" or b"host.py" in cmd or UID_BASE <= uid < UID_BASE + UID_COUNT:
+            found.add(pid)
+    return found
+
+
+def assert_nothing_left(uids: list[int], pids: list[int], before: set[int]) -> None:
+    """No process of the pool's uids, no new bot host under this process, no host pid alive."""
     for uid in uids:
         assert processes_of_uid(uid) == [], f"processes of bot uid {uid} survived"
-    assert _descendants(os.getpid()) == []
+    assert sandbox_descendants() - before == set()
     for pid in pids:
         assert not os.path.exists(f"/proc/{pid}") or _zombie_or_gone(pid)
 
@@ -216,6 +236,7 @@ def test_attack_fails(
     name: str, kinds: set[str] | None, runs: bool, targets: Targets, tmp_path: Path
 ) -> None:
     victim = BotSource.from_path(str(bundled("random_bot")))
+    before = sandbox_descendants()
     pool = BotPool(LIMITS)
     try:
         if name == "kill_everything":
@@ -250,7 +271,7 @@ def test_attack_fails(
     assert not any(Path(p).exists() for p in ("/tmp/arena-pwned", "/tmp/arena-pwned-raw"))
     assert not Path("/tmp/arena-pwned-dir").exists() and not Path("/dev/shm/arena-pwned").exists()
     assert len(log.encode()) <= LIMITS.log_bytes
-    assert_nothing_left(pool, uids, pids)
+    assert_nothing_left(uids, pids, before)
 
 
 def test_cpu_budget_over_many_decisions(targets: Targets) -> None:
