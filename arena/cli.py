@@ -289,7 +289,8 @@ def run(
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     console.print(
         f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
-        f"{result.already + result.played}/{result.total} stored in {db_path}"
+        f"{result.already + result.played}/{result.total} stored in {db_path} (log: {log_file})",
+        soft_wrap=True,
     )
     if not result.completed:
         click.echo(
