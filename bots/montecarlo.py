@@ -23,8 +23,10 @@ plays out only the best :data:`KEEP_CANDIDATES`.
 spread over the candidates), calibrated to take well under the per-decision budget on this
 machine class (typically 20-120 ms for a 200 ms budget). The clock (``time.perf_counter``)
 is only a safety cap: if a decision ever reaches ``budget`` seconds, the search stops early
-with the worlds done so far. Only then does timing affect the choice; otherwise the bot is a
-pure function of its seed and the observations.
+with the worlds done so far; and once a match has used :data:`MATCH_CPU_SOFT` CPU seconds
+(only in very long matches) later searches use an eighth of the rollouts, to stay inside
+the sandbox's per-match CPU budget. Only then does timing affect the choice; otherwise the bot
+is a pure function of its seed and the observations.
 
 One file, standard library and :mod:`arena.cards` only; no threads; memory stays small.
 """
@@ -48,6 +50,8 @@ KEEP_CANDIDATES = 6
 """Keep options (by heuristic rank) that are played out."""
 BUDGET_SECONDS = 0.2
 """Safety cap on one decision's wall-clock time."""
+MATCH_CPU_SOFT = 10.0
+"""CPU seconds of a match after which searches shrink 8-fold (the sandbox allows 20 per match)."""
 BID_ATTEMPTS = 6
 """Draws per world when filtering worlds by the other players' bids."""
 
@@ -217,6 +221,7 @@ class Bot:
         self.rng = random.Random(random.getrandbits(64) if seed is None else seed)
         self.rollouts = rollouts
         self.budget = budget
+        self.cpu_spent = 0.0  # this match's CPU so far, against the sandbox's match budget
 
     # ----- helpers -----
     def tables(self, obs: Obs, trump: str) -> _Tables:
@@ -231,14 +236,21 @@ class Bot:
         phase = obs["phase"]
         if phase == "joker_trump":
             return legal[0]  # named blind: every suit is alike
-        if phase == "play":
-            return self._search_play(obs)
-        if phase == "keep":
-            return self._search_keep(obs)
-        return self._search_preplay(obs)
+        c0 = time.process_time()
+        try:
+            if phase == "play":
+                return self._search_play(obs)
+            if phase == "keep":
+                return self._search_keep(obs)
+            return self._search_preplay(obs)
+        finally:
+            self.cpu_spent += time.process_time() - c0
 
     def _n_worlds(self, n_candidates: int) -> int:
-        return max(MIN_WORLDS, self.rollouts // max(1, n_candidates))
+        rollouts = self.rollouts
+        if self.cpu_spent > MATCH_CPU_SOFT:
+            rollouts //= 8  # a very long match: stay inside the match CPU budget
+        return max(MIN_WORLDS, rollouts // max(1, n_candidates))
 
     # ----- play phase -----
     def _search_play(self, obs: Obs) -> str:
@@ -330,7 +342,8 @@ class Bot:
                 totals[k] += self._simulate(obs, w, action, idx)
             if time.perf_counter() - t0 > self.budget:
                 break
-        best = max(range(len(legal)), key=totals.__getitem__)
+        # On a tie prefer "pass": the quiet action (never go alone on a coin flip).
+        best = max(range(len(legal)), key=lambda k: (totals[k], legal[k] == "pass"))
         return legal[best]
 
     def _simulate(self, obs: Obs, w: _World, action: Any, idx: dict[str, int]) -> float:
