@@ -412,3 +412,31 @@ time.sleep(60)
     assert alive == []
     for uid in state["uids"]:
         assert processes_of_uid(uid) == []
+
+
+# --- arena doctor ---------------------------------------------------------------------------
+
+
+def test_doctor_shows_layers_and_a_live_match() -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    for name in ("python", "uid", "bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper"):
+        assert f"] {name}" in result.output
+    assert "Live check: OK" in result.output and "WARNING" not in result.output
+    report = json.loads(CliRunner().invoke(main, ["doctor", "--json", "--no-live"]).output)
+    assert report["live"] is None and len(report["layers"]) == 8
+
+
+def test_doctor_fails_when_nothing_isolates(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    monkeypatch.setenv("ARENA_SANDBOX_DISABLE", "bwrap,uid,landlock,seccomp")
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 1
+    assert "[off] bwrap" in result.output and "Live check: FAILED: cannot sandbox" in result.output

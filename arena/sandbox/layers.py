@@ -221,7 +221,7 @@ def probe() -> list[Layer]:
     add(
         "rlimits",
         True,
-        "address space, CPU, open files, file size, core" + (", processes" if root else ""),
+        "address space, CPU, open files, file size, core" + (", processes" if uid_ok else ""),
     )
     add("subreaper", True, "the arena adopts and reaps bots' orphans")
     return layers
