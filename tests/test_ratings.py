@@ -6,7 +6,10 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from arena.engine import placements
 from arena.ratings import BASE, SeatResult, compute, to_json, top1_choices
 
 
@@ -135,3 +138,18 @@ def test_json_has_the_contract_keys() -> None:
     for r in rows:
         assert {"name", "matches", "wins", "mean_place", "faults", "rating"} <= set(r)
         assert set(r["placed_above"]) == {"a", "b", "c"} - {r["name"]}
+
+
+@given(st.lists(st.integers(0, 12), min_size=3, max_size=3))
+def test_top1_choices_follow_the_placing(scores: list[int]) -> None:
+    places = list(enumerate(placements(scores)))
+    choices = top1_choices(places)
+    place = dict(places)
+    for chosen, rest in choices:
+        # Each choice picks one seat over seats placed strictly behind it.
+        assert rest and all(place[chosen] < place[o] for o in rest)
+    # Strict: first of three, then second of two. A shared first place carries no choice at
+    # all; a shared second place only the first.
+    top_tied = scores.count(max(scores)) > 1
+    expected = {3: 2, 2: 0 if top_tied else 1, 1: 0}[len(set(scores))]
+    assert len(choices) == expected
