@@ -367,6 +367,11 @@ def test_cluster_run_equals_local_run(
     # log file, with the pids of the Dask worker processes.
     with distributed.Client(dask_cluster.address, set_as_default=False) as client:
         pids = set(client.run(os.getpid).values())
+        # arena's worker plugin paused Dask's 10 ms stack sampler on every worker.
+        profiling = client.run(
+            lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()
+        )
+    assert list(profiling.values()) == [False, False]
     logged = re.findall(
         r"arena\.runner INFO worker (\d+) played", db.with_suffix(".log").read_text()
     )
