@@ -30,7 +30,8 @@ from arena.sandbox.client import _descendants
 from arena.sandbox.layers import UID_BASE, UID_COUNT, processes_of_uid
 
 ATTACKS = Path(__file__).parent / "attacks"
-LIMITS = Limits(decision_seconds=0.5, match_cpu_seconds=2.0, load_seconds=2.0, memory_mb=512)
+# Short limits keep the suite quick; still generous for the victims on a loaded 2-vCPU machine.
+LIMITS = Limits(decision_seconds=1.0, match_cpu_seconds=2.0, load_seconds=2.0, memory_mb=512)
 SEED = 11
 
 # (attack file, fault kinds allowed for the attacker (None: it must play on without a fault),
