@@ -204,6 +204,18 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     help="Play the matches on the Dask cluster whose scheduler is ADDR (tcp://HOST:8786) "
     "instead of local worker processes; see docs/cluster.md.",
 )
+@click.option(
+    "--decision-seconds",
+    type=click.FloatRange(0, 3600, min_open=True),
+    default=None,
+    help="Wall-clock limit per bot decision  [default: 1.0]",
+)
+@click.option(
+    "--match-cpu-seconds",
+    type=click.FloatRange(0, 3600, min_open=True),
+    default=None,
+    help="CPU budget of each bot per match  [default: 20.0]",
+)
 @unsafe_option
 @reports_errors
 def run(
@@ -216,6 +228,8 @@ def run(
     no_site: bool,
     log_path: str | None,
     cluster: str | None,
+    decision_seconds: float | None,
+    match_cpu_seconds: float | None,
     unsafe: bool,
 ) -> None:
     """Run a duplicate round-robin tournament and store every match.
@@ -261,7 +275,12 @@ def run(
 
         executor = open_executor(cluster, unsafe_no_sandbox=unsafe)
         workers = executor.workers
+    # The limits are part of the tournament's identity: other limits, another tournament.
     limits = Limits().to_dict()
+    if decision_seconds is not None:
+        limits["decision_seconds"] = decision_seconds
+    if match_cpu_seconds is not None:
+        limits["match_cpu_seconds"] = match_cpu_seconds
     with Store(db_path) as store:
         versions = resolve(store, bots_or_files)
         the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)

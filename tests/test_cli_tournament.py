@@ -188,6 +188,8 @@ def test_run_records_a_faulty_bot_instead_of_stopping(tmp_path: Path, three: lis
         pytest.param(["--rounds", "-2"], 2, "--rounds", id="negative-rounds"),
         pytest.param(["--rounds", "x"], 2, "--rounds", id="rounds-not-a-number"),
         pytest.param(["--workers", "0"], 2, "--workers", id="zero-workers"),
+        pytest.param(["--decision-seconds", "0"], 2, "--decision-seconds", id="zero-limit"),
+        pytest.param(["--match-cpu-seconds", "-1"], 2, "--match-cpu-seconds", id="neg-cpu"),
     ],
 )
 def test_run_usage_errors(
@@ -269,3 +271,15 @@ def test_no_sandbox_is_one_line_unless_unsafe_is_asked_for(
     trusted = CliRunner().invoke(main, [*args, "--unsafe-no-sandbox"], env=env)
     assert trusted.exit_code == 0, trusted.output
     assert "Played 6 matches" in trusted.output
+
+
+def test_other_limits_make_another_tournament(tmp_path: Path, three: list[Path]) -> None:
+    db = tmp_path / "lim.db"
+    base = ["run", *map(str, three), "--db", str(db), "--rounds", "1", "--no-site"]
+    assert "Played 6 matches" in invoke(*base).output
+    assert "Played 0 matches" in invoke(*base, "--decision-seconds", "1").output  # the default
+    longer = invoke(*base, "--decision-seconds", "2.5", "--match-cpu-seconds", "30")
+    assert longer.exit_code == 0 and "Played 6 matches" in longer.output
+    rows = sqlite3.connect(db).execute("SELECT limits FROM tournaments").fetchall()
+    limits = sorted(json.loads(r[0])["decision_seconds"] for r in rows)
+    assert limits == [1.0, 2.5]
