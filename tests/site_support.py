@@ -9,7 +9,6 @@ messages and logs that a sandboxed ``arena run`` could not produce on demand.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -211,8 +210,3 @@ def soup(path: Path) -> BeautifulSoup:
 def texts(nodes: Any) -> list[str]:
     """The stripped text of each node."""
     return [" ".join(n.get_text(" ", strip=True).split()) for n in nodes]
-
-
-def pairs_of(items: Sequence[Any]) -> list[tuple[Any, Any]]:
-    """Every ordered pair of distinct items."""
-    return list(itertools.permutations(items, 2))

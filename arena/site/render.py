@@ -121,7 +121,6 @@ class Writer:
         self.out_dir = out_dir
         self.env = env
         self.common = common
-        self.pages = 0
 
     def page(self, rel_path: str, template: str, **context: Any) -> Path:
         """Render ``template`` to ``out_dir/rel_path``; links inside are relative (file://)."""
@@ -132,7 +131,6 @@ class Writer:
             **self.common, **context, root="../" * depth, page_path=rel_path
         )
         path.write_text(html, encoding="utf-8")
-        self.pages += 1
         return path
 
     def static(self) -> None:
