@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 
+
 def _bundled_dir() -> Path:
     # A source checkout has bots/ beside the package; an installed wheel ships the same files
     # as the package arena.bundled_bots.
