@@ -375,7 +375,8 @@ class ClusterExecutor(cf.Executor):
     ``shutdown(cancel_futures=True)`` (what the runner does after Ctrl-C) cancels every
     outstanding task on the scheduler and disconnects; the scheduler and workers keep running
     for the next run. A batch that a worker has already started finishes there and its result is
-    dropped.
+    dropped. When every task had finished, shutdown also closes the workers' bot pools, so no
+    bot process outlives the run (as with the local pool).
     """
 
     def __init__(self, client: Client, workers: int) -> None:
@@ -383,10 +384,13 @@ class ClusterExecutor(cf.Executor):
         self.workers = workers
         """Task slots of the cluster when it was checked (workers × threads)."""
         self._inner = client.get_executor(pure=False)
+        self._submitted: list[cf.Future[Any]] = []
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
         """Schedule ``fn(*args, **kwargs)`` on some worker."""
         future: cf.Future[Any] = self._inner.submit(fn, *args, **kwargs)
+        self._submitted = [f for f in self._submitted if not f.done()]
+        self._submitted.append(future)
         return future
 
     def map(
@@ -404,8 +408,22 @@ class ClusterExecutor(cf.Executor):
         """Wait for (or, with ``cancel_futures``, cancel) outstanding tasks, then disconnect."""
         try:
             self._inner.shutdown(wait=wait and not cancel_futures)
+            if self.client.status == "running" and all(
+                f.done() and not f.cancelled() for f in self._submitted
+            ):
+                # No batch is running anywhere, so no pool is in use. After a cancel, a batch
+                # may still be finishing on a worker: its pool closes when the next run
+                # replaces the plugin.
+                self.client.run(_close_pool, on_error="ignore")
         finally:
             self.client.close()
+
+
+def _close_pool() -> None:
+    """Run on each worker: close its bot pool (zygotes and staged files)."""
+    from arena import runner
+
+    runner.close_worker()
 
 
 def open_executor(

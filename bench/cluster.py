@@ -4,6 +4,7 @@ Run by hand (figures go to README "Cluster runs" and docs/cluster.md)::
 
     python bench/cluster.py                    # 3 instant bots, 60 rounds = 360 matches, 3 reps
     python bench/cluster.py --rounds 20 --reps 1
+    python bench/cluster.py --quiet-dask       # the optional Dask settings of docs/cluster.md
 
 "Instant" bots answer a random legal action at once, so a match costs only the sandbox (fresh bot
 processes forked from zygotes) and the engine: the worst case for the cluster's per-task cost.
@@ -11,7 +12,10 @@ Both sides run the real ``arena.tournament.run`` (progress bar off, a fresh SQLi
 the parent the only writer) with 2 workers; the cluster is a real scheduler plus 2 worker
 processes started with Dask's own CLI on this machine, and each cluster run includes connecting
 and probing the workers, as ``arena run --cluster`` does. Repetitions are interleaved and the
-median is reported; the stored matches of both sides are compared at the end.
+median is reported, after one unmeasured warm-up run on the cluster (a fresh Dask worker imports
+arena on its first batch); the stored matches of both sides are compared at the end. CPU is
+summed over every process involved (parent, local workers and bots; scheduler, nannies, Dask
+workers and bots), which the other jobs on a shared machine disturb less than wall time.
 """
 
 from __future__ import annotations
@@ -199,9 +203,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=60, help="rounds (6 matches each)")
     ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions")
     ap.add_argument(
-        "--dask-defaults",
+        "--quiet-dask",
         action="store_true",
-        help="start the cluster with Dask's default bookkeeping intervals (docs/cluster.md)",
+        help="start the cluster with docs/cluster.md's optional longer bookkeeping intervals",
     )
     args = ap.parse_args()
 
@@ -213,7 +217,7 @@ def main() -> None:
             path.write_text(INSTANT.format(name=name))
             bots.append(path)
         started = time.perf_counter()
-        address, procs = start_cluster(workdir, 2, quiet=not args.dask_defaults)
+        address, procs = start_cluster(workdir, 2, quiet=args.quiet_dask)
         print(f"cluster up in {time.perf_counter() - started:.1f} s at {address}")
         pids = [p.pid for p in procs]
         wall: dict[str, list[float]] = {"local": [], "dask": []}
@@ -251,7 +255,11 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in wall.items()}
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     print()
-    print(f"{n} matches of instant bots, 2 workers, median of {args.reps} (load {load:.1f})")
+    settings = "quiet Dask settings" if args.quiet_dask else "Dask defaults"
+    print(
+        f"{n} matches of instant bots, 2 workers, {settings}, median of {args.reps}"
+        f" (load {load:.1f})"
+    )
     print(f"{'backend':<24}{'wall s':>8}{'matches/s':>11}{'wall ms/match':>15}{'CPU ms/match':>14}")
     for key, label in (("local", "local process pool"), ("dask", "Dask, 2 local workers")):
         w, c = med[key], cpu_med[key]

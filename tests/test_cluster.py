@@ -372,6 +372,8 @@ def test_cluster_run_equals_local_run(
             lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()
         )
     assert list(profiling.values()) == [False, False]
+    # A finished run closes the workers' bot pools: no bot process outlives it.
+    assert not [p for w in pids for p in _descendants(w) if "host.py" in _cmdline(p)]
     logged = re.findall(
         r"arena\.runner INFO worker (\d+) played", db.with_suffix(".log").read_text()
     )
