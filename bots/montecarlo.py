@@ -222,6 +222,7 @@ class Bot:
         self.rollouts = rollouts
         self.budget = budget
         self.cpu_spent = 0.0  # this match's CPU so far, against the sandbox's match budget
+        self.wild: frozenset[int] = frozenset()  # opponents that play like random bots
 
     # ----- helpers -----
     def tables(self, obs: Obs, trump: str) -> _Tables:
@@ -237,6 +238,7 @@ class Bot:
         if phase == "joker_trump":
             return legal[0]  # named blind: every suit is alike
         c0 = time.process_time()
+        self.wild = _wild_seats(obs)
         try:
             if phase == "play":
                 return self._search_play(obs)
@@ -260,7 +262,7 @@ class Bot:
         idx = {c: i for i, c in enumerate(T.cards)}
         legal = obs["legal"]
         cands = [idx[c] for c in legal]
-        sampler = _PlaySampler(obs, T, idx)
+        sampler = _PlaySampler(obs, T, idx, self.wild)
         me = obs["seat"]
         totals = [0.0] * len(cands)
         worlds = self._n_worlds(len(cands))
@@ -285,6 +287,8 @@ class Bot:
                     won[:],
                     obs["maker"],
                     obs["sitting_out"],
+                    self.wild,
+                    self.rng,
                 )
                 pts = _points(obs["rules"], obs["maker"], maker_alone, lone_def, w)
                 totals[k] += equity(_add(obs["scores"], pts), me, obs["rules"])
@@ -309,7 +313,7 @@ class Bot:
         cands = [list(k) for k in ranked[:KEEP_CANDIDATES]]
         totals = [0.0] * len(cands)
         worlds = self._n_worlds(len(cands))
-        sampler = _DealSampler(obs, T, idx)
+        sampler = _DealSampler(obs, T, idx, self.wild)
         leader = _opening_leader(obs)
         for _ in range(worlds):
             w = sampler.sample(self.rng, bids=False)
@@ -318,7 +322,9 @@ class Bot:
                 h[me] = [idx[c] for c in keep]
                 if obs["sitting_out"] is not None:
                     h[obs["sitting_out"]] = []
-                won = _play_out(T, h, [], leader, [0, 0, 0], me, obs["sitting_out"])
+                won = _play_out(
+                    T, h, [], leader, [0, 0, 0], me, obs["sitting_out"], self.wild, self.rng
+                )
                 pts = _points(obs["rules"], me, False, _lone_defender(obs), won)
                 totals[k] += equity(_add(obs["scores"], pts), me, obs["rules"])
             if time.perf_counter() - t0 > self.budget:
@@ -335,7 +341,7 @@ class Bot:
         # The worlds are dealt under some trump's tables only to index cards; any suit works.
         T0 = self.tables(obs, obs["trump"] or "C")
         idx = {c: i for i, c in enumerate(T0.cards)}
-        sampler = _DealSampler(obs, T0, idx)
+        sampler = _DealSampler(obs, T0, idx, self.wild)
         for _ in range(worlds):
             w = sampler.sample(self.rng, bids=True)
             for k, action in enumerate(legal):
@@ -360,6 +366,8 @@ class Bot:
         pickup: bool | None = obs["pickup"]
         made_in_round1 = False
         stuck_rule = rules["stick_the_dealer"]
+        wild = self.wild
+        rnd = self.rng.random
 
         if phase == "bid1":
             pos = sum(1 for b in obs["bids"] if b["round"] == 1)
@@ -368,6 +376,8 @@ class Bot:
                 s = order[i]
                 if i == pos:
                     a = action
+                elif s in wild:
+                    a = "order" if rnd() < 0.5 else "pass"
                 else:
                     h = hands[s] + [up] if s == dealer else hands[s]
                     a = "order" if T.strength(h) >= TAU_ROUND1 else "pass"
@@ -379,15 +389,18 @@ class Bot:
             names = [x for x in SUITS if x != up_suit or rules["round2_allow_turned_down"]]
             for i in range(pos, 3):
                 s = order[i]
+                stuck = s == dealer and stuck_rule
                 if phase == "bid2" and i == pos:
                     a = action
+                elif s in wild:
+                    opts = names if stuck else ["pass", *names]
+                    a = opts[int(rnd() * len(opts))]
                 else:
                     best, best_v = "pass", -1.0
                     for x in names:
                         v = self.tables(obs, x).strength(hands[s])
                         if v > best_v:
                             best, best_v = x, v
-                    stuck = s == dealer and stuck_rule
                     a = best if (stuck or best_v >= TAU_ROUND2) else "pass"
                 if a != "pass":
                     trump, maker = a, s
@@ -402,20 +415,31 @@ class Bot:
             elif phase == "pickup":
                 pickup = action == "pickup"
             else:
-                pickup = True
+                pickup = dealer not in wild or rnd() < 0.5
             if pickup:
                 hands[dealer].append(up)
                 if maker != dealer:
                     hands[dealer].remove(T.best_discard(hands[dealer], up))
         if phase == "discard" and maker != me:
             hands[me].remove(idx[action])
-        # Going alone: only our own decision at this point may say "alone".
+        # Going alone: our own decision, and wild opponents on a coin flip; others pass.
         alone: list[int] = list(obs["alone"])
         sitter: int | None = obs["sitting_out"]
-        if phase == "alone" and action == "alone":
-            alone.append(me)
-            if me != maker:
-                sitter = 3 - maker - me
+        asked = (maker, (maker + 1) % 3, (maker + 2) % 3)
+        start = asked.index(me) if phase == "alone" else 0
+        if phase == "discard" and me in alone:
+            start = 3  # a lone dealer-maker discards after everyone was asked
+        for s in asked[start:]:
+            if sitter is not None:
+                break
+            if phase == "alone" and s == me:
+                says = action == "alone"
+            else:
+                says = s in wild and rnd() < 0.5
+            if says:
+                alone.append(s)
+                if s != maker:
+                    sitter = 3 - maker - s
         maker_alone = maker in alone
         lone_def = next((s for s in alone if s != maker), None)
         if maker_alone:
@@ -424,6 +448,8 @@ class Bot:
                     hands[me].remove(idx[action])
                 else:
                     hands[maker].remove(T.best_discard(hands[maker], up))
+        elif maker in wild:
+            hands[maker] = self.rng.sample(hands[maker] + w.dummy, 5)
         else:
             hands[maker] = T.fast_keep(hands[maker] + w.dummy)
         if sitter is not None:
@@ -436,7 +462,7 @@ class Bot:
             leader = _next_seat(maker, sitter)
         else:
             leader = _next_seat(dealer, sitter)
-        won = _play_out(T, hands, [], leader, [0, 0, 0], maker, sitter)
+        won = _play_out(T, hands, [], leader, [0, 0, 0], maker, sitter, wild, self.rng)
         pts = _points(rules, maker, maker_alone, lone_def, won)
         return equity(_add(obs["scores"], pts), me, rules)
 
@@ -455,6 +481,29 @@ def _tables(obs: Obs, trump: str) -> _Tables:
 
 def _add(scores: list[int], pts: list[int]) -> list[int]:
     return [scores[0] + pts[0], scores[1] + pts[1], scores[2] + pts[2]]
+
+
+def _wild_seats(obs: Obs) -> frozenset[int]:
+    """Opponents whose record this match looks random: mostly failed makes and lone defences.
+
+    Random bots fail about 90 % of them, the heuristic bot about 18 %; for these seats the
+    search drops its inferences (bids mean nothing, the keep is not the best) and simulates
+    them as random players.
+    """
+    ok = [0, 0, 0]
+    failed = [0, 0, 0]
+    for h in obs["history"]:
+        m = h.get("maker")
+        if m is None:
+            continue
+        won = h["tricks_won"]
+        for s in (m, *(a for a in h.get("alone", []) if a != m)):
+            if won[s] >= 3:
+                ok[s] += 1
+            else:
+                failed[s] += 1
+    me = obs["seat"]
+    return frozenset(s for s in (0, 1, 2) if s != me and failed[s] >= 2 and failed[s] > 2 * ok[s])
 
 
 def _next_seat(seat: int, sitter: int | None) -> int:
@@ -487,14 +536,26 @@ def _play_out(
     won: list[int],
     maker: int,
     sitter: int | None,
+    wild: frozenset[int] = frozenset(),
+    rng: random.Random | None = None,
 ) -> list[int]:
-    """Finish the hand with greedy play by everyone; ``hands`` are consumed. Returns tricks."""
+    """Finish the hand with greedy play (random for ``wild`` seats); ``hands`` are consumed.
+
+    Returns the tricks won by each seat.
+    """
     eff, pw, val, static, t = T.eff, T.pow, T.val, T.static, T.t
     players = 2 if sitter is not None else 3
     while True:
         while len(trick) < players:
             h = hands[seat]
-            if not trick:
+            if seat in wild and rng is not None:
+                if trick:
+                    led = eff[trick[0][1]]
+                    legal = [c for c in h if eff[c] == led] or h
+                else:
+                    legal = h
+                card = legal[int(rng.random() * len(legal))]
+            elif not trick:
                 if seat == maker:
                     card = max(h, key=val.__getitem__)  # trumps from the top, then aces
                 else:
@@ -545,7 +606,7 @@ def _play_out(
 class _PlaySampler:
     """Deals the unseen cards to the other active seats during play, consistent with the facts."""
 
-    def __init__(self, obs: Obs, T: _Tables, idx: dict[str, int]) -> None:
+    def __init__(self, obs: Obs, T: _Tables, idx: dict[str, int], wild: frozenset[int]) -> None:
         me = obs["seat"]
         self.T = T
         self.me = me
@@ -576,7 +637,9 @@ class _PlaySampler:
         self.unknown = [i for i in range(len(T.cards)) if i not in known]
         self.sizes = {s: 5 - len(played_by[s]) for s in self.others}
         # A maker with the dummy kept its best 5 of 10 (11 for a dealer who took the up-card).
-        self.pool_model = me != self.maker and self.maker not in obs["alone"]
+        self.pool_model = (
+            me != self.maker and self.maker not in obs["alone"] and self.maker not in wild
+        )
         self.pool_size = 10 + (1 if obs["pickup"] and obs["dealer"] == self.maker else 0)
 
     def sample(self, rng: random.Random) -> list[list[int]]:
@@ -625,8 +688,9 @@ class _PlaySampler:
 class _DealSampler:
     """Deals the hidden cards before play (bidding to keep), filtered by the bids made."""
 
-    def __init__(self, obs: Obs, T: _Tables, idx: dict[str, int]) -> None:
+    def __init__(self, obs: Obs, T: _Tables, idx: dict[str, int], wild: frozenset[int]) -> None:
         self.obs = obs
+        self.wild = wild
         self.T = T
         self.idx = idx
         me, dealer = obs["seat"], obs["dealer"]
@@ -651,7 +715,7 @@ class _DealSampler:
         rules = obs["rules"]
         for b in obs["bids"]:
             s = b["seat"]
-            if s == self.me or b["round"] == 0:
+            if s == self.me or b["round"] == 0 or s in self.wild:
                 continue
             h = orig[s]
             if b["round"] == 1:
