@@ -130,12 +130,12 @@ def _ticks(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def _worker(args: tuple[int, int, bool]) -> tuple[int, float, float, float, float]:
+def _worker(args: tuple[int, int, bool, int | None]) -> tuple[int, float, float, float, float]:
     """Play ``count`` matches; (matches, seconds, arena CPU, bot CPU, zygote CPU)."""
-    start, count, sandboxed = args
+    start, count, sandboxed, cpu = args
     bots_cpu = zygotes_cpu = 0.0
     if sandboxed:
-        with BotPool(LIMITS) as pool:
+        with BotPool(LIMITS, cpu=cpu) as pool:
             srcs = [instant(0), instant(1), instant(2)]
             pool.play_match(srcs, -1)  # warm the zygotes (the cold start is measured above)
             hosts = pool.host_pids()
@@ -147,6 +147,8 @@ def _worker(args: tuple[int, int, bool]) -> tuple[int, float, float, float, floa
             elapsed = time.perf_counter() - t
             arena_cpu, zygotes_cpu = time.process_time() - r0, _ticks(hosts) - z0
     else:
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
         r0, t = time.process_time(), time.perf_counter()
         for seed in range(start, start + count):
             play_match([_Last(), _Last(), _Last()], seed)
@@ -154,10 +156,15 @@ def _worker(args: tuple[int, int, bool]) -> tuple[int, float, float, float, floa
     return count, elapsed, arena_cpu, bots_cpu, zygotes_cpu
 
 
-def bench_throughput(matches: int, workers: int, sandboxed: bool) -> float:
-    """Matches per second with ``workers`` processes (each its own BotPool)."""
+def bench_throughput(matches: int, workers: int, sandboxed: bool, pin: bool = False) -> float:
+    """Matches per second with ``workers`` processes (each its own BotPool).
+
+    With ``pin``, worker i and its bot processes share CPU i: a decision's round trip then
+    never crosses CPUs.
+    """
     per = matches // workers
-    jobs = [(i * per, per, sandboxed) for i in range(workers)]
+    ncpu = len(os.sched_getaffinity(0))
+    jobs = [(i * per, per, sandboxed, i % ncpu if pin else None) for i in range(workers)]
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) as p:
         results = p.map(_worker, jobs)
@@ -165,11 +172,11 @@ def bench_throughput(matches: int, workers: int, sandboxed: bool) -> float:
     # Rate over the slowest worker's playing time (excludes pool start and zygote warm-up).
     rate = done / max(r[1] for r in results)
     arena, bots, zyg = (sum(r[k] for r in results) / done * 1e3 for k in (2, 3, 4))
-    where = "sandboxed" if sandboxed else "in-process"
+    where = ("sandboxed" if sandboxed else "in-process") + (", pinned" if pin else "")
     cpu = f"arena {arena:.2f} ms"
     if sandboxed:
         cpu += f" + bots {bots:.2f} ms + zygotes {zyg:.2f} ms"
-    print(f"{where:10s} workers={workers}: {rate:7.1f} matches/s; CPU per match: {cpu}")
+    print(f"{where:18s} workers={workers}: {rate:7.1f} matches/s; CPU per match: {cpu}")
     return rate
 
 
@@ -184,7 +191,9 @@ def main() -> None:
     bench_round_trip(args.round_trips)
     for workers in (1, 2):
         bench_throughput(args.matches, workers, True)
+        bench_throughput(args.matches, workers, True, pin=True)
         bench_throughput(args.matches * 5, workers, False)
+        bench_throughput(args.matches * 5, workers, False, pin=True)
 
 
 if __name__ == "__main__":

@@ -440,3 +440,41 @@ def test_doctor_fails_when_nothing_isolates(monkeypatch: pytest.MonkeyPatch) -> 
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 1
     assert "[off] bwrap" in result.output and "Live check: FAILED: cannot sandbox" in result.output
+
+
+def test_cpu_pins_the_worker_and_its_bots() -> None:
+    saved = os.sched_getaffinity(0)
+    try:
+        with BotPool(FAST, cpu=1) as pool:
+            out = pool.play_match([source("random_bot")] * 3, 3)
+            mine = os.sched_getaffinity(0)
+            hosts = {frozenset(os.sched_getaffinity(pid)) for pid in pool.host_pids()}
+        assert out.faults == [] and len(mine) == 1
+        assert hosts == {frozenset(mine)}
+    finally:
+        os.sched_setaffinity(0, saved)
+
+
+def _subreaper_in_forked_worker(queue: Any) -> None:
+    import ctypes
+
+    with BotPool(FAST) as pool:
+        pool.play_match([source("random_bot")] * 3, 1)
+    flag = ctypes.c_int(0)
+    ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+    queue.put(flag.value)
+
+
+def test_a_forked_worker_becomes_a_subreaper_too() -> None:
+    """The flag is not inherited by fork: a worker forked after a pool existed sets its own."""
+    import multiprocessing
+
+    with BotPool(FAST):
+        pass  # this process is a subreaper now
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_subreaper_in_forked_worker, args=(queue,))
+    proc.start()
+    assert queue.get(timeout=60) == 1
+    proc.join(timeout=30)
+    assert proc.exitcode == 0

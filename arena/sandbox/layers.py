@@ -264,14 +264,25 @@ def plan(unsafe_no_sandbox: bool = False) -> Plan:
     )
 
 
-@functools.cache
+_subreaper_pid: int | None = None
+
+
 def become_subreaper() -> bool:
-    """Make this process the child subreaper: bots' orphans come back here to be killed."""
+    """Make this process the child subreaper: bots' orphans come back here to be killed.
+
+    Done once per process (the flag is not inherited by fork, so a forked worker sets its own).
+    """
+    global _subreaper_pid
+    if _subreaper_pid == os.getpid():
+        return True
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+        ok = int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+    if ok:
+        _subreaper_pid = os.getpid()
+    return ok
 
 
 def processes_of_uid(uid: int) -> list[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 import weakref
 from collections import OrderedDict
@@ -31,7 +32,9 @@ class BotPool:
     plays; every match forks fresh children from the zygotes, so nothing survives from one
     match to the next. Raises :class:`~arena.sandbox.values.SandboxUnavailable` when no isolation
     layer works here, unless ``unsafe_no_sandbox`` (trusted bots only: processes, limits and
-    faults, no isolation).
+    faults, no isolation). ``cpu`` (e.g. the worker's index) pins this process and its bots to
+    one CPU (the ``cpu``-th it may use, modulo their number): with one worker per CPU this is
+    the fastest set-up (README "Sandbox" has the figures). Not thread-safe: one per process.
     """
 
     def __init__(
@@ -40,9 +43,15 @@ class BotPool:
         unsafe_no_sandbox: bool = False,
         *,
         max_zygotes: int = 32,
+        cpu: int | None = None,
     ) -> None:
         self.limits = limits or Limits()
         self.plan: Plan = plan(unsafe_no_sandbox)
+        if cpu is not None:
+            # This process and the bot hosts it starts (they inherit it) share one CPU: every
+            # decision's round trip then stays on that CPU, about 3x cheaper than crossing.
+            ncpu = sorted(os.sched_getaffinity(0))
+            os.sched_setaffinity(0, {ncpu[cpu % len(ncpu)]})
         self.max_zygotes = max_zygotes
         become_subreaper()
         self._stage = Stage()
