@@ -474,6 +474,10 @@ def zygote(ctrl_fd: int) -> None:
     )
     gc.collect()
     gc.freeze()
+    try:  # give freed heap back: less memory for each fork to copy page tables of
+        _libc.malloc_trim(0)
+    except AttributeError:
+        pass
     try:
         # Inherited by every child: the address space and log-size limits, a full log giving
         # EFBIG rather than death, and the bulk of the seccomp filter (the zygote needs none
