@@ -73,6 +73,8 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("recursion_error", {"crash"}, True),
     ("ctor_raises", {"load"}, True),
     ("no_bot_class", {"load"}, False),
+    ("close_pipes", {"protocol"}, True),
+    ("partial_line", {"timeout"}, True),
 ]
 
 

@@ -121,6 +121,8 @@ def describe_death(status: int | None) -> tuple[FaultKind, str]:
     if status is None:
         return "crash", "the bot process ended"
     sig = status & 0x7F
+    if sig == 0 and status >> 8 in (71, 72):  # the host could not write to its pipe
+        return "protocol", "the bot closed its protocol pipe"
     if sig == 0:
         return "crash", f"the bot process exited with status {status >> 8} (os._exit or a crash)"
     name = _SIGNALS.get(sig, f"signal {sig}")
@@ -158,6 +160,10 @@ class Child:
             return int(data.split(None, 1)[0]) / 1e9
         except (OSError, ValueError, IndexError):
             return self.cpu_at_end
+
+    def running(self) -> bool:
+        """Whether the process has not exited yet (its pidfd is not readable)."""
+        return not select.select([self.pidfd], [], [], 0)[0]
 
     def kill(self) -> None:
         """SIGKILL the child and its process group (it is a session leader)."""
@@ -518,6 +524,10 @@ class SeatProxy:
             if status is not None:
                 break
             time.sleep(0.001)
+        if status is None and _exit_status(self.child.pid) is None and self.child.running():
+            # Alive, yet its end of a protocol pipe is closed: it broke the protocol.
+            self.set_fault("protocol", "the bot closed its protocol pipe", decision)
+            return
         kind, message = describe_death(status)
         if decision is None and kind == "crash":
             kind = "load"
@@ -551,6 +561,10 @@ class SeatProxy:
         start = time.monotonic()
         try:
             _write_all(self.child.req, _request(k, obs), start + self.limits.decision_seconds)
+        except TimeoutError:
+            limit = self.limits.decision_seconds
+            self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
+            return legal[0]
         except OSError:
             self._died(k)
             return legal[0]
@@ -637,6 +651,6 @@ def _write_all(fd: int, data: bytes, deadline: float) -> None:
         except BlockingIOError:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([], [fd], [], left)[1]:
-                raise OSError("the bot does not read its requests") from None
+                raise TimeoutError("the bot does not read its requests") from None
             continue
         view = view[n:]
