@@ -114,8 +114,20 @@ class _Tables:
         )
 
     def fast_keep(self, pool: list[int], n: int = 5) -> list[int]:
-        """A quick keep: every trump (highest first), then the best off-suit cards."""
-        return sorted(pool, key=self.keep_rank, reverse=True)[:n]
+        """A quick keep: trumps (highest first), then aces, then cards of suits already kept.
+
+        Filling from suits already held keeps the other suits void, so trumps can ruff them.
+        """
+        ranked = sorted(pool, key=self.keep_rank, reverse=True)
+        eff, t, static = self.eff, self.t, self.static
+        kept = [c for c in ranked if eff[c] == t or static[c] >= 0.6][:n]
+        if len(kept) < n:
+            suits = {eff[c] for c in kept}
+            rest = [c for c in ranked if c not in kept]
+            # Stable sort: within each group the keep rank order stays.
+            rest.sort(key=lambda c: eff[c] not in suits)
+            kept += rest[: n - len(kept)]
+        return kept
 
     def best_discard(self, hand: list[int], forbidden: int | None) -> int:
         """The card whose loss leaves the strongest hand (never ``forbidden``)."""
