@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -188,12 +189,28 @@ def test_non_root_arena_degrades_gracefully() -> None:
     if os.geteuid() != 0:
         assert not next(la for la in probe() if la.name == "uid").active
         return
+    # A copy that uid 62000 can read wherever the checkout lives (it may be under /root);
+    # not under pytest's temporary directory, which is private to root.
+    tmp_path = Path(tempfile.mkdtemp(prefix="arena-nonroot-"))
+    try:
+        _run_non_root(tmp_path)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _run_non_root(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    shutil.copytree(REPO / "arena", tmp_path / "arena", ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copy(bundled("random_bot"), tmp_path / "random_bot.py")
+    shutil.copy(ATTACKS / "read_files.py", tmp_path / "read_files.py")
+    for path in [tmp_path, *tmp_path.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
     script = f"""
 import json, os, sys
-sys.path.insert(0, {str(REPO)!r})
+sys.path.insert(0, {str(tmp_path)!r})
 from arena.sandbox import BotPool, BotSource, Limits
-bot = BotSource.from_path({str(bundled("random_bot"))!r})
-spy = BotSource("spy", open({str(ATTACKS / "read_files.py")!r}).read().replace("@@DB@@", "/x"))
+bot = BotSource.from_path({str(tmp_path / "random_bot.py")!r})
+spy = BotSource("spy", open({str(tmp_path / "read_files.py")!r}).read().replace("@@DB@@", "/x"))
 with BotPool(Limits(decision_seconds=1.0)) as pool:
     out = pool.play_match([spy, bot, bot], 3)
     print(json.dumps({{"uid": os.getuid(), "active": pool.plan.active, "log": out.logs[0],
