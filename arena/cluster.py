@@ -337,35 +337,49 @@ class ArenaWorkerPlugin(WorkerPlugin):
     name = PLUGIN_NAME
     idempotent = False
 
-    # Dask's statistical profiler samples the running task's stack every 10 ms from the event
-    # loop thread: about 10 % more CPU and wall time per match here (bench/cluster.py A/B), for a
-    # dashboard view arena never uses.
+    # Dask's own bookkeeping runs in the worker's event-loop thread and competes for the GIL with
+    # the thread playing the match: the statistical profiler samples the running task's stack
+    # every 10 ms, the event-loop health tick runs every 20 ms, the system monitor every 0.5 s.
+    # Measured here (bench/cluster.py, /proc CPU), that made a sandboxed match of instant bots
+    # 15-25 % slower than in a local pool worker; with the profiler paused and the other two
+    # slowed to these periods (ms), matches take as long as locally. Restored on teardown.
     PAUSED: Final = ("profile", "profile-cycle")
+    SLOWED: Final = {"tick": 500.0, "monitor": 2000.0}
 
     def __init__(self, level: int) -> None:
         self.level = level
         self.paused: list[str] = []
+        self.periods: dict[str, float] = {}
 
     def setup(self, worker: Worker) -> None:
         """Let records of ``level`` through on this worker (Dask leaves it at WARNING), and
-        pause Dask's profiler while arena's plugin is installed."""
+        quiet Dask's bookkeeping while arena's plugin is installed."""
         logging.getLogger("arena").setLevel(self.level)
+        callbacks = worker.periodic_callbacks
         for name in self.PAUSED:
-            callback = worker.periodic_callbacks.get(name)
+            callback = callbacks.get(name)
             if callback is not None and callback.is_running():
                 callback.stop()
                 self.paused.append(name)
+        for name, period in self.SLOWED.items():
+            callback = callbacks.get(name)
+            if callback is not None and callback.callback_time < period:
+                self.periods[name] = callback.callback_time
+                callback.callback_time = period
 
     def teardown(self, worker: Worker) -> None:
-        """Close this worker's bot pool and resume what :meth:`setup` paused."""
+        """Close this worker's bot pool and restore what :meth:`setup` changed."""
         from arena import runner
 
         runner.close_worker()
+        callbacks = worker.periodic_callbacks
+        for name, period in self.periods.items():
+            if name in callbacks:
+                callbacks[name].callback_time = period
         for name in self.paused:
-            callback = worker.periodic_callbacks.get(name)
-            if callback is not None and worker.status.name == "running":
-                callback.start()
-        self.paused = []
+            if name in callbacks and worker.status.name == "running":
+                callbacks[name].start()
+        self.paused, self.periods = [], {}
 
 
 class ClusterExecutor(cf.Executor):

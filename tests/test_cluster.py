@@ -367,11 +367,14 @@ def test_cluster_run_equals_local_run(
     # log file, with the pids of the Dask worker processes.
     with distributed.Client(dask_cluster.address, set_as_default=False) as client:
         pids = set(client.run(os.getpid).values())
-        # arena's worker plugin paused Dask's 10 ms stack sampler on every worker.
-        profiling = client.run(
-            lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()
+        # arena's worker plugin paused Dask's 10 ms stack sampler and slowed its 20 ms tick.
+        bookkeeping = client.run(
+            lambda dask_worker: (
+                dask_worker.periodic_callbacks["profile"].is_running(),
+                dask_worker.periodic_callbacks["tick"].callback_time,
+            )
         )
-    assert list(profiling.values()) == [False, False]
+    assert list(bookkeeping.values()) == [(False, 500.0), (False, 500.0)]
     # A finished run closes the workers' bot pools: no bot process outlives it.
     assert not [p for w in pids for p in _descendants(w) if "host.py" in _cmdline(p)]
     logged = re.findall(
