@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import socket
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -121,9 +123,11 @@ def _serve(sock: socket.socket, received: list[str], kind: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def targets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Targets]:
-    base = tmp_path_factory.mktemp("targets")
-    base.chmod(0o755)  # as an arena leaves it: readable by others unless the sandbox says no
+def targets() -> Iterator[Targets]:
+    # Not under pytest's private temp dir: the targets must be within a bot uid's reach but
+    # for the sandbox, as an arena leaves its files (readable by others unless it says no).
+    base = Path(tempfile.mkdtemp(prefix="arena-targets-"))
+    base.chmod(0o755)
     db = base / "arena.db"
     with sqlite3.connect(db) as con:
         con.execute("create table secret (x text)")
@@ -163,6 +167,7 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Targets]:
     )
     for s, _ in socks:
         s.close()
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _attacker(name: str, targets: Targets) -> BotSource:
