@@ -495,3 +495,19 @@ def test_a_forked_worker_becomes_a_subreaper_too() -> None:
     assert queue.get(timeout=60) == 1
     proc.join(timeout=30)
     assert proc.exitcode == 0
+
+
+def test_staging_left_by_a_killed_arena_is_removed() -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{dead.pid}-"))
+    (stale / "bots").mkdir()
+    mine = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-"))
+    try:
+        with BotPool(FAST) as pool:
+            assert not stale.exists() and mine.exists()  # a live owner keeps its own
+            assert pool._stage.root.name.startswith(f"arena-sandbox-{os.getpid()}-")
+        assert not pool._stage.root.exists()
+    finally:
+        shutil.rmtree(mine, ignore_errors=True)
+        shutil.rmtree(stale, ignore_errors=True)

@@ -67,7 +67,8 @@ class Stage:
     """
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
+        _remove_stale_stages()
+        self.root = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-"))
         self.root.chmod(0o755)
         self.lib = self.root / "lib"
         (self.lib / "arena").mkdir(parents=True)
@@ -98,6 +99,20 @@ class Stage:
     def remove(self) -> None:
         """Delete the staging directory."""
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _remove_stale_stages() -> None:
+    """Delete staging directories whose arena process is gone (killed before it cleaned up)."""
+    for path in Path(tempfile.gettempdir()).glob("arena-sandbox-*-*"):
+        try:
+            pid = int(path.name.split("-")[2])
+            if path.stat().st_uid != os.geteuid():
+                continue
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, IndexError, OSError):
+            continue
 
 
 def _exit_status(pid: int) -> int | None:
