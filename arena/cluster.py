@@ -237,7 +237,7 @@ def probe_workers(
                 reports.append(WorkerReport(**base, **answer))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    return reports
+    return sorted(reports, key=lambda r: (r.name, r.address))
 
 
 def _explain(exc: BaseException) -> str:
