@@ -511,3 +511,28 @@ def test_staging_left_by_a_killed_arena_is_removed() -> None:
     finally:
         shutil.rmtree(mine, ignore_errors=True)
         shutil.rmtree(stale, ignore_errors=True)
+
+
+def test_escaped_daemons_die_with_their_match_when_nothing_stops_forks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Landlock only (no seccomp, no pid namespace, no NPROC): a bot can fork and setsid, but
+    what it leaves behind is killed when its match ends."""
+    monkeypatch.setenv("ARENA_SANDBOX_DISABLE", "bwrap,uid,seccomp")
+    daemon = BotSource("daemon", (ATTACKS / "setsid_escape.py").read_text())
+    victim = source("random_bot")
+    with BotPool(FAST) as pool:
+        assert pool.plan.active == ["python", "nnp", "landlock", "rlimits", "subreaper"]
+        out = pool.play_match([daemon, victim, victim], 1)
+        assert "ESCAPED daemon" in out.logs[0]  # this degraded set cannot stop it...
+        left = []
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if str(pool._stage.lib).encode() in f.read():
+                        left.append(int(pid))
+            except (OSError, ValueError):
+                continue
+        hosts = sorted(z.proc.pid for z in pool._zygotes.values())
+        assert sorted(left) == hosts  # ...but nothing outlives the match but the zygotes
+    assert out.faults == []

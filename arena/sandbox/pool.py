@@ -4,19 +4,32 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
-from arena.sandbox.client import SeatProxy, Stage, Zygote
+from arena.sandbox.client import Child, SeatProxy, Stage, Zygote
 from arena.sandbox.layers import Plan, become_subreaper, plan
 from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
 
 __all__ = ["BotPool", "validate_bot"]
 
 log = logging.getLogger("arena.sandbox")
+
+
+def _children(pid: int) -> list[int]:
+    """The direct children of ``pid`` (adopted orphans included)."""
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    return out
 
 
 def _shutdown(zygotes: OrderedDict[tuple[str, int], Zygote], stage: Stage) -> None:
@@ -110,9 +123,11 @@ class BotPool:
             result = play_match(proxies, seed, rules)
             stats = [p.stats() for p in proxies]
         finally:
-            for p in proxies:
-                if p.child is not None:
-                    p.child.kill()
+            children = [p.child for p in proxies if p.child is not None]
+            if not (self.plan.seccomp or self.plan.nproc or self.plan.bwrap):
+                self._kill_strays(children)  # bots could fork: take their trees down too
+            for child in children:
+                child.kill()
         logs = []
         for p in proxies:
             logs.append(p.child.read_log(self.limits.log_bytes) if p.child is not None else "")
@@ -121,6 +136,51 @@ class BotPool:
         faults = [p.fault for p in proxies if p.fault is not None]
         placements = forfeit_placements(result.scores, {f.seat for f in faults})
         return MatchOutcome(result, faults, placements, stats, logs)
+
+    def _kill_strays(self, bots: list[Child], patience: float = 1.0) -> None:
+        """Kill the match children and everything they forked (only possible when no layer
+        stops forks), escapees that detached with setsid included.
+
+        Those come to us, the subreaper, as soon as their parent has exited: so kill the
+        trees, then our own children that run the host program, until the match children
+        have exited and no such process is left (at most ``patience`` seconds).
+        """
+        from arena.sandbox.client import _descendants
+
+        hosts = {z.proc.pid for z in self._zygotes.values()}
+        mark = str(self._stage.lib).encode()
+        deadline = time.monotonic() + patience
+        killed: set[int] = set()
+        while True:
+            strays = []
+            for pid in _children(os.getpid()):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        if pid not in hosts and mark in f.read():
+                            strays.append(pid)
+                except OSError:
+                    continue
+            tree = [d for pid in [*(c.pid for c in bots), *strays] for d in _descendants(pid)]
+            for pid in [*tree, *strays]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.add(pid)
+                except OSError:
+                    pass
+            for child in bots:
+                child.kill()
+            for pid in strays:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+            settled = not tree and not strays and not any(c.running() for c in bots)
+            if settled or time.monotonic() > deadline:
+                break
+            time.sleep(0.002)  # killed parents hand their orphans over to us in a moment
+        extra = len(killed - {c.pid for c in bots})
+        if extra:
+            log.warning("killed %d processes forked by bots", extra)
 
     def host_pids(self) -> list[int]:
         """Pids of every live process of this pool's bot hosts (for checks and the doctor)."""
