@@ -24,8 +24,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from arena.engine import play_match  # noqa: E402
 from arena.sandbox import BotPool, BotSource, Limits  # noqa: E402
-from arena.sandbox.client import SeatProxy, Stage, Zygote  # noqa: E402
+from arena.sandbox.client import Stage, Zygote  # noqa: E402
 from arena.sandbox.layers import plan  # noqa: E402
+from arena.sandbox.proxy import SeatProxy  # noqa: E402
 
 INSTANT = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
 LIMITS = Limits(decision_seconds=2.0)

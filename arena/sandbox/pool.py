@@ -11,8 +11,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
-from arena.sandbox.client import Child, SeatProxy, Stage, Zygote
+from arena.sandbox.client import Child, Stage, Zygote, _descendants
 from arena.sandbox.layers import Plan, become_subreaper, plan
+from arena.sandbox.proxy import SeatProxy
 from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
 
 __all__ = ["BotPool", "validate_bot"]
@@ -145,8 +146,6 @@ class BotPool:
         trees, then our own children that run the host program, until the match children
         have exited and no such process is left (at most ``patience`` seconds).
         """
-        from arena.sandbox.client import _descendants
-
         hosts = {z.proc.pid for z in self._zygotes.values()}
         mark = str(self._stage.lib).encode()
         deadline = time.monotonic() + patience
