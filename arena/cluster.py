@@ -6,12 +6,13 @@ pool, a cluster run uses :func:`open_executor`, which wraps
 would merge identical calls). The parent process stays the only SQLite writer either way.
 
 Before any match is submitted, :func:`connect` and :func:`check_workers` make sure the cluster
-can really play: the scheduler answers, every worker imports the same arena, Python and Dask, and
-every worker can sandbox bots. A worker that cannot import arena otherwise makes Dask futures hang
-forever (the worker dies unpickling the task), so this check is what turns that into one clear
-error naming the worker.
+can really play: the scheduler answers and imports the same arena, Python and Dask, and so does
+every worker, which must also run one thread and be able to sandbox bots. A worker that cannot
+import arena otherwise makes Dask futures hang forever (the worker dies unpickling the task), so
+this check is what turns that into one clear error naming the worker.
 
-Dask is an optional extra (``pip install "euchre-arena[dask]"``); this module imports it lazily.
+Dask is an optional extra (``pip install "euchre-arena[dask]"``): without it this module still
+imports, and :func:`connect` says how to install it.
 """
 
 from __future__ import annotations
