@@ -53,8 +53,13 @@ Phase = Literal["bid1", "pickup", "discard", "bid2", "alone", "keep", "play", "j
 PHASES: Final = ("bid1", "pickup", "discard", "bid2", "alone", "keep", "play", "joker_trump")
 """Every observation phase, in the order they can occur within a hand (``joker_trump`` first)."""
 
-DEFAULT_MAX_HANDS: Final = 1000
-"""A match that has not ended after this many hands stops (only bots that never bid get here)."""
+DEFAULT_MAX_HANDS: Final = 200
+"""A match that has not ended after this many hands stops with ``truncated=True``.
+
+Real matches end long before (random bots: 7 hands on average, under 20 in 20,000 matches),
+but degenerate players can play for ever: bots that never bid pass out every hand, and two
+seats that never make trump score only together as defenders, so under ``play_on`` they stay
+tied at the top. A faulty seat's fallback (first legal action) is such a player."""
 
 
 class Bot(Protocol):

@@ -378,7 +378,7 @@ def test_render_refuses_a_file_that_is_not_an_arena_db(tmp_path: Path) -> None:
 def test_long_match_shows_middle_hands_in_brief(
     built: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A match cut at the engine's hand limit has 1000 hands: the page shows the first and last
+    # A match cut at the engine's hand limit has 200 hands: the page shows the first and last
     # ones in full and one line for each of the others. Small limits make any match "long".
     monkeypatch.setattr("arena.site.data.REPLAY_HEAD", 2)
     monkeypatch.setattr("arena.site.data.REPLAY_TAIL", 1)

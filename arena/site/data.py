@@ -355,7 +355,7 @@ class SeatStats:
 
 
 REPLAY_HEAD = 40
-"""A long match (one cut at the engine's hand limit has 1000 hands) shows this many hands in
+"""A long match (one cut at the engine's hand limit has 200 hands) shows this many hands in
 full at the start, :data:`REPLAY_TAIL` at the end, and the ones between as one line each."""
 REPLAY_TAIL = 10
 
