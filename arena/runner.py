@@ -78,8 +78,11 @@ _pool_key: tuple[str, bool] | None = None
 _stop: MpEvent | None = None
 
 
-def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool) -> None:
-    """Create this worker process's bot pool (one per worker, reused by every batch)."""
+def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool, cpu: int | None = None) -> None:
+    """Create this worker process's bot pool (one per worker, reused by every batch).
+
+    ``cpu`` pins the worker and its bots to one CPU (see :class:`~arena.sandbox.BotPool`).
+    """
     global _pool, _pool_key
     from arena.sandbox import BotPool, Limits
 
@@ -87,7 +90,7 @@ def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool) -> None:
     if _pool is not None and _pool_key == key:
         return
     close_worker()
-    _pool = BotPool(Limits.from_dict(limits), unsafe_no_sandbox=unsafe_no_sandbox)
+    _pool = BotPool(Limits.from_dict(limits), unsafe_no_sandbox=unsafe_no_sandbox, cpu=cpu)
     _pool_key = key
     log.debug("worker %d: bot pool ready", os.getpid())
 
@@ -102,11 +105,23 @@ def close_worker() -> None:
 
 
 def _init_local_worker(
-    stop: MpEvent, parent: int, limits: dict[str, Any], unsafe_no_sandbox: bool
+    stop: MpEvent,
+    parent: int,
+    limits: dict[str, Any],
+    unsafe_no_sandbox: bool,
+    counter: Any,
+    workers: int,
 ) -> None:
     """Initializer of the local process pool's workers."""
     global _stop
     _stop = stop
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    # With no more workers than CPUs, each worker and its bots share one CPU of their own:
+    # every decision's round trip stays on that CPU (about 1.5x the matches/s on 2 cores).
+    # Pinning never changes results, only speed.
+    cpu = index if workers <= len(os.sched_getaffinity(0)) else None
     # Ctrl-C reaches the whole process group: the parent decides how to stop (it sets
     # ``stop``), a worker must not die half-way through a match.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -125,7 +140,7 @@ def _init_local_worker(
         pass
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
-    init_worker(limits, unsafe_no_sandbox)
+    init_worker(limits, unsafe_no_sandbox, cpu)
     # Pool workers leave through multiprocessing's exit path, which runs Finalize callbacks
     # but not atexit handlers.
     multiprocessing.util.Finalize(None, close_worker, exitpriority=10)
@@ -205,11 +220,12 @@ def make_executor(
     The one place that decides where matches run; a cluster backend returns its own executor
     with :func:`init_worker` / :func:`close_worker` as per-worker set-up and tear-down.
     """
+    ctx = fork_context()
     return cf.ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=fork_context(),
+        mp_context=ctx,
         initializer=_init_local_worker,
-        initargs=(stop, os.getpid(), limits, unsafe_no_sandbox),
+        initargs=(stop, os.getpid(), limits, unsafe_no_sandbox, ctx.Value("i", 0), workers),
     )
 
 
