@@ -89,8 +89,9 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     default=None,
     help="Report every worker of the Dask cluster at ADDR instead (versions, sandbox layers).",
 )
+@db_option
 @reports_errors
-def doctor(as_json: bool, no_live: bool, cluster: str | None) -> None:
+def doctor(as_json: bool, no_live: bool, cluster: str | None, db_path: str) -> None:
     """Show which sandbox layers work on this machine and check the real sandbox live.
 
     Exits 1 when bots cannot be sandboxed here (or the live check finds a problem).
@@ -120,7 +121,7 @@ def doctor(as_json: bool, no_live: bool, cluster: str | None) -> None:
 
     from arena.sandbox.doctor import diagnose, render
 
-    report = diagnose(live=not no_live)
+    report = diagnose(live=not no_live, db_path=db_path)
     click.echo(json.dumps(report, indent=2) if as_json else render(report))
     live = report["live"]
     if live is not None and not live["ok"]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -167,6 +168,14 @@ class Store:
             raise ArenaError(f"no database at {self.path} (run `arena submit` or `arena run`)")
         if self.path.is_dir():
             raise ArenaError(f"{self.path} is a directory, not a SQLite database")
+        try:
+            # A new database is private to its owner (SQLite gives its -wal/-shm files the
+            # same mode): bot sources and logs are in it.
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise ArenaError(f"cannot create database {self.path}: {e.strerror}") from None
         try:
             # isolation_level=None: we open transactions ourselves with BEGIN IMMEDIATE, so
             # a competing writer is detected when we start, not half-way through a batch.

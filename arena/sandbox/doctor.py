@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from typing import Any
 
@@ -35,10 +37,34 @@ class Bot:
 """
 
 
-def diagnose(live: bool = True) -> dict[str, Any]:
-    """Probe the layers and, with ``live``, play one real sandboxed match and look inside it."""
+def database(path: str) -> dict[str, Any]:
+    """Whether the results database exists and who else may read it.
+
+    Bots never see it (the sandbox hides every file but their own), but a results file that
+    other users of the machine can read is worth knowing about: 0600 is the safe mode.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return {"path": path, "exists": False, "mode": None, "private": None}
+    mode = stat.S_IMODE(st.st_mode)
+    return {
+        "path": path,
+        "exists": True,
+        "mode": f"{mode:04o}",
+        "private": not mode & (stat.S_IRWXG | stat.S_IRWXO),
+    }
+
+
+def diagnose(live: bool = True, db_path: str | None = None) -> dict[str, Any]:
+    """Probe the layers and, with ``live``, play one real sandboxed match and look inside it.
+
+    With ``db_path``, also report the results database's file mode.
+    """
     layers = probe()
     report: dict[str, Any] = {"layers": [la.to_dict() for la in layers], "live": None}
+    if db_path is not None:
+        report["database"] = database(db_path)
     if not live:
         return report
     bot = BotSource("doctor", _CHECK_BOT)
@@ -76,6 +102,13 @@ def render(report: dict[str, Any]) -> str:
     for la in report["layers"]:
         mark = "on " if la["active"] else "off"
         lines.append(f"  [{mark}] {la['name']:<10} {la['detail']}")
+    db = report.get("database")
+    if db is not None:
+        if not db["exists"]:
+            lines.append(f"Database {db['path']}: not created yet")
+        else:
+            note = "private" if db["private"] else "readable by other users; chmod 600 is safer"
+            lines.append(f"Database {db['path']}: mode {db['mode']} ({note})")
     live = report["live"]
     if live is None:
         return "\n".join(lines)
