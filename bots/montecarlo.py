@@ -557,6 +557,7 @@ def _play_out(
     """
     eff, pw, val, static, t = T.eff, T.pow, T.val, T.static, T.t
     players = 2 if sitter is not None else 3
+    voids = [0, 0, 0]  # suits each seat has shown void in during this rollout (bit masks)
     while True:
         while len(trick) < players:
             h = hands[seat]
@@ -571,10 +572,15 @@ def _play_out(
                 if seat == maker:
                     card = max(h, key=val.__getitem__)  # trumps from the top, then aces
                 else:
+                    # Defenders cash aces and lead low, but not into the maker's voids.
                     offs = [c for c in h if eff[c] != t]
-                    aces = [c for c in offs if static[c] >= 0.6]
+                    mv = voids[maker]
+                    safe = [c for c in offs if not (mv >> eff[c]) & 1]
+                    aces = [c for c in safe if static[c] >= 0.6]
                     if aces:
                         card = aces[0]
+                    elif safe:
+                        card = min(safe, key=val.__getitem__)
                     elif offs:
                         card = min(offs, key=val.__getitem__)
                     else:
@@ -600,6 +606,8 @@ def _play_out(
                         else:
                             card = min(legal, key=val.__getitem__)
             h.remove(card)
+            if trick and eff[card] != eff[trick[0][1]]:
+                voids[seat] |= 1 << eff[trick[0][1]]
             trick.append((seat, card))
             seat = _next_seat(seat, sitter)
         led = eff[trick[0][1]]
