@@ -21,8 +21,8 @@ plays out only the best :data:`KEEP_CANDIDATES`.
 
 **Determinism and time.** The number of rollouts per decision is fixed (:data:`ROLLOUTS`,
 spread over the candidates), calibrated to take well under the per-decision budget on this
-machine class: in a sandboxed tournament here about 11 ms per decision on average, under
-100 ms at most, and 0.3 s of CPU per match, for a 200 ms budget. The clock (``time.perf_counter``)
+machine class: in a sandboxed tournament here about 11 ms per decision on average, rarely
+over 100 ms, and 0.33 s of CPU per match, for a 200 ms budget. The clock (``time.perf_counter``)
 is only a safety cap: if a decision ever reaches ``budget`` seconds, the search stops early
 with the worlds done so far; and once a match has used :data:`MATCH_CPU_SOFT` CPU seconds
 (only in very long matches) later searches use an eighth of the rollouts, to stay inside
