@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(
         description="Duplicate-match strength of three bots: pairwise placed-above rates "
-        "with 95 %% bootstrap intervals (in-process engine).",
+        "with 95 % bootstrap intervals (in-process engine).",
         epilog="Example: python bench/strength.py random_bot heuristic montecarlo --seeds 200",
     )
     ap.add_argument("bots", nargs=3, help="three bot files or bundled bot names (may repeat)")
