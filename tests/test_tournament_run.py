@@ -367,3 +367,34 @@ def test_a_killed_worker_stops_the_run_in_one_line_and_rerun_resumes(tmp_path: P
     rerun = subprocess.run(cmd, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert f"Played {30 - kept} matches" in rerun.stdout and stored(db) == 30
+
+
+def test_workers_claim_distinct_cpus_and_release_them(tmp_path: Path) -> None:
+    # Each worker process takes a CPU of its own through a lock file; a third process finds
+    # none free while both are held, and a CPU is free again once its worker has exited.
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from arena import runner
+
+    usable = sorted(os.sched_getaffinity(0))
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(len(usable), mp_context=ctx) as pool:
+        barrier = ctx.Manager().Barrier(len(usable))
+        claims = list(pool.map(_claim_and_wait, [barrier] * len(usable)))
+        assert sorted(c for c, _ in claims) == list(range(len(usable)))
+        assert all(affinity == {usable[c]} for c, affinity in claims)
+        with cf.ProcessPoolExecutor(1, mp_context=ctx) as other:
+            assert other.submit(runner.claim_cpu).result() is None
+    with cf.ProcessPoolExecutor(1, mp_context=ctx) as later:
+        assert later.submit(runner.claim_cpu).result() == 0
+
+
+def _claim_and_wait(barrier: Any) -> tuple[int | None, set[int]]:
+    from arena import runner
+    from arena.sandbox import BotPool
+
+    cpu = runner.claim_cpu()
+    BotPool(unsafe_no_sandbox=True, cpu=cpu).close()
+    barrier.wait(timeout=30)  # every worker holds its claim before any returns
+    return cpu, os.sched_getaffinity(0)
