@@ -78,7 +78,8 @@ def batches(
 _pool: BotPool | None = None
 _pool_key: tuple[str, bool] | None = None
 _stop: MpEvent | None = None
-_cpu: tuple[int, int, int] | None = None  # (pid, index among the usable CPUs, lock file fd)
+# (pid, index among the usable CPUs, lock file fd, the CPUs the process could use before)
+_cpu: tuple[int, int, int, set[int]] | None = None
 
 
 def claim_cpu() -> int | None:
@@ -112,7 +113,7 @@ def claim_cpu() -> int | None:
         except OSError:
             os.close(fd)
             continue
-        _cpu = (os.getpid(), index, fd)
+        _cpu = (os.getpid(), index, fd, set(usable))
         return index
     return None
 
@@ -137,12 +138,22 @@ def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool) -> None:
 
 
 def close_worker() -> None:
-    """Close this worker's bot pool (its zygote processes go with it)."""
+    """Close this worker's bot pool (its zygote processes go with it) and free its CPU."""
     global _pool, _pool_key
     if _pool is not None:
         pool, _pool, _pool_key = _pool, None, None
         pool.close()
         log.info("worker %d: bot pool closed", os.getpid())
+    release_cpu()
+
+
+def release_cpu() -> None:
+    """Give back the CPU :func:`claim_cpu` took (a long-lived Dask worker between runs)."""
+    global _cpu
+    if _cpu is not None and _cpu[0] == os.getpid():
+        os.close(_cpu[2])
+        os.sched_setaffinity(0, _cpu[3])
+    _cpu = None
 
 
 def _init_local_worker(

@@ -398,3 +398,26 @@ def _claim_and_wait(barrier: Any) -> tuple[int | None, set[int]]:
     BotPool(unsafe_no_sandbox=True, cpu=cpu).close()
     barrier.wait(timeout=30)  # every worker holds its claim before any returns
     return cpu, os.sched_getaffinity(0)
+
+
+def test_closing_a_worker_gives_its_cpu_back() -> None:
+    import concurrent.futures as cf
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(1, mp_context=ctx) as pool:
+        first, during, after, again = pool.submit(_claim_release_claim).result()
+    assert first == again == 0
+    assert len(during) == 1 and after == set(os.sched_getaffinity(0))
+
+
+def _claim_release_claim() -> tuple[int | None, set[int], set[int], int | None]:
+    from arena import runner
+    from arena.sandbox import BotPool
+
+    first = runner.claim_cpu()
+    BotPool(unsafe_no_sandbox=True, cpu=first).close()
+    during = os.sched_getaffinity(0)
+    runner.close_worker()
+    after = os.sched_getaffinity(0)
+    return first, during, after, runner.claim_cpu()
