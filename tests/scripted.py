@@ -19,6 +19,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.cards import sort_cards
+from arena.engine import Deal
+
+WORKED_DEAL = Deal(
+    hands=[
+        ["JD", "9C", "TC", "KS", "QS"],
+        ["JH", "AH", "KC", "QC", "9S"],
+        ["KH", "AD", "KD", "QD", "TS"],
+    ],
+    dummy=["QH", "TH", "AS", "AC", "9D"],
+    kitty=["9H", "TD", "JC", "JS"],
+)
+"""The deal of RULES.md section 11's worked example (dealer seat 0, up-card 9H)."""
 
 CONTRACT_KEYS = frozenset(
     {

@@ -10,7 +10,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from scripted import CONTRACT_KEYS, EXTRA_KEYS, check_keep_options, last_legal
+from scripted import CONTRACT_KEYS, EXTRA_KEYS, WORKED_DEAL, check_keep_options, last_legal
 
 from arena.cards import deck, sort_cards
 from arena.engine import (
@@ -28,15 +28,7 @@ from arena.engine import (
     play_match,
 )
 
-WORKED = Deal(
-    hands=[
-        ["JD", "9C", "TC", "KS", "QS"],
-        ["JH", "AH", "KC", "QC", "9S"],
-        ["KH", "AD", "KD", "QD", "TS"],
-    ],
-    dummy=["QH", "TH", "AS", "AC", "9D"],
-    kitty=["9H", "TD", "JC", "JS"],
-)
+WORKED = WORKED_DEAL
 
 
 class RandomBot:

@@ -7,20 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from scripted import Script, last_legal
+from scripted import WORKED_DEAL, Script, last_legal
 
 from arena.engine import Deal, IllegalAction, Rules, play_hand, play_match
 
 # The worked example's deal (RULES.md section 11).
-A = Deal(
-    hands=[
-        ["JD", "9C", "TC", "KS", "QS"],
-        ["JH", "AH", "KC", "QC", "9S"],
-        ["KH", "AD", "KD", "QD", "TS"],
-    ],
-    dummy=["QH", "TH", "AS", "AC", "9D"],
-    kitty=["9H", "TD", "JC", "JS"],
-)
+A = WORKED_DEAL
 # Seat 0 holds the left bower JD with one real diamond.
 B = Deal(
     hands=[

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from scripted import Script
+from scripted import WORKED_DEAL, Script
 
-from arena.engine import Deal, IllegalAction, play_hand, play_match
+from arena.engine import IllegalAction, play_hand, play_match
 
-DEAL = Deal(
-    hands=[
-        ["JD", "9C", "TC", "KS", "QS"],
-        ["JH", "AH", "KC", "QC", "9S"],
-        ["KH", "AD", "KD", "QD", "TS"],
-    ],
-    dummy=["QH", "TH", "AS", "AC", "9D"],
-    kitty=["9H", "TD", "JC", "JS"],
-)
+DEAL = WORKED_DEAL
 
 # Hands are shown and legal cards offered in canonical order: suits C D H S, ranks low to high.
 STEPS = [
