@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -36,6 +37,8 @@ def test_installed_package_renders_the_same_site(tmp_path: Path) -> None:
     # (the running interpreter's pip would, even with --prefix).
     venv.create(env_dir, system_site_packages=True, with_pip=True)
     python = env_dir / "bin" / "python"
+    # The installed copy, not a source tree someone put on PYTHONPATH.
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(src)],
         check=True,
@@ -47,6 +50,7 @@ def test_installed_package_renders_the_same_site(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env=clean,
     ).stdout.strip()
     assert Path(where).is_relative_to(env_dir), where
     assert (Path(where) / "_partials" / "hand.html").is_file()
@@ -58,6 +62,7 @@ def test_installed_package_renders_the_same_site(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
         cwd=tmp_path,
+        env=clean,
     )
     render_site(db, tmp_path / "tree")
     installed = sorted(
