@@ -47,6 +47,7 @@ __all__ = [
     "deal_for",
     "first_dealer",
     "placements",
+    "is_legal",
 ]
 
 Phase = Literal["bid1", "pickup", "discard", "bid2", "alone", "keep", "play", "joker_trump"]
@@ -642,10 +643,24 @@ def _fresh_summary(h: dict[str, Any]) -> dict[str, Any]:
 _DEFAULT_RULES_D: Final = DEFAULT_RULES.to_dict()
 
 
-def _check_keep(seat: int, action: Any, pool: list[str], legal: list[list[str]]) -> list[str]:
-    """A keep answer is legal when it is 5 distinct cards of hand + dummy, in any order."""
+def is_legal(obs: dict[str, Any], action: Any) -> bool:
+    """Whether ``action`` is a legal answer to ``obs``: one of ``obs["legal"]`` or, in the
+    ``keep`` phase, 5 distinct cards of ``hand`` + ``dummy`` in any order.
+
+    The one statement of the rule, for anything that checks answers outside :func:`play_hand`
+    (the sandbox's seat proxy checks a bot's answer before the engine sees it).
+    """
+    if obs["phase"] == "keep":
+        return _is_keep(action, [*obs["hand"], *obs.get("dummy", ())])
     try:
-        ok = (
+        return isinstance(action, str) and action in obs["legal"]
+    except Exception:  # an object whose == raises is not legal either
+        return False
+
+
+def _is_keep(action: Any, pool: Sequence[str]) -> bool:
+    try:
+        return (
             isinstance(action, list | tuple)
             and len(action) == 5
             and all(isinstance(c, str) for c in action)
@@ -653,8 +668,12 @@ def _check_keep(seat: int, action: Any, pool: list[str], legal: list[list[str]])
             and all(c in pool for c in action)
         )
     except Exception:
-        ok = False
-    if not ok:
+        return False
+
+
+def _check_keep(seat: int, action: Any, pool: list[str], legal: list[list[str]]) -> list[str]:
+    """A keep answer is legal when it is 5 distinct cards of hand + dummy, in any order."""
+    if not _is_keep(action, pool):
         raise IllegalAction(seat, "keep", action, legal)
     return sort_cards(action)
 

@@ -481,3 +481,26 @@ def test_illegal_action_is_a_value_error_with_details() -> None:
     assert isinstance(e.value, ValueError)
     assert e.value.phase in ("bid1", "joker_trump") and e.value.action == "banana"
     assert "banana" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("phase", "action", "ok"),
+    [
+        ("play", "JH", True),
+        ("play", "AS", False),
+        ("play", ["JH"], False),
+        ("keep", ["AH", "JH", "QH", "TH", "AC"], True),
+        ("keep", ("AC", "TH", "QH", "JH", "AH"), True),
+        ("keep", ["JH", "JH", "QH", "TH", "AC"], False),
+        ("keep", ["JH", "AH", "QH", "TH"], False),
+        ("keep", ["JH", "AH", "QH", "TH", "KS"], False),
+        ("keep", "JH AH QH TH AC", False),
+    ],
+    ids=lambda v: str(v),
+)
+def test_is_legal_states_the_rule_for_every_phase(phase: str, action: Any, ok: bool) -> None:
+    from arena.engine import is_legal
+
+    hand = ["JH", "AH", "KC", "QC", "9S"]
+    obs = {"phase": phase, "hand": hand, "legal": ["JH", "AH"], "dummy": ["QH", "TH", "AC"]}
+    assert is_legal(obs, action) is ok

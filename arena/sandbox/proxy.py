@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from arena.engine import is_legal
 from arena.sandbox.client import Child, _exit_status, describe_death
 from arena.sandbox.values import Fault, FaultKind, Limits
 
@@ -207,17 +208,7 @@ class SeatProxy:
             return None
         action = msg["a"]
         legal = obs["legal"]
-        if obs["phase"] == "keep":
-            pool = obs["hand"] + obs.get("dummy", [])
-            ok = (
-                isinstance(action, list)
-                and len(action) == 5
-                and all(isinstance(c, str) and c in pool for c in action)
-                and len(set(action)) == 5
-            )
-        else:
-            ok = isinstance(action, str) and action in legal
-        if not ok:
+        if not is_legal(obs, action):
             shown = legal if len(legal) <= 12 else [*legal[:12], "..."]
             text = json.dumps(action)[:200]
             self.set_fault(
