@@ -1,4 +1,4 @@
-"""The game engine: Three-Handed Euchre with a dummy, exactly as RULES.md says.
+"""The game engine: Three-Handed Euchre with a dummy, exactly as docs/rules.md says.
 
 The engine knows nothing of processes, files or SQL. A *bot* is any object with
 ``act(obs) -> action``; the engine asks the bot whose turn it is, checks the answer against
@@ -100,7 +100,7 @@ _RULE_VALUES: Final[dict[str, tuple[object, ...]]] = {
 
 @dataclass(frozen=True)
 class Rules:
-    """The rule variants of RULES.md section 9; the defaults are the house rules."""
+    """The rule variants of docs/rules.md section 9; the defaults are the house rules."""
 
     deck: int = 24
     target: int = 10
@@ -686,7 +686,7 @@ def _score(
     sitting: int | None,
     tricks_won: list[int],
 ) -> list[int]:
-    """Points of one hand by the table of RULES.md section 7."""
+    """Points of one hand by the table of docs/rules.md section 7."""
     points = [0, 0, 0]
     m = tricks_won[maker]
     defenders = [s for s in (0, 1, 2) if s != maker]
@@ -713,7 +713,7 @@ def play_match(
     deals: Iterable[Deal] | None = None,
     max_hands: int = DEFAULT_MAX_HANDS,
 ) -> MatchResult:
-    """Play hands until the match ends (RULES.md section 8) and return the result.
+    """Play hands until the match ends (docs/rules.md section 8) and return the result.
 
     ``scores`` and ``dealer`` start a match mid-way (defaults: zeros and the seed's first
     dealer); the first hands' deals come from ``deals`` and, once it runs out, from the seed.

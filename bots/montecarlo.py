@@ -173,7 +173,7 @@ def hand_value(cards: list[str], trump: str, live: set[str]) -> float:
 def _points(
     rules: Obs, maker: int, maker_alone: bool, lone_def: int | None, won: list[int]
 ) -> list[int]:
-    """Points of one hand (RULES.md section 7)."""
+    """Points of one hand (docs/rules.md section 7)."""
     pts = [0, 0, 0]
     m = won[maker]
     if m == 5:

@@ -30,7 +30,7 @@ WORKED_DEAL = Deal(
     dummy=["QH", "TH", "AS", "AC", "9D"],
     kitty=["9H", "TD", "JC", "JS"],
 )
-"""The deal of RULES.md section 11's worked example (dealer seat 0, up-card 9H)."""
+"""The deal of docs/rules.md section 11's worked example (dealer seat 0, up-card 9H)."""
 
 CONTRACT_KEYS = frozenset(
     {

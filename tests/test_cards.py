@@ -1,4 +1,4 @@
-"""arena.cards: suits under a trump, ranking (RULES.md 1.4-1.5), parsing, formatting, order."""
+"""arena.cards: suits under a trump, ranking (docs/rules.md 1.4-1.5), parsing, formatting, order."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_effective_suit(card: str, trump: str | None, suit: str | None) -> None:
 
 
 def expected_order(trump: str, led: str, size: int) -> list[str]:
-    """RULES.md 1.4 written out: trumps high to low, then the led suit high to low."""
+    """docs/rules.md 1.4 written out: trumps high to low, then the led suit high to low."""
     low = ["8", "7"] if size == 32 else []
     partner = {"C": "S", "S": "C", "D": "H", "H": "D"}[trump]
     trumps = ([JOKER] if size == 25 else []) + ["J" + trump, "J" + partner]

@@ -1,5 +1,5 @@
 """Fully specified hands: deals plus scripted decisions, each checking every legal set offered,
-the leader and winner of every trick, and the points (RULES.md sections 3-8)."""
+the leader and winner of every trick, and the points (docs/rules.md sections 3-8)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from scripted import WORKED_DEAL, Script, last_legal
 
 from arena.engine import Deal, IllegalAction, Rules, play_hand, play_match
 
-# The worked example's deal (RULES.md section 11).
+# The worked example's deal (docs/rules.md section 11).
 A = WORKED_DEAL
 # Seat 0 holds the left bower JD with one real diamond.
 B = Deal(

@@ -79,7 +79,7 @@ class CheckingBot:
         assert not set(hand) & set(played) and not set(hand) & set(obs["discards"])
         assert len(set(hand)) == len(hand) and hand == sort_cards(hand)
 
-        # Nothing private to another seat (RULES.md section 10). Earlier hands are skipped:
+        # Nothing private to another seat (docs/rules.md section 10). Earlier hands are skipped:
         # their cards are another deal's.
         maker_took_dummy = s == obs["maker"] and s not in obs["alone"] and phase in ("keep", "play")
         hidden = set(deal.kitty[1:]) | (set() if maker_took_dummy else set(deal.dummy))
@@ -120,7 +120,7 @@ class CheckingBot:
 
 
 def expected_points(h: HandResult, rules: Rules) -> list[int]:
-    """RULES.md section 7, written out as the table reads."""
+    """docs/rules.md section 7, written out as the table reads."""
     assert h.maker is not None
     m = h.tricks_won[h.maker]
     lone_def = next((s for s in h.alone if s != h.maker), None)

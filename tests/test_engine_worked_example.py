@@ -1,4 +1,4 @@
-"""RULES.md section 11, the worked example, decision by decision with every legal set."""
+"""docs/rules.md section 11, the worked example, decision by decision with every legal set."""
 
 from __future__ import annotations
 

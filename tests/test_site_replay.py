@@ -1,4 +1,4 @@
-"""The match page's replay of a hand, on RULES.md section 11 (the worked example)."""
+"""The match page's replay of a hand, on docs/rules.md section 11 (the worked example)."""
 
 from __future__ import annotations
 

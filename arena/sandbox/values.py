@@ -21,7 +21,7 @@ __all__ = [
 
 FaultKind = Literal["load", "timeout", "cpu", "memory", "crash", "illegal", "protocol"]
 FAULT_KINDS: Final = get_args(FaultKind)
-"""Every kind of fault, in the order CONTRACT.md section 1 lists them."""
+"""Every kind of fault, in the order docs/protocol.md lists them."""
 
 
 class SandboxUnavailable(ArenaError):

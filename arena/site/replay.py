@@ -92,7 +92,7 @@ def _action_phrase(action: Any) -> str:
 
 
 def _outcome(h: Mapping[str, Any]) -> str:
-    # The scoring case in words (RULES.md section 7), for the hand's summary line.
+    # The scoring case in words (docs/rules.md section 7), for the hand's summary line.
     maker = h["maker"]
     points = h["points"]
     m = h["tricks_won"][maker]
