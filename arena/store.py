@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +19,9 @@ from typing import Any, Final
 
 import sqlite_utils
 
+from arena import secrecy
 from arena.errors import ArenaError
+from arena.secrecy import DealSecret
 
 LOCK_TIMEOUT_SECONDS: Final = 2.0
 """How long to wait for another process's write lock before refusing the database."""
@@ -128,9 +130,34 @@ def _m2_ratings(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m3_secrets(db: sqlite_utils.Database) -> None:
+    # Tournaments made before this migration keep secret_id NULL: they were dealt from their
+    # public match seeds, and resuming them must go on doing so.
+    _script(
+        db,
+        """
+        CREATE TABLE deal_secrets (
+            id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, secret TEXT NOT NULL,
+            commitment TEXT NOT NULL UNIQUE, origin TEXT NOT NULL, created_at TEXT NOT NULL,
+            revealed_at TEXT);
+        CREATE INDEX deal_secrets_seed ON deal_secrets (seed, origin, revealed_at);
+        ALTER TABLE tournaments ADD COLUMN secret_id INTEGER REFERENCES deal_secrets(id);
+        CREATE TABLE clone_pairs (
+            tournament_id TEXT NOT NULL, bot_a INTEGER NOT NULL, bot_b INTEGER NOT NULL,
+            comparable INTEGER NOT NULL, identical INTEGER NOT NULL, share REAL,
+            flagged INTEGER NOT NULL, PRIMARY KEY (tournament_id, bot_a, bot_b));
+        CREATE TABLE kingmaking (
+            tournament_id TEXT NOT NULL, bot_a INTEGER NOT NULL, bot_b INTEGER NOT NULL,
+            matches INTEGER NOT NULL, rate REAL, expected REAL, low REAL, high REAL,
+            flagged INTEGER NOT NULL, PRIMARY KEY (tournament_id, bot_a, bot_b));
+        """,
+    )
+
+
 MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]], ...]] = (
     (1, "bots, versions, tournaments, matches, seats, hands, faults, logs", _m1_core),
     (2, "ratings and pairwise tables, faults index", _m2_ratings),
+    (3, "deal secrets and commitments; clone and kingmaking reports", _m3_secrets),
 )
 """Numbered migrations, applied in order; each one runs in its own transaction."""
 
@@ -313,19 +340,40 @@ class Store:
     # -- tournaments ------------------------------------------------------------------------
 
     def ensure_tournament(
-        self, tid: str, config: dict[str, Any], version_ids: Iterable[int], total: int
-    ) -> None:
-        """Create the tournament row (or mark an existing one running again)."""
+        self,
+        tid: str,
+        config: dict[str, Any],
+        version_ids: Iterable[int],
+        total: int,
+        *,
+        secret: bytes | None = None,
+    ) -> DealSecret | None:
+        """Create the tournament row (or mark an existing one running again); return its secret.
+
+        A new tournament takes ``secret`` when given (imported from a secret file), else the
+        newest unrevealed secret drawn in this database for its seed, else a fresh one: the
+        tournaments of one seed share their deals until one of them finishes and so reveals
+        the secret. An existing tournament keeps its own secret (None for one created before
+        deal secrets, dealt from its public seeds); another ``secret`` for it is an error.
+        """
         stamp = now()
         with self._transaction():
-            exists = self.conn.execute("SELECT 1 FROM tournaments WHERE id = ?", (tid,))
-            if exists.fetchone():
+            row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+            found = row.fetchone()
+            if found is not None:
+                current = self._secret(found[0])
+                if secret is not None and (current is None or current.secret != secret):
+                    raise ArenaError(
+                        f"tournament {tid} was started with another deal secret than the "
+                        "secret file's; rerun it without --secret-file"
+                    )
                 self.conn.execute(
                     "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
                     "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
                     (stamp, tid),
                 )
-                return
+                return current
+            chosen = self._choose_secret(int(config["seed"]), secret, stamp)
             self.db.table("tournaments").insert(
                 {
                     "id": tid,
@@ -339,14 +387,58 @@ class Store:
                     "created_at": stamp,
                     "updated_at": stamp,
                     "finished_at": None,
+                    "secret_id": chosen.id,
                 }
             )
             self.db.table("tournament_bots").insert_all(
                 {"tournament_id": tid, "bot_version_id": v} for v in version_ids
             )
+            return chosen
+
+    def _secret(self, secret_id: int | None) -> DealSecret | None:
+        if secret_id is None:
+            return None
+        rows = self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])
+        return DealSecret.from_row(rows[0])
+
+    def _choose_secret(self, seed: int, secret: bytes | None, stamp: str) -> DealSecret:
+        """The secret of a new tournament of ``seed`` (inside the caller's transaction)."""
+        if secret is not None:
+            rows = self.rows(
+                "SELECT * FROM deal_secrets WHERE commitment = ?", [secrecy.commitment(secret)]
+            )
+            origin = "imported"
+        else:
+            # Only secrets drawn here and never revealed: an imported one may be public.
+            rows = self.rows(
+                "SELECT * FROM deal_secrets WHERE seed = ? AND origin = 'drawn' "
+                "AND revealed_at IS NULL ORDER BY id DESC LIMIT 1",
+                [seed],
+            )
+            secret, origin = secrecy.new_secret(), "drawn"
+        if rows:
+            return DealSecret.from_row(rows[0])
+        cur = self.conn.execute(
+            "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (seed, secret.hex(), secrecy.commitment(secret), origin, stamp),
+        )
+        found = self._secret(int(cur.lastrowid or 0))
+        assert found is not None
+        return found
+
+    def tournament_secret(self, tid: str) -> DealSecret | None:
+        """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
+        row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+        found = row.fetchone()
+        return None if found is None else self._secret(found[0])
 
     def set_status(self, tid: str, status: str) -> None:
-        """Record that the tournament is ``running``, ``interrupted`` or ``finished``."""
+        """Record that the tournament is ``running``, ``interrupted`` or ``finished``.
+
+        Finishing reveals the tournament's deal secret: it is published from then on, and no
+        new tournament draws it again.
+        """
         stamp = now()
         with self._transaction():
             self.conn.execute(
@@ -355,6 +447,12 @@ class Store:
                 "ELSE finished_at END WHERE id = ?",
                 (status, stamp, status, stamp, tid),
             )
+            if status == "finished":
+                self.conn.execute(
+                    "UPDATE deal_secrets SET revealed_at = coalesce(revealed_at, ?) "
+                    "WHERE id = (SELECT secret_id FROM tournaments WHERE id = ?)",
+                    (stamp, tid),
+                )
 
     def tournament(self, tid: str | None = None) -> dict[str, Any]:
         """The tournament ``tid`` (a unique prefix will do), or the most recently run one."""
@@ -373,11 +471,20 @@ class Store:
         return rows[0]
 
     def tournaments(self) -> list[dict[str, Any]]:
-        """Every tournament with its count of stored matches, newest first."""
-        return self.rows(
-            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done "
-            "FROM tournaments t ORDER BY updated_at DESC, rowid DESC"
+        """Every tournament with its count of stored matches, newest first.
+
+        Each row also has its secret's ``commitment`` and, only once the tournament has
+        finished, ``secret`` (both None for a tournament made before deal secrets).
+        """
+        rows = self.rows(
+            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done, "
+            "s.commitment, s.secret FROM tournaments t "
+            "LEFT JOIN deal_secrets s ON s.id = t.secret_id "
+            "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
+        for r in rows:
+            r["secret"] = secrecy.shown_secret(r["status"], r["secret"])
+        return rows
 
     def finished_match_ids(self, tid: str) -> set[str]:
         """Ids of the tournament's matches already stored."""
@@ -500,6 +607,24 @@ class Store:
             "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
             [tid],
         )
+
+    def stored_deals(self, tid: str) -> Iterator[dict[str, Any]]:
+        """Every stored hand's deal, dealer and up-card with its match, in match and hand order.
+
+        A match without hands still yields one row (its hand columns NULL). ``deal`` is the
+        JSON text of the record's deal; only that part of the record is read.
+        """
+        cur = self.conn.execute(
+            "SELECT m.id, m.seed, m.round, m.bot0, m.bot1, m.bot2, m.hands_played, "
+            "h.hand_number, h.dealer, h.upcard, json_extract(h.record, '$.deal') "
+            "FROM matches m LEFT JOIN hands h ON h.match_id = m.id "
+            "WHERE m.tournament_id = ? ORDER BY m.id, h.hand_number",
+            (tid,),
+        )
+        names = [d[0] for d in cur.description]
+        names[-1] = "deal"
+        for row in cur:
+            yield dict(zip(names, row, strict=True))
 
     def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
