@@ -356,8 +356,13 @@ def run(
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per bot.")
 @click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--collusion",
+    is_flag=True,
+    help="Print the full clone and kingmaking reports instead (with --json: as one object).",
+)
 @reports_errors
-def standings(db_path: str, as_json: bool, tid: str | None) -> None:
+def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> None:
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
@@ -367,11 +372,13 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     Example:
         arena standings
         arena standings --json | jq '.[0].name'
+        arena standings --collusion
     """
     import json
 
     from rich.console import Console
 
+    from arena import collusion as reports
     from arena.ratings import to_json
     from arena.store import Store
     from arena.tournament import pairwise_table, standings_table
@@ -384,6 +391,16 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
             v.id: {"version": v.version, "sha256": v.sha256}
             for v in store.tournament_entrants(t["id"])
         }
+        names = {s.bot: s.name for s in table}
+        clones = reports.clone_report(store, t["id"])
+        king = reports.kingmaking_report(store, t["id"], {s.bot: s.rating for s in table})
+    if collusion:
+        if as_json:
+            click.echo(json.dumps({"tournament": t["id"], **reports.to_json(clones, king, names)}))
+        else:
+            Console().print(reports.clone_table(clones, names))
+            Console().print(reports.kingmaking_table(king, names))
+        return
     if as_json:
         click.echo(json.dumps(to_json(table, versions), indent=2))
         return
@@ -395,6 +412,8 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     )
     console.print(standings_table(table))
     console.print(pairwise_table(table))
+    for line in reports.flag_lines(clones, king, names):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 @main.command()

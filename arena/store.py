@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -361,7 +361,7 @@ class Store:
             row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
             found = row.fetchone()
             if found is not None:
-                current = self._secret(found[0])
+                current = secrecy.secret_by_id(self.conn, found[0])
                 if secret is not None and (current is None or current.secret != secret):
                     raise ArenaError(
                         f"tournament {tid} was started with another deal secret than the "
@@ -373,7 +373,7 @@ class Store:
                     (stamp, tid),
                 )
                 return current
-            chosen = self._choose_secret(int(config["seed"]), secret, stamp)
+            chosen = secrecy.choose_secret(self.conn, int(config["seed"]), secret, stamp)
             self.db.table("tournaments").insert(
                 {
                     "id": tid,
@@ -395,43 +395,11 @@ class Store:
             )
             return chosen
 
-    def _secret(self, secret_id: int | None) -> DealSecret | None:
-        if secret_id is None:
-            return None
-        rows = self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])
-        return DealSecret.from_row(rows[0])
-
-    def _choose_secret(self, seed: int, secret: bytes | None, stamp: str) -> DealSecret:
-        """The secret of a new tournament of ``seed`` (inside the caller's transaction)."""
-        if secret is not None:
-            rows = self.rows(
-                "SELECT * FROM deal_secrets WHERE commitment = ?", [secrecy.commitment(secret)]
-            )
-            origin = "imported"
-        else:
-            # Only secrets drawn here and never revealed: an imported one may be public.
-            rows = self.rows(
-                "SELECT * FROM deal_secrets WHERE seed = ? AND origin = 'drawn' "
-                "AND revealed_at IS NULL ORDER BY id DESC LIMIT 1",
-                [seed],
-            )
-            secret, origin = secrecy.new_secret(), "drawn"
-        if rows:
-            return DealSecret.from_row(rows[0])
-        cur = self.conn.execute(
-            "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (seed, secret.hex(), secrecy.commitment(secret), origin, stamp),
-        )
-        found = self._secret(int(cur.lastrowid or 0))
-        assert found is not None
-        return found
-
     def tournament_secret(self, tid: str) -> DealSecret | None:
         """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
         row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
         found = row.fetchone()
-        return None if found is None else self._secret(found[0])
+        return None if found is None else secrecy.secret_by_id(self.conn, found[0])
 
     def set_status(self, tid: str, status: str) -> None:
         """Record that the tournament is ``running``, ``interrupted`` or ``finished``.
@@ -608,24 +576,6 @@ class Store:
             [tid],
         )
 
-    def stored_deals(self, tid: str) -> Iterator[dict[str, Any]]:
-        """Every stored hand's deal, dealer and up-card with its match, in match and hand order.
-
-        A match without hands still yields one row (its hand columns NULL). ``deal`` is the
-        JSON text of the record's deal; only that part of the record is read.
-        """
-        cur = self.conn.execute(
-            "SELECT m.id, m.seed, m.round, m.bot0, m.bot1, m.bot2, m.hands_played, "
-            "h.hand_number, h.dealer, h.upcard, json_extract(h.record, '$.deal') "
-            "FROM matches m LEFT JOIN hands h ON h.match_id = m.id "
-            "WHERE m.tournament_id = ? ORDER BY m.id, h.hand_number",
-            (tid,),
-        )
-        names = [d[0] for d in cur.description]
-        names[-1] = "deal"
-        for row in cur:
-            yield dict(zip(names, row, strict=True))
-
     def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
         rows = self.rows(
@@ -657,6 +607,16 @@ class Store:
                 self.db.table("ratings").insert_all(ratings)
             if pairwise:
                 self.db.table("pairwise").insert_all(pairwise)
+
+    def replace_tournament_rows(
+        self, tid: str, tables: dict[str, Sequence[dict[str, Any]]]
+    ) -> None:
+        """Replace the rows of tournament ``tid`` in each of ``tables`` in one transaction."""
+        with self._transaction():
+            for table, rows in tables.items():
+                self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
+                if rows:
+                    self.db.table(table).insert_all(rows)
 
 
 class _Tx:

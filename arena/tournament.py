@@ -38,7 +38,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena import ratings, runner
+from arena import collusion, ratings, runner
 from arena.engine import Rules
 from arena.entrants import register_files, resolve, submit
 from arena.errors import ArenaError
@@ -334,6 +334,7 @@ def run(
         tid, the_plan.total, played, already, completed, time.perf_counter() - started
     )
     result.standings = save_standings(store, tid)
+    collusion.save(store, tid, {s.bot: s.rating for s in result.standings})
     return result
 
 
