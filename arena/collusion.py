@@ -69,16 +69,45 @@ class ClonePair:
         return share is not None and share > CLONE_SHARE and self.comparable >= CLONE_MIN_DECISIONS
 
 
+@dataclass(frozen=True)
+class _Hand:
+    """One stored hand, parsed and replayed once for every seating that played it."""
+
+    record: dict[str, Any]
+    legal: list[int] | None  # legal actions at each log entry; None: not reproducible
+    unforced: tuple[int, int, int]  # decisions with more than one legal action, per seat
+
+
+class _Hands:
+    """The hands of one duplicate group, by stored text (identical games: identical text)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.by_text: dict[str, _Hand] = {}
+
+    def get(self, text: str) -> _Hand:
+        """The parsed, replayed hand stored as ``text``."""
+        hand = self.by_text.get(text)
+        if hand is None:
+            record = json.loads(text)
+            legal = _replay_legal_counts(record, self.rules)
+            unforced = [0, 0, 0]
+            for (seat, _, _), n in zip(record["log"], legal or (), strict=False):
+                unforced[seat] += n > 1
+            hand = _Hand(record, legal, (unforced[0], unforced[1], unforced[2]))
+            self.by_text[text] = hand
+        return hand
+
+
 @dataclass
 class _Match:
     """One stored match as the clone walk needs it."""
 
     id: str
     bots: tuple[int, int, int]
-    hands: list[dict[str, Any]]
+    hands: list[str]  # each hand's record as stored
     # Decision index of each seat's first fault (the fallback plays from there); None: no fault.
     fault_at: dict[int, int | None]
-    legal: dict[int, list[int] | None]  # hand number -> legal-action count per log entry
 
     def own(self, seat: int, decision: int) -> bool:
         """True when the seat's bot, not the fallback, made its ``decision``-th decision."""
@@ -86,12 +115,6 @@ class _Match:
             return True
         at = self.fault_at[seat]
         return at is not None and decision < at
-
-    def legal_counts(self, k: int, rules: Rules) -> list[int] | None:
-        """How many actions were legal at each decision of hand ``k`` (replayed, cached)."""
-        if k not in self.legal:
-            self.legal[k] = _replay_legal_counts(self.hands[k], rules)
-        return self.legal[k]
 
 
 class _Replayer:
@@ -131,26 +154,38 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _walk(one: _Match, two: _Match, rules: Rules, tally: dict[tuple[int, int], list[int]]) -> None:
+def _pair(b1: int, b2: int) -> tuple[int, int]:
+    return (b1, b2) if b1 < b2 else (b2, b1)
+
+
+def _walk(one: _Match, two: _Match, hands: _Hands, tally: dict[tuple[int, int], list[int]]) -> None:
     """Compare two seatings of one deal while their histories are identical."""
+    differ = [s for s in range(3) if one.bots[s] != two.bots[s]]
+    quick = not one.fault_at and not two.fault_at
     done = [0, 0, 0]  # decisions made so far by each seat (forced ones included)
     for k in range(min(len(one.hands), len(two.hands))):
-        log1, log2 = one.hands[k]["log"], two.hands[k]["log"]
-        counts = None
+        first = hands.get(one.hands[k])
+        if first.legal is None:
+            return
+        if quick and one.hands[k] == two.hands[k]:
+            # The very same hand: every unforced decision of a differing seat agreed.
+            for s in differ:
+                entry = tally[_pair(one.bots[s], two.bots[s])]
+                entry[0] += first.unforced[s]
+                entry[1] += first.unforced[s]
+            continue
+        log1, log2 = first.record["log"], hands.get(two.hands[k]).record["log"]
         for i in range(min(len(log1), len(log2))):
             seat, phase, a1 = log1[i]
             seat2, phase2, a2 = log2[i]
             if (seat, phase) != (seat2, phase2):
                 return
             b1, b2 = one.bots[seat], two.bots[seat]
-            if b1 != b2 and one.own(seat, done[seat]) and two.own(seat, done[seat]):
-                counts = counts or one.legal_counts(k, rules)
-                if counts is None:
-                    return
-                if counts[i] > 1:
-                    entry = tally[(min(b1, b2), max(b1, b2))]
-                    entry[0] += 1
-                    entry[1] += _same(a1, a2)
+            own = one.own(seat, done[seat]) and two.own(seat, done[seat])
+            if b1 != b2 and own and first.legal[i] > 1:
+                entry = tally[_pair(b1, b2)]
+                entry[0] += 1
+                entry[1] += _same(a1, a2)
             if not _same(a1, a2):
                 return
             done[seat] += 1
@@ -164,28 +199,26 @@ def clone_pairs(
     """The clone report over duplicate groups (the matches of one set and round each)."""
     tally: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     for group in groups:
+        hands = _Hands(rules)
         for one, two in itertools.combinations(group, 2):
-            _walk(one, two, rules, tally)
+            _walk(one, two, hands, tally)
     every = sorted(set(bots))
     out = [ClonePair(a, b, *tally.get((a, b), (0, 0))) for a, b in itertools.combinations(every, 2)]
     return sorted(out, key=lambda p: (-(p.share or 0.0), p.bot_a, p.bot_b))
 
 
-def _duplicate_hands(store: Store, tid: str) -> Iterator[dict[str, Any]]:
+def _duplicate_hands(store: Store, tid: str) -> Iterator[tuple[Any, ...]]:
     """Every stored hand's record with its match's bots, by set, round, match and hand.
 
     Streamed (a large tournament's records do not fit in memory at once); the order brings
     the six seatings of each duplicate set and round together.
     """
-    cur = store.conn.execute(
-        "SELECT m.set_key, m.round, m.id AS match_id, m.bot0, m.bot1, m.bot2, "
-        "h.hand_number, h.record FROM matches m JOIN hands h ON h.match_id = m.id "
+    return store.conn.execute(
+        "SELECT m.set_key, m.round, m.id, m.bot0, m.bot1, m.bot2, h.record "
+        "FROM matches m JOIN hands h ON h.match_id = m.id "
         "WHERE m.tournament_id = ? ORDER BY m.set_key, m.round, m.id, h.hand_number",
         (tid,),
     )
-    names = [d[0] for d in cur.description]
-    for row in cur:
-        yield dict(zip(names, row, strict=True))
 
 
 def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
@@ -195,15 +228,12 @@ def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
     ):
         faults[f["match_id"]][f["seat"]] = f["decision"]
     rows = _duplicate_hands(store, tid)
-    for _, unit in itertools.groupby(rows, key=lambda r: (r["set_key"], r["round"])):
+    for _, unit in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
         group = []
-        for mid, hands in itertools.groupby(unit, key=lambda r: r["match_id"]):
+        for mid, hands in itertools.groupby(unit, key=lambda r: r[2]):
             records = list(hands)
-            first = records[0]
-            bots = (first["bot0"], first["bot1"], first["bot2"])
-            group.append(
-                _Match(mid, bots, [json.loads(r["record"]) for r in records], faults[mid], {})
-            )
+            bots = (records[0][3], records[0][4], records[0][5])
+            group.append(_Match(mid, bots, [r[6] for r in records], faults[mid]))
         yield group
 
 
