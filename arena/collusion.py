@@ -19,6 +19,7 @@ Only the ratings' public results (a rating per bot, on the documented Elo-like s
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -67,6 +68,10 @@ class ClonePair:
         """Above :data:`CLONE_SHARE` over at least :data:`CLONE_MIN_DECISIONS` decisions."""
         share = self.share
         return share is not None and share > CLONE_SHARE and self.comparable >= CLONE_MIN_DECISIONS
+
+    def as_dict(self) -> dict[str, Any]:
+        """The pair as a ``clone_pairs`` row (without its tournament)."""
+        return {**dataclasses.asdict(self), "share": self.share, "flagged": self.flagged}
 
 
 @dataclass(frozen=True)
@@ -262,6 +267,10 @@ class KingmakingRow:
     high: float | None
     flagged: bool
 
+    def as_dict(self) -> dict[str, Any]:
+        """The row as a ``kingmaking`` row (without its tournament)."""
+        return dataclasses.asdict(self)
+
 
 def expected_above(rating_b: float, rating_c: float) -> float:
     """P(B placed above C) under Plackett-Luce, from ratings on the Elo-like scale.
@@ -344,32 +353,8 @@ def save(store: Store, tid: str, ratings: dict[int, float]) -> None:
     store.replace_tournament_rows(
         tid,
         {
-            "clone_pairs": [
-                {
-                    "tournament_id": tid,
-                    "bot_a": p.bot_a,
-                    "bot_b": p.bot_b,
-                    "comparable": p.comparable,
-                    "identical": p.identical,
-                    "share": p.share,
-                    "flagged": int(p.flagged),
-                }
-                for p in clones
-            ],
-            "kingmaking": [
-                {
-                    "tournament_id": tid,
-                    "bot_a": r.bot_a,
-                    "bot_b": r.bot_b,
-                    "matches": r.matches,
-                    "rate": r.rate,
-                    "expected": r.expected,
-                    "low": r.low,
-                    "high": r.high,
-                    "flagged": int(r.flagged),
-                }
-                for r in king
-            ],
+            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
+            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
         },
     )
 
@@ -438,30 +423,12 @@ def kingmaking_table(king: Sequence[KingmakingRow], names: dict[int, str]) -> Ta
 def to_json(
     clones: Sequence[ClonePair], king: Sequence[KingmakingRow], names: dict[int, str]
 ) -> dict[str, Any]:
-    """Both reports as JSON-ready data (``arena standings --collusion --json``)."""
+    """Both reports as JSON-ready data, bots by name (``arena standings --collusion --json``)."""
+
+    def named(row: dict[str, Any]) -> dict[str, Any]:
+        return {**row, "bot_a": names[row["bot_a"]], "bot_b": names[row["bot_b"]]}
+
     return {
-        "clones": [
-            {
-                "bot_a": names[p.bot_a],
-                "bot_b": names[p.bot_b],
-                "comparable": p.comparable,
-                "identical": p.identical,
-                "share": p.share,
-                "flagged": p.flagged,
-            }
-            for p in clones
-        ],
-        "kingmaking": [
-            {
-                "a": names[r.bot_a],
-                "b": names[r.bot_b],
-                "matches": r.matches,
-                "rate": r.rate,
-                "expected": r.expected,
-                "low": r.low,
-                "high": r.high,
-                "flagged": r.flagged,
-            }
-            for r in king
-        ],
+        "clones": [named(p.as_dict()) for p in clones],
+        "kingmaking": [named(r.as_dict()) for r in king],
     }

@@ -148,8 +148,9 @@ def _m3_secrets(db: sqlite_utils.Database) -> None:
             flagged INTEGER NOT NULL, PRIMARY KEY (tournament_id, bot_a, bot_b));
         CREATE TABLE kingmaking (
             tournament_id TEXT NOT NULL, bot_a INTEGER NOT NULL, bot_b INTEGER NOT NULL,
-            matches INTEGER NOT NULL, rate REAL, expected REAL, low REAL, high REAL,
-            flagged INTEGER NOT NULL, PRIMARY KEY (tournament_id, bot_a, bot_b));
+            matches INTEGER NOT NULL, units INTEGER NOT NULL, rate REAL, expected REAL,
+            low REAL, high REAL, flagged INTEGER NOT NULL,
+            PRIMARY KEY (tournament_id, bot_a, bot_b));
         """,
     )
 

@@ -396,3 +396,11 @@ def test_a_database_from_before_deal_secrets_keeps_working(tmp_path: Path) -> No
     arena("render", "--db", db, "--out", tmp_path / "site")
     page = (tmp_path / "site" / "tournaments" / f"{tid}.html").read_text("utf-8")
     assert "created before deal secrets" in page
+
+
+def test_verify_and_the_new_options_have_help_with_examples() -> None:
+    verify_help = arena("verify", "--help").stdout
+    assert "Example:" in verify_help and "--db" in verify_help
+    assert "--secret-file" in arena("run", "--help").stdout
+    assert "--export" in arena("tournaments", "--help").stdout
+    assert "--collusion" in arena("standings", "--help").stdout

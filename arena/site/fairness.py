@@ -54,20 +54,13 @@ def fairness(
         {"commitment": None, "secret": None},
     )
     out = Fairness(tournament_id, row["commitment"], shown_secret(status, row["secret"]))
-    for r in db.query(
-        "SELECT * FROM clone_pairs WHERE tournament_id = ? ORDER BY share DESC, bot_a, bot_b",
-        [tournament_id],
+    for table, rows, order in (
+        ("clone_pairs", out.clones, "share DESC, bot_a, bot_b"),
+        ("kingmaking", out.kingmaking, "flagged DESC, bot_a, bot_b"),
     ):
-        if r["bot_a"] in refs and r["bot_b"] in refs:
-            out.clones.append(
-                {**r, "a": refs[r["bot_a"]], "b": refs[r["bot_b"]], "flagged": bool(r["flagged"])}
-            )
-    for r in db.query(
-        "SELECT * FROM kingmaking WHERE tournament_id = ? ORDER BY flagged DESC, bot_a, bot_b",
-        [tournament_id],
-    ):
-        if r["bot_a"] in refs and r["bot_b"] in refs:
-            out.kingmaking.append(
-                {**r, "a": refs[r["bot_a"]], "b": refs[r["bot_b"]], "flagged": bool(r["flagged"])}
-            )
+        sql = f"SELECT * FROM {table} WHERE tournament_id = ? ORDER BY {order}"
+        for r in db.query(sql, [tournament_id]):
+            if r["bot_a"] in refs and r["bot_b"] in refs:
+                a, b = refs[r["bot_a"]], refs[r["bot_b"]]
+                rows.append({**r, "a": a, "b": b, "flagged": bool(r["flagged"])})
     return out
