@@ -285,7 +285,7 @@ def verify(store: Store, tid: str | None = None) -> Verification:
     A tournament made before deal secrets is checked against its public seeds. Refuses (an
     :class:`ArenaError`) a tournament that has not finished: its secret is not revealed yet.
     """
-    from arena.scheduler import Entrant, match_seed
+    from arena.scheduler import Entrant, match_seed  # here: the scheduler imports this module
 
     t = store.tournament(tid)
     tid = t["id"]
