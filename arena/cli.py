@@ -217,6 +217,13 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     default=None,
     help="CPU budget of each bot per match  [default: 20.0]",
 )
+@click.option(
+    "--secret-file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Deal from this deal secret (from `arena tournaments --export`), to reproduce a "
+    "tournament of another database.",
+)
 @unsafe_option
 @reports_errors
 def run(
@@ -231,6 +238,7 @@ def run(
     cluster: str | None,
     decision_seconds: float | None,
     match_cpu_seconds: float | None,
+    secret_file: str | None,
     unsafe: bool,
 ) -> None:
     """Run a duplicate round-robin tournament and store every match.
@@ -254,6 +262,7 @@ def run(
     from arena.engine import Rules
     from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
+    from arena.secrecy import SecretFile
     from arena.store import Store
     from arena.tournament import (
         default_workers,
@@ -282,14 +291,29 @@ def run(
         limits["decision_seconds"] = decision_seconds
     if match_cpu_seconds is not None:
         limits["match_cpu_seconds"] = match_cpu_seconds
+    imported = SecretFile.read(secret_file) if secret_file else None
     with Store(db_path) as store:
         versions = resolve(store, bots_or_files)
-        the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)
+        the_plan = plan(
+            store,
+            versions,
+            rounds=rounds,
+            seed=seed,
+            rules=Rules(),
+            limits=limits,
+            secret_file=imported,
+        )
         done = the_plan.total - len(the_plan.todo)
         console.print(
             f"Tournament {the_plan.tid}: {len(versions)} bots, {the_plan.total} matches"
             + (f" ({done} already stored)" if done else "")
             + f", {workers} worker{'s' * (workers != 1)}"
+        )
+        console.print(
+            f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
+            if the_plan.commitment
+            else "Note: made before deal secrets, this tournament deals from public seeds",
+            soft_wrap=True,
         )
         log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
         try:
@@ -332,8 +356,13 @@ def run(
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per bot.")
 @click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--collusion",
+    is_flag=True,
+    help="Print the full clone and kingmaking reports instead (with --json: as one object).",
+)
 @reports_errors
-def standings(db_path: str, as_json: bool, tid: str | None) -> None:
+def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> None:
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
@@ -343,11 +372,13 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     Example:
         arena standings
         arena standings --json | jq '.[0].name'
+        arena standings --collusion
     """
     import json
 
     from rich.console import Console
 
+    from arena import collusion as reports
     from arena.ratings import to_json
     from arena.store import Store
     from arena.tournament import pairwise_table, standings_table
@@ -360,6 +391,16 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
             v.id: {"version": v.version, "sha256": v.sha256}
             for v in store.tournament_entrants(t["id"])
         }
+        names = {s.bot: s.name for s in table}
+        clones = reports.clone_report(store, t["id"])
+        king = reports.kingmaking_report(store, t["id"], {s.bot: s.rating for s in table})
+    if collusion:
+        if as_json:
+            click.echo(json.dumps({"tournament": t["id"], **reports.to_json(clones, king, names)}))
+        else:
+            Console().print(reports.clone_table(clones, names))
+            Console().print(reports.kingmaking_table(king, names))
+        return
     if as_json:
         click.echo(json.dumps(to_json(table, versions), indent=2))
         return
@@ -371,6 +412,8 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     )
     console.print(standings_table(table))
     console.print(pairwise_table(table))
+    for line in reports.flag_lines(clones, king, names):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 @main.command()
@@ -435,14 +478,26 @@ def replay(db_path: str, match_id: str) -> None:
 @main.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tournaments.")
+@click.option(
+    "--export",
+    "export_tid",
+    metavar="TOURNAMENT",
+    default=None,
+    help="Print the deal secret of TOURNAMENT (id or prefix) as a secret file for "
+    "`arena run --secret-file`. Keep it private until the tournament has finished.",
+)
 @reports_errors
-def tournaments(db_path: str, as_json: bool) -> None:
+def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
     """List the tournaments in the database, the most recently run first.
+
+    Each shows its deal commitment (SHA-256 of its deal secret) from the start, and its
+    secret once it has finished (--json), so anyone can check its deals (`arena verify`).
 
     \b
     Example:
         arena tournaments
         arena standings --tournament 8b92a1
+        (umask 077; arena tournaments --export 8b92a1 > secret.json)
     """
     import json
 
@@ -452,17 +507,30 @@ def tournaments(db_path: str, as_json: bool) -> None:
     from arena.store import Store
 
     with Store(db_path, create=False) as store:
+        if export_tid is not None:
+            from arena.secrecy import export_secret
+
+            secret, revealed = export_secret(store, export_tid)
+            click.echo(secret.to_json())
+            if not revealed:
+                click.echo(
+                    "Note: this secret is not revealed yet; whoever reads it knows every deal "
+                    f"of the unfinished tournaments of seed {secret.seed}.",
+                    err=True,
+                )
+            return
         rows = store.tournaments()
     if as_json:
         keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
-        click.echo(json.dumps([{k: r[k] for k in (*keep, "updated_at")} for r in rows], indent=2))
+        extra = ("updated_at", "commitment", "secret")
+        click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
         return
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")
         return
     table = Table(title="Tournaments")
     table.add_column("id", no_wrap=True, min_width=16)
-    for col in ("status", "bots", "matches", "seed", "rounds", "last run"):
+    for col in ("status", "bots", "matches", "seed", "rounds", "last run", "commitment"):
         table.add_column(col)
     for r in rows:
         bots = ", ".join(b["name"] for b in json.loads(r["config"])["bots"])
@@ -474,8 +542,34 @@ def tournaments(db_path: str, as_json: bool) -> None:
             str(r["seed"]),
             str(r["rounds"]),
             r["updated_at"],
+            r["commitment"][:16] if r["commitment"] else "none (older)",
         )
     Console().print(table)
+
+
+@main.command()
+@db_option
+@click.argument("tid", metavar="[TOURNAMENT]", required=False)
+@reports_errors
+def verify(db_path: str, tid: str | None) -> None:
+    """Recompute every stored deal of a finished tournament from its revealed secret.
+
+    Checks the secret against the tournament's commitment, each match's public seed against
+    the schedule, and each hand's cards, dealer and up-card. Prints "N deals verified", or
+    which match differs (exit 1). TOURNAMENT: an id or prefix (default: the latest).
+
+    \b
+    Example:
+        arena verify 8b92a1
+    """
+    from arena.secrecy import verify as verify_deals
+    from arena.store import Store
+
+    with Store(db_path, create=False) as store:
+        report = verify_deals(store, tid)
+    if not report.ok:
+        raise ArenaError(report.line())
+    click.echo(report.line())
 
 
 # --- site commands ---

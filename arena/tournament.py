@@ -38,7 +38,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena import ratings, runner
+from arena import collusion, ratings, runner
 from arena.engine import Rules
 from arena.entrants import register_files, resolve, submit
 from arena.errors import ArenaError
@@ -49,6 +49,7 @@ from arena.scheduler import (
     schedule,
     tournament_id,
 )
+from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store, now
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,8 @@ class Plan:
     limits: dict[str, Any]
     matches: list[MatchSpec]
     todo: list[MatchSpec]
+    commitment: str | None = None
+    """SHA-256 of the tournament's deal secret; None for one made before deal secrets."""
 
     @property
     def total(self) -> int:
@@ -101,8 +104,19 @@ def plan(
     seed: int,
     rules: Rules,
     limits: dict[str, Any],
+    secret_file: SecretFile | None = None,
 ) -> Plan:
-    """Create (or find again) the tournament of these bots and settings; list what is left."""
+    """Create (or find again) the tournament of these bots and settings; list what is left.
+
+    A new tournament gets the deal secret of ``secret_file`` (to reproduce a tournament of
+    another database) or else the database's unrevealed secret for ``seed``, drawn when
+    there is none (:meth:`Store.ensure_tournament`).
+    """
+    if secret_file is not None and secret_file.seed != seed:
+        raise ArenaError(
+            f"the secret file holds the deal secret of seed {secret_file.seed}, not of "
+            f"--seed {seed}"
+        )
     if rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, not {rounds}")
     if len(versions) < 3:
@@ -121,12 +135,18 @@ def plan(
     }
     tid = tournament_id(config)
     entrants = [Entrant(v.name, v.sha256, v.id) for v in versions]
-    matches = list(schedule(tid, entrants, rounds, seed))
-    assert len(matches) == match_count(len(entrants), rounds)
-    store.ensure_tournament(tid, config, [v.id for v in versions], len(matches))
+    secret = store.ensure_tournament(
+        tid,
+        config,
+        [v.id for v in versions],
+        match_count(len(entrants), rounds),
+        secret=None if secret_file is None else secret_file.secret,
+    )
+    matches = list(schedule(tid, entrants, rounds, seed, None if secret is None else secret.secret))
     done = store.finished_match_ids(tid)
     todo = [m for m in matches if m.match_id not in done]
-    return Plan(tid, config, versions, rules, limits, matches, todo)
+    commitment = None if secret is None else secret.commitment
+    return Plan(tid, config, versions, rules, limits, matches, todo, commitment)
 
 
 # --- running --------------------------------------------------------------------------------
@@ -314,6 +334,7 @@ def run(
         tid, the_plan.total, played, already, completed, time.perf_counter() - started
     )
     result.standings = save_standings(store, tid)
+    collusion.save(store, tid, {s.bot: s.rating for s in result.standings})
     return result
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from arena import __version__
 from arena.site import botpage, data
 from arena.site.charts import line_chart, place_chart
+from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
 
@@ -54,6 +55,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
         tournaments=tours,
         rating_chart=rating_svg,
         place_chart=places_svg,
+        fair=fairness(db, current.id, current.status, refs) if current else None,
     )
     pairs = data.pairwise(db, current.id) if current else {}
     writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
@@ -64,6 +66,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             tournament=t,
             standings=all_standings[t.id],
             matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
+            fair=fairness(db, t.id, t.status, refs),
         )
     lines = dict(history)
     for bot in botpage.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
