@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import urllib.parse
 from pathlib import Path
 from typing import Any, Final
 
@@ -123,9 +124,12 @@ class Writer:
         self.common = common
 
     def page(self, rel_path: str, template: str, **context: Any) -> Path:
-        """Render ``template`` to ``out_dir/rel_path``; links inside are relative (file://)."""
+        """Render ``template`` at the URL ``rel_path`` (relative to the site root, quoted).
+
+        Links inside the page are relative, so the site also works from ``file://``.
+        """
         depth = rel_path.count("/")
-        path = self.out_dir / rel_path
+        path = self.out_dir / urllib.parse.unquote(rel_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         html = self.env.get_template(template).render(
             **self.common, **context, root="../" * depth, page_path=rel_path
