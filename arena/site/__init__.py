@@ -35,7 +35,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
     tours = data.tournaments(db, refs)
     all_standings = {t.id: data.standings(db, t.id, refs) for t in tours}
     current = tours[0] if tours else None
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(
         out,
         make_env(),

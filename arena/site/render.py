@@ -6,6 +6,7 @@ typo in a template fails the render instead of quietly printing nothing.
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 import shutil
 import urllib.parse
@@ -84,6 +85,46 @@ def percent(value: object, digits: int = 0) -> str:
     return f"{100 * value:.{digits}f}%"
 
 
+_MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")  # fmt: skip
+
+
+def parse_time(value: object) -> _dt.datetime | None:
+    """A stored timestamp (``2026-11-30T09:12:03Z``, docs/schema.md) as an aware datetime."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.UTC)
+
+
+def friendly_time(moment: _dt.datetime) -> str:
+    """``1 Dec 2026, 14:03 UTC``: English month names whatever the machine's locale."""
+    d = moment.astimezone(_dt.UTC)
+    return f"{d.day} {_MONTHS[d.month - 1]} {d.year}, {d:%H:%M} UTC"
+
+
+def when(value: object, missing: str = "\u2014", *, relative: bool = False) -> Markup:
+    """A stored timestamp as a ``<time>`` element in the friendly form.
+
+    With ``relative``, site.js adds "(3 hours ago)" in the reader's browser, where "now" is
+    the reader's: a static page cannot know when it is read, so the page itself carries only
+    the absolute time. Anything that is not a timestamp is shown escaped, as is.
+    """
+    moment = parse_time(value)
+    if moment is None:
+        return escape(missing if value is None or value == "" else str(value))
+    iso = moment.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Markup('<time{} datetime="{}" title="{}">{}</time>').format(
+        Markup(' class="rel"') if relative else "",
+        iso,
+        iso.replace("T", " ").replace("Z", " UTC"),
+        friendly_time(moment),
+    )
+
+
 def fact(value: object) -> str:
     """A configuration value for people: booleans as yes/no, the rest as is."""
     if isinstance(value, bool):
@@ -109,6 +150,7 @@ def make_env() -> Environment:
         number=number,
         percent=percent,
         fact=fact,
+        when=when,
         rate_colour=rate_colour,
     )
     env.globals.update(place_colours=PLACE_COLOURS, suit_symbols=SUIT_SYMBOLS)

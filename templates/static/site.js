@@ -82,8 +82,37 @@
     update();
   }
 
+  // Relative times: <time class="rel" datetime="..."> gets "(3 hours ago)" after it, from the
+  // reader's clock (the page itself holds only the absolute UTC time). Nothing is added for
+  // times over a month old, in the future, or when the browser lacks Intl.RelativeTimeFormat.
+  var UNITS = [["second", 60], ["minute", 60], ["hour", 24], ["day", 30]];
+
+  function relativeText(then, now) {
+    if (typeof Intl === "undefined" || !Intl.RelativeTimeFormat) return "";
+    var value = (then - now) / 1000;
+    if (isNaN(value) || value > 60) return "";
+    var format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+    for (var i = 0; i < UNITS.length; i++) {
+      if (Math.abs(value) < UNITS[i][1]) {
+        return format.format(Math.min(0, Math.round(value)), UNITS[i][0]);
+      }
+      value /= UNITS[i][1];
+    }
+    return "";
+  }
+
+  function addRelative(el) {
+    var text = relativeText(Date.parse(el.getAttribute("datetime")), Date.now());
+    if (!text) return;
+    var ago = document.createElement("span");
+    ago.className = "ago";
+    ago.textContent = " (" + text + ")";
+    el.parentNode.insertBefore(ago, el.nextSibling);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("table.sortable").forEach(makeSortable);
     document.querySelectorAll(".tricks").forEach(makeStepper);
+    document.querySelectorAll("time.rel[datetime]").forEach(addRelative);
   });
 })();
