@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from jinja2 import StrictUndefined, UndefinedError
 from site_support import RUN_BOTS, run_tournament, soup, texts
 
-from arena.cards import trick_winner
+from arena.cards import sort_cards, trick_winner
 from arena.cli import main
 from arena.site import render_site
 from arena.site.data import without_source_lines
@@ -249,9 +249,16 @@ def test_match_page(built: dict[str, Any]) -> None:
         for s, box in enumerate(seat_boxes):
             shown = sorted(c["title"] for c in box.select(".card"))
             assert shown == sorted(h["deal"]["hands"][s])
-        # The face-down kitty (under the up-card) is private forever: never shown.
-        shown_cards = {c["title"] for c in art.select(".card")}
-        assert not shown_cards & set(h["deal"]["kitty"][1:])
+        # Cards hidden during the hand are shown only in their own box, after the hand.
+        hidden = art.select_one("section.hidden-info").extract()
+        assert not {c["title"] for c in art.select(".card")} & set(h["deal"]["kitty"][1:])
+        dummy = [c["title"] for c in hidden.select(".hidden-cards.dummy .card")]
+        assert dummy == sort_cards(h["deal"]["dummy"])
+        kitty = [c["title"] for c in hidden.select(".hidden-cards.kitty .card")]
+        turned_down = [] if h["pickup"] and h["trump"] else h["deal"]["kitty"][:1]
+        assert sorted(kitty) == sorted(h["deal"]["kitty"][1:] + turned_down)
+        discards = [c["title"] for c in hidden.select(".hidden-cards.discard .card")]
+        assert sorted(discards) == sorted(c for seat in h["discards"] for c in seat)
         assert len(art.select("ol.bids li")) == len(h["bids"])
         tricks = art.select("tr.trick")
         if h["trump"] is None:
