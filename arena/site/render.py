@@ -55,6 +55,14 @@ def cards(values: Any) -> Markup:
     return Markup(" ").join(card(v) for v in values)
 
 
+def bot_name(value: object) -> Markup:
+    """A bot name as an unbreakable unit (cut with an ellipsis if its box is too narrow).
+
+    The whole name is in the title, so a cut name can still be read on hover or long-press.
+    """
+    return Markup('<span class="name" title="{}">{}</span>').format(value, value)
+
+
 def suit(value: object) -> Markup:
     """A suit as its coloured symbol."""
     text = str(value)
@@ -145,6 +153,7 @@ def make_env() -> Environment:
     env.filters.update(
         card=card,
         cards=cards,
+        bot_name=bot_name,
         suit=suit,
         ordinal=ordinal,
         number=number,

@@ -82,6 +82,26 @@
     update();
   }
 
+  // Wide tables: a written hint above a box that scrolls sideways, kept in place (only
+  // made invisible) once the reader has scrolled to the end, so nothing jumps.
+  function addScrollHint(box) {
+    var hint = document.createElement("p");
+    hint.className = "scroll-hint";
+    hint.setAttribute("aria-hidden", "true");
+    hint.textContent = "More columns: scroll sideways \u2192";
+    box.parentNode.insertBefore(hint, box);
+    function update() {
+      var overflows = box.scrollWidth - box.clientWidth > 1;
+      hint.hidden = !overflows;
+      hint.classList.toggle("done", box.scrollLeft + box.clientWidth >= box.scrollWidth - 1);
+    }
+    box.addEventListener("scroll", update, { passive: true });
+    // A box changes size with the window, and when a closed <details> around it opens.
+    if (window.ResizeObserver) new ResizeObserver(update).observe(box);
+    else window.addEventListener("resize", update);
+    update();
+  }
+
   // Relative times: <time class="rel" datetime="..."> gets "(3 hours ago)" after it, from the
   // reader's clock (the page itself holds only the absolute UTC time). Nothing is added for
   // times over a month old, in the future, or when the browser lacks Intl.RelativeTimeFormat.
@@ -114,5 +134,6 @@
     document.querySelectorAll("table.sortable").forEach(makeSortable);
     document.querySelectorAll(".tricks").forEach(makeStepper);
     document.querySelectorAll("time.rel[datetime]").forEach(addRelative);
+    document.querySelectorAll(".table-scroll").forEach(addScrollHint);
   });
 })();

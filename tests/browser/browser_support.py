@@ -1,0 +1,90 @@
+"""Helpers of the browser tests: console errors, screenshots, viewports, and the geometry of
+rendered bot names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+
+PHONE = (390, 844)
+"""A phone's viewport in CSS pixels (an iPhone 12 to 15)."""
+DESKTOP = (1280, 900)
+
+
+def console_errors(driver: webdriver.Chrome) -> list[dict[str, Any]]:
+    """Console messages and failed loads at warning level or worse since the last call."""
+    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+
+
+def set_viewport(driver: webdriver.Chrome, width: int, height: int) -> None:
+    """Emulate a device of exactly this size (a desktop window cannot be made 390 px wide);
+    below 600 px wide, as a mobile device."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
+
+
+def clear_viewport(driver: webdriver.Chrome) -> None:
+    """Back to the window's own size."""
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def screenshot(driver: webdriver.Chrome, path: Path, width: int = DESKTOP[0]) -> None:
+    """A full-page PNG at ``width`` CSS pixels (the viewport is grown to the page's height,
+    then given back to the window)."""
+    set_viewport(driver, width, 900)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    set_viewport(driver, width, min(int(height) + 40, 6000))
+    try:
+        assert driver.save_screenshot(str(path))
+    finally:
+        clear_viewport(driver)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshot: {path}")
+
+
+def visible_texts(driver: webdriver.Chrome, css: str) -> list[str]:
+    """The text of each displayed element matching ``css``."""
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()]
+
+
+_NAME_GEOMETRY = """
+const out = [];
+for (const e of document.querySelectorAll(arguments[0])) {
+  const box = e.getBoundingClientRect();
+  if (!e.getClientRects().length || box.width === 0) continue;   // not rendered
+  const style = getComputedStyle(e);
+  const vertical = style.writingMode.startsWith("vertical");
+  // One rectangle per piece of the text on a line: count the distinct lines they sit on.
+  const range = document.createRange();
+  range.selectNodeContents(e);
+  const lines = new Set();
+  for (const r of range.getClientRects()) {
+    if (r.width > 0 && r.height > 0) lines.add(Math.round(vertical ? r.left : r.top));
+  }
+  const block = style.display !== "inline";
+  out.push({
+    text: e.textContent,
+    lines: lines.size,
+    cut: block && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1),
+    left: box.left + window.scrollX,
+    right: box.right + window.scrollX,
+    width: box.width,
+    height: box.height,
+    vertical: vertical,
+    in_scroll_box: e.closest(".table-scroll") !== null,
+    in_trick: e.closest(".who") !== null,
+  });
+}
+return out;
+"""
+
+
+def name_geometry(driver: webdriver.Chrome, css: str) -> list[dict[str, Any]]:
+    """For each rendered element matching ``css``: its text, the number of lines the text
+    takes, whether an ellipsis cuts it, its box, and whether it sits in a scrolling box."""
+    return list(driver.execute_script(_NAME_GEOMETRY, css))
