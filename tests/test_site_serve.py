@@ -7,25 +7,15 @@ and must never list a folder.
 
 from __future__ import annotations
 
-import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from site_support import store_tournament
+from site_support import serving, store_tournament
 
 from arena.site import render_site
 from arena.site.serve import host_is_local, is_loopback_name
-
-
-def console_script() -> str:
-    """The installed ``arena`` entry point next to this interpreter."""
-    path = Path(sys.executable).parent / "arena"
-    assert path.is_file(), f"no console script at {path}: pip install -e .[test]"
-    return str(path)
 
 
 @pytest.fixture(scope="module")
@@ -38,22 +28,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def port(site: Path) -> Iterator[int]:
-    """``arena serve --port 0`` in its own process; yields the port it listens on."""
-    proc = subprocess.Popen(
-        [console_script(), "serve", "--out", str(site), "--port", "0", "--quiet"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
-        yield int(found.group(1))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    """A real ``arena serve --port 0`` process (the console script); yields its port."""
+    with serving(site) as url:
+        yield int(url.rsplit(":", 1)[1].strip("/"))
 
 
 def raw_get(port: int, path: str, hosts: list[str], method: str = "GET") -> tuple[int, bytes]:

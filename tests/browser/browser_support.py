@@ -8,6 +8,7 @@ from typing import Any
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
 
 PHONE = (390, 844)
 """A phone's viewport in CSS pixels (an iPhone 12 to 15)."""
@@ -45,6 +46,13 @@ def screenshot(driver: webdriver.Chrome, path: Path, width: int = DESKTOP[0]) ->
         clear_viewport(driver)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     print(f"screenshot: {path}")
+
+
+def scrolls_sideways(driver: webdriver.Chrome, element: WebElement) -> bool:
+    """Whether ``element`` has more content than its width shows."""
+    return bool(
+        driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", element)
+    )
 
 
 def visible_texts(driver: webdriver.Chrome, css: str) -> list[str]:

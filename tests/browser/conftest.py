@@ -3,9 +3,7 @@ process, and a headless Chromium (Debian's ``chromium`` and ``chromium-driver``)
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -17,7 +15,7 @@ from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from site_support import run_tournament  # noqa: E402 (needs the path above)
+from site_support import run_tournament, serving  # noqa: E402 (needs the path above)
 
 # The flags this machine needs for Chromium as root, with nothing fetched from the network.
 CHROMIUM_FLAGS = [
@@ -41,22 +39,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def server(site: Path) -> Iterator[str]:
-    """``arena serve --port 0`` in its own process; yields the base URL it prints."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--out", str(site), "--port", "0", "--quiet"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
-        yield found.group(0)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    """A real ``arena serve`` process for the site; yields its base URL."""
+    with serving(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ from browser_support import (
     console_errors,
     name_geometry,
     screenshot,
+    scrolls_sideways,
     set_viewport,
 )
 from selenium import webdriver
@@ -95,12 +96,11 @@ def test_wide_leaderboard_scrolls_with_a_hint(
     browser.get(server)
     box = browser.find_element(By.CSS_SELECTOR, "main .table-scroll")
     hint = browser.find_element(By.CSS_SELECTOR, "main .scroll-hint")
-    overflows = browser.execute_script(
-        "return arguments[0].scrollWidth > arguments[0].clientWidth", box
-    )
+    overflows = scrolls_sideways(browser, box)
     # A shadow marks the side that has more (CSS, works without the script too).
     assert "radial-gradient" in box.value_of_css_property("background-image")
     assert_whole_names(browser, "table.standings a.bot", list(RUN_BOTS), viewport)
+    assert assert_whole_names(browser, "main .legend .name", list(RUN_BOTS), viewport) == 4
     no_page_overflow(browser)
     if viewport == DESKTOP[0]:
         assert not overflows and not hint.is_displayed()
@@ -137,10 +137,8 @@ def test_head_to_head_headers_are_whole_words(
     assert sorted(r["text"] for r in rows) == sorted(LONG_NAMES)
     assert all(r["lines"] == 1 for r in rows)
     box = browser.find_element(By.CSS_SELECTOR, "main .table-scroll")
-    fits = browser.execute_script(
-        "return arguments[0].scrollWidth <= arguments[0].clientWidth", box
-    )
-    assert fits or viewport == PHONE[0]  # four bots fit a desktop without scrolling
+    # Four bots fit a desktop without scrolling.
+    assert not scrolls_sideways(browser, box) or viewport == PHONE[0]
     no_page_overflow(browser)
     screenshot(browser, tmp_path / f"h2h-{viewport}.png", viewport)
     assert console_errors(browser) == []
