@@ -7,6 +7,7 @@ typo in a template fails the render instead of quietly printing nothing.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 import shutil
 import urllib.parse
@@ -37,7 +38,12 @@ def template_dir() -> Path:
 
 def card(value: object) -> Markup:
     """A card as a small coloured chip; anything that is not a card is shown escaped."""
-    text = str(value)
+    return _card(str(value))
+
+
+@functools.lru_cache(maxsize=256)
+def _card(text: str) -> Markup:
+    # A match page shows thousands of chips of at most 33 different cards: build each once.
     if text == "JK":
         return Markup('<span class="card joker" title="Joker">\u2605</span>')
     m = _CARD.match(text)
@@ -58,9 +64,10 @@ def cards(values: Any) -> Markup:
 def bot_name(value: object) -> Markup:
     """A bot name as an unbreakable unit (cut with an ellipsis if its box is too narrow).
 
-    The whole name is in the title, so a cut name can still be read on hover or long-press.
+    site.js gives the few names that are really cut a title with the whole name; repeating
+    it in every one of the hundreds of names on a match page would cost more than the names.
     """
-    return Markup('<span class="name" title="{}">{}</span>').format(value, value)
+    return Markup('<span class="name">{}</span>').format(value)
 
 
 def suit(value: object) -> Markup:

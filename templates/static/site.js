@@ -102,6 +102,14 @@
     update();
   }
 
+  // Bot names cut with an ellipsis (a long name in a narrow box) show the whole name on
+  // hover or long-press.
+  function titleCutNames() {
+    document.querySelectorAll(".name, a.bot, .who").forEach(function (el) {
+      if (!el.title && el.scrollWidth > el.clientWidth + 1) el.title = el.textContent;
+    });
+  }
+
   // Relative times: <time class="rel" datetime="..."> gets "(3 hours ago)" after it, from the
   // reader's clock (the page itself holds only the absolute UTC time). Nothing is added for
   // times over a month old, in the future, or when the browser lacks Intl.RelativeTimeFormat.
@@ -135,5 +143,6 @@
     document.querySelectorAll(".tricks").forEach(makeStepper);
     document.querySelectorAll("time.rel[datetime]").forEach(addRelative);
     document.querySelectorAll(".table-scroll").forEach(addScrollHint);
+    titleCutNames();
   });
 })();

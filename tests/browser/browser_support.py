@@ -67,12 +67,16 @@ for (const e of document.querySelectorAll(arguments[0])) {
   if (!e.getClientRects().length || box.width === 0) continue;   // not rendered
   const style = getComputedStyle(e);
   const vertical = style.writingMode.startsWith("vertical");
-  // One rectangle per piece of the text on a line: count the distinct lines they sit on.
-  const range = document.createRange();
-  range.selectNodeContents(e);
+  // One rectangle per piece of text on a line (decorations such as the seat dot are not
+  // text): count the distinct lines the pieces sit on.
   const lines = new Set();
-  for (const r of range.getClientRects()) {
-    if (r.width > 0 && r.height > 0) lines.add(Math.round(vertical ? r.left : r.top));
+  const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    for (const r of range.getClientRects()) {
+      if (r.width > 0 && r.height > 0) lines.add(Math.round(vertical ? r.left : r.top));
+    }
   }
   const block = style.display !== "inline";
   out.push({

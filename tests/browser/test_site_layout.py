@@ -79,9 +79,10 @@ def test_match_page_keeps_names_whole(
     match = sorted((long_site / "matches").glob("*.html"))[0]
     browser.get(match.as_uri())
     assert browser.execute_script("return window.innerWidth") == viewport
-    checked = assert_whole_names(browser, "main a.bot, main .name", LONG_NAMES, viewport)
+    names = "main a.bot, main .name, main .who, main td.winner"
+    checked = assert_whole_names(browser, names, LONG_NAMES, viewport)
     hands = len(browser.find_elements(By.CSS_SELECTOR, "article.hand"))
-    assert checked > 10 * hands  # seat boxes, bids, contract, tricks, verdict, hidden cards
+    assert checked > 15 * hands  # seat boxes, bids, contract, tricks, verdict, hidden cards
     # The seats table keeps each name on one line at its natural width.
     seats = name_geometry(browser, "table.seats a.bot")
     assert [s["text"] for s in seats] and all(s["lines"] == 1 for s in seats)
