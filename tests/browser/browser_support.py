@@ -78,6 +78,33 @@ for (const e of document.querySelectorAll(arguments[0])) {
       if (r.width > 0 && r.height > 0) lines.add(Math.round(vertical ? r.left : r.top));
     }
   }
+  // How far the name's text sits below (+) or above (-) the text just before it on the same
+  // line, at the same font size: 0 when the name is on the line's baseline.
+  let baselineGap = null;
+  const first = (() => {
+    const w = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(); t; t = w.nextNode()) if (t.data.trim()) return t;
+    return null;
+  })();
+  const container = e.parentElement.closest("p, dd, li, div, td, th, h1, h2, h3");
+  if (first && container) {
+    let before = null;
+    const w = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(); t; t = w.nextNode()) {
+      if (e.contains(t)) break;
+      if (t.data.trim() && !t.parentElement.closest(".card, .seat-dot")) before = t;
+    }
+    if (before) {
+      const end = before.data.trimEnd().length;
+      const r1 = document.createRange();
+      r1.setStart(before, end - 1); r1.setEnd(before, end);
+      const r2 = document.createRange();
+      r2.setStart(first, 0); r2.setEnd(first, 1);
+      const a = r1.getBoundingClientRect(), b = r2.getBoundingClientRect();
+      const sameSize = getComputedStyle(before.parentElement).fontSize === style.fontSize;
+      if (sameSize && Math.abs(a.top - b.top) < a.height * 0.8) baselineGap = b.bottom - a.bottom;
+    }
+  }
   const block = style.display !== "inline";
   out.push({
     text: e.textContent,
@@ -90,6 +117,7 @@ for (const e of document.querySelectorAll(arguments[0])) {
     vertical: vertical,
     in_scroll_box: e.closest(".table-scroll") !== null,
     in_trick: e.closest(".who") !== null,
+    baseline_gap: baselineGap,
   });
 }
 return out;
@@ -98,5 +126,6 @@ return out;
 
 def name_geometry(driver: webdriver.Chrome, css: str) -> list[dict[str, Any]]:
     """For each rendered element matching ``css``: its text, the number of lines the text
-    takes, whether an ellipsis cuts it, its box, and whether it sits in a scrolling box."""
+    takes, whether an ellipsis cuts it, its box, whether it sits in a scrolling box, and how
+    far its text sits from the baseline of the text before it on the same line."""
     return list(driver.execute_script(_NAME_GEOMETRY, css))
