@@ -5,7 +5,7 @@ PosixPath('site/index.html')
 
 Pages (all links relative, so the site works from ``file://`` and any static host):
 ``index.html`` (leaderboard of the latest tournament, charts), ``h2h.html`` (head-to-head
-matrix), ``tournaments/<id>.html``, ``bots/<id>.html`` and ``matches/<id>.html``.
+matrix), ``tournaments/<id>.html``, ``bots/<name>.html`` and ``matches/<id>.html``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
     tours = data.tournaments(db, refs)
     all_standings = {t.id: data.standings(db, t.id, refs) for t in tours}
     current = tours[0] if tours else None
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(
         out,
         make_env(),
@@ -78,6 +78,9 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
             place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in bot.standings]),
         )
+        if bot.latest.slug != str(bot.bot_id):
+            # Bot pages used to be bots/<id>.html: links saved from then still arrive.
+            writer.page(f"bots/{bot.bot_id}.html", "redirect.html", bot=bot)
     for detail in data.match_details(db, refs, with_logs=with_logs):
         m = detail.match
         series = [
