@@ -30,6 +30,7 @@ from arena.engine import play_match
 from arena.sandbox import BotPool, BotSource, Limits
 from arena.sandbox.client import _descendants
 from arena.sandbox.layers import UID_BASE, UID_COUNT, processes_of_uid
+from arena.sandbox.values import bot_random_seed
 
 ATTACKS = Path(__file__).parent / "attacks"
 # Short limits keep the suite quick; still generous for the victims on a loaded 2-vCPU machine.
@@ -197,7 +198,7 @@ def reference_match(seed: int) -> Any:
     cls = load_bot_class(bundled("random_bot"))
     bots: list[Any] = [_FirstLegal()]
     for seat in (1, 2):
-        random.seed(f"arena/bot/{seed}/{seat}")  # what the host does before Bot()
+        random.seed(bot_random_seed(seed, seat))  # what the host does before Bot()
         bots.append(_Forced(cls()))
     return play_match(bots, seed)
 

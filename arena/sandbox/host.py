@@ -14,9 +14,11 @@ Two roles, one file:
   match, receives three file descriptors (requests, replies, log) and forks;
 * the **match child**: leaves the control socket, moves the protocol to private fds and whatever
   it prints to the capped log, applies the per-process layers (own session, rlimits, a nested
-  Landlock domain that cannot signal its zygote, seccomp), reseeds ``random`` from the match
-  seed and the seat, runs the bot's module code, creates ``Bot()`` and answers one JSON line per
-  request until the arena closes the pipe or kills it.
+  Landlock domain that cannot signal its zygote, seccomp), waits for the arena's go-ahead (the
+  64 bytes that seed ``random``, a one-way digest: the match seed never enters the sandbox),
+  runs the bot's module code, creates ``Bot()`` and answers one JSON line per request (forced
+  ones without calling the bot) until the arena closes the pipe or kills it. Between its turns
+  the arena keeps it stopped (SIGSTOP).
 """
 
 from __future__ import annotations
@@ -153,9 +155,29 @@ DENY = (
     "swapoff init_module finit_module delete_module kexec_load kexec_file_load acct "
     "settimeofday clock_settime clock_adjtime adjtimex syslog quotactl sethostname "
     "setdomainname vhangup iopl ioperm modify_ldt "
-    # CPU theft between decisions and raising limits
-    "setitimer alarm timer_create timerfd_create setrlimit"
+    # CPU theft between decisions, raising limits, taking CPU or I/O from other processes
+    "setitimer alarm timer_create timerfd_create setrlimit sched_setaffinity "
+    "sched_setscheduler sched_setparam sched_setattr setpriority ioprio_set "
+    # channels to other bots: SysV and POSIX IPC (memory outside RLIMIT_AS that outlives the
+    # process, too), file watches and locks, page-cache state, host-wide figures
+    "ipc shmget shmat shmdt shmctl msgget msgsnd msgrcv msgctl semget semop semtimedop semctl "
+    "mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr "
+    "inotify_init inotify_init1 inotify_add_watch fanotify_mark flock "
+    "mincore fadvise64 readahead sysinfo statfs fstatfs ustat"
 ).split()
+
+CACHESTAT = 451
+"""cachestat(2) (Linux 6.5): page-cache state of a file; by number, for older libseccomp."""
+
+FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1026)
+"""fcntl commands denied: F_GETLK F_SETLK F_SETLKW F_OFD_GETLK F_OFD_SETLK F_OFD_SETLKW (record
+locks work on read-only files: another bot could see them), F_SETLEASE, F_NOTIFY (dnotify)."""
+
+MADVISE_DENIED = (20, 21)
+"""madvise advice denied: MADV_COLD and MADV_PAGEOUT (they evict shared page-cache pages)."""
+
+CLOCKS = ("clock_gettime", "clock_getres", "clock_nanosleep")
+"""Denied for negative clock ids, which name another process's CPU clock."""
 
 
 CHILD_ONLY = ("fork", "vfork", "clone", "setsid", "setpgid", "setrlimit")
@@ -190,7 +212,7 @@ def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
         f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
         return f
 
-    def add(f: Any, action: Any, name: str, *args: Any) -> None:
+    def add(f: Any, action: Any, name: str | int, *args: Any) -> None:
         try:
             f.add_rule(action, name, *args)
         except (ValueError, RuntimeError, OSError):
@@ -208,6 +230,13 @@ def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
         add(zyg, eperm, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
     add(child, eperm, "prlimit64", seccomp.Arg(2, seccomp.NE, 0))
     add(zyg, eperm, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5412))  # TIOCSTI
+    add(zyg, eperm, CACHESTAT)
+    for cmd in FCNTL_DENIED:
+        add(zyg, eperm, "fcntl", seccomp.Arg(1, seccomp.EQ, cmd))
+    for advice in MADVISE_DENIED:
+        add(zyg, eperm, "madvise", seccomp.Arg(2, seccomp.EQ, advice))
+    for name in CLOCKS:  # the clock id is an int: its sign bit is bit 31 of the argument
+        add(zyg, eperm, name, seccomp.Arg(0, seccomp.MASKED_EQ, 1 << 31, 1 << 31))
     return _prebuild(zyg), _prebuild(child)
 
 
@@ -263,18 +292,45 @@ class _Log(io.TextIOBase):
         pass
 
 
+_BOT_FILE = ""
+"""The bot file's path as compiled (its frames are the only ones a traceback shows)."""
+
+
 def _describe(e: BaseException, tb: bool = True) -> str:
+    """The exception as a bot author needs it: ``bot.py, line 5: KeyError: 'dummy'``, then the
+    bot's own frames (innermost last). Frames of the host and the standard library are left
+    out: they are not the author's code and would show the sandbox's internals."""
     try:
-        text = f"{type(e).__name__}: {e}"
+        last = "".join(traceback.format_exception_only(type(e), e)).strip()
     except BaseException:
-        text = type(e).__name__
-    if tb:
-        try:
-            lines = traceback.format_exception(type(e), e, e.__traceback__, limit=-6)
-            text = text + "\n" + "".join(lines[-8:])[-1500:]
-        except BaseException:
-            pass
+        last = type(e).__name__
+    if not tb:
+        return last[:4000]
+    frames: list[str] = []
+    where = ""
+    try:
+        for fr in traceback.extract_tb(e.__traceback__):
+            if fr.filename == _BOT_FILE:
+                where = f"{os.path.basename(fr.filename)}, line {fr.lineno}"
+                frames.append(f"  {where}, in {fr.name}")
+                if fr.line:
+                    frames.append(f"    {fr.line.strip()[:200]}")
+    except BaseException:
+        pass
+    text = f"{where}: {last}" if where else last
+    if len(frames) > 2:  # more than the line already named in the first line
+        text += "\nthe bot's frames, innermost last:\n" + "\n".join(frames[-16:])
     return text[:4000]
+
+
+def _frame(read: Any) -> bytes | None:
+    """One framed message from the arena (4-byte little-endian length, then the bytes)."""
+    head = read(4)
+    if len(head) < 4:
+        return None
+    size = int.from_bytes(head, "little")
+    payload = read(size)
+    return payload if len(payload) == size else None
 
 
 def _safe_repr(x: object) -> str:
@@ -304,13 +360,13 @@ def run_child(
     code: types.CodeType,
     ctrl: socket.socket,
     fds: list[int],
-    seed: object,
-    seat: int,
     prepared: tuple[str, Any] | None,
     devnull: int,
     scope_fd: int | None,
 ) -> None:
-    """The match child: isolate, load the bot, answer requests; never returns."""
+    """The match child: isolate, wait for the arena's go, load the bot, answer; never returns."""
+    global _BOT_FILE
+    _BOT_FILE = cfg["bot_path"]
     req, resp, log = fds
     try:
         os.setsid()
@@ -336,7 +392,7 @@ def run_child(
         if prepared is not None:
             load_seccomp(prepared)
     except BaseException as e:
-        failed = {"load": "sandbox set-up failed: " + _describe(e)}
+        failed = {"load": "sandbox set-up failed: " + _describe(e, tb=False)}
         os.write(resp, (json.dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
@@ -344,10 +400,18 @@ def run_child(
     vars(sys).update(
         stdout=log_out, __stdout__=log_out, stderr=log_err, __stderr__=log_err, stdin=None
     )
+    rfile = os.fdopen(req, "rb", buffering=1 << 16)
+    read, unmarshal = rfile.read, marshal.loads
+    # The arena's go-ahead, sent when it is this seat's turn to load: the 64 bytes that seed
+    # ``random`` (a one-way digest of the match seed and the seat; the match seed itself never
+    # reaches this process or its zygote).
+    digest = _frame(read)
+    if digest is None:
+        os._exit(0)
     import random
 
-    random.seed(f"arena/bot/{seed}/{seat}")
-    rfile = os.fdopen(req, "rb", buffering=1 << 16)
+    random.seed(digest)
+    del digest
     try:
         module = types.ModuleType("bot")
         module.__file__ = cfg["bot_path"]
@@ -371,17 +435,21 @@ def run_child(
     if "load" in hello:
         os._exit(0)
     dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
-    read, unmarshal = rfile.read, marshal.loads
     while True:
         # A request: 4-byte little-endian length, then marshal of (request number, obs).
-        head = read(4)
-        if len(head) < 4:
-            os._exit(0)
-        size = int.from_bytes(head, "little")
-        payload = read(size)
-        if len(payload) < size:
+        payload = _frame(read)
+        if payload is None:
             os._exit(0)
         n, obs = unmarshal(payload)
+        legal = obs["legal"]
+        if len(legal) == 1:
+            # Forced: answered without the bot, but still a round trip, so the time between a
+            # bot's turns never tells whether another seat had a choice.
+            try:
+                _write_all(resp, (dumps({"i": n, "a": legal[0]}) + "\n").encode())
+            except BaseException:
+                os._exit(72)
+            continue
         try:
             action = bot.act(obs)
         except MemoryError as e:
@@ -418,6 +486,31 @@ def _fail(ctrl: socket.socket, message: str) -> None:
             pass
     except OSError:
         pass
+
+
+def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
+    """Read and compile the bot file under the bot's memory limit and load-time CPU budget.
+
+    A file over ``source_bytes`` is refused (the arena refuses it before staging; this is the
+    second line). The address-space limit set here stays for the zygote and its children; the
+    CPU limit is only the soft one (SIGXCPU ends the zygote, which the arena reports) and is
+    lifted again, since every child sets its own.
+    """
+    limits = cfg["limits"]
+    _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+    cap = int(limits["source_bytes"])
+    with open(cfg["bot_path"], "rb") as f:
+        source = f.read(cap + 1)
+    if len(source) > cap:
+        raise ValueError(f"the bot file is over the limit of {cap} bytes")
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    budget = int(used.ru_utime + used.ru_stime + float(limits["load_seconds"])) + 1
+    if hard == resource.RLIM_INFINITY or budget < hard:
+        resource.setrlimit(resource.RLIMIT_CPU, (budget, hard))
+    code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    return code
 
 
 def zygote(ctrl_fd: int) -> None:
@@ -457,12 +550,13 @@ def zygote(ctrl_fd: int) -> None:
             apply_landlock(abi, cfg["read_paths"])
             info["landlock"] = abi
         scope_fd = scope_ruleset(abi)
-        with open(cfg["bot_path"], "rb") as f:
-            source = f.read()
-        code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
+        code = _compile_within_limits(cfg)
     except SyntaxError as e:
         message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
         _fail(ctrl, message)
+        return
+    except MemoryError:
+        _fail(ctrl, "out of memory compiling the bot file (memory_mb limit)")
         return
     except BaseException as e:
         _fail(ctrl, _describe(e, tb=False))
@@ -483,7 +577,6 @@ def zygote(ctrl_fd: int) -> None:
         # EFBIG rather than death, and the bulk of the seccomp filter (the zygote needs none
         # of what it denies from here on; children add the small rest).
         limits = cfg["limits"]
-        _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
         _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if filters is not None:
@@ -499,7 +592,6 @@ def zygote(ctrl_fd: int) -> None:
             return
         if not msg:
             return
-        order = json.loads(msg)
         try:
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass  # children of earlier matches, already killed by the arena
@@ -513,9 +605,7 @@ def zygote(ctrl_fd: int) -> None:
             _reply(ctrl, {"error": f"fork failed: {e}"})
             continue
         if pid == 0:
-            run_child(
-                cfg, code, ctrl, fds, order["seed"], order["seat"], prepared, devnull, scope_fd
-            )
+            run_child(cfg, code, ctrl, fds, prepared, devnull, scope_fd)
         for fd in fds:
             os.close(fd)
 
