@@ -133,7 +133,7 @@ class BotPool:
             for seat, p in enumerate(proxies):
                 # One at a time, like every later turn: a bot loads while the others are stopped
                 # or not yet started, so none can slow another's loading.
-                p.load(bot_random_seed(seed, seat), time.monotonic() + self.limits.load_seconds)
+                p.load(bot_random_seed(seed, seat))
             result = play_match(proxies, seed, rules)
             stats = [p.stats() for p in proxies]
         finally:

@@ -27,10 +27,14 @@ from arena.sandbox.client import Child, _exit_status, describe_death
 from arena.sandbox.values import Fault, FaultKind, Limits
 from arena.untrusted import clean
 
-__all__ = ["SeatProxy", "MAX_LINE"]
+__all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR"]
 
 MAX_LINE: Final = 1 << 20
 """The longest line a bot may write on its protocol pipe (and the largest answer)."""
+
+WALL_FACTOR: Final = 5.0
+"""A turn may last this many times its CPU limit on the wall clock (a bot that sleeps or
+blocks uses no CPU; a busy machine must leave a bot at least a fifth of a CPU)."""
 
 try:  # orjson (a declared dependency) parses the bots' answers 3-5x faster than json
     import orjson
@@ -81,12 +85,19 @@ class SeatProxy:
         if self.child is not None:
             self.child.kill()
 
-    def _read_line(self, deadline: float, decision: int | None) -> bytes | None:
-        """One line from the bot before ``deadline``; None after recording a fault."""
+    def _read_line(self, limit: float, decision: int | None) -> bytes | None:
+        """One line from the bot within this turn's time; None after recording a fault.
+
+        The turn may use ``limit`` seconds of the bot's own CPU (read from its process, so
+        neither other bots nor a busy machine take any of it) and, as a backstop for a bot
+        that waits without computing, :data:`WALL_FACTOR` times that on the wall clock.
+        """
         assert self.child is not None
         fd = self.child.resp
         buf = self._buf
-        cpu_limit = self.limits.match_cpu_seconds
+        budget = self.limits.match_cpu_seconds
+        start = self.cpu
+        deadline = time.monotonic() + WALL_FACTOR * limit
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         while True:
@@ -98,8 +109,10 @@ class SeatProxy:
                 self.set_fault("protocol", "a line of over 1 MiB on the protocol pipe", decision)
                 return None
             now = time.monotonic()
-            # Wake up no later than the CPU budget could run out, to charge it as such.
-            wake = min(deadline, now + max(0.0, cpu_limit - self.cpu))
+            # CPU time grows no faster than the wall clock: wake up no later than the turn's
+            # CPU time or the match's budget could run out, to charge it as such.
+            cpu_left = min(start + limit, budget) - self.cpu
+            wake = min(deadline, now + max(0.0, cpu_left))
             if poller.poll(math.ceil(max(0.0, wake - now) * 1000)):
                 try:
                     chunk = os.read(fd, 1 << 16)
@@ -113,19 +126,20 @@ class SeatProxy:
                 buf += chunk
                 continue
             self.cpu = self.child.cpu_seconds()
-            if self.cpu >= cpu_limit:
+            if self.cpu >= budget:
                 if decision is None:  # an import-time loop is a load fault, whatever it costs
-                    self.set_fault("load", f"used its CPU budget of {cpu_limit:g} s loading", None)
+                    self.set_fault("load", f"used its CPU budget of {budget:g} s loading", None)
                 else:
-                    self.set_fault("cpu", f"used its CPU budget of {cpu_limit:g} s", decision)
+                    self.set_fault("cpu", f"used its CPU budget of {budget:g} s", decision)
+                return None
+            kind: FaultKind = "load" if decision is None else "timeout"
+            what = "loading" if decision is None else "on one decision"
+            if self.cpu - start >= limit:
+                self.set_fault(kind, f"used over {limit:g} s of CPU {what}", decision)
                 return None
             if time.monotonic() >= deadline:
-                if decision is None:
-                    limit = self.limits.load_seconds
-                    self.set_fault("load", f"did not load within {limit:g} s", None)
-                else:
-                    limit = self.limits.decision_seconds
-                    self.set_fault("timeout", f"no answer within {limit:g} s", decision)
+                wall = WALL_FACTOR * limit
+                self.set_fault(kind, f"no answer within {wall:g} s (wall clock) {what}", decision)
                 return None
 
     def _died(self, decision: int | None) -> None:
@@ -145,27 +159,24 @@ class SeatProxy:
             kind = "load"
         self.set_fault(kind, message, decision)
 
-    def load(self, random_seed: bytes, deadline: float) -> None:
+    def load(self, random_seed: bytes) -> None:
         """The bot's loading turn: send the seed of its ``random`` module (the go-ahead), wait
         until its module code and ``Bot()`` are done, then stop it until its first decision."""
         if self.child is None or self.fault is not None:
             return
-        try:
-            _write_all(self.child.req, _frame(random_seed), deadline)
-        except TimeoutError:
-            self.set_fault("load", "the bot host did not take its go-ahead", None)
-            return
+        try:  # 68 bytes into an empty pipe: never blocks
+            _write_all(self.child.req, _frame(random_seed), time.monotonic() + 1.0)
         except OSError:
             self._died(None)
             return
-        self.wait_ready(deadline)
+        self.wait_ready()
         self._end_turn()
 
-    def wait_ready(self, deadline: float) -> None:
+    def wait_ready(self) -> None:
         """Wait for the bot's module code and ``Bot()`` to finish; a load fault otherwise."""
         if self.child is None or self.fault is not None:
             return
-        line = self._read_line(deadline, None)
+        line = self._read_line(self.limits.load_seconds, None)
         if line is None:
             return
         try:
@@ -193,17 +204,16 @@ class SeatProxy:
         if len(legal) > 1:
             self.asked += 1
         start = time.monotonic()
-        deadline = start + self.limits.decision_seconds
+        limit = self.limits.decision_seconds
         try:
-            self._send(_request(k, obs), deadline)
+            self._send(_request(k, obs), start + WALL_FACTOR * limit)
         except TimeoutError:
-            limit = self.limits.decision_seconds
             self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
             return legal[0]
         except OSError:
             self._died(k)
             return legal[0]
-        line = self._read_line(deadline, k)
+        line = self._read_line(limit, k)
         self._end_turn()
         took = time.monotonic() - start
         self.think += took

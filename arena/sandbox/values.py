@@ -34,9 +34,11 @@ class SandboxUnavailable(ArenaError):
 class Limits:
     """What one bot may use in one match (all measured from the arena side).
 
-    ``decision_seconds`` is the wall clock per decision, ``match_cpu_seconds`` the CPU budget of
-    the whole match (loading included), ``load_seconds`` the wall clock to import the file and
-    create ``Bot()``, ``memory_mb`` the address-space limit of the bot process,
+    ``decision_seconds`` is the CPU time of the bot's own process per decision (with a
+    wall-clock backstop of 5x for a bot that waits), ``match_cpu_seconds`` the CPU budget of
+    the whole match (loading included), ``load_seconds`` the same as ``decision_seconds`` for
+    importing the file and creating ``Bot()``, ``memory_mb`` the address-space limit of the bot
+    process,
     ``log_bytes`` the cap on what the bot prints (the rest is dropped) and ``source_bytes`` the
     largest bot file the sandbox compiles (a larger one is a ``load`` fault, refused before
     anything is staged).

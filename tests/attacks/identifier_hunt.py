@@ -65,6 +65,8 @@ def gather():
         except OSError:
             pass
     for obj in gc.get_objects():
+        if obj is found:
+            continue
         for value in (
             obj.values()
             if isinstance(obj, dict)
