@@ -349,6 +349,34 @@ def test_validate_accepts_good_bots_and_source_text() -> None:
     assert fault is not None and fault.kind == "illegal" and fault.decision == 0
 
 
+def test_an_oversized_file_is_refused_before_it_is_staged() -> None:
+    huge = BotSource("huge", "# padding\n" * 800_000 + (ATTACKS / "cpu_burn.py").read_text())
+    limits = Limits(decision_seconds=2.0, source_bytes=1 << 20)
+    with BotPool(limits) as pool:
+        out = pool.play_match([huge, source("random_bot"), source("random_bot")], 1)
+        staged = [p.read_text()[:9] for p in (pool._stage.root / "bots").glob("*/*.py")]
+    fault = out.fault_of(0)
+    assert fault is not None and fault.kind == "load" and fault.decision is None
+    size = len(huge.source.encode())
+    assert size > 8_000_000
+    assert fault.message == f"the bot file has {size} bytes, over the limit of 1048576 bytes"
+    assert "# padding" not in staged and len(staged) == 2  # the two random bots only
+    assert out.stats[0]["asked"] == 0 and out.fault_of(1) is None
+    small = Limits(decision_seconds=2.0, source_bytes=100)
+    assert validate_bot(source("random_bot"), small) is not None
+
+
+def test_the_file_is_compiled_inside_the_memory_limit() -> None:
+    """A 900 kB file whose compilation needs over 300 MB: a load fault under a 128 MiB limit,
+    the arena and the other seats untouched."""
+    text = "x = [" + "(1, 2)," * 150_000 + "]\n" + bundled("random_bot").read_text()
+    greedy = BotSource("greedy", text)
+    with BotPool(Limits(decision_seconds=2.0, memory_mb=128)) as pool:
+        out = pool.play_match([greedy, source("random_bot"), source("random_bot")], 1)
+    assert [(f.seat, f.kind) for f in out.faults] == [(0, "load")]
+    assert out.faults[0].message == "out of memory compiling the bot file (memory_mb limit)"
+
+
 def test_broken_file_faults_every_match_and_others_play_on() -> None:
     broken = BotSource("broken", "def (:\n")
     with BotPool(FAST) as pool:
