@@ -369,7 +369,7 @@ def test_an_oversized_file_is_refused_before_it_is_staged() -> None:
 def test_the_file_is_compiled_inside_the_memory_limit() -> None:
     """A 900 kB file whose compilation needs over 300 MB: a load fault under a 128 MiB limit,
     the arena and the other seats untouched."""
-    text = "x = [" + "(1, 2)," * 150_000 + "]\n" + bundled("random_bot").read_text()
+    text = "x = [" + "(1, 2)," * 140_000 + "]\n" + bundled("random_bot").read_text()
     greedy = BotSource("greedy", text)
     with BotPool(Limits(decision_seconds=2.0, memory_mb=128)) as pool:
         out = pool.play_match([greedy, source("random_bot"), source("random_bot")], 1)
