@@ -16,16 +16,15 @@ import re
 import secrets
 import threading
 import time
-from collections import defaultdict
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
+from receivers import forced_gap_auc, gaps_by_forcedness, last_guesses, overlap
 
-from arena.botfile import bundled, load_bot_class
+from arena.botfile import bundled
 from arena.cards import deck
-from arena.engine import deal_for, play_match
+from arena.engine import deal_for
 from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed
 from arena.sandbox.client import _descendants
 
@@ -160,26 +159,6 @@ def test_no_identifier_reaches_a_bot_anywhere() -> None:
 # --- channels between bots ------------------------------------------------------------------
 
 
-def _last_guesses(log: str, pattern: str) -> dict[int, list[str]]:
-    """The last guess printed per hand: {hand: fields}."""
-    out: dict[int, list[str]] = {}
-    for m in re.finditer(pattern, log):
-        out[int(m.group(1))] = m.group(2).split()
-    return out
-
-
-def _overlap(outs: list[Any], seat: int = 0, log_seat: int = 1) -> list[int]:
-    """Per hand: how many of the receiver's 5 guessed cards are really in ``seat``'s hand."""
-    hits = []
-    for out in outs:
-        guesses = _last_guesses(out.logs[log_seat], r"GUESS (\d+) (.+)")
-        for h in out.result.hands:
-            if h.hand_number in guesses:
-                real = set(h.deal.hands[seat])
-                hits.append(len(real & set(guesses[h.hand_number][-5:])))
-    return hits
-
-
 # Chance: 5 guesses among the 19 cards the receiver does not hold hit 25/19 = 1.3 on average.
 CHANCE_CEILING = 2.5
 
@@ -190,7 +169,7 @@ def test_no_card_channel_through_shared_files(channel: str) -> None:
     bot = attack(channel)
     with BotPool(LIMITS) as pool:
         outs = [pool.play_match([bot, bot, victim()], s) for s in (1, 2, 3)]
-    hits = _overlap(outs)
+    hits = overlap(outs)
     assert len(hits) >= 10
     assert sum(hits) / len(hits) <= CHANCE_CEILING, hits
     assert "BLOCKED" in outs[0].logs[0] + outs[0].logs[1]
@@ -205,7 +184,7 @@ def test_no_card_channel_through_host_wide_counters() -> None:
     cards = deck(24)
     right = total = 0
     for out in outs:
-        guesses = _last_guesses(out.logs[1], r"GUESS (\d+) (\S+)")
+        guesses = last_guesses(out.logs[1], r"GUESS (\d+) (\S+)")
         for h in out.result.hands:
             if h.hand_number in guesses:
                 total += 1
@@ -224,68 +203,8 @@ def test_no_memory_across_matches_or_seatings() -> None:
         second = pool.play_match([victim(), bot, victim()], seed)  # same deal, other seat
     assert "BLOCKED shmget" in first.logs[0] and "BLOCKED mq_open" in first.logs[0]
     assert "REMEMBERED 0" in second.logs[1]
-    hits = _overlap([second], seat=0, log_seat=1)
+    hits = overlap([second], seat=0, log_seat=1)
     assert len(hits) >= 3 and sum(hits) / len(hits) <= CHANCE_CEILING, hits
-
-
-class _Record:
-    """In-process twin of a seat that records every decision: (seat, number of legal actions)."""
-
-    def __init__(self, seat: int, bot: Any, seen: list[tuple[int, int]]) -> None:
-        self.seat, self.bot, self.seen = seat, bot, seen
-
-    def act(self, obs: dict[str, Any]) -> Any:
-        self.seen.append((self.seat, len(obs["legal"])))
-        return obs["legal"][0] if len(obs["legal"]) == 1 else self.bot.act(obs)
-
-
-class _First:
-    def act(self, obs: dict[str, Any]) -> Any:
-        return obs["legal"][0]
-
-
-def _gaps_by_forcedness(seed: int, log: str) -> list[tuple[tuple[int, int, int], int, int]]:
-    """(stratum, forced opponent decisions, gap in ns) for each gap between two of the
-    receiver's (seat 1) calls of act; the stratum is what the receiver knows anyway: how many
-    decisions the others made, how many forced ones it had itself, whether a hand ended."""
-    seen: list[tuple[int, int]] = []
-    cls = load_bot_class(bundled("random_bot"))
-    bots: list[Any] = []
-    for seat in range(3):
-        random.seed(bot_random_seed(seed, seat))
-        bots.append(_Record(seat, _First() if seat == 1 else cls(), seen))
-    match = play_match(bots, seed)
-    times = [int(t) for t in re.findall(r"T (\d+)", log)]
-    asked = [i for i, (seat, n) in enumerate(seen) if seat == 1 and n > 1]
-    assert len(times) == len(asked)
-    ends = {sum(len(h.log) for h in match.hands[: k + 1]) for k in range(len(match.hands))}
-    out = []
-    for k in range(len(asked) - 1):
-        between = seen[asked[k] + 1 : asked[k + 1]]
-        others = [n for seat, n in between if seat != 1]
-        own_forced = sum(1 for seat, n in between if seat == 1)
-        new_hand = any(asked[k] < e <= asked[k + 1] for e in ends)
-        forced = sum(1 for n in others if n == 1)
-        out.append(((len(others), own_forced, int(new_hand)), forced, times[k + 1] - times[k]))
-    return out
-
-
-def forced_gap_auc(samples: list[tuple[tuple[int, int, int], int, int]]) -> tuple[float, int]:
-    """How well a short gap tells that an opponent's decision in it was forced: the probability
-    that a gap with a forced opponent decision is shorter than one without, in the same
-    stratum (0.5: no information). Returns (AUC, number of pairs compared)."""
-    by: dict[tuple[int, int, int], list[tuple[int, int]]] = defaultdict(list)
-    for stratum, forced, gap in samples:
-        by[stratum].append((forced, gap))
-    wins = pairs = 0.0
-    for group in by.values():
-        some = [g for f, g in group if f > 0]
-        none = [g for f, g in group if f == 0]
-        for a in some:
-            for b in none:
-                wins += 1.0 if a < b else 0.5 if a == b else 0.0
-                pairs += 1
-    return (wins / pairs if pairs else 0.5), int(pairs)
 
 
 @pytest.mark.slow
@@ -298,7 +217,7 @@ def test_turn_timing_does_not_tell_forced_decisions() -> None:
         for seed in range(20, 32):
             out = pool.play_match([victim(), timer, victim()], seed)
             assert out.faults == []
-            samples += _gaps_by_forcedness(seed, out.logs[1])
+            samples += gaps_by_forcedness(seed, out.logs[1], bot_random_seed)
     auc, pairs = forced_gap_auc(samples)
     assert pairs >= 200
     assert auc < 0.65, (auc, pairs)
