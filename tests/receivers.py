@@ -15,7 +15,7 @@ from typing import Any
 from arena.botfile import bundled, load_bot_class
 from arena.engine import play_match
 
-Stratum = tuple[int, int, int]
+Stratum = tuple[Any, ...]
 
 
 def last_guesses(log: str, pattern: str) -> dict[int, list[str]]:
@@ -39,13 +39,14 @@ def overlap(outs: list[Any], seat: int = 0, log_seat: int = 1) -> list[int]:
 
 
 class _Record:
-    """In-process twin of a seat that records every decision: (seat, number of legal actions)."""
+    """In-process twin of a seat that records every decision: (seat, number of legal actions,
+    phase, tricks completed)."""
 
-    def __init__(self, seat: int, bot: Any, seen: list[tuple[int, int]]) -> None:
+    def __init__(self, seat: int, bot: Any, seen: list[tuple[int, int, str, int]]) -> None:
         self.seat, self.bot, self.seen = seat, bot, seen
 
     def act(self, obs: dict[str, Any]) -> Any:
-        self.seen.append((self.seat, len(obs["legal"])))
+        self.seen.append((self.seat, len(obs["legal"]), obs["phase"], len(obs["tricks"])))
         return obs["legal"][0] if len(obs["legal"]) == 1 else self.bot.act(obs)
 
 
@@ -58,9 +59,14 @@ def gaps_by_forcedness(
     seed: int, log: str, seeding: Callable[[int, int], Any]
 ) -> list[tuple[Stratum, int, int]]:
     """(stratum, forced opponent decisions, gap in ns) for each gap between two of the
-    receiver's (seat 1) calls of act; the stratum is what the receiver knows anyway: how many
-    decisions the others made, how many forced ones it had itself, whether a hand ended."""
-    seen: list[tuple[int, int]] = []
+    receiver's (seat 1) calls of act, from the receiver's "T <ns>" lines and the same match
+    replayed in-process (``seeding`` seeds each seat's ``random`` as the arena did).
+
+    The stratum is what the receiver knows anyway, from its observations: who decided in
+    which phase in between, how many tricks were done, whether a hand ended. Within a stratum,
+    only whether an opponent's decision was forced differs.
+    """
+    seen: list[tuple[int, int, str, int]] = []
     cls = load_bot_class(bundled("random_bot"))
     bots: list[Any] = []
     for seat in range(3):
@@ -68,17 +74,17 @@ def gaps_by_forcedness(
         bots.append(_Record(seat, _First() if seat == 1 else cls(), seen))
     match = play_match(bots, seed)
     times = [int(t) for t in re.findall(r"T (\d+)", log)]
-    asked = [i for i, (seat, n) in enumerate(seen) if seat == 1 and n > 1]
+    asked = [i for i, (seat, n, _, _) in enumerate(seen) if seat == 1 and n > 1]
     assert len(times) == len(asked)
     ends = {sum(len(h.log) for h in match.hands[: k + 1]) for k in range(len(match.hands))}
     out = []
     for k in range(len(asked) - 1):
         between = seen[asked[k] + 1 : asked[k + 1]]
-        others = [n for seat, n in between if seat != 1]
-        own_forced = sum(1 for seat, n in between if seat == 1)
+        public = tuple((seat, phase, tricks) for seat, _, phase, tricks in between)
         new_hand = any(asked[k] < e <= asked[k + 1] for e in ends)
-        forced = sum(1 for n in others if n == 1)
-        out.append(((len(others), own_forced, int(new_hand)), forced, times[k + 1] - times[k]))
+        own = tuple(n == 1 for seat, n, _, _ in between if seat == 1)  # it knows its own
+        forced = sum(1 for seat, n, _, _ in between if seat != 1 and n == 1)
+        out.append(((public, own, new_hand), forced, times[k + 1] - times[k]))
     return out
 
 
