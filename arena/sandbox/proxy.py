@@ -167,8 +167,7 @@ class SeatProxy:
         try:  # 68 bytes into an empty pipe: never blocks
             _write_all(self.child.req, _frame(random_seed), time.monotonic() + 1.0)
         except OSError:
-            self._died(None)
-            return
+            pass  # it died setting up: its last line (or its death) tells why, just below
         self.wait_ready()
         self._end_turn()
 
