@@ -358,8 +358,8 @@ def probe() -> list[Layer]:
     add(
         "turns",
         True,
-        "a bot runs only in its own turn (SIGSTOP between turns; forced decisions are round "
-        "trips too)",
+        "a bot runs only in its own turn (stopped or asleep on its request pipe between "
+        "turns; forced decisions are round trips too)",
     )
     return layers
 

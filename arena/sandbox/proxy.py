@@ -7,8 +7,9 @@ and the seat is played by the fallback (first legal action) from then on.
 Every decision is a turn of the bot process, forced ones (one legal action, answered by the
 host without calling the bot) included: the time between a bot's turns then depends only on
 what the other bots do, never on whether they had a choice. Outside its turns a bot process is
-stopped (SIGSTOP), so it cannot use the CPU while the others think, and its CPU budget is read
-from its own process after every turn.
+stopped (SIGSTOP) or asleep reading its request pipe (:meth:`~arena.sandbox.client.Child.stop`),
+so it cannot use the CPU while the others think, and its CPU is read from its own process: the
+limits count only its own time.
 """
 
 from __future__ import annotations
