@@ -40,13 +40,15 @@ __all__ = ["Stage", "Zygote", "Child", "describe_death"]
 
 MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
+_CONFINE: Final = Path(__file__).with_name("confine.py")
 _CARDS: Final = Path(__file__).resolve().parent.parent / "cards.py"
 _UCRED: Final = struct.Struct("iII")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
 
 class Stage:
-    """A private staging directory: the host program, ``arena.cards`` and one dir per bot.
+    """A private staging directory: the host program (``host.py`` and ``confine.py``),
+    ``arena.cards`` and one dir per bot.
 
     Everything is world-readable (dirs 0755, files 0644) so a bot uid can read exactly what it
     is shown, and nothing else of the arena's install needs to be. Names are random: a bot that
@@ -64,7 +66,12 @@ class Stage:
         (self.lib / "arena").mkdir(parents=True)
         for d in (self.lib, self.lib / "arena"):
             d.chmod(0o755)
-        for src, dst in ((_HOST, self.lib / "host.py"), (_CARDS, self.lib / "arena" / "cards.py")):
+        staged = (
+            (_HOST, self.lib / "host.py"),
+            (_CONFINE, self.lib / "confine.py"),
+            (_CARDS, self.lib / "arena" / "cards.py"),
+        )
+        for src, dst in staged:
             shutil.copyfile(src, dst)
             dst.chmod(0o644)
         init = self.lib / "arena" / "__init__.py"

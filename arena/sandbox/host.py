@@ -1,10 +1,11 @@
 """The bot host: the program that runs inside the sandbox (trusted code until it runs the bot).
 
 It is started by :mod:`arena.sandbox.client` as ``/usr/bin/python3 -I -S -B host.py CTRL_FD``
-(inside bubblewrap when available), imports nothing of the arena but ``arena.cards`` (from a
-staged copy) and must run on the system Python 3.9+ with only the standard library (plus
-Debian's ``python3-seccomp`` when present). It is staged next to a copy of ``arena/cards.py`` so a
-bot uid that cannot read the arena's install directory can still run it.
+(inside bubblewrap when available), imports nothing of the arena but ``arena.cards`` and
+:mod:`arena.sandbox.confine` (Landlock and seccomp; staged copies of both) and must run on the
+system Python 3.9+ with only the standard library (plus Debian's ``python3-seccomp`` when
+present). It is staged next to those copies so a bot uid that cannot read the arena's install
+directory can still run it.
 
 Two roles, one file:
 
@@ -18,13 +19,12 @@ Two roles, one file:
   64 bytes that seed ``random``, a one-way digest: the match seed never enters the sandbox),
   runs the bot's module code, creates ``Bot()`` and answers one JSON line per request (forced
   ones without calling the bot) until the arena closes the pipe or kills it. Between its turns
-  the arena keeps it stopped (SIGSTOP).
+  the arena keeps it stopped (SIGSTOP) or asleep on its request pipe.
 """
 
 from __future__ import annotations
 
 import ctypes
-import errno
 import gc
 import io
 import json
@@ -36,15 +36,27 @@ import socket
 import sys
 import traceback
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.sandbox.confine import (
+        SYS_LANDLOCK_RESTRICT_SELF,
+        apply_landlock,
+        build_seccomp,
+        load_seccomp,
+        scope_ruleset,
+    )
+else:  # staged beside this file (sys.path[0]), like arena.cards
+    from confine import (
+        SYS_LANDLOCK_RESTRICT_SELF,
+        apply_landlock,
+        build_seccomp,
+        load_seccomp,
+        scope_ruleset,
+    )
 
 PR_SET_PDEATHSIG = 1
-PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
-SECCOMP_MODE_FILTER = 2
-SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture (new syscalls)
-SYS_LANDLOCK_ADD_RULE = 445
-SYS_LANDLOCK_RESTRICT_SELF = 446
 MAX_LINE = 1 << 20
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -57,216 +69,6 @@ def _prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int =
     if rc != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
-
-
-# --- Landlock -------------------------------------------------------------------------------
-
-_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
-_READ_DIR = 1 | 4 | 8  # EXECUTE | READ_FILE | READ_DIR
-_READ_FILE = 1 | 4
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    ]
-
-
-class _PathBeneath(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version (0 when unsupported or disabled)."""
-    rc = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    return max(int(rc), 0)
-
-
-def _restrict(abi: int, fs: int, net: int, scoped: int, rules: list[tuple[str, int]]) -> None:
-    """Create a ruleset handling ``fs``/``net``/``scoped``, add path rules, restrict self."""
-    attr = _RulesetAttr(fs, net, scoped)
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    fd = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
-    if fd < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
-    try:
-        for path, access in rules:
-            try:
-                pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue  # a path that does not exist here needs no rule
-            try:
-                isdir = os.path.isdir(path)
-                rule = _PathBeneath(access if isdir else access & _READ_FILE, pfd)
-                if _libc.syscall(SYS_LANDLOCK_ADD_RULE, fd, 1, ctypes.byref(rule), 0) != 0:
-                    raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
-            finally:
-                os.close(pfd)
-        if _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-    finally:
-        os.close(fd)
-
-
-def apply_landlock(abi: int, read_paths: list[str]) -> None:
-    """Files: read and execute only under ``read_paths``; no TCP (ABI>=4); scoped (ABI>=6)."""
-    fs = _FS_BY_ABI[max(k for k in _FS_BY_ABI if k <= abi)]
-    net = 3 if abi >= 4 else 0  # BIND_TCP | CONNECT_TCP
-    scoped = 3 if abi >= 6 else 0  # ABSTRACT_UNIX_SOCKET | SIGNAL
-    _restrict(abi, fs, net, scoped, [(p, _READ_DIR) for p in read_paths])
-
-
-def scope_ruleset(abi: int) -> int | None:
-    """A ruleset with only scopes, made once by the zygote; each child restricts itself with it
-    (a nested domain: the child can no longer signal its zygote, siblings or the arena)."""
-    if abi < 6:
-        return None
-    attr = _RulesetAttr(0, 0, 3)
-    fd = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(24), 0)
-    if fd < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
-    return int(fd)
-
-
-# --- seccomp --------------------------------------------------------------------------------
-
-DENY = (
-    # network and IPC endpoints
-    "socket socketpair connect bind listen accept accept4 "
-    # new processes, threads and programs
-    "fork vfork clone execve execveat "
-    # other processes
-    "kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_open pidfd_getfd "
-    "pidfd_send_signal ptrace process_vm_readv process_vm_writev process_madvise kcmp "
-    "migrate_pages move_pages setsid setpgid "
-    # the file system
-    "creat unlink unlinkat rename renameat renameat2 mkdir mkdirat rmdir link linkat symlink "
-    "symlinkat chmod fchmod fchmodat chown fchown fchownat lchown truncate ftruncate mknod "
-    "mknodat utime utimes utimensat futimesat setxattr lsetxattr fsetxattr removexattr "
-    "lremovexattr fremovexattr fallocate memfd_create memfd_secret name_to_handle_at "
-    "open_by_handle_at fanotify_init "
-    # the kernel, namespaces, identities
-    "mount umount2 pivot_root chroot unshare setns bpf perf_event_open userfaultfd keyctl "
-    "add_key request_key io_uring_setup io_uring_enter io_uring_register setuid setgid "
-    "setreuid setregid setresuid setresgid setgroups setfsuid setfsgid capset reboot swapon "
-    "swapoff init_module finit_module delete_module kexec_load kexec_file_load acct "
-    "settimeofday clock_settime clock_adjtime adjtimex syslog quotactl sethostname "
-    "setdomainname vhangup iopl ioperm modify_ldt "
-    # CPU theft between decisions, raising limits, taking CPU or I/O from other processes
-    "setitimer alarm timer_create timerfd_create setrlimit sched_setaffinity "
-    "sched_setscheduler sched_setparam sched_setattr setpriority ioprio_set "
-    # channels to other bots: SysV and POSIX IPC (memory outside RLIMIT_AS that outlives the
-    # process, too), file watches and locks, page-cache state, host-wide figures
-    "ipc shmget shmat shmdt shmctl msgget msgsnd msgrcv msgctl semget semop semtimedop semctl "
-    "mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr "
-    "inotify_init inotify_init1 inotify_add_watch fanotify_mark flock "
-    "mincore fadvise64 readahead sysinfo statfs fstatfs ustat"
-).split()
-
-CACHESTAT = 451
-"""cachestat(2) (Linux 6.5): page-cache state of a file; by number, for older libseccomp."""
-
-FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1026)
-"""fcntl commands denied: F_GETLK F_SETLK F_SETLKW F_OFD_GETLK F_OFD_SETLK F_OFD_SETLKW (record
-locks work on read-only files: another bot could see them), F_SETLEASE, F_NOTIFY (dnotify)."""
-
-MADVISE_DENIED = (20, 21)
-"""madvise advice denied: MADV_COLD and MADV_PAGEOUT (they evict shared page-cache pages)."""
-
-CLOCKS = ("clock_gettime", "clock_getres", "clock_nanosleep")
-"""Denied for negative clock ids, which name another process's CPU clock."""
-
-
-CHILD_ONLY = ("fork", "vfork", "clone", "setsid", "setpgid", "setrlimit")
-"""Denied to match children only: the zygote itself must fork, and a child lowers its limits."""
-
-
-def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
-    """Two filters: one the zygote installs on itself (so each child inherits it) and a small
-    one each child adds (fork, sessions, limits); stacked they deny all of :data:`DENY`.
-
-    Each is ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
-    """
-    import importlib
-
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        seccomp: Any = None
-        for name in ("seccomp", "pyseccomp"):  # Debian python3-seccomp, or PyPI pyseccomp
-            try:
-                seccomp = importlib.import_module(name)
-                break
-            except ImportError:
-                continue
-        if seccomp is None:
-            return None
-    finally:
-        sys.path.remove("/usr/lib/python3/dist-packages")
-
-    def new() -> Any:
-        f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-        # A 32-bit int 0x80 syscall would bypass every rule: kill the process instead.
-        f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
-        return f
-
-    def add(f: Any, action: Any, name: str | int, *args: Any) -> None:
-        try:
-            f.add_rule(action, name, *args)
-        except (ValueError, RuntimeError, OSError):
-            pass  # not a syscall on this architecture
-
-    eperm, enosys = seccomp.ERRNO(errno.EPERM), seccomp.ERRNO(errno.ENOSYS)
-    zyg, child = new(), new()
-    for name in DENY:
-        add(child if name in CHILD_ONLY else zyg, eperm, name)
-    # Their arguments are structs that BPF cannot inspect: ENOSYS makes libc fall back.
-    add(zyg, enosys, "openat2")
-    add(child, enosys, "clone3")
-    for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND):
-        add(zyg, eperm, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
-        add(zyg, eperm, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
-    add(child, eperm, "prlimit64", seccomp.Arg(2, seccomp.NE, 0))
-    add(zyg, eperm, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5412))  # TIOCSTI
-    add(zyg, eperm, CACHESTAT)
-    for cmd in FCNTL_DENIED:
-        add(zyg, eperm, "fcntl", seccomp.Arg(1, seccomp.EQ, cmd))
-    for advice in MADVISE_DENIED:
-        add(zyg, eperm, "madvise", seccomp.Arg(2, seccomp.EQ, advice))
-    for name in CLOCKS:  # the clock id is an int: its sign bit is bit 31 of the argument
-        add(zyg, eperm, name, seccomp.Arg(0, seccomp.MASKED_EQ, 1 << 31, 1 << 31))
-    return _prebuild(zyg), _prebuild(child)
-
-
-def _prebuild(f: Any) -> tuple[str, Any]:
-    """The filter as a ready ``sock_fprog`` (one prctl call per child), else the object."""
-    try:
-        mfd = os.memfd_create("seccomp-bpf")
-        with os.fdopen(mfd, "w+b") as out:
-            f.export_bpf(out)
-            out.seek(0)
-            bpf = out.read()
-    except (OSError, AttributeError, TypeError):
-        return ("lib", f)
-    buf = ctypes.create_string_buffer(bpf, len(bpf))
-    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    return ("bpf", (buf, ctypes.byref(prog), prog))
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-def load_seccomp(prepared: tuple[str, Any]) -> None:
-    """Install the filter prepared by :func:`build_seccomp` on this process."""
-    kind, value = prepared
-    if kind == "lib":
-        value.load()
-        return
-    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, value[1], 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "seccomp filter refused")
 
 
 # --- the match child ------------------------------------------------------------------------
@@ -367,41 +169,18 @@ def run_child(
     """The match child: isolate, wait for the arena's go, load the bot, answer; never returns."""
     global _BOT_FILE
     _BOT_FILE = cfg["bot_path"]
-    req, resp, log = fds
     try:
-        os.setsid()
-        _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the zygote goes
-        # Kernel attaches our pid (translated into the arena's pid namespace) to this message.
-        ctrl.sendmsg([b'{"child":1}'])
-        ctrl.close()
-        if scope_fd is not None and _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, scope_fd, 0) != 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-        os.dup2(devnull, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.dup2(req, 3)
-        os.dup2(resp, 4)
-        os.closerange(5, 1 << 16)
-        req, resp = 3, 4
-        # RLIMIT_CPU counts this process's own time from zero: set per child, not in the zygote.
-        cpu = int(cfg["limits"]["match_cpu_seconds"]) + 2  # a backstop; the arena accounts
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        _set_limit(resource.RLIMIT_NOFILE, 16)
-        if cfg.get("nproc"):
-            _set_limit(resource.RLIMIT_NPROC, 1)
-        if prepared is not None:
-            load_seccomp(prepared)
+        _isolate(cfg, ctrl, fds, prepared, devnull, scope_fd)
     except BaseException as e:
         failed = {"load": "sandbox set-up failed: " + _describe(e, tb=False)}
-        os.write(resp, (json.dumps(failed) + "\n").encode())
+        os.write(fds[1], (json.dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
     log_out, log_err = _Log(1), _Log(2)
     vars(sys).update(
         stdout=log_out, __stdout__=log_out, stderr=log_err, __stderr__=log_err, stdin=None
     )
-    rfile = os.fdopen(req, "rb", buffering=1 << 16)
-    read, unmarshal = rfile.read, marshal.loads
+    read = os.fdopen(3, "rb", buffering=1 << 16).read
     # The arena's go-ahead, sent when it is this seat's turn to load: the 64 bytes that seed
     # ``random`` (a one-way digest of the match seed and the seat; the match seed itself never
     # reaches this process or its zygote).
@@ -412,6 +191,41 @@ def run_child(
 
     random.seed(digest)
     del digest
+    _serve(_load(cfg, code), read)
+
+
+def _isolate(
+    cfg: dict[str, Any],
+    ctrl: socket.socket,
+    fds: list[int],
+    prepared: tuple[str, Any] | None,
+    devnull: int,
+    scope_fd: int | None,
+) -> None:
+    """The child's own layers: session, descriptors 0-4 only, limits, Landlock scope, seccomp."""
+    req, resp, log = fds
+    os.setsid()
+    _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the zygote goes
+    # Kernel attaches our pid (translated into the arena's pid namespace) to this message.
+    ctrl.sendmsg([b'{"child":1}'])
+    ctrl.close()
+    if scope_fd is not None and _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, scope_fd, 0) != 0:
+        raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    for fd, target in ((devnull, 0), (log, 1), (log, 2), (req, 3), (resp, 4)):
+        os.dup2(fd, target)
+    os.closerange(5, 1 << 16)
+    # RLIMIT_CPU counts this process's own time from zero: set per child, not in the zygote.
+    cpu = int(cfg["limits"]["match_cpu_seconds"]) + 2  # a backstop; the arena accounts
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    _set_limit(resource.RLIMIT_NOFILE, 16)
+    if cfg.get("nproc"):
+        _set_limit(resource.RLIMIT_NPROC, 1)
+    if prepared is not None:
+        load_seccomp(prepared)
+
+
+def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
+    """Run the bot's module code and create ``Bot()``; say ready (or why not) to the arena."""
     try:
         module = types.ModuleType("bot")
         module.__file__ = cfg["bot_path"]
@@ -429,12 +243,18 @@ def run_child(
     except BaseException as e:  # SystemExit and KeyboardInterrupt too: it is the bot's code
         hello = {"load": _describe(e)}
     try:
-        _write_all(resp, (json.dumps(hello) + "\n").encode())
+        _write_all(4, (json.dumps(hello) + "\n").encode())
     except BaseException:
         os._exit(71)
     if "load" in hello:
         os._exit(0)
+    return bot
+
+
+def _serve(bot: Any, read: Any) -> None:
+    """Answer one JSON line per request until the arena closes the pipe; never returns."""
     dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+    unmarshal = marshal.loads
     while True:
         # A request: 4-byte little-endian length, then marshal of (request number, obs).
         payload = _frame(read)
@@ -445,29 +265,31 @@ def run_child(
         if len(legal) == 1:
             # Forced: answered without the bot, but still a round trip, so the time between a
             # bot's turns never tells whether another seat had a choice.
-            try:
-                _write_all(resp, (dumps({"i": n, "a": legal[0]}) + "\n").encode())
-            except BaseException:
-                os._exit(72)
-            continue
-        try:
-            action = bot.act(obs)
-        except MemoryError as e:
-            out = dumps({"i": n, "e": "memory", "m": _describe(e)})
-        except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
-            out = dumps({"i": n, "e": "crash", "m": _describe(e)})
+            out = dumps({"i": n, "a": legal[0]})
         else:
-            try:
-                out = dumps({"i": n, "a": action})
-            except BaseException as e:  # objects, NaN, generators, cycles: not an action
-                what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
-                out = dumps({"i": n, "e": "illegal", "m": what})
-            if len(out) > MAX_LINE:
-                out = dumps({"i": n, "e": "illegal", "m": "the answer is over 1 MiB of JSON"})
+            out = _answer(bot, n, obs, dumps)
         try:
-            _write_all(resp, (out + "\n").encode())
+            _write_all(4, (out + "\n").encode())
         except BaseException:
             os._exit(72)
+
+
+def _answer(bot: Any, n: int, obs: dict[str, Any], dumps: Any) -> str:
+    """The reply line to request ``n``: the bot's action, or what went wrong."""
+    try:
+        action = bot.act(obs)
+    except MemoryError as e:
+        return str(dumps({"i": n, "e": "memory", "m": _describe(e)}))
+    except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
+        return str(dumps({"i": n, "e": "crash", "m": _describe(e)}))
+    try:
+        out = str(dumps({"i": n, "a": action}))
+    except BaseException as e:  # objects, NaN, generators, cycles: not an action
+        what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
+        return str(dumps({"i": n, "e": "illegal", "m": what}))
+    if len(out) > MAX_LINE:
+        return str(dumps({"i": n, "e": "illegal", "m": "the answer is over 1 MiB of JSON"}))
+    return out
 
 
 # --- the zygote -----------------------------------------------------------------------------
