@@ -1,6 +1,6 @@
 """The bot host: the program that runs inside the sandbox (trusted code until it runs the bot).
 
-It is started by :mod:`arena.sandbox.client` as ``/usr/bin/python3 -I -S -B host.py CTRL_FD``
+It is started by :mod:`arena.sandbox.client` as ``/usr/bin/python3 -s -S -B host.py CTRL_FD``
 (inside bubblewrap when available), imports nothing of the arena but ``arena.cards`` and
 :mod:`arena.sandbox.confine` (Landlock and seccomp; staged copies of both) and must run on the
 system Python 3.9+ with only the standard library (plus Debian's ``python3-seccomp`` when

@@ -215,9 +215,10 @@ class SeatProxy:
             return legal[0]
         line = self._read_line(limit, k)
         self._end_turn()
-        took = time.monotonic() - start
-        self.think += took
-        self.max_think = max(self.max_think, took)
+        if len(legal) > 1:  # the statistics are of the decisions the bot was asked
+            took = time.monotonic() - start
+            self.think += took
+            self.max_think = max(self.max_think, took)
         if line is None:
             return legal[0]
         if self.cpu >= self.limits.match_cpu_seconds:
