@@ -99,9 +99,10 @@ _BOT_FILE = ""
 
 
 def _describe(e: BaseException, tb: bool = True) -> str:
-    """The exception as a bot author needs it: ``bot.py, line 5: KeyError: 'dummy'``, then the
-    bot's own frames (innermost last). Frames of the host and the standard library are left
-    out: they are not the author's code and would show the sandbox's internals."""
+    """The exception as a bot author needs it: ``KeyError: 'dummy' (bot.py, line 5)``, then
+    the bot's own frames in Python's format (innermost last). Frames of the host and the
+    standard library are left out: they are not the author's code and would show the
+    sandbox's internals. (The standings site drops the quoted source lines.)"""
     try:
         last = "".join(traceback.format_exception_only(type(e), e)).strip()
     except BaseException:
@@ -113,16 +114,17 @@ def _describe(e: BaseException, tb: bool = True) -> str:
     try:
         for fr in traceback.extract_tb(e.__traceback__):
             if fr.filename == _BOT_FILE:
-                where = f"{os.path.basename(fr.filename)}, line {fr.lineno}"
-                frames.append(f"  {where}, in {fr.name}")
+                name = os.path.basename(fr.filename)
+                where = f"{name}, line {fr.lineno}"
+                frames.append(f'  File "{name}", line {fr.lineno}, in {fr.name}')
                 if fr.line:
                     frames.append(f"    {fr.line.strip()[:200]}")
     except BaseException:
         pass
-    text = f"{where}: {last}" if where else last
-    if len(frames) > 2:  # more than the line already named in the first line
-        text += "\nthe bot's frames, innermost last:\n" + "\n".join(frames[-16:])
-    return text[:4000]
+    if not frames:
+        return last[:4000]
+    head = f"{last} ({where})\nTraceback (the bot's own frames, most recent call last):\n"
+    return (head + "\n".join(frames[-16:]))[:4000]
 
 
 def _frame(read: Any) -> bytes | None:
