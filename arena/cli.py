@@ -209,7 +209,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     "--decision-seconds",
     type=click.FloatRange(0, 3600, min_open=True),
     default=None,
-    help="Wall-clock limit per bot decision  [default: 1.0]",
+    help="CPU seconds per bot decision, its own process (5x on the wall clock)  [default: 1.0]",
 )
 @click.option(
     "--match-cpu-seconds",

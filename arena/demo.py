@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.botfile import bundled, load_bot_class
 from arena.engine import play_match
+from arena.sandbox.values import bot_random_seed
 from arena.transcript import format_match
 
 
@@ -19,8 +20,8 @@ def run_demo(seed: int, bot_files: list[str]) -> str:
         raise ArenaError(f"a match needs three bots, got {len(files)} files")
     bots = []
     for seat, f in enumerate(files):
-        # As the sandbox does: the random module is seeded from the match seed and the seat.
-        random.seed(f"arena/bot/{seed}/{seat}")
+        # As the sandbox does: random is seeded with a one-way digest of (match seed, seat).
+        random.seed(bot_random_seed(seed, seat))
         bots.append(load_bot_class(f)())
     names = [f"{f.stem}@{i}" for i, f in enumerate(files)]
     return format_match(play_match(bots, seed=seed), names)

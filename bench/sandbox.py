@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from arena.engine import play_match  # noqa: E402
-from arena.sandbox import BotPool, BotSource, Limits  # noqa: E402
+from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed  # noqa: E402
 from arena.sandbox.client import Stage, Zygote  # noqa: E402
 from arena.sandbox.layers import plan  # noqa: E402
 from arena.sandbox.proxy import SeatProxy  # noqa: E402
@@ -59,17 +59,17 @@ def bench_start(n: int) -> None:
         for i in range(max(3, n // 10)):
             t = time.perf_counter()
             z = Zygote(instant(100 + i), 0, stage, p, LIMITS)
-            child = z.fork(1, 0)
+            child = z.fork()
             proxy = SeatProxy(0, child, LIMITS)
-            proxy.wait_ready(time.monotonic() + 10)
+            proxy.load(bot_random_seed(1, 0))
             cold.append(time.perf_counter() - t)
             assert proxy.fault is None, proxy.fault
             child.close()
             for _ in range(n):
                 t = time.perf_counter()
-                child = z.fork(1, 0)
+                child = z.fork()
                 proxy = SeatProxy(0, child, LIMITS)
-                proxy.wait_ready(time.monotonic() + 10)
+                proxy.load(bot_random_seed(1, 0))
                 warm.append(time.perf_counter() - t)
                 child.close()
             z.close()
@@ -101,9 +101,9 @@ def bench_round_trip(n: int) -> None:
     assert obs is not None
     with BotPool(LIMITS) as pool:
         z = pool._zygote(instant(0), 0)
-        child = z.fork(1, 0)
+        child = z.fork()
         proxy = SeatProxy(0, child, LIMITS)
-        proxy.wait_ready(time.monotonic() + 10)
+        proxy.load(bot_random_seed(1, 0))
         times = []
         for _ in range(n):
             t = time.perf_counter()

@@ -7,7 +7,7 @@ the first finished strictly above the second, counting a shared place as a half.
 difference; the 95 % interval comes from a bootstrap that resamples whole duplicate sets
 (seeds), so the correlation between the 6 seatings of one seed is respected.
 
-As the sandbox does, the ``random`` module is seeded with ``arena/bot/{seed}/{seat}`` right
+As the sandbox does, the ``random`` module is seeded with ``bot_random_seed(seed, seat)`` right
 before each bot is constructed, so runs are reproducible.
 
 Example::
@@ -31,6 +31,7 @@ from typing import Any
 
 from arena.botfile import bundled, load_bot_class
 from arena.engine import Rules, play_match
+from arena.sandbox.values import bot_random_seed
 
 _SETUP: dict[str, Any] = {}
 
@@ -54,7 +55,7 @@ def play_set(seed: int) -> dict[str, Any]:
     for perm in permutations(range(3)):
         bots = []
         for seat, who in enumerate(perm):
-            random.seed(f"arena/bot/{seed}/{seat}")
+            random.seed(bot_random_seed(seed, seat))
             bots.append(classes[who]())
         m = play_match(bots, seed=seed, rules=rules)
         by_bot = [0, 0, 0]

@@ -17,7 +17,7 @@ from typing import Any
 from arena import scheduler
 from arena.engine import Rules, play_match
 from arena.runner import outcome_record
-from arena.sandbox.values import MatchOutcome
+from arena.sandbox.values import MatchOutcome, bot_random_seed
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store
 from arena.tournament import plan
@@ -58,7 +58,7 @@ def play_specs(store: Store, tid: str, specs: Sequence[scheduler.MatchSpec], rul
         for seat, e in enumerate(spec.seats):
             if e.key not in classes:
                 classes[e.key] = bot_class(store.bot_version(e.version_id).source)
-            random.seed(f"arena/bot/{spec.deal_seed}/{seat}")
+            random.seed(bot_random_seed(spec.deal_seed, seat))
             bots.append(classes[e.key]())
         m = play_match(bots, seed=spec.deal_seed, rules=rules)
         outcome = MatchOutcome(m, [], list(m.placements), [{}, {}, {}], ["", "", ""])

@@ -23,6 +23,7 @@ from arena import collusion
 from arena.botfile import bundled
 from arena.collusion import clone_report, expected_above, kingmaking_rows
 from arena.engine import play_match
+from arena.sandbox import bot_random_seed
 from arena.store import Store
 
 ARENA = str(Path(sys.executable).with_name("arena"))
@@ -85,7 +86,7 @@ def live_unforced(source: str, deal_seed: str, seat: int, seats: int = 3) -> int
     cls = bot_class(source)
     bots = []
     for s in range(seats):
-        random.seed(f"arena/bot/{deal_seed}/{s}")
+        random.seed(bot_random_seed(deal_seed, s))
         bots.append(Recorder(cls(), s))
     play_match(bots, seed=deal_seed)
     return len(counts)

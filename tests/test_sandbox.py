@@ -35,9 +35,11 @@ from arena.sandbox import (
     validate_bot,
 )
 from arena.sandbox.layers import processes_of_uid
-from arena.sandbox.values import forfeit_placements
+from arena.sandbox.values import bot_random_seed, forfeit_placements
 
 ATTACKS = Path(__file__).parent / "attacks"
+LAYERS = ("python", "uid", "bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper")
+LAYERS += ("files", "turns")
 FAST = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,7 +62,7 @@ def in_process(names: list[str], seed: int, rules: Rules) -> Any:
     """The same match in this process, with ``random`` seeded per seat as the host does."""
     bots = []
     for seat, name in enumerate(names):
-        random.seed(f"arena/bot/{seed}/{seat}")
+        random.seed(bot_random_seed(seed, seat))
         bots.append(Forced(load_bot_class(bundled(name))()))
     return play_match(bots, seed, rules)
 
@@ -129,6 +131,8 @@ def test_probe_reports_every_layer_truthfully() -> None:
         "seccomp",
         "rlimits",
         "subreaper",
+        "files",
+        "turns",
     }
     assert layers["uid"].active == (os.geteuid() == 0)
     assert layers["python"].active == os.access("/usr/bin/python3", os.X_OK)
@@ -345,6 +349,34 @@ def test_validate_accepts_good_bots_and_source_text() -> None:
     assert fault is not None and fault.kind == "illegal" and fault.decision == 0
 
 
+def test_an_oversized_file_is_refused_before_it_is_staged() -> None:
+    huge = BotSource("huge", "# padding\n" * 800_000 + (ATTACKS / "cpu_burn.py").read_text())
+    limits = Limits(decision_seconds=2.0, source_bytes=1 << 20)
+    with BotPool(limits) as pool:
+        out = pool.play_match([huge, source("random_bot"), source("random_bot")], 1)
+        staged = [p.read_text()[:9] for p in (pool._stage.root / "bots").glob("*/*.py")]
+    fault = out.fault_of(0)
+    assert fault is not None and fault.kind == "load" and fault.decision is None
+    size = len(huge.source.encode())
+    assert size > 8_000_000
+    assert fault.message == f"the bot file has {size} bytes, over the limit of 1048576 bytes"
+    assert "# padding" not in staged and len(staged) == 2  # the two random bots only
+    assert out.stats[0]["asked"] == 0 and out.fault_of(1) is None
+    small = Limits(decision_seconds=2.0, source_bytes=100)
+    assert validate_bot(source("random_bot"), small) is not None
+
+
+def test_the_file_is_compiled_inside_the_memory_limit() -> None:
+    """A 900 kB file whose compilation needs over 300 MB: a load fault under a 128 MiB limit,
+    the arena and the other seats untouched."""
+    text = "x = [" + "(1, 2)," * 140_000 + "]\n" + bundled("random_bot").read_text()
+    greedy = BotSource("greedy", text)
+    with BotPool(Limits(decision_seconds=2.0, memory_mb=128)) as pool:
+        out = pool.play_match([greedy, source("random_bot"), source("random_bot")], 1)
+    assert [(f.seat, f.kind) for f in out.faults] == [(0, "load")]
+    assert out.faults[0].message == "out of memory compiling the bot file (memory_mb limit)"
+
+
 def test_broken_file_faults_every_match_and_others_play_on() -> None:
     broken = BotSource("broken", "def (:\n")
     with BotPool(FAST) as pool:
@@ -441,11 +473,11 @@ def test_doctor_shows_layers_and_a_live_match() -> None:
 
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 0, result.output
-    for name in ("python", "uid", "bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper"):
+    for name in LAYERS:
         assert f"] {name}" in result.output
     assert "Live check: OK" in result.output and "WARNING" not in result.output
     report = json.loads(CliRunner().invoke(main, ["doctor", "--json", "--no-live"]).output)
-    assert report["live"] is None and len(report["layers"]) == 8
+    assert report["live"] is None and [la["name"] for la in report["layers"]] == list(LAYERS)
 
 
 def test_doctor_fails_when_nothing_isolates(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -498,17 +530,33 @@ def test_a_forked_worker_becomes_a_subreaper_too() -> None:
 
 
 def test_staging_left_by_a_killed_arena_is_removed() -> None:
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    stale = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{dead.pid}-"))
+    """A stage whose lock no live process holds is removed; names carry no pid or bot hash."""
+    stale = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
     (stale / "bots").mkdir()
-    mine = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-"))
+    (stale / ".lock").touch()
+    script = (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)"
+    )
+    mine = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
+    (mine / ".lock").touch()
+    owner = subprocess.Popen(
+        [sys.executable, "-c", script, str(mine / ".lock")], stdout=subprocess.PIPE, text=True
+    )
     try:
+        assert owner.stdout is not None and owner.stdout.readline() == "locked\n"
         with BotPool(FAST) as pool:
             assert not stale.exists() and mine.exists()  # a live owner keeps its own
-            assert pool._stage.root.name.startswith(f"arena-sandbox-{os.getpid()}-")
+            pool.play_match([source("random_bot")] * 3, 1)
+            names = [pool._stage.root.name] + [
+                p.name for p in (pool._stage.root / "bots").iterdir()
+            ]
+            hashes = [source("random_bot").sha256[:8], str(os.getpid())]
+            assert not any(h in n for h in hashes for n in names), names
         assert not pool._stage.root.exists()
     finally:
+        owner.kill()
+        owner.wait()
         shutil.rmtree(mine, ignore_errors=True)
         shutil.rmtree(stale, ignore_errors=True)
 
@@ -522,7 +570,15 @@ def test_escaped_daemons_die_with_their_match_when_nothing_stops_forks(
     daemon = BotSource("daemon", (ATTACKS / "setsid_escape.py").read_text())
     victim = source("random_bot")
     with BotPool(FAST) as pool:
-        assert pool.plan.active == ["python", "nnp", "landlock", "rlimits", "subreaper"]
+        assert pool.plan.active == [
+            "python",
+            "nnp",
+            "landlock",
+            "rlimits",
+            "subreaper",
+            "files",
+            "turns",
+        ]
         out = pool.play_match([daemon, victim, victim], 1)
         assert "ESCAPED daemon" in out.logs[0]  # this degraded set cannot stop it...
         left = []

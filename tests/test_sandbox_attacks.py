@@ -18,6 +18,7 @@ import socket
 import sqlite3
 import tempfile
 import threading
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ from arena.engine import play_match
 from arena.sandbox import BotPool, BotSource, Limits
 from arena.sandbox.client import _descendants
 from arena.sandbox.layers import UID_BASE, UID_COUNT, processes_of_uid
+from arena.sandbox.values import bot_random_seed
+from arena.untrusted import MAX_MESSAGE
 
 ATTACKS = Path(__file__).parent / "attacks"
 # Short limits keep the suite quick; still generous for the victims on a loaded 2-vCPU machine.
@@ -77,6 +80,10 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("no_bot_class", {"load"}, False),
     ("close_pipes", {"protocol"}, True),
     ("partial_line", {"timeout"}, True),
+    ("shm_hoard", None, True),
+    ("host_counters", None, True),
+    ("set_affinity", None, True),
+    ("forge_load_line", {"load"}, False),
 ]
 
 
@@ -197,7 +204,7 @@ def reference_match(seed: int) -> Any:
     cls = load_bot_class(bundled("random_bot"))
     bots: list[Any] = [_FirstLegal()]
     for seat in (1, 2):
-        random.seed(f"arena/bot/{seed}/{seat}")  # what the host does before Bot()
+        random.seed(bot_random_seed(seed, seat))  # what the host does before Bot()
         bots.append(_Forced(cls()))
     return play_match(bots, seed)
 
@@ -307,3 +314,44 @@ def test_no_state_survives_between_matches(targets: Targets) -> None:
     # random is reseeded from (match seed, seat): the same seed gives the same first draw.
     firsts = [log.split("FIRST")[1].split()[0] for log in logs]
     assert firsts[0] == firsts[2] != firsts[1]
+
+
+def test_a_forged_load_line_is_stored_short_and_clean(targets: Targets) -> None:
+    """A 1 MiB {"load": ...} line full of terminal escapes: the fault keeps MAX_MESSAGE
+    characters of it, none of them a control character."""
+    victim = BotSource.from_path(str(bundled("random_bot")))
+    with BotPool(LIMITS) as pool:
+        out = pool.play_match([_attacker("forge_load_line", targets), victim, victim], SEED)
+    fault = out.fault_of(0)
+    assert fault is not None and fault.kind == "load"
+    assert fault.message.startswith("]0;pwned") and fault.message.endswith("[... cut]")
+    assert len(fault.message) <= MAX_MESSAGE
+    assert not any(unicodedata.category(c) == "Cc" and c != "\n" for c in fault.message)
+
+
+def test_a_traceback_shows_the_bots_own_lines_and_nothing_of_the_host() -> None:
+    bot = BotSource(
+        "tb",
+        "class Bot:\n"
+        "    def helper(self, obs):\n"
+        "        return {}['dummy']\n"
+        "\n"
+        "    def act(self, obs):\n"
+        "        return self.helper(obs)\n",
+        "my_bot.py",
+    )
+    victim = BotSource.from_path(str(bundled("random_bot")))
+    with BotPool(LIMITS) as pool:
+        out = pool.play_match([bot, victim, victim], SEED)
+    fault = out.fault_of(0)
+    assert fault is not None and fault.kind == "crash"
+    first, *rest = fault.message.splitlines()
+    assert first == "KeyError: 'dummy' (my_bot.py, line 3)"
+    assert rest[1:] == [
+        '  File "my_bot.py", line 6, in act',
+        "    return self.helper(obs)",
+        '  File "my_bot.py", line 3, in helper',
+        "    return {}['dummy']",
+    ]
+    for internal in ("host.py", "/arena", "/bot/", "/tmp", "run_child", "_answer"):
+        assert internal not in fault.message

@@ -22,6 +22,7 @@ from arena.sandbox.values import (
     Limits,
     MatchOutcome,
     SandboxUnavailable,
+    bot_random_seed,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "Layer",
     "probe",
     "validate_bot",
+    "bot_random_seed",
 ]

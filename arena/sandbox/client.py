@@ -10,8 +10,10 @@ makes every later signal race-free. The seat proxies that talk to the children a
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import platform
 import select
 import shutil
 import signal
@@ -23,34 +25,53 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from arena.sandbox.layers import Plan, UidLease, bwrap_argv, lease_uid, processes_of_uid
+from arena.sandbox.layers import (
+    Plan,
+    UidLease,
+    bwrap_argv,
+    host_files,
+    lease_uid,
+    processes_of_uid,
+)
 from arena.sandbox.values import BotSource, FaultKind, Limits
+from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]
 
 MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
+_CONFINE: Final = Path(__file__).with_name("confine.py")
 _CARDS: Final = Path(__file__).resolve().parent.parent / "cards.py"
 _UCRED: Final = struct.Struct("iII")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
 
 class Stage:
-    """A private staging directory: the host program, ``arena.cards`` and one dir per bot.
+    """A private staging directory: the host program (``host.py`` and ``confine.py``),
+    ``arena.cards`` and one dir per bot.
 
     Everything is world-readable (dirs 0755, files 0644) so a bot uid can read exactly what it
-    is shown, and nothing else of the arena's install needs to be.
+    is shown, and nothing else of the arena's install needs to be. Names are random: a bot that
+    sees its own path (without bubblewrap) learns no pid, bot hash or copy number from it. The
+    arena holds a lock on ``.lock`` while it lives, so a later arena knows a stage is stale.
     """
 
     def __init__(self) -> None:
         _remove_stale_stages()
-        self.root = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-"))
+        self.root = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
+        self._lock = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
         self.root.chmod(0o755)
         self.lib = self.root / "lib"
         (self.lib / "arena").mkdir(parents=True)
         for d in (self.lib, self.lib / "arena"):
             d.chmod(0o755)
-        for src, dst in ((_HOST, self.lib / "host.py"), (_CARDS, self.lib / "arena" / "cards.py")):
+        staged = (
+            (_HOST, self.lib / "host.py"),
+            (_CONFINE, self.lib / "confine.py"),
+            (_CARDS, self.lib / "arena" / "cards.py"),
+        )
+        for src, dst in staged:
             shutil.copyfile(src, dst)
             dst.chmod(0o644)
         init = self.lib / "arena" / "__init__.py"
@@ -64,8 +85,7 @@ class Stage:
         name = "".join(c for c in source.filename if c.isalnum() or c in "._-") or "bot.py"
         if not name.endswith(".py"):
             name += ".py"
-        d = self.root / "bots" / f"{source.sha256[:20]}-{copy}"
-        d.mkdir(mode=0o755, exist_ok=True)
+        d = Path(tempfile.mkdtemp(dir=self.root / "bots"))
         d.chmod(0o755)
         path = d / name
         path.write_text(source.source, encoding="utf-8")
@@ -75,20 +95,28 @@ class Stage:
     def remove(self) -> None:
         """Delete the staging directory."""
         shutil.rmtree(self.root, ignore_errors=True)
+        try:
+            os.close(self._lock)
+        except OSError:
+            pass
 
 
 def _remove_stale_stages() -> None:
     """Delete staging directories whose arena process is gone (killed before it cleaned up)."""
-    for path in Path(tempfile.gettempdir()).glob("arena-sandbox-*-*"):
+    for path in Path(tempfile.gettempdir()).glob("arena-sandbox-*"):
         try:
-            pid = int(path.name.split("-")[2])
             if path.stat().st_uid != os.geteuid():
                 continue
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (ValueError, IndexError, OSError):
+            fd = os.open(path / ".lock", os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
             continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its arena still holds the lock
+        finally:
+            os.close(fd)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _exit_status(pid: int) -> int | None:
@@ -126,21 +154,51 @@ def describe_death(status: int | None) -> tuple[FaultKind, str]:
     return "crash", f"the bot process died of {name}"
 
 
-class Child:
-    """One match's bot process: pid (in the arena's namespace), pidfd and protocol fds."""
+_READ_SYSCALL: Final = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
+"""The number of read(2) here (None: unknown, so a bot is never taken as parked)."""
 
-    def __init__(self, pid: int, pidfd: int, req: int, resp: int, log: int) -> None:
+
+class Child:
+    """One match's bot process: pid (in the arena's namespace), pidfd and protocol fds.
+
+    ``group`` says whether the bot could have forked (no layer stops it): then stopping and
+    resuming also signal its process group, not only the process. ``park`` says that nothing
+    but the arena can wake the bot from a read of its request pipe (seccomp denies signals,
+    timers, threads and processes): then a bot found asleep there is left so, not stopped.
+    """
+
+    def __init__(
+        self,
+        pid: int,
+        pidfd: int,
+        req: int,
+        resp: int,
+        log: int,
+        group: bool = False,
+        freeze: bool = True,
+        park: bool = False,
+    ) -> None:
         self.pid = pid
         self.pidfd = pidfd
         self.req = req
         self.resp = resp
         self.log = log
+        self.group = group
+        self.freeze = freeze
         self.alive = True
+        self.stopped = False
         try:
             self._stat: int | None = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             self._stat = None
         self.cpu_at_end = 0.0
+        self._syscall: int | None = None
+        if park and _READ_SYSCALL is not None:
+            try:
+                self._syscall = os.open(f"/proc/{pid}/syscall", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                pass
+        self._parked = b"%d 0x3 " % (_READ_SYSCALL or 0)
 
     def cpu_seconds(self) -> float:
         """CPU time used so far (``/proc/PID/schedstat``, nanoseconds, read without reopening)."""
@@ -151,6 +209,49 @@ class Child:
             return int(data.split(None, 1)[0]) / 1e9
         except (OSError, ValueError, IndexError):
             return self.cpu_at_end
+
+    def _signal(self, sig: signal.Signals) -> None:
+        try:
+            signal.pidfd_send_signal(self.pidfd, sig)
+        except OSError:
+            pass
+        if self.group:
+            try:
+                os.killpg(self.pid, sig)
+            except OSError:
+                pass
+
+    def parked(self) -> bool:
+        """Whether the bot sleeps in read(2) on its request pipe (fd 3), per the kernel."""
+        if self._syscall is None:
+            return False
+        for _ in range(3):
+            try:
+                state = os.pread(self._syscall, 64, 0)
+            except OSError:
+                return False
+            if not state.startswith(b"running"):
+                return state.startswith(self._parked)
+            os.sched_yield()  # on its way back to its read: give it a moment (on this CPU)
+        return False
+
+    def stop(self) -> None:
+        """Freeze the bot between its turns (SIGSTOP: it cannot be caught or ignored).
+
+        A bot already asleep reading its request pipe is left asleep when nothing but the
+        arena's next request can wake it: that is as good as stopped, and much cheaper (a
+        stopped process wakes up on the CPU it last ran on; a reader is woken next to its
+        writer).
+        """
+        if self.alive and self.freeze and not self.stopped and not self.parked():
+            self._signal(signal.SIGSTOP)
+            self.stopped = True
+
+    def resume(self) -> None:
+        """Let the bot run again for its turn (SIGCONT)."""
+        if self.alive and self.stopped:
+            self._signal(signal.SIGCONT)
+            self.stopped = False
 
     def running(self) -> bool:
         """Whether the process has not exited yet (its pidfd is not readable)."""
@@ -182,13 +283,13 @@ class Child:
     def close(self) -> None:
         """Kill if needed and release every descriptor."""
         self.kill()
-        for fd in (self.req, self.resp, self.log, self.pidfd, self._stat):
+        for fd in (self.req, self.resp, self.log, self.pidfd, self._stat, self._syscall):
             if fd is not None:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._stat = None
+        self._stat = self._syscall = None
 
 
 class Zygote:
@@ -229,10 +330,9 @@ class Zygote:
             **ids,
         )
         theirs.close()
-        read_paths = ["/usr", lib, bot_dir, "/dev/null", "/dev/urandom"]
-        for name in ("/lib", "/lib64", "/bin"):
-            if os.path.isdir(name) and not os.path.islink(name):
-                read_paths.append(name)
+        # Inside bubblewrap /usr holds only the host files; without it, name each of them.
+        files = ["/usr"] if plan.bwrap else list(host_files().read_paths)
+        read_paths = [*files, lib, bot_dir, "/dev/null", "/dev/urandom"]
         cfg = {
             "lib": lib,
             "bot_path": f"{bot_dir}/{self.bot_path.name}",
@@ -251,7 +351,7 @@ class Zygote:
         except OSError:
             reply = None
         if reply is None:
-            self.load_error = "the bot host did not start: " + self._stderr()
+            self.load_error = self._start_failure()
         else:
             # Remembered so their zombies can be reaped even if the host is killed from
             # outside (orphans come to this process, the subreaper).
@@ -259,8 +359,18 @@ class Zygote:
             msg = json.loads(reply[0])
             if msg.get("ok"):
                 self.info = msg
-            else:
-                self.load_error = str(msg.get("message", "the bot host failed"))
+            else:  # the compiler's message quotes the bot's file: bot-controlled text
+                self.load_error = clean(msg.get("message", "the bot host failed"))
+
+    def _start_failure(self) -> str:
+        """Why the host did not answer: over its CPU budget compiling, or its last words."""
+        last = self._stderr()
+        code = self.proc.returncode
+        # bwrap exits with 128 + the signal that ended the host; a direct host dies of it.
+        if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            limit = self.limits.load_seconds
+            return f"compiling the bot file used over {limit:g} s of CPU (load_seconds)"
+        return clean("the bot host did not start: " + last)
 
     def _stderr(self) -> str:
         self.kill()
@@ -290,18 +400,21 @@ class Zygote:
         """Loaded and still running."""
         return self.load_error is None and self.proc.poll() is None
 
-    def fork(self, seed: int | str, seat: int) -> Child:
+    def fork(self) -> Child:
         """A fresh match child (raises OSError when the zygote cannot provide one)."""
-        return self.finish_fork(self.start_fork(seed, seat))
+        return self.finish_fork(self.start_fork())
 
-    def start_fork(self, seed: int | str, seat: int) -> tuple[int, int, int] | OSError:
-        """Ask for a match child; :meth:`finish_fork` collects it (so zygotes fork in parallel)."""
+    def start_fork(self) -> tuple[int, int, int] | OSError:
+        """Ask for a match child; :meth:`finish_fork` collects it (so zygotes fork in parallel).
+
+        The order carries nothing but the child's descriptors: no seed, seat or match
+        identifier ever enters the zygote, whose memory every later child inherits.
+        """
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
         resp_r, resp_w = os.pipe2(os.O_CLOEXEC)
         log = os.memfd_create("bot-log", os.MFD_CLOEXEC)
         try:
-            order = json.dumps({"seed": seed, "seat": seat}).encode()
-            socket.send_fds(self.ctrl, [order], [req_r, resp_w, log])
+            socket.send_fds(self.ctrl, [b"fork"], [req_r, resp_w, log])
         except OSError as e:
             for fd in (req_w, resp_r, log):
                 os.close(fd)
@@ -335,7 +448,10 @@ class Zygote:
             raise
         os.set_blocking(resp_r, False)
         os.set_blocking(req_w, False)
-        return Child(pid, pidfd, req_w, resp_r, log)
+        forks = not (self.plan.seccomp or self.plan.bwrap or self.plan.nproc)
+        return Child(
+            pid, pidfd, req_w, resp_r, log, forks, self.plan.freeze, park=self.plan.seccomp
+        )
 
     def pids(self) -> list[int]:
         """The host's process and all its descendants, while they live."""

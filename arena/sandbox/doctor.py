@@ -14,17 +14,33 @@ from arena.sandbox.values import BotSource, Limits, SandboxUnavailable
 __all__ = ["diagnose", "render"]
 
 _CHECK_BOT = """\
+import ctypes
 import os
 import random
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def shm_probe():
+    shm = libc.shmget(0, 4096, 0o1600)
+    if shm >= 0:  # never leave a segment behind (it would outlive this process)
+        libc.shmctl(shm, 0, None)
+    return shm
 
 
 class Bot:
     def act(self, obs):
         if obs["hand_number"] == 0 and not getattr(self, "probed", False):
             self.probed = True
-            for path in ("/etc/passwd", "/etc/hostname"):
+            for path in ("/etc/passwd", "/etc/hostname", "/proc/meminfo"):
                 try:
                     open(path).close()
+                    print("visible", path)
+                except OSError:
+                    pass
+            for path in ("/usr/local", "/usr/share"):
+                try:
+                    os.listdir(path)
                     print("visible", path)
                 except OSError:
                     pass
@@ -33,6 +49,16 @@ class Bot:
                 print("fork allowed")
             except OSError:
                 pass
+            one = ctypes.c_ulong(1)
+            calls = {
+                "SysV shared memory": shm_probe,
+                "inotify": lambda: libc.inotify_init1(0),
+                "sysinfo": lambda: libc.sysinfo(ctypes.create_string_buffer(128)),
+                "sched_setaffinity": lambda: libc.sched_setaffinity(0, 8, ctypes.byref(one)),
+            }
+            for name, call in calls.items():
+                if call() >= 0:
+                    print(name, "allowed")
         return random.choice(obs["legal"])
 """
 
@@ -76,7 +102,11 @@ def diagnose(live: bool = True, db_path: str | None = None) -> dict[str, Any]:
             t = time.perf_counter()
             warm = pool.play_match([bot, bot, bot], 2)
             warm_ms = (time.perf_counter() - t) * 1e3
-            hosts = [z.info for z in pool._zygotes.values()]
+            # Inside bubblewrap every host sees uid 1000; report the real (outside) one.
+            hosts = [
+                {**z.info, "uid": z.lease.uid if z.lease else os.geteuid()}
+                for z in pool._zygotes.values()
+            ]
     except SandboxUnavailable as e:
         report["live"] = {"ok": False, "error": str(e)}
         return report

@@ -1,10 +1,11 @@
 """The bot host: the program that runs inside the sandbox (trusted code until it runs the bot).
 
-It is started by :mod:`arena.sandbox.client` as ``/usr/bin/python3 -I -S -B host.py CTRL_FD``
-(inside bubblewrap when available), imports nothing of the arena but ``arena.cards`` (from a
-staged copy) and must run on the system Python 3.9+ with only the standard library (plus
-Debian's ``python3-seccomp`` when present). It is staged next to a copy of ``arena/cards.py`` so a
-bot uid that cannot read the arena's install directory can still run it.
+It is started by :mod:`arena.sandbox.client` as ``/usr/bin/python3 -s -S -B host.py CTRL_FD``
+(inside bubblewrap when available), imports nothing of the arena but ``arena.cards`` and
+:mod:`arena.sandbox.confine` (Landlock and seccomp; staged copies of both) and must run on the
+system Python 3.9+ with only the standard library (plus Debian's ``python3-seccomp`` when
+present). It is staged next to those copies so a bot uid that cannot read the arena's install
+directory can still run it.
 
 Two roles, one file:
 
@@ -14,15 +15,16 @@ Two roles, one file:
   match, receives three file descriptors (requests, replies, log) and forks;
 * the **match child**: leaves the control socket, moves the protocol to private fds and whatever
   it prints to the capped log, applies the per-process layers (own session, rlimits, a nested
-  Landlock domain that cannot signal its zygote, seccomp), reseeds ``random`` from the match
-  seed and the seat, runs the bot's module code, creates ``Bot()`` and answers one JSON line per
-  request until the arena closes the pipe or kills it.
+  Landlock domain that cannot signal its zygote, seccomp), waits for the arena's go-ahead (the
+  64 bytes that seed ``random``, a one-way digest: the match seed never enters the sandbox),
+  runs the bot's module code, creates ``Bot()`` and answers one JSON line per request (forced
+  ones without calling the bot) until the arena closes the pipe or kills it. Between its turns
+  the arena keeps it stopped (SIGSTOP) or asleep on its request pipe.
 """
 
 from __future__ import annotations
 
 import ctypes
-import errno
 import gc
 import io
 import json
@@ -34,15 +36,27 @@ import socket
 import sys
 import traceback
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.sandbox.confine import (
+        SYS_LANDLOCK_RESTRICT_SELF,
+        apply_landlock,
+        build_seccomp,
+        load_seccomp,
+        scope_ruleset,
+    )
+else:  # staged beside this file (sys.path[0]), like arena.cards
+    from confine import (
+        SYS_LANDLOCK_RESTRICT_SELF,
+        apply_landlock,
+        build_seccomp,
+        load_seccomp,
+        scope_ruleset,
+    )
 
 PR_SET_PDEATHSIG = 1
-PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
-SECCOMP_MODE_FILTER = 2
-SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture (new syscalls)
-SYS_LANDLOCK_ADD_RULE = 445
-SYS_LANDLOCK_RESTRICT_SELF = 446
 MAX_LINE = 1 << 20
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -55,189 +69,6 @@ def _prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int =
     if rc != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
-
-
-# --- Landlock -------------------------------------------------------------------------------
-
-_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
-_READ_DIR = 1 | 4 | 8  # EXECUTE | READ_FILE | READ_DIR
-_READ_FILE = 1 | 4
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    ]
-
-
-class _PathBeneath(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version (0 when unsupported or disabled)."""
-    rc = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    return max(int(rc), 0)
-
-
-def _restrict(abi: int, fs: int, net: int, scoped: int, rules: list[tuple[str, int]]) -> None:
-    """Create a ruleset handling ``fs``/``net``/``scoped``, add path rules, restrict self."""
-    attr = _RulesetAttr(fs, net, scoped)
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    fd = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
-    if fd < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
-    try:
-        for path, access in rules:
-            try:
-                pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue  # a path that does not exist here needs no rule
-            try:
-                isdir = os.path.isdir(path)
-                rule = _PathBeneath(access if isdir else access & _READ_FILE, pfd)
-                if _libc.syscall(SYS_LANDLOCK_ADD_RULE, fd, 1, ctypes.byref(rule), 0) != 0:
-                    raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
-            finally:
-                os.close(pfd)
-        if _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-    finally:
-        os.close(fd)
-
-
-def apply_landlock(abi: int, read_paths: list[str]) -> None:
-    """Files: read and execute only under ``read_paths``; no TCP (ABI>=4); scoped (ABI>=6)."""
-    fs = _FS_BY_ABI[max(k for k in _FS_BY_ABI if k <= abi)]
-    net = 3 if abi >= 4 else 0  # BIND_TCP | CONNECT_TCP
-    scoped = 3 if abi >= 6 else 0  # ABSTRACT_UNIX_SOCKET | SIGNAL
-    _restrict(abi, fs, net, scoped, [(p, _READ_DIR) for p in read_paths])
-
-
-def scope_ruleset(abi: int) -> int | None:
-    """A ruleset with only scopes, made once by the zygote; each child restricts itself with it
-    (a nested domain: the child can no longer signal its zygote, siblings or the arena)."""
-    if abi < 6:
-        return None
-    attr = _RulesetAttr(0, 0, 3)
-    fd = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(24), 0)
-    if fd < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
-    return int(fd)
-
-
-# --- seccomp --------------------------------------------------------------------------------
-
-DENY = (
-    # network and IPC endpoints
-    "socket socketpair connect bind listen accept accept4 "
-    # new processes, threads and programs
-    "fork vfork clone execve execveat "
-    # other processes
-    "kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_open pidfd_getfd "
-    "pidfd_send_signal ptrace process_vm_readv process_vm_writev process_madvise kcmp "
-    "migrate_pages move_pages setsid setpgid "
-    # the file system
-    "creat unlink unlinkat rename renameat renameat2 mkdir mkdirat rmdir link linkat symlink "
-    "symlinkat chmod fchmod fchmodat chown fchown fchownat lchown truncate ftruncate mknod "
-    "mknodat utime utimes utimensat futimesat setxattr lsetxattr fsetxattr removexattr "
-    "lremovexattr fremovexattr fallocate memfd_create memfd_secret name_to_handle_at "
-    "open_by_handle_at fanotify_init "
-    # the kernel, namespaces, identities
-    "mount umount2 pivot_root chroot unshare setns bpf perf_event_open userfaultfd keyctl "
-    "add_key request_key io_uring_setup io_uring_enter io_uring_register setuid setgid "
-    "setreuid setregid setresuid setresgid setgroups setfsuid setfsgid capset reboot swapon "
-    "swapoff init_module finit_module delete_module kexec_load kexec_file_load acct "
-    "settimeofday clock_settime clock_adjtime adjtimex syslog quotactl sethostname "
-    "setdomainname vhangup iopl ioperm modify_ldt "
-    # CPU theft between decisions and raising limits
-    "setitimer alarm timer_create timerfd_create setrlimit"
-).split()
-
-
-CHILD_ONLY = ("fork", "vfork", "clone", "setsid", "setpgid", "setrlimit")
-"""Denied to match children only: the zygote itself must fork, and a child lowers its limits."""
-
-
-def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
-    """Two filters: one the zygote installs on itself (so each child inherits it) and a small
-    one each child adds (fork, sessions, limits); stacked they deny all of :data:`DENY`.
-
-    Each is ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
-    """
-    import importlib
-
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        seccomp: Any = None
-        for name in ("seccomp", "pyseccomp"):  # Debian python3-seccomp, or PyPI pyseccomp
-            try:
-                seccomp = importlib.import_module(name)
-                break
-            except ImportError:
-                continue
-        if seccomp is None:
-            return None
-    finally:
-        sys.path.remove("/usr/lib/python3/dist-packages")
-
-    def new() -> Any:
-        f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-        # A 32-bit int 0x80 syscall would bypass every rule: kill the process instead.
-        f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
-        return f
-
-    def add(f: Any, action: Any, name: str, *args: Any) -> None:
-        try:
-            f.add_rule(action, name, *args)
-        except (ValueError, RuntimeError, OSError):
-            pass  # not a syscall on this architecture
-
-    eperm, enosys = seccomp.ERRNO(errno.EPERM), seccomp.ERRNO(errno.ENOSYS)
-    zyg, child = new(), new()
-    for name in DENY:
-        add(child if name in CHILD_ONLY else zyg, eperm, name)
-    # Their arguments are structs that BPF cannot inspect: ENOSYS makes libc fall back.
-    add(zyg, enosys, "openat2")
-    add(child, enosys, "clone3")
-    for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND):
-        add(zyg, eperm, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
-        add(zyg, eperm, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
-    add(child, eperm, "prlimit64", seccomp.Arg(2, seccomp.NE, 0))
-    add(zyg, eperm, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5412))  # TIOCSTI
-    return _prebuild(zyg), _prebuild(child)
-
-
-def _prebuild(f: Any) -> tuple[str, Any]:
-    """The filter as a ready ``sock_fprog`` (one prctl call per child), else the object."""
-    try:
-        mfd = os.memfd_create("seccomp-bpf")
-        with os.fdopen(mfd, "w+b") as out:
-            f.export_bpf(out)
-            out.seek(0)
-            bpf = out.read()
-    except (OSError, AttributeError, TypeError):
-        return ("lib", f)
-    buf = ctypes.create_string_buffer(bpf, len(bpf))
-    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    return ("bpf", (buf, ctypes.byref(prog), prog))
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-def load_seccomp(prepared: tuple[str, Any]) -> None:
-    """Install the filter prepared by :func:`build_seccomp` on this process."""
-    kind, value = prepared
-    if kind == "lib":
-        value.load()
-        return
-    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, value[1], 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "seccomp filter refused")
 
 
 # --- the match child ------------------------------------------------------------------------
@@ -263,18 +94,47 @@ class _Log(io.TextIOBase):
         pass
 
 
+_BOT_FILE = ""
+"""The bot file's path as compiled (its frames are the only ones a traceback shows)."""
+
+
 def _describe(e: BaseException, tb: bool = True) -> str:
+    """The exception as a bot author needs it: ``KeyError: 'dummy' (bot.py, line 5)``, then
+    the bot's own frames in Python's format (innermost last). Frames of the host and the
+    standard library are left out: they are not the author's code and would show the
+    sandbox's internals. (The standings site drops the quoted source lines.)"""
     try:
-        text = f"{type(e).__name__}: {e}"
+        last = "".join(traceback.format_exception_only(type(e), e)).strip()
     except BaseException:
-        text = type(e).__name__
-    if tb:
-        try:
-            lines = traceback.format_exception(type(e), e, e.__traceback__, limit=-6)
-            text = text + "\n" + "".join(lines[-8:])[-1500:]
-        except BaseException:
-            pass
-    return text[:4000]
+        last = type(e).__name__
+    if not tb:
+        return last[:4000]
+    frames: list[str] = []
+    where = ""
+    try:
+        for fr in traceback.extract_tb(e.__traceback__):
+            if fr.filename == _BOT_FILE:
+                name = os.path.basename(fr.filename)
+                where = f"{name}, line {fr.lineno}"
+                frames.append(f'  File "{name}", line {fr.lineno}, in {fr.name}')
+                if fr.line:
+                    frames.append(f"    {fr.line.strip()[:200]}")
+    except BaseException:
+        pass
+    if not frames:
+        return last[:4000]
+    head = f"{last} ({where})\nTraceback (the bot's own frames, most recent call last):\n"
+    return (head + "\n".join(frames[-16:]))[:4000]
+
+
+def _frame(read: Any) -> bytes | None:
+    """One framed message from the arena (4-byte little-endian length, then the bytes)."""
+    head = read(4)
+    if len(head) < 4:
+        return None
+    size = int.from_bytes(head, "little")
+    payload = read(size)
+    return payload if len(payload) == size else None
 
 
 def _safe_repr(x: object) -> str:
@@ -304,50 +164,70 @@ def run_child(
     code: types.CodeType,
     ctrl: socket.socket,
     fds: list[int],
-    seed: object,
-    seat: int,
     prepared: tuple[str, Any] | None,
     devnull: int,
     scope_fd: int | None,
 ) -> None:
-    """The match child: isolate, load the bot, answer requests; never returns."""
-    req, resp, log = fds
+    """The match child: isolate, wait for the arena's go, load the bot, answer; never returns."""
+    global _BOT_FILE
+    _BOT_FILE = cfg["bot_path"]
     try:
-        os.setsid()
-        _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the zygote goes
-        # Kernel attaches our pid (translated into the arena's pid namespace) to this message.
-        ctrl.sendmsg([b'{"child":1}'])
-        ctrl.close()
-        if scope_fd is not None and _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, scope_fd, 0) != 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-        os.dup2(devnull, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.dup2(req, 3)
-        os.dup2(resp, 4)
-        os.closerange(5, 1 << 16)
-        req, resp = 3, 4
-        # RLIMIT_CPU counts this process's own time from zero: set per child, not in the zygote.
-        cpu = int(cfg["limits"]["match_cpu_seconds"]) + 2  # a backstop; the arena accounts
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        _set_limit(resource.RLIMIT_NOFILE, 16)
-        if cfg.get("nproc"):
-            _set_limit(resource.RLIMIT_NPROC, 1)
-        if prepared is not None:
-            load_seccomp(prepared)
+        _isolate(cfg, ctrl, fds, prepared, devnull, scope_fd)
     except BaseException as e:
-        failed = {"load": "sandbox set-up failed: " + _describe(e)}
-        os.write(resp, (json.dumps(failed) + "\n").encode())
+        failed = {"load": "sandbox set-up failed: " + _describe(e, tb=False)}
+        os.write(fds[1], (json.dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
     log_out, log_err = _Log(1), _Log(2)
     vars(sys).update(
         stdout=log_out, __stdout__=log_out, stderr=log_err, __stderr__=log_err, stdin=None
     )
+    read = os.fdopen(3, "rb", buffering=1 << 16).read
+    # The arena's go-ahead, sent when it is this seat's turn to load: the 64 bytes that seed
+    # ``random`` (a one-way digest of the match seed and the seat; the match seed itself never
+    # reaches this process or its zygote).
+    digest = _frame(read)
+    if digest is None:
+        os._exit(0)
     import random
 
-    random.seed(f"arena/bot/{seed}/{seat}")
-    rfile = os.fdopen(req, "rb", buffering=1 << 16)
+    random.seed(digest)
+    del digest
+    _serve(_load(cfg, code), read)
+
+
+def _isolate(
+    cfg: dict[str, Any],
+    ctrl: socket.socket,
+    fds: list[int],
+    prepared: tuple[str, Any] | None,
+    devnull: int,
+    scope_fd: int | None,
+) -> None:
+    """The child's own layers: session, descriptors 0-4 only, limits, Landlock scope, seccomp."""
+    req, resp, log = fds
+    os.setsid()
+    _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the zygote goes
+    # Kernel attaches our pid (translated into the arena's pid namespace) to this message.
+    ctrl.sendmsg([b'{"child":1}'])
+    ctrl.close()
+    if scope_fd is not None and _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, scope_fd, 0) != 0:
+        raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    for fd, target in ((devnull, 0), (log, 1), (log, 2), (req, 3), (resp, 4)):
+        os.dup2(fd, target)
+    os.closerange(5, 1 << 16)
+    # RLIMIT_CPU counts this process's own time from zero: set per child, not in the zygote.
+    cpu = int(cfg["limits"]["match_cpu_seconds"]) + 2  # a backstop; the arena accounts
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    _set_limit(resource.RLIMIT_NOFILE, 16)
+    if cfg.get("nproc"):
+        _set_limit(resource.RLIMIT_NPROC, 1)
+    if prepared is not None:
+        load_seccomp(prepared)
+
+
+def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
+    """Run the bot's module code and create ``Bot()``; say ready (or why not) to the arena."""
     try:
         module = types.ModuleType("bot")
         module.__file__ = cfg["bot_path"]
@@ -365,41 +245,53 @@ def run_child(
     except BaseException as e:  # SystemExit and KeyboardInterrupt too: it is the bot's code
         hello = {"load": _describe(e)}
     try:
-        _write_all(resp, (json.dumps(hello) + "\n").encode())
+        _write_all(4, (json.dumps(hello) + "\n").encode())
     except BaseException:
         os._exit(71)
     if "load" in hello:
         os._exit(0)
+    return bot
+
+
+def _serve(bot: Any, read: Any) -> None:
+    """Answer one JSON line per request until the arena closes the pipe; never returns."""
     dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
-    read, unmarshal = rfile.read, marshal.loads
+    unmarshal = marshal.loads
     while True:
         # A request: 4-byte little-endian length, then marshal of (request number, obs).
-        head = read(4)
-        if len(head) < 4:
-            os._exit(0)
-        size = int.from_bytes(head, "little")
-        payload = read(size)
-        if len(payload) < size:
+        payload = _frame(read)
+        if payload is None:
             os._exit(0)
         n, obs = unmarshal(payload)
-        try:
-            action = bot.act(obs)
-        except MemoryError as e:
-            out = dumps({"i": n, "e": "memory", "m": _describe(e)})
-        except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
-            out = dumps({"i": n, "e": "crash", "m": _describe(e)})
+        legal = obs["legal"]
+        if len(legal) == 1:
+            # Forced: answered without the bot, but still a round trip, so the time between a
+            # bot's turns never tells whether another seat had a choice.
+            out = dumps({"i": n, "a": legal[0]})
         else:
-            try:
-                out = dumps({"i": n, "a": action})
-            except BaseException as e:  # objects, NaN, generators, cycles: not an action
-                what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
-                out = dumps({"i": n, "e": "illegal", "m": what})
-            if len(out) > MAX_LINE:
-                out = dumps({"i": n, "e": "illegal", "m": "the answer is over 1 MiB of JSON"})
+            out = _answer(bot, n, obs, dumps)
         try:
-            _write_all(resp, (out + "\n").encode())
+            _write_all(4, (out + "\n").encode())
         except BaseException:
             os._exit(72)
+
+
+def _answer(bot: Any, n: int, obs: dict[str, Any], dumps: Any) -> str:
+    """The reply line to request ``n``: the bot's action, or what went wrong."""
+    try:
+        action = bot.act(obs)
+    except MemoryError as e:
+        return str(dumps({"i": n, "e": "memory", "m": _describe(e)}))
+    except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
+        return str(dumps({"i": n, "e": "crash", "m": _describe(e)}))
+    try:
+        out = str(dumps({"i": n, "a": action}))
+    except BaseException as e:  # objects, NaN, generators, cycles: not an action
+        what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
+        return str(dumps({"i": n, "e": "illegal", "m": what}))
+    if len(out) > MAX_LINE:
+        return str(dumps({"i": n, "e": "illegal", "m": "the answer is over 1 MiB of JSON"}))
+    return out
 
 
 # --- the zygote -----------------------------------------------------------------------------
@@ -418,6 +310,31 @@ def _fail(ctrl: socket.socket, message: str) -> None:
             pass
     except OSError:
         pass
+
+
+def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
+    """Read and compile the bot file under the bot's memory limit and load-time CPU budget.
+
+    A file over ``source_bytes`` is refused (the arena refuses it before staging; this is the
+    second line). The address-space limit set here stays for the zygote and its children; the
+    CPU limit is only the soft one (SIGXCPU ends the zygote, which the arena reports) and is
+    lifted again, since every child sets its own.
+    """
+    limits = cfg["limits"]
+    _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+    cap = int(limits["source_bytes"])
+    with open(cfg["bot_path"], "rb") as f:
+        source = f.read(cap + 1)
+    if len(source) > cap:
+        raise ValueError(f"the bot file is over the limit of {cap} bytes")
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    budget = int(used.ru_utime + used.ru_stime + float(limits["load_seconds"])) + 1
+    if hard == resource.RLIM_INFINITY or budget < hard:
+        resource.setrlimit(resource.RLIMIT_CPU, (budget, hard))
+    code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    return code
 
 
 def zygote(ctrl_fd: int) -> None:
@@ -457,12 +374,13 @@ def zygote(ctrl_fd: int) -> None:
             apply_landlock(abi, cfg["read_paths"])
             info["landlock"] = abi
         scope_fd = scope_ruleset(abi)
-        with open(cfg["bot_path"], "rb") as f:
-            source = f.read()
-        code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
+        code = _compile_within_limits(cfg)
     except SyntaxError as e:
         message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
         _fail(ctrl, message)
+        return
+    except MemoryError:
+        _fail(ctrl, "out of memory compiling the bot file (memory_mb limit)")
         return
     except BaseException as e:
         _fail(ctrl, _describe(e, tb=False))
@@ -483,7 +401,6 @@ def zygote(ctrl_fd: int) -> None:
         # EFBIG rather than death, and the bulk of the seccomp filter (the zygote needs none
         # of what it denies from here on; children add the small rest).
         limits = cfg["limits"]
-        _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
         _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if filters is not None:
@@ -499,7 +416,6 @@ def zygote(ctrl_fd: int) -> None:
             return
         if not msg:
             return
-        order = json.loads(msg)
         try:
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass  # children of earlier matches, already killed by the arena
@@ -513,9 +429,7 @@ def zygote(ctrl_fd: int) -> None:
             _reply(ctrl, {"error": f"fork failed: {e}"})
             continue
         if pid == 0:
-            run_child(
-                cfg, code, ctrl, fds, order["seed"], order["seat"], prepared, devnull, scope_fd
-            )
+            run_child(cfg, code, ctrl, fds, prepared, devnull, scope_fd)
         for fd in fds:
             os.close(fd)
 

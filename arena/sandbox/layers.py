@@ -11,18 +11,31 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import functools
+import glob
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from arena.sandbox.values import SandboxUnavailable
 
-__all__ = ["Layer", "Plan", "probe", "plan", "UidLease", "lease_uid", "become_subreaper"]
+__all__ = [
+    "Layer",
+    "Plan",
+    "HostFiles",
+    "host_files",
+    "probe",
+    "plan",
+    "UidLease",
+    "lease_uid",
+    "become_subreaper",
+]
 
 HOST_PYTHON: Final = "/usr/bin/python3"
 """The host interpreter: world-readable, so a bot uid can run it (a pyenv under /root is not)."""
@@ -59,6 +72,7 @@ class Plan:
     landlock: int = 0
     seccomp: bool = False
     nproc: bool = False
+    freeze: bool = False
     unsafe: bool = False
     layers: tuple[Layer, ...] = field(default=())
 
@@ -94,11 +108,119 @@ def _run(argv: list[str], **kw: Any) -> tuple[bool, str]:
     return p.returncode == 0, out[-1] if out else f"exit status {p.returncode}"
 
 
+@dataclass(frozen=True)
+class HostFiles:
+    """The files a bot host needs, and nothing else of the machine.
+
+    ``binds`` are ``(outside, inside)`` pairs for bubblewrap (the interpreter, its standard
+    library, the shared libraries they load, the seccomp binding); ``read_paths`` the same files
+    by their real paths, for Landlock when bubblewrap is off; ``detail`` says which it is.
+    """
+
+    binds: tuple[tuple[str, str], ...]
+    read_paths: tuple[str, ...]
+    detail: str
+
+
+_LIST_FILES = f"""
+import glob, json, os, sys, sysconfig
+sys.path.append({DIST_PACKAGES!r})
+out = {{"exe": os.path.realpath(sys.executable), "stdlib": sysconfig.get_path("stdlib"),
+       "platstdlib": sysconfig.get_path("platstdlib"), "extra": []}}
+import _ctypes
+out["dynload"] = os.path.dirname(_ctypes.__file__)
+for name in ("seccomp", "pyseccomp"):
+    try:
+        out["extra"].append(__import__(name).__file__)
+    except ImportError:
+        pass
+print(json.dumps(out))
+"""
+
+
+def _ldd(paths: list[str]) -> set[str]:
+    """Every shared library (and the dynamic loader) that the ELF files ``paths`` load."""
+    p = subprocess.run(["ldd", *paths], capture_output=True, text=True, timeout=30, check=False)
+    libs = set()
+    for line in p.stdout.splitlines():
+        words = line.split()
+        if "=>" in words and len(words) > words.index("=>") + 1:
+            target = words[words.index("=>") + 1]
+            if target.startswith("/"):
+                libs.add(target)
+        elif words and words[0].startswith("/") and not words[0].endswith(":"):
+            libs.add(words[0])  # the loader: "/lib64/ld-linux-x86-64.so.2 (0x...)"
+    return libs
+
+
+@functools.cache
+def host_files() -> HostFiles:
+    """List the host interpreter's files (once per process, about 60 ms).
+
+    Falls back to all of ``/usr`` (and says so) when the list cannot be made, e.g. without
+    ``ldd``.
+    """
+    try:
+        p = subprocess.run(
+            [HOST_PYTHON, "-s", "-S", "-c", _LIST_FILES],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+            cwd="/",
+        )
+        found = json.loads(p.stdout)
+        dirs = sorted({found["stdlib"], found["platstdlib"]})
+        elves = [found["exe"], *glob.glob(os.path.join(found["dynload"], "*.so"))]
+        elves += [f for f in found["extra"] if f.endswith(".so")]
+        libs = _ldd(elves)
+        if not libs:
+            raise OSError("ldd found no libraries")
+    except (OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
+        return HostFiles((("/usr", "/usr"),), ("/usr",), f"all of /usr ({e})")
+    binds = [(found["exe"], HOST_PYTHON)] + [(d, d) for d in dirs]
+    for path in sorted(libs) + sorted(found["extra"]):
+        # Inside, each file sits at its canonical directory under /usr (/lib and /lib64 are
+        # symlinks to usr/lib*), under the name the loader asks for.
+        inside = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        if not any(inside.startswith(d + "/") for d in dirs):
+            binds.append((os.path.realpath(path), inside))
+    reals = sorted({os.path.realpath(outside) for outside, _ in binds})
+    return HostFiles(
+        tuple(binds),
+        tuple(reals),
+        f"only the interpreter's files: {len(dirs)} directories and {len(binds) - len(dirs)} files",
+    )
+
+
+@functools.cache
+def warm_page_cache() -> float:
+    """Read every host file once, so all their pages are in the page cache; seconds taken.
+
+    A bot cannot evict a page (fadvise, madvise PAGEOUT and memory pressure are out of its
+    reach), so with every page resident, which pages another bot read leaves no trace.
+    """
+    start = time.monotonic()
+    for top in host_files().read_paths:
+        walk = [(top, [], [""])] if os.path.isfile(top) else os.walk(top)
+        for root, _dirs, names in walk:
+            for name in names:
+                try:
+                    with open(os.path.join(root, name) if name else root, "rb") as f:
+                        while f.read(1 << 20):
+                            pass
+                except OSError:
+                    continue
+    return time.monotonic() - start
+
+
 def bwrap_argv(binds: list[tuple[str, str]], python: str, script: str, ctrl_fd: int) -> list[str]:
-    """The bubblewrap command for a host: only /usr and the ``(outside, inside)`` binds exist.
+    """The bubblewrap command for a host: only the host files and the ``(outside, inside)``
+    binds exist.
 
     Everything is read-only; the staged directories appear at fixed inside paths, so a bot
-    learns nothing of the arena's file system, not even the staging directory's name.
+    learns nothing of the arena's file system, not even the staging directory's name; the
+    uid, gid and host name inside are fixed, so they tell nothing either.
     """
     argv = [
         "bwrap",
@@ -109,6 +231,12 @@ def bwrap_argv(binds: list[tuple[str, str]], python: str, script: str, ctrl_fd: 
         "--new-session",
         "--cap-drop",
         "ALL",
+        "--uid",
+        "1000",
+        "--gid",
+        "1000",
+        "--hostname",
+        "arena",
         "--clearenv",
         "--setenv",
         "PATH",
@@ -116,15 +244,12 @@ def bwrap_argv(binds: list[tuple[str, str]], python: str, script: str, ctrl_fd: 
         "--setenv",
         "PYTHONHASHSEED",
         "0",
-        "--ro-bind",
-        "/usr",
-        "/usr",
     ]
+    for outside, inside in host_files().binds:
+        argv += ["--ro-bind", outside, inside]
     for name in ("lib", "lib64", "bin"):
         if os.path.islink(f"/{name}"):
             argv += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
-        elif os.path.isdir(f"/{name}"):
-            argv += ["--ro-bind", f"/{name}", f"/{name}"]
     argv += ["--dev", "/dev"]
     for outside, inside in binds:
         argv += ["--ro-bind", outside, inside]
@@ -162,8 +287,9 @@ def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory() as d:
         os.chmod(d, 0o755)
         # --as-pid-1: no separate init, so no orphan is left for a subreaper to reap.
-        argv = bwrap_argv([(d, "/arena")], "/usr/bin/true", "", 0)[:-7]
-        argv += ["--as-pid-1", "--", "/usr/bin/true"]
+        true = os.path.realpath(shutil.which("true") or "/usr/bin/true")
+        argv = bwrap_argv([(d, "/arena"), (true, "/usr/bin/true")], "/usr/bin/true", "", 0)
+        argv = [*argv[:-7], "--as-pid-1", "--", "/usr/bin/true"]
         ids: dict[str, Any] = {}
         if as_uid is not None:
             ids = {"user": as_uid, "group": as_uid, "extra_groups": []}
@@ -177,7 +303,9 @@ def probe() -> list[Layer]:
     """Probe every layer on this machine (cached per process; takes about 50 ms once).
 
     The names: ``python`` (the host interpreter), ``bwrap``, ``uid`` (a separate uid per
-    running bot), ``nnp`` (no_new_privs), ``landlock``, ``seccomp``, ``rlimits``, ``subreaper``.
+    running bot), ``nnp`` (no_new_privs), ``landlock``, ``seccomp``, ``rlimits``, ``subreaper``,
+    ``files`` (only the interpreter's files are visible, not all of ``/usr``) and ``turns``
+    (bots are stopped between their turns).
     """
     off = _disabled()
     root = os.geteuid() == 0
@@ -199,7 +327,8 @@ def probe() -> list[Layer]:
         else "not root: bots run as the arena's own uid, no NPROC limit",
     )
     if sys.platform != "linux":
-        for name in ("bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper"):
+        others = ("bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper", "files", "turns")
+        for name in others:
             add(name, False, "Linux only")
         return layers
     add("bwrap", *_probe_bwrap(UID_BASE + UID_COUNT - 1 if uid_ok else None))
@@ -224,6 +353,14 @@ def probe() -> list[Layer]:
         "address space, CPU, open files, file size, core" + (", processes" if uid_ok else ""),
     )
     add("subreaper", True, "the arena adopts and reaps bots' orphans")
+    files = host_files()
+    add("files", files.read_paths != ("/usr",), files.detail)
+    add(
+        "turns",
+        True,
+        "a bot runs only in its own turn (stopped or asleep on its request pipe between "
+        "turns; forced decisions are round trips too)",
+    )
     return layers
 
 
@@ -236,9 +373,12 @@ def plan(unsafe_no_sandbox: bool = False) -> Plan:
         return Plan(
             python=python,
             unsafe=True,
+            freeze=on["turns"],
             layers=tuple(
                 Layer(
-                    la.name, la.active and la.name in ("python", "rlimits", "subreaper"), la.detail
+                    la.name,
+                    la.active and la.name in ("python", "rlimits", "subreaper", "turns"),
+                    la.detail,
                 )
                 for la in layers
             ),
@@ -253,6 +393,8 @@ def plan(unsafe_no_sandbox: bool = False) -> Plan:
             "cannot sandbox bots here: no bubblewrap, Landlock, seccomp or per-bot uid works "
             "(see `arena doctor`); pass --unsafe-no-sandbox only for trusted bots"
         )
+    if on["bwrap"] or on["landlock"]:
+        warm_page_cache()
     return Plan(
         python=python,
         bwrap=on["bwrap"],
@@ -260,6 +402,7 @@ def plan(unsafe_no_sandbox: bool = False) -> Plan:
         landlock=landlock_abi() if on["landlock"] else 0,
         seccomp=on["seccomp"],
         nproc=on["uid"],
+        freeze=on["turns"],
         layers=tuple(layers),
     )
 

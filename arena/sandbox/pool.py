@@ -14,7 +14,15 @@ from arena.engine import DEFAULT_RULES, Rules, play_match
 from arena.sandbox.client import Child, Stage, Zygote, _descendants
 from arena.sandbox.layers import Plan, become_subreaper, plan
 from arena.sandbox.proxy import SeatProxy
-from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
+from arena.sandbox.values import (
+    BotSource,
+    Fault,
+    Limits,
+    MatchOutcome,
+    bot_random_seed,
+    forfeit_placements,
+)
+from arena.untrusted import clean
 
 __all__ = ["BotPool", "validate_bot"]
 
@@ -100,13 +108,17 @@ class BotPool:
         seen: dict[str, int] = {}
         started = []
         for seat, src in enumerate(sources):
+            too_big = self.limits.source_problem(src)
+            if too_big is not None:  # refused before hashing or staging it
+                proxies[seat].fault = Fault(seat, "load", too_big, None)
+                continue
             copy = seen.get(src.sha256, 0)
             seen[src.sha256] = copy + 1
             z = self._zygote(src, copy)
             if z.load_error is not None:
                 proxies[seat].fault = Fault(seat, "load", z.load_error, None)
             else:  # all three zygotes fork at once
-                started.append((seat, z, z.start_fork(seed, seat)))
+                started.append((seat, z, z.start_fork()))
         for seat, z, request in started:
             try:
                 proxies[seat].child = z.finish_fork(request)
@@ -114,13 +126,14 @@ class BotPool:
                 # The host died (killed from outside, say): not the bot's fault; one new host.
                 z = self._zygote(sources[seat], z.copy, replace=z)
                 try:
-                    proxies[seat].child = z.fork(seed, seat)
+                    proxies[seat].child = z.fork()
                 except OSError as e:
                     proxies[seat].fault = Fault(seat, "load", str(e), None)
         try:
-            deadline = time.monotonic() + self.limits.load_seconds
-            for p in proxies:  # the three load in parallel
-                p.wait_ready(deadline)
+            for seat, p in enumerate(proxies):
+                # One at a time, like every later turn: a bot loads while the others are stopped
+                # or not yet started, so none can slow another's loading.
+                p.load(bot_random_seed(seed, seat))
             result = play_match(proxies, seed, rules)
             stats = [p.stats() for p in proxies]
         finally:
@@ -131,7 +144,8 @@ class BotPool:
                 child.kill()
         logs = []
         for p in proxies:
-            logs.append(p.child.read_log(self.limits.log_bytes) if p.child is not None else "")
+            text = p.child.read_log(self.limits.log_bytes) if p.child is not None else ""
+            logs.append(clean(text, max(self.limits.log_bytes, 1)))  # bot-controlled text
             if p.child is not None:
                 p.child.close()
         faults = [p.fault for p in proxies if p.fault is not None]

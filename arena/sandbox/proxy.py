@@ -2,8 +2,14 @@
 
 One framed request out (:func:`_request`), one JSON line back within the deadline, the answer
 checked against ``obs["legal"]``; any failure becomes a :class:`~arena.sandbox.values.Fault`
-and the seat is played by the fallback (first legal action) from then on. Forced decisions
-(one legal action) are played here without asking the bot.
+and the seat is played by the fallback (first legal action) from then on.
+
+Every decision is a turn of the bot process, forced ones (one legal action, answered by the
+host without calling the bot) included: the time between a bot's turns then depends only on
+what the other bots do, never on whether they had a choice. Outside its turns a bot process is
+stopped (SIGSTOP) or asleep reading its request pipe (:meth:`~arena.sandbox.client.Child.stop`),
+so it cannot use the CPU while the others think, and its CPU is read from its own process: the
+limits count only its own time.
 """
 
 from __future__ import annotations
@@ -20,11 +26,16 @@ from typing import Any, Final
 from arena.engine import is_legal
 from arena.sandbox.client import Child, _exit_status, describe_death
 from arena.sandbox.values import Fault, FaultKind, Limits
+from arena.untrusted import clean
 
-__all__ = ["SeatProxy", "MAX_LINE"]
+__all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR"]
 
 MAX_LINE: Final = 1 << 20
 """The longest line a bot may write on its protocol pipe (and the largest answer)."""
+
+WALL_FACTOR: Final = 5.0
+"""A turn may last this many times its CPU limit on the wall clock (a bot that sleeps or
+blocks uses no CPU; a busy machine must leave a bot at least a fifth of a CPU)."""
 
 try:  # orjson (a declared dependency) parses the bots' answers 3-5x faster than json
     import orjson
@@ -34,6 +45,11 @@ except ImportError:  # pragma: no cover - only without the dependency
     _loads = json.loads
 
 
+def _frame(payload: bytes) -> bytes:
+    """Arena to host: 4-byte little-endian length, then the payload."""
+    return len(payload).to_bytes(4, "little") + payload
+
+
 def _request(k: int, obs: dict[str, Any]) -> bytes:
     """Arena to host: 4-byte little-endian length, then marshal of ``(k, obs)``.
 
@@ -41,8 +57,7 @@ def _request(k: int, obs: dict[str, Any]) -> bytes:
     bot's host ever decodes it, from the trusted arena. Answers come back as JSON lines, which
     the arena parses strictly: it never unmarshals anything a bot wrote.
     """
-    payload = marshal.dumps((k, obs), 4)
-    return len(payload).to_bytes(4, "little") + payload
+    return _frame(marshal.dumps((k, obs), 4))
 
 
 class SeatProxy:
@@ -58,22 +73,32 @@ class SeatProxy:
         self.think = 0.0
         self.max_think = 0.0
         self.cpu = 0.0
-        self.load_wall = 0.0
         self._buf = b""
 
     def set_fault(self, kind: FaultKind, message: str, decision: int | None) -> None:
-        """Record the seat's (first) fault and kill its process."""
+        """Record the seat's (first) fault and kill its process.
+
+        The message may quote the bot (its exception, its stray output): it is capped and
+        stripped of control characters here, the one boundary every such byte crosses.
+        """
         if self.fault is None:
-            self.fault = Fault(self.seat, kind, message, decision)
+            self.fault = Fault(self.seat, kind, clean(message), decision)
         if self.child is not None:
             self.child.kill()
 
-    def _read_line(self, deadline: float, decision: int | None) -> bytes | None:
-        """One line from the bot before ``deadline``; None after recording a fault."""
+    def _read_line(self, limit: float, decision: int | None) -> bytes | None:
+        """One line from the bot within this turn's time; None after recording a fault.
+
+        The turn may use ``limit`` seconds of the bot's own CPU (read from its process, so
+        neither other bots nor a busy machine take any of it) and, as a backstop for a bot
+        that waits without computing, :data:`WALL_FACTOR` times that on the wall clock.
+        """
         assert self.child is not None
         fd = self.child.resp
         buf = self._buf
-        cpu_limit = self.limits.match_cpu_seconds
+        budget = self.limits.match_cpu_seconds
+        start = self.cpu
+        deadline = time.monotonic() + WALL_FACTOR * limit
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         while True:
@@ -85,8 +110,10 @@ class SeatProxy:
                 self.set_fault("protocol", "a line of over 1 MiB on the protocol pipe", decision)
                 return None
             now = time.monotonic()
-            # Wake up no later than the CPU budget could run out, to charge it as such.
-            wake = min(deadline, now + max(0.0, cpu_limit - self.cpu))
+            # CPU time grows no faster than the wall clock: wake up no later than the turn's
+            # CPU time or the match's budget could run out, to charge it as such.
+            cpu_left = min(start + limit, budget) - self.cpu
+            wake = min(deadline, now + max(0.0, cpu_left))
             if poller.poll(math.ceil(max(0.0, wake - now) * 1000)):
                 try:
                     chunk = os.read(fd, 1 << 16)
@@ -100,19 +127,20 @@ class SeatProxy:
                 buf += chunk
                 continue
             self.cpu = self.child.cpu_seconds()
-            if self.cpu >= cpu_limit:
+            if self.cpu >= budget:
                 if decision is None:  # an import-time loop is a load fault, whatever it costs
-                    self.set_fault("load", f"used its CPU budget of {cpu_limit:g} s loading", None)
+                    self.set_fault("load", f"used its CPU budget of {budget:g} s loading", None)
                 else:
-                    self.set_fault("cpu", f"used its CPU budget of {cpu_limit:g} s", decision)
+                    self.set_fault("cpu", f"used its CPU budget of {budget:g} s", decision)
+                return None
+            kind: FaultKind = "load" if decision is None else "timeout"
+            what = "loading" if decision is None else "on one decision"
+            if self.cpu - start >= limit:
+                self.set_fault(kind, f"used over {limit:g} s of CPU {what}", decision)
                 return None
             if time.monotonic() >= deadline:
-                if decision is None:
-                    limit = self.limits.load_seconds
-                    self.set_fault("load", f"did not load within {limit:g} s", None)
-                else:
-                    limit = self.limits.decision_seconds
-                    self.set_fault("timeout", f"no answer within {limit:g} s", decision)
+                wall = WALL_FACTOR * limit
+                self.set_fault(kind, f"no answer within {wall:g} s (wall clock) {what}", decision)
                 return None
 
     def _died(self, decision: int | None) -> None:
@@ -132,13 +160,23 @@ class SeatProxy:
             kind = "load"
         self.set_fault(kind, message, decision)
 
-    def wait_ready(self, deadline: float) -> None:
+    def load(self, random_seed: bytes) -> None:
+        """The bot's loading turn: send the seed of its ``random`` module (the go-ahead), wait
+        until its module code and ``Bot()`` are done, then stop it until its first decision."""
+        if self.child is None or self.fault is not None:
+            return
+        try:  # 68 bytes into an empty pipe: never blocks
+            _write_all(self.child.req, _frame(random_seed), time.monotonic() + 1.0)
+        except OSError:
+            pass  # it died setting up: its last line (or its death) tells why, just below
+        self.wait_ready()
+        self._end_turn()
+
+    def wait_ready(self) -> None:
         """Wait for the bot's module code and ``Bot()`` to finish; a load fault otherwise."""
         if self.child is None or self.fault is not None:
             return
-        start = time.monotonic()
-        line = self._read_line(deadline, None)
-        self.load_wall = time.monotonic() - start + 0.05  # + the child's set-up before we waited
+        line = self._read_line(self.limits.load_seconds, None)
         if line is None:
             return
         try:
@@ -149,34 +187,40 @@ class SeatProxy:
             text = msg.get("load") if isinstance(msg, dict) else None
             self.set_fault("load", str(text or "bad ready line"), None)
 
+    def _end_turn(self) -> None:
+        """Stop the bot and read the CPU it has used (its own process: no one else's counts)."""
+        if self.child is None or not self.child.alive:
+            return
+        self.child.stop()
+        self.cpu = self.child.cpu_seconds()
+
     def act(self, obs: dict[str, Any]) -> Any:
-        """Answer one decision: forced ones directly, others by the bot within the deadline."""
+        """Answer one decision: a turn of the bot within the deadline (forced ones too)."""
         k = self.decisions
         self.decisions += 1
         legal = obs["legal"]
-        if self.fault is not None or len(legal) == 1 or self.child is None:
+        if self.fault is not None or self.child is None:
             return legal[0]
-        self.asked += 1
+        if len(legal) > 1:
+            self.asked += 1
         start = time.monotonic()
+        limit = self.limits.decision_seconds
         try:
-            _write_all(self.child.req, _request(k, obs), start + self.limits.decision_seconds)
+            self._send(_request(k, obs), start + WALL_FACTOR * limit)
         except TimeoutError:
-            limit = self.limits.decision_seconds
             self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
             return legal[0]
         except OSError:
             self._died(k)
             return legal[0]
-        line = self._read_line(start + self.limits.decision_seconds, k)
-        took = time.monotonic() - start
-        self.think += took
-        self.max_think = max(self.max_think, took)
+        line = self._read_line(limit, k)
+        self._end_turn()
+        if len(legal) > 1:  # the statistics are of the decisions the bot was asked
+            took = time.monotonic() - start
+            self.think += took
+            self.max_think = max(self.max_think, took)
         if line is None:
             return legal[0]
-        # The bot runs only while asked: its CPU is at most the wall time it was given, so the
-        # budget needs a look (one pread of /proc/PID/schedstat) only once that could be over.
-        if self.think + self.load_wall >= self.limits.match_cpu_seconds:
-            self.cpu = self.child.cpu_seconds()
         if self.cpu >= self.limits.match_cpu_seconds:
             self.set_fault("cpu", f"used its CPU budget of {self.limits.match_cpu_seconds:g} s", k)
             return legal[0]
@@ -187,6 +231,18 @@ class SeatProxy:
         if action is None:
             return legal[0]
         return action
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        """Write a request and let the bot run: what fits in the pipe first, so the bot wakes
+        to a waiting request (one wake-up, not two), then SIGCONT, then the rest."""
+        assert self.child is not None
+        try:
+            n = os.write(self.child.req, data)
+        except BlockingIOError:
+            n = 0
+        self.child.resume()
+        if n < len(data):
+            _write_all(self.child.req, data[n:], deadline)
 
     def _check(self, line: bytes, obs: dict[str, Any], k: int) -> Any:
         try:
@@ -204,7 +260,7 @@ class SeatProxy:
             if kind not in ("crash", "memory", "illegal"):
                 self.set_fault("protocol", f"a malformed reply: {line[:80]!r}", k)
             else:
-                self.set_fault(kind, str(msg.get("m", ""))[:4000], k)
+                self.set_fault(kind, str(msg.get("m", "")), k)
             return None
         action = msg["a"]
         legal = obs["legal"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal, get_args
 
@@ -17,6 +18,7 @@ __all__ = [
     "Fault",
     "MatchOutcome",
     "SandboxUnavailable",
+    "bot_random_seed",
 ]
 
 FaultKind = Literal["load", "timeout", "cpu", "memory", "crash", "illegal", "protocol"]
@@ -32,10 +34,14 @@ class SandboxUnavailable(ArenaError):
 class Limits:
     """What one bot may use in one match (all measured from the arena side).
 
-    ``decision_seconds`` is the wall clock per decision, ``match_cpu_seconds`` the CPU budget of
-    the whole match (loading included), ``load_seconds`` the wall clock to import the file and
-    create ``Bot()``, ``memory_mb`` the address-space limit of the bot process and
-    ``log_bytes`` the cap on what the bot prints (the rest is dropped).
+    ``decision_seconds`` is the CPU time of the bot's own process per decision (with a
+    wall-clock backstop of 5x for a bot that waits), ``match_cpu_seconds`` the CPU budget of
+    the whole match (loading included), ``load_seconds`` the same as ``decision_seconds`` for
+    importing the file and creating ``Bot()``, ``memory_mb`` the address-space limit of the bot
+    process,
+    ``log_bytes`` the cap on what the bot prints (the rest is dropped) and ``source_bytes`` the
+    largest bot file the sandbox compiles (a larger one is a ``load`` fault, refused before
+    anything is staged).
     """
 
     decision_seconds: float = 1.0
@@ -43,6 +49,7 @@ class Limits:
     memory_mb: int = 1024
     log_bytes: int = 64 * 1024
     load_seconds: float = 5.0
+    source_bytes: int = 1 << 20
 
     def __post_init__(self) -> None:
         for name in ("decision_seconds", "match_cpu_seconds", "load_seconds"):
@@ -53,6 +60,21 @@ class Limits:
             raise ArenaError("Limits.memory_mb must be an int of at least 64 (MiB)")
         if not isinstance(self.log_bytes, int) or not 0 <= self.log_bytes <= 1 << 30:
             raise ArenaError("Limits.log_bytes must be an int in [0, 1 GiB]")
+        if not isinstance(self.source_bytes, int) or not 1 <= self.source_bytes <= 1 << 30:
+            raise ArenaError("Limits.source_bytes must be an int in [1, 1 GiB]")
+
+    def source_problem(self, source: BotSource) -> str | None:
+        """Why ``source`` is too large to load under these limits, or None.
+
+        Cheap (no hashing, at most one encode) so an 8 MB file is refused before it is staged.
+        """
+        text = source.source
+        if len(text) <= self.source_bytes // 4:  # UTF-8 needs at most 4 bytes a character
+            return None
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= self.source_bytes:
+            return None
+        return f"the bot file has {size} bytes, over the limit of {self.source_bytes} bytes"
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
@@ -89,6 +111,19 @@ class BotSource:
             raise ArenaError(f"cannot read bot file {path}: {e}") from None
         stem = os.path.splitext(os.path.basename(path))[0]
         return cls(name or stem, source, os.path.basename(path))
+
+
+def bot_random_seed(seed: int | str, seat: int) -> bytes:
+    """The 64 bytes that seed the ``random`` module of the bot at ``seat`` in match ``seed``.
+
+    HMAC-SHA-512 keyed with the match seed. Python's seeding can be run backwards from
+    ``random.getstate()``, so a bot can learn these bytes; being one-way, they tell it nothing
+    of the match seed, the deals or another seat's stream. The sandbox sends only these bytes
+    to the bot process, and in-process play (``arena demo``) seeds ``random`` with them too,
+    so a bot draws the same numbers in the same match and seat wherever it runs.
+    """
+    key = str(seed).encode("utf-8")
+    return hmac.new(key, f"arena/bot-random/{seat}".encode(), hashlib.sha512).digest()
 
 
 @dataclass(frozen=True)
