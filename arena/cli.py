@@ -6,44 +6,13 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from arena import __version__
-from arena.errors import ArenaError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def db_option(fn: F) -> F:
-    """The shared ``--db PATH`` option (default ``arena.db`` in the working directory)."""
-    return click.option(
-        "--db",
-        "db_path",
-        type=click.Path(dir_okay=False),
-        default="arena.db",
-        show_default=True,
-        envvar="ARENA_DB",
-        help="SQLite database file.",
-    )(fn)
-
-
-def reports_errors(fn: F) -> F:
-    """Turn an :class:`ArenaError` into one line on stderr and exit code 1."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except ArenaError as e:
-            click.echo(f"Error: {e}", err=True)
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
+from arena import __version__, cli_lists
+from arena.cli_common import F, db_option, reports_errors
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -61,16 +30,18 @@ def main() -> None:
 
 @main.command()
 @click.option("--seed", type=int, default=1, show_default=True, help="Match seed.")
-@click.argument("bot_files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("bot_files", metavar="[FILE|BOT]...", nargs=-1)
 @reports_errors
 def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     """Play one match in-process and print it hand by hand (trusted bots only).
 
-    With no BOT_FILES, three copies of the bundled random bot play.
+    Up to three bot files or bundled bots (random, heuristic, montecarlo); bundled bots take
+    the empty seats. With none, three copies of the bundled random bot play.
 
     \b
     Example:
         arena demo --seed 7
+        arena demo my_bot.py              # against heuristic and random
     """
     from arena.demo import run_demo
 
@@ -141,28 +112,73 @@ def unsafe_option(fn: F) -> F:
     )(fn)
 
 
+def source_bytes_option(fn: F) -> F:
+    """The shared ``--max-source-bytes N`` option: the largest bot file read."""
+    return click.option(
+        "--max-source-bytes",
+        "max_source_bytes",
+        type=click.IntRange(1, 1 << 30),
+        default=None,
+        help="Refuse bot files larger than this  [default: 1048576]",
+    )(fn)
+
+
+def _source_cap(limits: dict[str, Any], override: int | None) -> int:
+    from arena.entrants import source_limit
+
+    return override if override is not None else source_limit(limits)
+
+
 @main.command()
 @db_option
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--name", help="Name to store the bot under (default: Bot.name, else file stem).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Store it even if its name belongs to another owner key (the organiser's override).",
+)
+@source_bytes_option
 @unsafe_option
 @reports_errors
-def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
+def submit(
+    db_path: str,
+    file: str,
+    name: str | None,
+    force: bool,
+    max_source_bytes: int | None,
+    unsafe: bool,
+) -> None:
     """Check a bot file in the sandbox and store it as the bot's new version.
 
     The bot must load and play smoke matches against the bundled bots without a fault;
-    otherwise nothing is stored. Submitting the same content again stores nothing.
+    otherwise nothing is stored and the fault is shown with the line of the bot's file it
+    happened on. Submitting the same content again stores nothing. A name belongs to whoever
+    stored it first (their owner key, ~/.config/euchre-arena/owner.key, or $ARENA_OWNER_KEY);
+    the bundled bots' names are reserved.
 
     \b
     Example:
         arena submit my_bot.py --name greedy
     """
+    from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.store import Store
     from arena.tournament import submit as submit_bot
 
+    limits = Limits().to_dict()
+    owner = current_owner()
     with Store(db_path) as store:
-        version, created = submit_bot(store, file, name, Limits().to_dict(), unsafe=unsafe)
+        version, created = submit_bot(
+            store,
+            file,
+            name,
+            limits,
+            unsafe=unsafe,
+            owner=owner,
+            force=force,
+            max_bytes=_source_cap(limits, max_source_bytes),
+        )
     if created:
         click.echo(
             f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
@@ -217,6 +233,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     default=None,
     help="CPU budget of each bot per match  [default: 20.0]",
 )
+@source_bytes_option
 @unsafe_option
 @reports_errors
 def run(
@@ -231,18 +248,20 @@ def run(
     cluster: str | None,
     decision_seconds: float | None,
     match_cpu_seconds: float | None,
+    max_source_bytes: int | None,
     unsafe: bool,
 ) -> None:
     """Run a duplicate round-robin tournament and store every match.
 
     Every set of three bots plays --rounds deal seeds, each in all 6 seatings. Bot files
-    given are registered (name: the file's Bot.name, else its stem); a name picks a submitted
-    bot's latest version; with neither, every submitted bot plays. Rerunning the same command
-    after Ctrl-C or a crash plays only the missing matches.
+    given are registered (name: the file's Bot.name, else its stem); random, heuristic and
+    montecarlo are the bundled bots; any other name picks a submitted bot's latest version;
+    with none, every submitted bot plays. Rerunning the same command after Ctrl-C or a crash
+    plays only the missing matches; a second run of a tournament already running is refused.
 
     \b
     Example:
-        arena run bots/heuristic.py bots/montecarlo.py bots/random_bot.py --rounds 4
+        arena run my_bot.py heuristic random --rounds 4
         arena run --workers 2            # every submitted bot
         arena run greedy heuristic my_bot.py
         arena run --cluster tcp://10.0.0.5:8786   # on a Dask cluster
@@ -252,6 +271,8 @@ def run(
     from rich.console import Console
 
     from arena.engine import Rules
+    from arena.listings import fault_digest
+    from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
     from arena.store import Store
@@ -262,6 +283,7 @@ def run(
         standings_table,
     )
     from arena.tournament import run as run_tournament
+    from arena.views import fault_digest as digest_lines
 
     rounds = DEFAULT_ROUNDS if rounds is None else rounds
     if rounds < 1:
@@ -282,8 +304,15 @@ def run(
         limits["decision_seconds"] = decision_seconds
     if match_cpu_seconds is not None:
         limits["match_cpu_seconds"] = match_cpu_seconds
+    # An owner key only when files may be stored (bundled and submitted names need none).
+    files = any(Path(a).is_file() for a in bots_or_files)
     with Store(db_path) as store:
-        versions = resolve(store, bots_or_files)
+        versions = resolve(
+            store,
+            bots_or_files,
+            owner=current_owner() if files else None,
+            max_bytes=_source_cap(limits, max_source_bytes),
+        )
         the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)
         done = the_plan.total - len(the_plan.todo)
         console.print(
@@ -305,7 +334,10 @@ def run(
         finally:
             if executor is not None:  # already shut down when matches ran; idempotent
                 executor.shutdown(wait=False, cancel_futures=True)
+        digests = fault_digest(store, result.tid)
     console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
+    for line in digest_lines(digests):
+        console.print(line, soft_wrap=True)
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     console.print(
         f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
@@ -330,88 +362,53 @@ def run(
 
 @main.command()
 @db_option
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per bot.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON object: the tournament, counts, and one object per bot.",
+)
 @click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
 @reports_errors
 def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
-    with a 95% bootstrap interval; then how often each bot placed above each other one.
+    with a 95% bootstrap interval; then how often each bot placed above each other one, and
+    each faulty bot's faults in one line each (arena faults shows them all).
 
     \b
     Example:
         arena standings
-        arena standings --json | jq '.[0].name'
+        arena standings --json | jq '.bots[0].name'
     """
     import json
 
     from rich.console import Console
 
-    from arena.ratings import to_json
+    from arena.listings import fault_digest
     from arena.store import Store
-    from arena.tournament import pairwise_table, standings_table
+    from arena.tournament import pairwise_table, standings_json, standings_table
     from arena.tournament import standings as compute_standings
+    from arena.views import fault_digest as digest_lines
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
         table = compute_standings(store, t["id"])
-        versions = {
-            v.id: {"version": v.version, "sha256": v.sha256}
-            for v in store.tournament_entrants(t["id"])
-        }
-    if as_json:
-        click.echo(json.dumps(to_json(table, versions), indent=2))
-        return
+        if as_json:
+            click.echo(json.dumps(standings_json(store, t, table), indent=2))
+            return
+        played = store.tournament_progress(t["id"])
+        digests = fault_digest(store, t["id"])
     console = Console()
-    done = sum(s.matches for s in table) // 3
     console.print(
-        f"Tournament {t['id']} ({t['status']}): {done}/{t['total_matches']} matches, "
+        f"Tournament {t['id']} ({t['status']}): {played}/{t['total_matches']} matches, "
         f"seed {t['seed']}, {t['rounds']} rounds"
     )
     console.print(standings_table(table))
     console.print(pairwise_table(table))
-
-
-@main.command()
-@db_option
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of versions.")
-@reports_errors
-def bots(db_path: str, as_json: bool) -> None:
-    """List the submitted bots and their versions.
-
-    \b
-    Example:
-        arena bots
-    """
-    import json
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from arena.store import Store
-
-    with Store(db_path, create=False) as store:
-        rows = store.bot_listing()
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    if not rows:
-        click.echo(f"No bots in {db_path} yet (arena submit FILE)")
-        return
-    table = Table(title="Bots")
-    for col in ("name", "version", "sha256", "author", "file", "submitted"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(
-            r["name"],
-            str(r["version"]),
-            r["sha256"][:12],
-            r["author"] or "",
-            r["filename"],
-            r["submitted_at"],
-        )
-    Console().print(table)
+    for line in digest_lines(digests):
+        console.print(line, soft_wrap=True)
 
 
 @main.command()
@@ -430,52 +427,6 @@ def replay(db_path: str, match_id: str) -> None:
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))
-
-
-@main.command()
-@db_option
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tournaments.")
-@reports_errors
-def tournaments(db_path: str, as_json: bool) -> None:
-    """List the tournaments in the database, the most recently run first.
-
-    \b
-    Example:
-        arena tournaments
-        arena standings --tournament 8b92a1
-    """
-    import json
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from arena.store import Store
-
-    with Store(db_path, create=False) as store:
-        rows = store.tournaments()
-    if as_json:
-        keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
-        click.echo(json.dumps([{k: r[k] for k in (*keep, "updated_at")} for r in rows], indent=2))
-        return
-    if not rows:
-        click.echo(f"No tournaments in {db_path} yet (arena run)")
-        return
-    table = Table(title="Tournaments")
-    table.add_column("id", no_wrap=True, min_width=16)
-    for col in ("status", "bots", "matches", "seed", "rounds", "last run"):
-        table.add_column(col)
-    for r in rows:
-        bots = ", ".join(b["name"] for b in json.loads(r["config"])["bots"])
-        table.add_row(
-            r["id"],
-            r["status"],
-            bots,
-            f"{r['done']}/{r['total_matches']}",
-            str(r["seed"]),
-            str(r["rounds"]),
-            r["updated_at"],
-        )
-    Console().print(table)
 
 
 # --- site commands ---
@@ -510,8 +461,19 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
     """
     from arena.site import render_site
 
+    _check_site_db(db_path)
     index = render_site(db_path, out_dir, with_logs=with_logs)
     click.echo(f"Site written to {index}")
+
+
+def _check_site_db(db_path: str) -> None:
+    # The site reads the database itself: check it first, so a bad --db is one line, and
+    # record the end of runs that were killed, so the site does not show them running.
+    from arena.store import Store
+
+    with Store(db_path, create=False) as store:
+        if store.writable():
+            store.settle_runs()
 
 
 @main.command()
@@ -547,9 +509,10 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
     from arena.site.serve import check_loopback, make_server
 
     check_loopback(host)
-    if not (Path(out_dir) / "index.html").is_file() and Path(db_path).is_file():
+    if not (Path(out_dir) / "index.html").is_file():
         from arena.site import render_site
 
+        _check_site_db(db_path)  # nothing to serve without a database: one line
         click.echo(f"Site written to {render_site(db_path, out_dir)}")
     server = make_server(out_dir, host, port, quiet=quiet)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])
@@ -562,6 +525,10 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
         pass
     finally:
         server.server_close()
+
+
+for _command in cli_lists.COMMANDS:
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

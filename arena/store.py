@@ -445,6 +445,14 @@ class Store:
             row["status"] = "interrupted"
         return row
 
+    def writable(self) -> bool:
+        """Whether this database can be written now (not read-only, not locked)."""
+        try:
+            with self._transaction():
+                return True
+        except ArenaError:
+            return False
+
     def settle_runs(self) -> None:
         """Store ``interrupted`` for every tournament marked ``running`` that no run holds
         (its run was killed), so the site and other tools read the truth too."""
@@ -473,6 +481,11 @@ class Store:
             more = " and more" if len(rows) > 10 else ""
             raise ArenaError(f"{what} id {prefix!r} is ambiguous: {ids}{more}")
         return rows[0]
+
+    def tournament_progress(self, tid: str) -> int:
+        """How many matches of tournament ``tid`` are stored."""
+        row = self.conn.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ?", (tid,))
+        return int(row.fetchone()[0])
 
     def finished_match_ids(self, tid: str) -> set[str]:
         """Ids of the tournament's matches already stored."""

@@ -38,10 +38,11 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena import ratings, runner
+from arena import faults, ratings, runner
 from arena.engine import Rules
 from arena.entrants import register_files, resolve, submit
 from arena.errors import ArenaError
+from arena.runlock import RunLock
 from arena.scheduler import (
     Entrant,
     MatchSpec,
@@ -50,6 +51,8 @@ from arena.scheduler import (
     tournament_id,
 )
 from arena.store import BotVersion, Store, now
+from arena.untrusted import clean_line
+from arena.views import plain
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,7 @@ __all__ = [
     "run_log",
     "save_standings",
     "standings",
+    "standings_json",
     "standings_table",
     "submit",
 ]
@@ -229,13 +233,44 @@ def run(
     log_path: Path | None = None,
     executor: cf.Executor | None = None,
 ) -> RunResult:
-    """Play every match of ``the_plan.todo`` in ``workers`` processes, storing each batch.
+    """Play every match of the tournament not stored yet in ``workers`` processes, storing
+    each batch.
 
+    Holds the tournament's run lock (:mod:`arena.runlock`) throughout: a second run of the
+    same tournament on the same database is refused with one line naming this one, and the
+    matches to play are listed again once the lock is held, so none is played twice.
     ``executor`` replaces the local process pool (a cluster's executor whose workers run
     :func:`arena.runner.init_worker`); it is shut down at the end like the local one.
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
+    if workers < 1:
+        raise ArenaError(f"--workers must be at least 1, not {workers}")
+    with RunLock(store.path, the_plan.tid):
+        done = store.finished_match_ids(the_plan.tid)
+        the_plan.todo = [m for m in the_plan.matches if m.match_id not in done]
+        return _play(
+            store,
+            the_plan,
+            workers=workers,
+            unsafe=unsafe,
+            console=console,
+            log_path=log_path,
+            executor=executor,
+        )
+
+
+def _play(
+    store: Store,
+    the_plan: Plan,
+    *,
+    workers: int,
+    unsafe: bool = False,
+    console: Console | None = None,
+    log_path: Path | None = None,
+    executor: cf.Executor | None = None,
+) -> RunResult:
+    # The body of run(), under the tournament's run lock.
     if workers < 1:
         raise ArenaError(f"--workers must be at least 1, not {workers}")
     console = console or Console()
@@ -326,6 +361,33 @@ def standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     return ratings.compute(ratings.seat_results(store.seat_results(tid)), names)
 
 
+def standings_json(
+    store: Store, tournament: dict[str, Any], table: Sequence[ratings.BotStanding]
+) -> dict[str, Any]:
+    """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
+    settings, counts, and ``bots``, one object per bot, best first."""
+    tid = tournament["id"]
+    versions = {
+        v.id: {"version": v.version, "sha256": v.sha256} for v in store.tournament_entrants(tid)
+    }
+    bots = ratings.to_json(table, versions)
+    return {
+        "tournament": tid,
+        "status": tournament["status"],
+        "seed": tournament["seed"],
+        "rounds": tournament["rounds"],
+        "created_at": tournament["created_at"],
+        "finished_at": tournament["finished_at"],
+        "counts": {
+            "bots": len(bots),
+            "matches_played": store.tournament_progress(tid),
+            "matches_total": tournament["total_matches"],
+            "faults": sum(b["faults"] for b in bots),
+        },
+        "bots": bots,
+    }
+
+
 def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
     table = standings(store, tid)
@@ -384,7 +446,7 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
     for s in table:
         t.add_row(
             str(s.rank),
-            s.name,
+            plain(s.name, 60),
             f"{s.rating:.0f}",
             "n/a" if math.isnan(s.rating_low) else f"{s.rating_low:.0f} - {s.rating_high:.0f}",
             str(s.matches),
@@ -400,7 +462,7 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
     t = Table(title="Placed above (row over column, 95% interval)")
     t.add_column("")
     for s in table:
-        t.add_column(s.name, justify="center")
+        t.add_column(plain(s.name, 60), justify="center")
     for s in table:
         cells = []
         for o in table:
@@ -410,7 +472,7 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
             else:
                 ci = "" if math.isnan(p["low"]) else f" ({p['low']:.0%}-{p['high']:.0%})"
                 cells.append(f"{p['rate']:.0%}{ci}")
-        t.add_row(s.name, *cells)
+        t.add_row(plain(s.name, 60), *cells)
     return t
 
 
@@ -428,11 +490,12 @@ def replay_text(store: Store, match_id: str) -> str:
     from arena.transcript import format_hand
 
     m, hands = store.match(match_id)
-    names = [store.bot_version(m[f"bot{s}"]).name for s in range(3)]
-    labels = [f"{n} (seat {s})" for s, n in enumerate(names)]
+    versions = [store.bot_version(m[f"bot{s}"]) for s in range(3)]
+    # Names were checked at submission; a database from before that may hold anything.
+    labels = [f"{clean_line(v.name, 60)} (seat {s})" for s, v in enumerate(versions)]
     out = [
-        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round']}, "
-        f"seating {m['seating']}, seed {m['seed']}",
+        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round'] + 1}, "
+        f"seating {m['seating'] + 1} of 6, seed {m['seed']}",
         "Seats: " + ", ".join(labels),
         "",
     ]
@@ -440,8 +503,11 @@ def replay_text(store: Store, match_id: str) -> str:
         out.append(format_hand(HandResult.from_dict(h), labels))
         out.append("")
     for f in store.match_faults(m["id"]):
-        at = "loading" if f["decision"] is None else f"decision {f['decision']}"
-        out.append(f"Fault: {labels[f['seat']]}: {f['kind']} at {at}: {f['message']}")
+        # One line: a bot's message cannot print a line that looks like the arena's own.
+        fault = faults.describe(f, versions[f["seat"]].filename)
+        out.append(f"Fault: {labels[f['seat']]}: {fault}")
+    if len(out) > 3 + 2 * len(hands):
+        out.append(f"(the whole fault messages: arena faults --match {m['id']} --full)")
     final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
     out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
     return "\n".join(out)
