@@ -13,6 +13,7 @@ import click
 
 from arena import __version__, cli_lists
 from arena.cli_common import F, db_option, reports_errors
+from arena.errors import ArenaError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -512,7 +513,12 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
     if not (Path(out_dir) / "index.html").is_file():
         from arena.site import render_site
 
-        _check_site_db(db_path)  # nothing to serve without a database: one line
+        if not Path(db_path).exists():
+            raise ArenaError(
+                f"no site in {out_dir} (no index.html) and no database at {db_path} to render "
+                "one from"
+            )
+        _check_site_db(db_path)
         click.echo(f"Site written to {render_site(db_path, out_dir)}")
     server = make_server(out_dir, host, port, quiet=quiet)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])

@@ -181,7 +181,7 @@ class Store:
         self.db = sqlite_utils.Database(self.conn)
         try:
             self.conn.execute("PRAGMA schema_version").fetchone()
-            self._check_not_newer()
+            self._check_arena_schema()
             if not immutable and self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if mode != "wal":
@@ -199,10 +199,15 @@ class Store:
                 raise ArenaError(dbfile.explain(self.path, e)) from None
             raise
 
-    def _check_not_newer(self) -> None:
-        if not self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        ).fetchone():
+    def _check_arena_schema(self) -> None:
+        # An empty file becomes an arena database; one of another program or of a newer
+        # arena is refused untouched.
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        if "schema_migrations" not in tables:
+            if tables:  # someone else's database: never add our tables to it
+                raise ArenaError(
+                    f"{self.path} is not an arena database (another program's SQLite file)"
+                )
             return
         known = {v for v, _, _ in MIGRATIONS}
         unknown = sorted(set(self.applied_migrations()) - known)
