@@ -113,7 +113,7 @@ def explain(path: Path, e: sqlite3.Error) -> str:
         return f"database {path} is locked by another process; try again when it is done"
     if "not a database" in text or "encrypted" in text:
         return f"{path} is not a SQLite database"
-    if "readonly" in text or "read-only" in text:
+    if "readonly" in text or "read-only" in text or on_read_only_file_system(path):
         return f"database {path} is read-only here (file or file system); this command writes it"
     if "unable to open" in text:
         return (
