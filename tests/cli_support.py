@@ -28,7 +28,8 @@ def arena(
     prefix: list[str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``arena ARGS`` in ``cwd`` (``prefix`` goes before the command, e.g. ``unshare``)."""
-    full_env = {**os.environ, **(env or {})}
+    # A wide terminal, so that tables do not wrap the names the tests look for.
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
     full_env.pop("ARENA_DB", None)
     return subprocess.run(
         [*(prefix or []), arena_script(), *map(str, args)],
