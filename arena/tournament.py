@@ -9,6 +9,7 @@ This module ties them together for the ``submit``, ``run`` and ``standings`` com
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import logging
 import math
 import multiprocessing
@@ -16,12 +17,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 import multiprocessing_logging  # type: ignore[import-untyped]
 from rich.console import Console
@@ -55,6 +56,7 @@ from arena.untrusted import clean_line
 from arena.views import plain
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 
 __all__ = [
@@ -223,6 +225,27 @@ def _interrupts() -> Iterator[threading.Event]:
             signal.signal(s, h)
 
 
+def _under_run_lock(
+    play: Callable[Concatenate[Store, Plan, P], RunResult],
+) -> Callable[Concatenate[Store, Plan, P], RunResult]:
+    """Hold the tournament's run lock (:mod:`arena.runlock`) while ``play`` runs.
+
+    A second run of the same tournament on the same database is refused with one line naming
+    the first; once the lock is held the matches to play are listed again, so a match that
+    another run stored meanwhile is not played twice.
+    """
+
+    @functools.wraps(play)
+    def locked(store: Store, the_plan: Plan, *args: P.args, **kwargs: P.kwargs) -> RunResult:
+        with RunLock(store.path, the_plan.tid):
+            done = store.finished_match_ids(the_plan.tid)
+            the_plan.todo = [m for m in the_plan.matches if m.match_id not in done]
+            return play(store, the_plan, *args, **kwargs)
+
+    return locked
+
+
+@_under_run_lock
 def run(
     store: Store,
     the_plan: Plan,
@@ -233,44 +256,14 @@ def run(
     log_path: Path | None = None,
     executor: cf.Executor | None = None,
 ) -> RunResult:
-    """Play every match of the tournament not stored yet in ``workers`` processes, storing
-    each batch.
+    """Play every match of ``the_plan.todo`` in ``workers`` processes, storing each batch.
 
-    Holds the tournament's run lock (:mod:`arena.runlock`) throughout: a second run of the
-    same tournament on the same database is refused with one line naming this one, and the
-    matches to play are listed again once the lock is held, so none is played twice.
+    Holds the tournament's run lock throughout (a second run of it is refused).
     ``executor`` replaces the local process pool (a cluster's executor whose workers run
     :func:`arena.runner.init_worker`); it is shut down at the end like the local one.
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
-    if workers < 1:
-        raise ArenaError(f"--workers must be at least 1, not {workers}")
-    with RunLock(store.path, the_plan.tid):
-        done = store.finished_match_ids(the_plan.tid)
-        the_plan.todo = [m for m in the_plan.matches if m.match_id not in done]
-        return _play(
-            store,
-            the_plan,
-            workers=workers,
-            unsafe=unsafe,
-            console=console,
-            log_path=log_path,
-            executor=executor,
-        )
-
-
-def _play(
-    store: Store,
-    the_plan: Plan,
-    *,
-    workers: int,
-    unsafe: bool = False,
-    console: Console | None = None,
-    log_path: Path | None = None,
-    executor: cf.Executor | None = None,
-) -> RunResult:
-    # The body of run(), under the tournament's run lock.
     if workers < 1:
         raise ArenaError(f"--workers must be at least 1, not {workers}")
     console = console or Console()
