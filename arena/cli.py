@@ -178,7 +178,7 @@ def submit(
             unsafe=unsafe,
             owner=owner,
             force=force,
-            max_bytes=_source_cap(limits, max_source_bytes),
+            max_bytes=max_source_bytes,
         )
     if created:
         click.echo(
@@ -292,7 +292,8 @@ def run(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise click.BadParameter(f"must be at least 1, not {workers}", param_hint="--workers")
-    console = Console()
+    # No markup: paths and names are printed as they are ("results[1].db" included).
+    console = Console(markup=False)
     executor = None
     if cluster is not None:  # checked first: a cluster that cannot play fails in one line
         from arena.cluster import open_executor
@@ -401,7 +402,7 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
             return
         played = store.tournament_progress(t["id"])
         digests = fault_digest(store, t["id"])
-    console = Console()
+    console = Console(markup=False)
     console.print(
         f"Tournament {t['id']} ({t['status']}): {played}/{t['total_matches']} matches, "
         f"seed {t['seed']}, {t['rounds']} rounds"

@@ -43,7 +43,7 @@ def bots(db_path: str, as_json: bool) -> None:
     if not rows:
         click.echo(f"No bots in {db_path} yet (arena submit FILE)")
         return
-    Console().print(bots_table(rows, me))
+    Console(markup=False).print(bots_table(rows, me))
 
 
 @click.command()
@@ -74,7 +74,7 @@ def tournaments(db_path: str, as_json: bool) -> None:
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")
         return
-    Console().print(tournaments_table(rows))
+    Console(markup=False).print(tournaments_table(rows))
 
 
 @click.command()
@@ -127,11 +127,11 @@ def faults(
     elif not rows:
         click.echo("No faults" + (f" of {bot}" if bot else "") + " there.")
     elif full:
-        console = Console()
+        console = Console(markup=False)
         for line in fault_details(rows):
             console.print(line, soft_wrap=True)
     else:
-        Console().print(faults_table(rows, total))
+        Console(markup=False).print(faults_table(rows, total))
 
 
 @click.command()
@@ -168,7 +168,7 @@ def matches(db_path: str, bot: str | None, tid: str | None, as_json: bool, limit
     elif not rows:
         click.echo("No matches" + (f" of {bot}" if bot else "") + f" in tournament {t}.")
     else:
-        Console().print(matches_table(rows, total))
+        Console(markup=False).print(matches_table(rows, total))
 
 
 COMMANDS = (bots, tournaments, matches, faults)
