@@ -165,7 +165,7 @@ def submit(
     from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.store import Store
-    from arena.tournament import submit as submit_bot
+    from arena.entrants import submit as submit_bot
 
     limits = Limits().to_dict()
     owner = current_owner()

@@ -358,7 +358,8 @@ def standings_json(
     store: Store, tournament: dict[str, Any], table: Sequence[ratings.BotStanding]
 ) -> dict[str, Any]:
     """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
-    settings, counts, and ``bots``, one object per bot, best first."""
+    settings, counts, and ``bots``, one object per bot, best first. No dates: the same
+    tournament gives the same object, whenever and however often it was run."""
     tid = tournament["id"]
     versions = {
         v.id: {"version": v.version, "sha256": v.sha256} for v in store.tournament_entrants(tid)
@@ -369,8 +370,6 @@ def standings_json(
         "status": tournament["status"],
         "seed": tournament["seed"],
         "rounds": tournament["rounds"],
-        "created_at": tournament["created_at"],
-        "finished_at": tournament["finished_at"],
         "counts": {
             "bots": len(bots),
             "matches_played": store.tournament_progress(tid),

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from cli_support import arena, ok, one_error_line, write_bot
 
-from arena.botfile import bundled
-from arena.store import Store, sha256_text
+from arena.store import Store
 
 ATTACKS = Path(__file__).parent / "attacks"
 
@@ -74,7 +73,6 @@ def test_markup_in_names_from_an_older_database_is_shown_as_typed(tmp_path: Path
     assert not re.search(r"\bheuristic\b(?!\[i\])", standings)
 
 
-@pytest.mark.slow
 def test_the_bundled_names_cannot_be_taken(tmp_path: Path) -> None:
     path = attack(tmp_path, "takeover_heuristic")
     for args in (
@@ -87,15 +85,7 @@ def test_the_bundled_names_cannot_be_taken(tmp_path: Path) -> None:
     for name in ("Heuristic", "random_bot", "RANDOM"):
         line = one_error_line(arena("submit", path, "--name", name, cwd=tmp_path))
         assert "is reserved for the bundled bot" in line
-    assert not (tmp_path / "arena.db").exists()
-    ok(
-        arena(
-            "run", "heuristic", "random", "montecarlo", "--rounds", "1", "--no-site", cwd=tmp_path
-        )
-    )
-    conn = sqlite3.connect(tmp_path / "arena.db")
-    (sha,) = conn.execute("SELECT sha256 FROM bot_versions WHERE name = 'heuristic'").fetchone()
-    assert sha == sha256_text(bundled("heuristic").read_text(encoding="utf-8"))
+    assert not (tmp_path / "arena.db").exists()  # nothing stored, nothing replaced
 
 
 @pytest.mark.slow
