@@ -162,10 +162,10 @@ def submit(
     Example:
         arena submit my_bot.py --name greedy
     """
+    from arena.entrants import submit as submit_bot
     from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.store import Store
-    from arena.entrants import submit as submit_bot
 
     limits = Limits().to_dict()
     owner = current_owner()
