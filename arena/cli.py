@@ -234,6 +234,13 @@ def submit(
     default=None,
     help="CPU budget of each bot per match  [default: 20.0]",
 )
+@click.option(
+    "--secret-file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Deal from this deal secret (from `arena tournaments --export`), to reproduce a "
+    "tournament of another database.",
+)
 @source_bytes_option
 @unsafe_option
 @reports_errors
@@ -249,6 +256,7 @@ def run(
     cluster: str | None,
     decision_seconds: float | None,
     match_cpu_seconds: float | None,
+    secret_file: str | None,
     max_source_bytes: int | None,
     unsafe: bool,
 ) -> None:
@@ -276,6 +284,7 @@ def run(
     from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
+    from arena.secrecy import SecretFile
     from arena.store import Store
     from arena.tournament import (
         default_workers,
@@ -308,6 +317,7 @@ def run(
         limits["match_cpu_seconds"] = match_cpu_seconds
     # An owner key only when files may be stored (bundled and submitted names need none).
     files = any(Path(a).is_file() for a in bots_or_files)
+    imported = SecretFile.read(secret_file) if secret_file else None
     with Store(db_path) as store:
         versions = resolve(
             store,
@@ -315,12 +325,26 @@ def run(
             owner=current_owner() if files else None,
             max_bytes=_source_cap(limits, max_source_bytes),
         )
-        the_plan = plan(store, versions, rounds=rounds, seed=seed, rules=Rules(), limits=limits)
+        the_plan = plan(
+            store,
+            versions,
+            rounds=rounds,
+            seed=seed,
+            rules=Rules(),
+            limits=limits,
+            secret_file=imported,
+        )
         done = the_plan.total - len(the_plan.todo)
         console.print(
             f"Tournament {the_plan.tid}: {len(versions)} bots, {the_plan.total} matches"
             + (f" ({done} already stored)" if done else "")
             + f", {workers} worker{'s' * (workers != 1)}"
+        )
+        console.print(
+            f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
+            if the_plan.commitment
+            else "Note: made before deal secrets, this tournament deals from public seeds",
+            soft_wrap=True,
         )
         log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
         try:
@@ -371,8 +395,13 @@ def run(
     help="Print a JSON object: the tournament, counts, and one object per bot.",
 )
 @click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--collusion",
+    is_flag=True,
+    help="Print the full clone and kingmaking reports instead (with --json: as one object).",
+)
 @reports_errors
-def standings(db_path: str, as_json: bool, tid: str | None) -> None:
+def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> None:
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
@@ -383,11 +412,13 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     Example:
         arena standings
         arena standings --json | jq '.bots[0].name'
+        arena standings --collusion
     """
     import json
 
     from rich.console import Console
 
+    from arena import collusion as reports
     from arena.listings import fault_digest
     from arena.store import Store
     from arena.tournament import pairwise_table, standings_json, standings_table
@@ -397,6 +428,17 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
         table = compute_standings(store, t["id"])
+        names = {s.bot: s.name for s in table}
+        clones = reports.clone_report(store, t["id"])
+        king = reports.kingmaking_report(store, t["id"], {s.bot: s.rating for s in table})
+        if collusion:
+            if as_json:
+                doc = {"tournament": t["id"], **reports.to_json(clones, king, names)}
+                click.echo(json.dumps(doc))
+            else:
+                Console(markup=False).print(reports.clone_table(clones, names))
+                Console(markup=False).print(reports.kingmaking_table(king, names))
+            return
         if as_json:
             click.echo(json.dumps(standings_json(store, t, table), indent=2))
             return
@@ -409,6 +451,8 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
     )
     console.print(standings_table(table))
     console.print(pairwise_table(table))
+    for flag in reports.flag_lines(clones, king, names):
+        console.print(flag, soft_wrap=True, markup=False, highlight=False)
     for line in digest_lines(digests):
         console.print(line, soft_wrap=True)
 
@@ -429,6 +473,31 @@ def replay(db_path: str, match_id: str) -> None:
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))
+
+
+@main.command()
+@db_option
+@click.argument("tid", metavar="[TOURNAMENT]", required=False)
+@reports_errors
+def verify(db_path: str, tid: str | None) -> None:
+    """Recompute every stored deal of a finished tournament from its revealed secret.
+
+    Checks the secret against the tournament's commitment, each match's public seed against
+    the schedule, and each hand's cards, dealer and up-card. Prints "N deals verified", or
+    which match differs (exit 1). TOURNAMENT: an id or prefix (default: the latest).
+
+    \b
+    Example:
+        arena verify 8b92a1
+    """
+    from arena.secrecy import verify as verify_deals
+    from arena.store import Store
+
+    with Store(db_path, create=False) as store:
+        report = verify_deals(store, tid)
+    if not report.ok:
+        raise ArenaError(report.line())
+    click.echo(report.line())
 
 
 # --- site commands ---

@@ -49,14 +49,26 @@ def bots(db_path: str, as_json: bool) -> None:
 @click.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tournaments.")
+@click.option(
+    "--export",
+    "export_tid",
+    metavar="TOURNAMENT",
+    default=None,
+    help="Print the deal secret of TOURNAMENT (id or prefix) as a secret file for "
+    "`arena run --secret-file`. Keep it private until the tournament has finished.",
+)
 @reports_errors
-def tournaments(db_path: str, as_json: bool) -> None:
+def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
     """List the tournaments in the database, the most recently run first.
+
+    Each shows its deal commitment (SHA-256 of its deal secret) from the start, and its
+    secret once it has finished (--json), so anyone can check its deals (`arena verify`).
 
     \b
     Example:
         arena tournaments
         arena standings --tournament 8b92a1
+        (umask 077; arena tournaments --export 8b92a1 > secret.json)
     """
     import json
 
@@ -66,10 +78,23 @@ def tournaments(db_path: str, as_json: bool) -> None:
     from arena.views import tournaments_table
 
     with Store(db_path, create=False) as store:
+        if export_tid is not None:
+            from arena.secrecy import export_secret
+
+            secret, revealed = export_secret(store, export_tid)
+            click.echo(secret.to_json())
+            if not revealed:
+                click.echo(
+                    "Note: this secret is not revealed yet; whoever reads it knows every deal "
+                    f"of the unfinished tournaments of seed {secret.seed}.",
+                    err=True,
+                )
+            return
         rows = store.tournaments()
     if as_json:
         keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
-        click.echo(json.dumps([{k: r[k] for k in (*keep, "updated_at")} for r in rows], indent=2))
+        extra = ("updated_at", "commitment", "secret")
+        click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
         return
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")

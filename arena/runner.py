@@ -212,7 +212,8 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
             break
         started = time.perf_counter()
         sources = [BotSource(*batch.sources[e.key]) for e in spec.seats]
-        outcome = _pool.play_match(sources, spec.seed, rules)
+        # The deal seed (keyed by the tournament's secret), never the secret itself.
+        outcome = _pool.play_match(sources, spec.deal_seed, rules)
         duration = time.perf_counter() - started
         if _stopping():
             break

@@ -6,7 +6,11 @@ runs: it depends only on (tournament seed, the set's three bots, round), never o
 matches run in, the number of workers, or which other bots take part. So a serial run equals a
 parallel run, a resumed run equals an uninterrupted one, and adding a bot to the field leaves
 the deals of the existing sets unchanged. The six seatings of a set and round share the seed,
-so each seat gets the same cards whoever sits there (CONTRACT section 4): luck cancels out.
+so each seat gets the same cards whoever sits there (docs/rules.md): luck cancels out.
+
+These public seeds are not what the engine deals from: each match's *deal seed* is the HMAC of
+its public seed under the tournament's secret (:mod:`arena.secrecy`), so public facts (the
+tournament seed, the bots' names and hashes, the round) tell a bot nothing about the cards.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import hashlib
 import itertools
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
+
+from arena.secrecy import deal_seed
 
 DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
@@ -45,7 +51,12 @@ class Entrant:
 
 @dataclass(frozen=True)
 class MatchSpec:
-    """One match to play: which bots sit where, and the seed of its deals."""
+    """One match to play: which bots sit where, its public seed and the seed of its deals.
+
+    ``seed`` is the public match seed (stored, shown); ``deal_seed`` is what the engine deals
+    from: the HMAC of ``seed`` under the tournament's secret, or ``seed`` itself for a
+    tournament made before deal secrets. The deal seed stays out of :meth:`to_dict` (logs).
+    """
 
     match_id: str
     round: int
@@ -53,6 +64,7 @@ class MatchSpec:
     seed: int
     set_key: str
     seats: tuple[Entrant, Entrant, Entrant]
+    deal_seed: int | str = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (for logs and debugging)."""
@@ -102,11 +114,16 @@ def match_count(n_bots: int, rounds: int) -> int:
 
 
 def schedule(
-    tid: str, entrants: Sequence[Entrant], rounds: int, tournament_seed: int
+    tid: str,
+    entrants: Sequence[Entrant],
+    rounds: int,
+    tournament_seed: int,
+    secret: bytes | None = None,
 ) -> Iterator[MatchSpec]:
     """Every match of the tournament, round by round (so a partial run covers every set).
 
-    ``entrants`` must have distinct names; their order does not matter.
+    ``entrants`` must have distinct names; their order does not matter. ``secret`` is the
+    tournament's deal secret (None: deal from the public seeds, as before deal secrets).
     """
     field = sorted(entrants, key=lambda e: e.key)
     if len({e.name for e in field}) != len(field):
@@ -114,7 +131,9 @@ def schedule(
     for round_ in range(rounds):
         for members in itertools.combinations(field, 3):
             seed = match_seed(tournament_seed, members, round_)
+            dealt = seed if secret is None else deal_seed(secret, seed)
             key = set_key(members)
             for k, perm in enumerate(SEATINGS):
                 seats = (members[perm[0]], members[perm[1]], members[perm[2]])
-                yield MatchSpec(match_id(tid, seats, round_), round_, k, seed, key, seats)
+                mid = match_id(tid, seats, round_)
+                yield MatchSpec(mid, round_, k, seed, key, seats, dealt)

@@ -18,8 +18,9 @@ from typing import Any, Final
 
 import sqlite_utils
 
-from arena import dbfile
+from arena import dbfile, secrecy
 from arena.errors import ArenaError
+from arena.secrecy import DealSecret
 
 LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""
@@ -125,6 +126,31 @@ def _m2_ratings(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m3_secrets(db: sqlite_utils.Database) -> None:
+    # Tournaments made before this migration keep secret_id NULL: they were dealt from their
+    # public match seeds, and resuming them must go on doing so.
+    _script(
+        db,
+        """
+        CREATE TABLE deal_secrets (
+            id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, secret TEXT NOT NULL,
+            commitment TEXT NOT NULL UNIQUE, origin TEXT NOT NULL, created_at TEXT NOT NULL,
+            revealed_at TEXT);
+        CREATE INDEX deal_secrets_seed ON deal_secrets (seed, origin, revealed_at);
+        ALTER TABLE tournaments ADD COLUMN secret_id INTEGER REFERENCES deal_secrets(id);
+        CREATE TABLE clone_pairs (
+            tournament_id TEXT NOT NULL, bot_a INTEGER NOT NULL, bot_b INTEGER NOT NULL,
+            comparable INTEGER NOT NULL, identical INTEGER NOT NULL, share REAL,
+            flagged INTEGER NOT NULL, PRIMARY KEY (tournament_id, bot_a, bot_b));
+        CREATE TABLE kingmaking (
+            tournament_id TEXT NOT NULL, bot_a INTEGER NOT NULL, bot_b INTEGER NOT NULL,
+            matches INTEGER NOT NULL, units INTEGER NOT NULL, rate REAL, expected REAL,
+            low REAL, high REAL, flagged INTEGER NOT NULL,
+            PRIMARY KEY (tournament_id, bot_a, bot_b));
+        """,
+    )
+
+
 def _m4_owners(db: sqlite_utils.Database) -> None:
     # NULL: stored before owner keys (docs/tournaments.md, "Bot names and owners").
     _script(db, "ALTER TABLE bots ADD COLUMN owner TEXT")
@@ -133,6 +159,7 @@ def _m4_owners(db: sqlite_utils.Database) -> None:
 MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]], ...]] = (
     (1, "bots, versions, tournaments, matches, seats, hands, faults, logs", _m1_core),
     (2, "ratings and pairwise tables, faults index", _m2_ratings),
+    (3, "deal secrets and commitments; clone and kingmaking reports", _m3_secrets),
     (4, "owner key of each bot name", _m4_owners),
 )
 """Numbered migrations, applied in order; each one runs in its own transaction."""
@@ -372,19 +399,40 @@ class Store:
     # -- tournaments ------------------------------------------------------------------------
 
     def ensure_tournament(
-        self, tid: str, config: dict[str, Any], version_ids: Iterable[int], total: int
-    ) -> None:
-        """Create the tournament row (or mark an existing one running again)."""
+        self,
+        tid: str,
+        config: dict[str, Any],
+        version_ids: Iterable[int],
+        total: int,
+        *,
+        secret: bytes | None = None,
+    ) -> DealSecret | None:
+        """Create the tournament row (or mark an existing one running again); return its secret.
+
+        A new tournament takes ``secret`` when given (imported from a secret file), else the
+        newest unrevealed secret drawn in this database for its seed, else a fresh one: the
+        tournaments of one seed share their deals until one of them finishes and so reveals
+        the secret. An existing tournament keeps its own secret (None for one created before
+        deal secrets, dealt from its public seeds); another ``secret`` for it is an error.
+        """
         stamp = now()
         with self._transaction():
-            exists = self.conn.execute("SELECT 1 FROM tournaments WHERE id = ?", (tid,))
-            if exists.fetchone():
+            row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+            found = row.fetchone()
+            if found is not None:
+                current = secrecy.secret_by_id(self.conn, found[0])
+                if secret is not None and (current is None or current.secret != secret):
+                    raise ArenaError(
+                        f"tournament {tid} was started with another deal secret than the "
+                        "secret file's; rerun it without --secret-file"
+                    )
                 self.conn.execute(
                     "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
                     "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
                     (stamp, tid),
                 )
-                return
+                return current
+            chosen = secrecy.choose_secret(self.conn, int(config["seed"]), secret, stamp)
             self.db.table("tournaments").insert(
                 {
                     "id": tid,
@@ -398,14 +446,26 @@ class Store:
                     "created_at": stamp,
                     "updated_at": stamp,
                     "finished_at": None,
+                    "secret_id": chosen.id,
                 }
             )
             self.db.table("tournament_bots").insert_all(
                 {"tournament_id": tid, "bot_version_id": v} for v in version_ids
             )
+            return chosen
+
+    def tournament_secret(self, tid: str) -> DealSecret | None:
+        """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
+        row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+        found = row.fetchone()
+        return None if found is None else secrecy.secret_by_id(self.conn, found[0])
 
     def set_status(self, tid: str, status: str) -> None:
-        """Record that the tournament is ``running``, ``interrupted`` or ``finished``."""
+        """Record that the tournament is ``running``, ``interrupted`` or ``finished``.
+
+        Finishing reveals the tournament's deal secret: it is published from then on, and no
+        new tournament draws it again.
+        """
         stamp = now()
         with self._transaction():
             self.conn.execute(
@@ -414,6 +474,12 @@ class Store:
                 "ELSE finished_at END WHERE id = ?",
                 (status, stamp, status, stamp, tid),
             )
+            if status == "finished":
+                self.conn.execute(
+                    "UPDATE deal_secrets SET revealed_at = coalesce(revealed_at, ?) "
+                    "WHERE id = (SELECT secret_id FROM tournaments WHERE id = ?)",
+                    (stamp, tid),
+                )
 
     def tournament(self, tid: str | None = None) -> dict[str, Any]:
         """The tournament ``tid`` (a unique prefix will do), or the most recently run one.
@@ -433,12 +499,19 @@ class Store:
 
         ``status`` is the live one: ``running`` only while an ``arena run`` of it holds its
         lock (:mod:`arena.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
+        Each row also has its secret's ``commitment`` and, only once the tournament has
+        finished, ``secret`` (both None for a tournament made before deal secrets).
         """
         rows = self.rows(
-            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done "
-            "FROM tournaments t ORDER BY updated_at DESC, rowid DESC"
+            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done, "
+            "s.commitment, s.secret FROM tournaments t "
+            "LEFT JOIN deal_secrets s ON s.id = t.secret_id "
+            "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
-        return [self._live(r) for r in rows]
+        for r in rows:
+            self._live(r)
+            r["secret"] = secrecy.shown_secret(r["status"], r["secret"])
+        return rows
 
     def _live(self, row: dict[str, Any]) -> dict[str, Any]:
         from arena.runlock import holder
@@ -640,3 +713,13 @@ class Store:
                 self.db.table("ratings").insert_all(ratings)
             if pairwise:
                 self.db.table("pairwise").insert_all(pairwise)
+
+    def replace_tournament_rows(
+        self, tid: str, tables: dict[str, Sequence[dict[str, Any]]]
+    ) -> None:
+        """Replace the rows of tournament ``tid`` in each of ``tables`` in one transaction."""
+        with self._transaction():
+            for table, rows in tables.items():
+                self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
+                if rows:
+                    self.db.table(table).insert_all(rows)

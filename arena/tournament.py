@@ -39,7 +39,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena import faults, ratings, runner
+from arena import collusion, faults, ratings, runner
 from arena.engine import Rules
 from arena.entrants import register_files, resolve, submit
 from arena.errors import ArenaError
@@ -51,6 +51,7 @@ from arena.scheduler import (
     schedule,
     tournament_id,
 )
+from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store, now
 from arena.untrusted import clean_line
 from arena.views import plain
@@ -92,6 +93,8 @@ class Plan:
     limits: dict[str, Any]
     matches: list[MatchSpec]
     todo: list[MatchSpec]
+    commitment: str | None = None
+    """SHA-256 of the tournament's deal secret; None for one made before deal secrets."""
 
     @property
     def total(self) -> int:
@@ -107,8 +110,19 @@ def plan(
     seed: int,
     rules: Rules,
     limits: dict[str, Any],
+    secret_file: SecretFile | None = None,
 ) -> Plan:
-    """Create (or find again) the tournament of these bots and settings; list what is left."""
+    """Create (or find again) the tournament of these bots and settings; list what is left.
+
+    A new tournament gets the deal secret of ``secret_file`` (to reproduce a tournament of
+    another database) or else the database's unrevealed secret for ``seed``, drawn when
+    there is none (:meth:`Store.ensure_tournament`).
+    """
+    if secret_file is not None and secret_file.seed != seed:
+        raise ArenaError(
+            f"the secret file holds the deal secret of seed {secret_file.seed}, not of "
+            f"--seed {seed}"
+        )
     if rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, not {rounds}")
     if len(versions) < 3:
@@ -127,12 +141,18 @@ def plan(
     }
     tid = tournament_id(config)
     entrants = [Entrant(v.name, v.sha256, v.id) for v in versions]
-    matches = list(schedule(tid, entrants, rounds, seed))
-    assert len(matches) == match_count(len(entrants), rounds)
-    store.ensure_tournament(tid, config, [v.id for v in versions], len(matches))
+    secret = store.ensure_tournament(
+        tid,
+        config,
+        [v.id for v in versions],
+        match_count(len(entrants), rounds),
+        secret=None if secret_file is None else secret_file.secret,
+    )
+    matches = list(schedule(tid, entrants, rounds, seed, None if secret is None else secret.secret))
     done = store.finished_match_ids(tid)
     todo = [m for m in matches if m.match_id not in done]
-    return Plan(tid, config, versions, rules, limits, matches, todo)
+    commitment = None if secret is None else secret.commitment
+    return Plan(tid, config, versions, rules, limits, matches, todo, commitment)
 
 
 # --- running --------------------------------------------------------------------------------
@@ -342,6 +362,7 @@ def run(
         tid, the_plan.total, played, already, completed, time.perf_counter() - started
     )
     result.standings = save_standings(store, tid)
+    collusion.save(store, tid, {s.bot: s.rating for s in result.standings})
     return result
 
 
@@ -365,8 +386,10 @@ def standings_json(
         v.id: {"version": v.version, "sha256": v.sha256} for v in store.tournament_entrants(tid)
     }
     bots = ratings.to_json(table, versions)
+    secret = store.tournament_secret(tid)
     return {
         "tournament": tid,
+        "commitment": None if secret is None else secret.commitment,
         "status": tournament["status"],
         "seed": tournament["seed"],
         "rounds": tournament["rounds"],

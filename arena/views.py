@@ -125,7 +125,7 @@ def tournaments_table(rows: Sequence[dict[str, Any]]) -> Table:
     """``arena tournaments``: status (live), bots, progress."""
     table = Table(title="Tournaments")
     table.add_column("id", no_wrap=True, min_width=16)
-    for col in ("status", "bots", "matches", "seed", "rounds", "last run"):
+    for col in ("status", "bots", "matches", "seed", "rounds", "last run", "commitment"):
         table.add_column(col)
     for r in rows:
         names = ", ".join(str(b["name"]) for b in json.loads(r["config"])["bots"])
@@ -137,6 +137,7 @@ def tournaments_table(rows: Sequence[dict[str, Any]]) -> Table:
             str(r["seed"]),
             str(r["rounds"]),
             r["updated_at"],
+            r["commitment"][:16] if r["commitment"] else "none (older)",
         )
     return table
 

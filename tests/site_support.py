@@ -9,8 +9,12 @@ messages and logs that a sandboxed ``arena run`` could not produce on demand.
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Sequence
+import re
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +214,31 @@ def soup(path: Path) -> BeautifulSoup:
 def texts(nodes: Any) -> list[str]:
     """The stripped text of each node."""
     return [" ".join(n.get_text(" ", strip=True).split()) for n in nodes]
+
+
+def console_script() -> str:
+    """The installed ``arena`` entry point next to this interpreter."""
+    path = Path(sys.executable).parent / "arena"
+    assert path.is_file(), f"no console script at {path}: pip install -e .[test]"
+    return str(path)
+
+
+@contextlib.contextmanager
+def serving(site: Path) -> Iterator[str]:
+    """``arena serve --port 0`` of ``site`` in its own process; yields the base URL it prints
+    (``http://127.0.0.1:PORT/``) and stops the server afterwards."""
+    proc = subprocess.Popen(
+        [console_script(), "serve", "--out", str(site), "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
+        yield found.group(0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

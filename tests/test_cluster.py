@@ -23,6 +23,7 @@ import distributed
 import pytest
 
 from arena import cluster
+from arena.secrecy import SecretFile
 
 
 def _wait_for(predicate: object, timeout: float, what: str) -> None:
@@ -277,6 +278,11 @@ class Bot:
 RUN_ARGS = ["--rounds", "2", "--seed", "5", "--no-site"]  # 12 matches of 3 distinct bots
 
 
+def run_args(bot_files: list[str]) -> list[str]:
+    """RUN_ARGS with the deal secret the fixture wrote: two databases, the same deals."""
+    return [*RUN_ARGS, "--secret-file", str(Path(bot_files[-1]).with_name("secret.json"))]
+
+
 @pytest.fixture(scope="module")
 def bot_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """Three different bots: the bundled heuristic and random bots and a slow random one."""
@@ -284,6 +290,7 @@ def bot_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
     slow = tmp_path_factory.mktemp("bots") / "slow.py"
     slow.write_text(SLOW_BOT)
+    slow.with_name("secret.json").write_text(SecretFile(5, bytes(32)).to_json())
     return [str(BUNDLED_BOTS / "heuristic.py"), str(BUNDLED_BOTS / "random_bot.py"), str(slow)]
 
 
@@ -343,7 +350,7 @@ def local_reference(
 ) -> tuple[list[tuple[object, ...]], dict[str, object]]:
     """The same tournament through the local process pool: stored rows and standings."""
     db = tmp_path_factory.mktemp("local") / "local.db"
-    out = arena("run", *bot_files, *RUN_ARGS, "--workers", "2", "--db", str(db))
+    out = arena("run", *bot_files, *run_args(bot_files), "--workers", "2", "--db", str(db))
     assert out.returncode == 0, out.stderr
     rows = stored(db)
     assert len([r for r in rows if len(r) == 19]) == 12
@@ -357,7 +364,9 @@ def test_cluster_run_equals_local_run(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "cluster.db"
-    out = arena("run", *bot_files, *RUN_ARGS, "--cluster", dask_cluster.address, "--db", str(db))
+    out = arena(
+        "run", *bot_files, *run_args(bot_files), "--cluster", dask_cluster.address, "--db", str(db)
+    )
     assert out.returncode == 0, out.stderr
     assert "12 matches, 2 workers" in out.stdout
     assert "12/12 stored" in out.stdout
@@ -437,7 +446,15 @@ def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
 ) -> None:
     db = tmp_path / "killed.db"
     run = subprocess.Popen(
-        arena_cmd("run", *bot_files, *RUN_ARGS, "--cluster", dask_cluster.address, "--db", str(db)),
+        arena_cmd(
+            "run",
+            *bot_files,
+            *run_args(bot_files),
+            "--cluster",
+            dask_cluster.address,
+            "--db",
+            str(db),
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -476,7 +493,7 @@ def test_ctrl_c_then_parent_killed_then_resume(
 ) -> None:
     db = tmp_path / "resume.db"
     cmd = arena_cmd(
-        "run", *bot_files, *RUN_ARGS, "--cluster", dask_cluster.address, "--db", str(db)
+        "run", *bot_files, *run_args(bot_files), "--cluster", dask_cluster.address, "--db", str(db)
     )
 
     # Ctrl-C once some matches are stored: a clean stop, and the cluster forgets the run's tasks.

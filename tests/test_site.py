@@ -7,6 +7,7 @@ import re
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from bs4 import BeautifulSoup
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from jinja2 import StrictUndefined, UndefinedError
 from site_support import RUN_BOTS, run_tournament, soup, texts
 
-from arena.cards import trick_winner
+from arena.cards import sort_cards, trick_winner
 from arena.cli import main
 from arena.site import render_site
 from arena.site.data import without_source_lines
@@ -55,8 +56,13 @@ def test_render_writes_every_page(built: dict[str, Any]) -> None:
     assert (built["run_site"] / "index.html").is_file()  # arena run renders at the end
     assert (out / "h2h.html").is_file()
     assert (out / "tournaments" / f"{built['tid']}.html").is_file()
-    for bot_id in bot_ids(built).values():
-        assert (out / "bots" / f"{bot_id}.html").is_file()
+    for name, bot_id in bot_ids(built).items():
+        assert soup(out / "bots" / f"{name}.html").h1.get_text(strip=True) == name
+        # The page's old address (bots/<id>.html) sends readers to the page by name.
+        old = soup(out / "bots" / f"{bot_id}.html")
+        refresh = old.select_one("meta[http-equiv=refresh]")["content"]
+        assert refresh == f"0; url=../bots/{name}.html"
+        assert old.select_one("link[rel=canonical]")["href"] == f"../bots/{name}.html"
     match_ids = [r["id"] for r in q(built, "SELECT id FROM matches")]
     assert len(match_ids) == 4 * 6  # C(4,3) sets x 1 round x 6 seatings
     assert sorted(p.stem for p in (out / "matches").glob("*.html")) == sorted(match_ids)
@@ -73,7 +79,7 @@ def test_pages_use_nothing_remote(built: dict[str, Any]) -> None:
             assert not re.match(r"^(https?:)?//", url), (page, url)
             assert not url.startswith("/"), (page, url)
             if not url.startswith("#"):
-                target = (page.parent / url.split("#")[0]).resolve()
+                target = (page.parent / unquote(url.split("#")[0])).resolve()
                 assert target.is_file(), (page, url)
 
 
@@ -160,8 +166,7 @@ def test_head_to_head_matrix(built: dict[str, Any]) -> None:
 
 
 def test_bot_page(built: dict[str, Any]) -> None:
-    ids = bot_ids(built)
-    doc = soup(built["out"] / "bots" / f"{ids['last']}.html")
+    doc = soup(built["out"] / "bots" / "last.html")
     assert doc.h1.get_text(strip=True) == "last"
     assert "by Site tests" in doc.select_one(".lede").get_text(" ", strip=True)
     (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'last'")
@@ -203,7 +208,7 @@ def test_bot_page(built: dict[str, Any]) -> None:
 
 
 def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
-    doc = soup(built["out"] / "bots" / f"{bot_ids(built)[FAULTY]}.html")
+    doc = soup(built["out"] / "bots" / f"{FAULTY}.html")
     rows = doc.select("table.faults tbody tr")
     stored = q(
         built,
@@ -244,9 +249,16 @@ def test_match_page(built: dict[str, Any]) -> None:
         for s, box in enumerate(seat_boxes):
             shown = sorted(c["title"] for c in box.select(".card"))
             assert shown == sorted(h["deal"]["hands"][s])
-        # The face-down kitty (under the up-card) is private forever: never shown.
-        shown_cards = {c["title"] for c in art.select(".card")}
-        assert not shown_cards & set(h["deal"]["kitty"][1:])
+        # Cards hidden during the hand are shown only in their own box, after the hand.
+        hidden = art.select_one("section.hidden-info").extract()
+        assert not {c["title"] for c in art.select(".card")} & set(h["deal"]["kitty"][1:])
+        dummy = [c["title"] for c in hidden.select(".hidden-cards.dummy .card")]
+        assert dummy == sort_cards(h["deal"]["dummy"])
+        kitty = [c["title"] for c in hidden.select(".hidden-cards.kitty .card")]
+        turned_down = [] if h["pickup"] and h["trump"] else h["deal"]["kitty"][:1]
+        assert sorted(kitty) == sorted(h["deal"]["kitty"][1:] + turned_down)
+        discards = [c["title"] for c in hidden.select(".hidden-cards.discard .card")]
+        assert sorted(discards) == sorted(c for seat in h["discards"] for c in seat)
         assert len(art.select("ol.bids li")) == len(h["bids"])
         tricks = art.select("tr.trick")
         if h["trump"] is None:
@@ -398,37 +410,6 @@ def test_long_match_shows_middle_hands_in_brief(
         assert tr.find_all("td")[-1].get_text(strip=True) == " / ".join(map(str, after))
 
 
-def test_serve_answers_only_local_hosts(built: dict[str, Any]) -> None:
-    import http.client
-    import threading
-
-    from arena.site.serve import make_server
-
-    server = make_server(built["out"], "127.0.0.1", 0, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        port = server.server_address[1]
-
-        def get(path: str, host: str) -> tuple[int, bytes]:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            conn.request("GET", path, headers={"Host": host})
-            resp = conn.getresponse()
-            body = resp.read()
-            conn.close()
-            return resp.status, body
-
-        status, body = get("/", f"127.0.0.1:{port}")
-        assert status == 200 and b"<h1>Leaderboard</h1>" in body
-        assert get("/static/site.css", f"localhost:{port}")[0] == 200
-        # A page elsewhere that rebinds its own name to 127.0.0.1 gets nothing.
-        assert get("/", f"attacker.example:{port}")[0] == 403
-        assert get("/../arena.db", f"127.0.0.1:{port}")[0] == 404
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_render_an_empty_database(tmp_path: Path) -> None:
     from arena.store import Store
 
@@ -475,8 +456,7 @@ def test_two_tournaments(tmp_path: Path) -> None:
     listed = [a["href"] for a in doc.select("h2:-soup-contains('All tournaments') + div a")]
     assert listed == [f"tournaments/{second}.html", f"tournaments/{first}.html"]
     assert (out / "tournaments" / f"{first}.html").is_file()
-    (a_id,) = [r[0] for r in sqlite3.connect(db).execute("SELECT id FROM bots WHERE name = 'a'")]
-    bot = soup(out / "bots" / f"{a_id}.html")
+    bot = soup(out / "bots" / "a.html")
     rows = bot.select("h2:-soup-contains('Tournaments') + div tbody tr")
     assert {tr.code.get_text() for tr in rows} == {first, second}
     assert bot.select_one(".stat-value").get_text() == str(6 + 18)  # 1 set + 3 sets, 6 seatings

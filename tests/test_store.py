@@ -82,12 +82,13 @@ def test_migrating_an_older_database_keeps_its_data(tmp_path: Path) -> None:
     old.close()
 
     new = Store(path)
-    assert new.applied_migrations() == [v for v, _, _ in MIGRATIONS]
+    every = [v for v, _, _ in MIGRATIONS]
+    assert new.applied_migrations() == every
     assert "ratings" in new.db.table_names()
     kept = new.latest_version("keeper")
     assert kept is not None and kept.author == "me" and kept.version == 1
     # Opening again applies nothing twice.
-    assert Store(path).applied_migrations() == [v for v, _, _ in MIGRATIONS]
+    assert Store(path).applied_migrations() == every
 
 
 def test_same_content_is_not_stored_twice_but_a_change_is(store: Store) -> None:

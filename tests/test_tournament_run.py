@@ -22,6 +22,7 @@ import pytest
 
 from arena.engine import Rules
 from arena.sandbox import Limits
+from arena.secrecy import SecretFile, commitment
 from arena.store import Store
 from arena.tournament import plan, register_files, run, standings
 
@@ -100,13 +101,19 @@ def dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
+# Two databases play the same deals only with the same deal secret (docs/tournaments.md).
+SECRET = SecretFile(11, bytes(range(32)))
+
+
 def run_in_process(
     db: Path, files: list[Path], rounds: int, workers: int, executor: Any = None
 ) -> Store:
     store = Store(db)
     limits = Limits().to_dict()
     versions = register_files(store, files)
-    the_plan = plan(store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits)
+    the_plan = plan(
+        store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits, secret_file=SECRET
+    )
     result = run(
         store, the_plan, workers=workers, log_path=db.with_suffix(".log"), executor=executor
     )
@@ -167,7 +174,7 @@ def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     limits = Limits().to_dict()
     versions = register_files(store, files)
     again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
-    assert again.todo == []
+    assert again.todo == [] and again.commitment == commitment(SECRET.secret)
     result = run(store, again, workers=2)
     assert (result.played, result.already, result.completed) == (0, 6, True)
     assert dump(tmp_path / "a.db") == before
@@ -216,7 +223,9 @@ def wait_for_matches(db: Path, proc: subprocess.Popen[bytes], at_least: int) -> 
 @pytest.mark.slow
 def test_kill_9_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     files = write_bots(tmp_path / "bots", ["slow.py", "last.py", "rnd.py"])
-    rounds = ("--rounds", "5")  # 30 matches
+    secret = tmp_path / "secret.json"
+    secret.write_text(SecretFile(5, bytes(32)).to_json(), encoding="utf-8")
+    rounds = ("--rounds", "5", "--secret-file", str(secret))  # 30 matches, same deals
     whole = tmp_path / "whole.db"
     subprocess.run(arena_cmd(whole, files, *rounds), check=True, capture_output=True)
 

@@ -5,7 +5,7 @@ PosixPath('site/index.html')
 
 Pages (all links relative, so the site works from ``file://`` and any static host):
 ``index.html`` (leaderboard of the latest tournament, charts), ``h2h.html`` (head-to-head
-matrix), ``tournaments/<id>.html``, ``bots/<id>.html`` and ``matches/<id>.html``.
+matrix), ``tournaments/<id>.html``, ``bots/<name>.html`` and ``matches/<id>.html``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from arena import __version__
 from arena.site import botpage, data
 from arena.site.charts import line_chart, place_chart
+from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
 
@@ -35,7 +36,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
     tours = data.tournaments(db, refs)
     all_standings = {t.id: data.standings(db, t.id, refs) for t in tours}
     current = tours[0] if tours else None
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(
         out,
         make_env(),
@@ -54,6 +55,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
         tournaments=tours,
         rating_chart=rating_svg,
         place_chart=places_svg,
+        fair=fairness(db, current.id, current.status, refs) if current else None,
     )
     pairs = data.pairwise(db, current.id) if current else {}
     writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
@@ -64,6 +66,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             tournament=t,
             standings=all_standings[t.id],
             matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
+            fair=fairness(db, t.id, t.status, refs),
         )
     lines = dict(history)
     for bot in botpage.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
@@ -75,6 +78,9 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
             place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in bot.standings]),
         )
+        if bot.latest.slug != str(bot.bot_id):
+            # Bot pages used to be bots/<id>.html: links saved from then still arrive.
+            writer.page(f"bots/{bot.bot_id}.html", "redirect.html", bot=bot)
     for detail in data.match_details(db, refs, with_logs=with_logs):
         m = detail.match
         series = [

@@ -90,8 +90,8 @@ class BotDetail:
 
     @property
     def href(self) -> str:
-        """Path of the bot's page, relative to the site root."""
-        return f"bots/{self.bot_id}.html"
+        """URL of the bot's page, relative to the site root."""
+        return self.latest.href
 
     @property
     def ms_per_decision(self) -> float | None:

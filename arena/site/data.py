@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import sqlite_utils
 
 from arena.errors import ArenaError
 from arena.site.replay import HandView, hand_view
+from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -49,6 +51,42 @@ def json_value(text: Any, default: Any) -> Any:
     return json.loads(text) if isinstance(text, str) else text
 
 
+# Device names that Windows refuses as file names whatever the extension ("con.html"): a site
+# copied to a Windows machine or host must still open every bot page.
+_RESERVED_STEMS = frozenset(
+    ["con", "prn", "aux", "nul", *(f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10))]
+)
+
+
+def bot_slugs(db: sqlite_utils.Database) -> dict[int, str]:
+    """The file name stem of each bot's page, by bot id: its name, so that URLs are stable.
+
+    ``bots/heuristic.html`` stays the heuristic's page whatever is submitted later. A bot
+    whose name cannot be a portable file name keeps its numeric id instead: a name from
+    before names were checked (:func:`arena.untrusted.name_problem`), an all-digit name
+    (numeric stems are the old ``bots/<id>.html`` addresses), a Windows device name, or a
+    name equal, ignoring case, to an older bot's (case-insensitive file systems).
+    """
+    slugs: dict[int, str] = {}
+    taken: set[str] = set()
+    for r in db.query("SELECT id, name FROM bots ORDER BY id"):
+        name, folded = r["name"], r["name"].casefold()
+        usable = (
+            name_problem(name) is None
+            and not name.isdigit()
+            and folded.split(".")[0] not in _RESERVED_STEMS
+            and folded not in taken
+        )
+        slugs[r["id"]] = name if usable else str(r["id"])
+        taken.add(folded)
+    return slugs
+
+
+def bot_href(slug: str) -> str:
+    """The relative URL of a bot page (``+`` is escaped: some static hosts read it as a space)."""
+    return f"bots/{urllib.parse.quote(slug)}.html"
+
+
 @dataclass
 class BotRef:
     """A bot version as shown in links: name, version, and the bot page it links to."""
@@ -59,24 +97,29 @@ class BotRef:
     version: int
     author: str | None
     latest_version: int
+    slug: str
 
     @property
     def href(self) -> str:
-        """Path of the bot's page, relative to the site root."""
-        return f"bots/{self.bot_id}.html"
+        """URL of the bot's page, relative to the site root (versions are anchors in it)."""
+        return bot_href(self.slug)
 
 
 def bot_refs(db: sqlite_utils.Database) -> dict[int, BotRef]:
     """Every bot version by id (no source)."""
+    slugs = bot_slugs(db)
     rows = db.query(
         """SELECT v.id, v.bot_id, v.name, v.version, v.author,
                   (SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest
            FROM bot_versions v"""
     )
     return {
-        r["id"]: BotRef(r["id"], r["bot_id"], r["name"], r["version"], r["author"], r["latest"])
+        r["id"]: BotRef(
+            r["id"], r["bot_id"], r["name"], r["version"], r["author"], r["latest"],
+            slugs[r["bot_id"]],
+        )
         for r in rows
-    }
+    }  # fmt: skip
 
 
 @dataclass

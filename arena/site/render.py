@@ -6,8 +6,11 @@ typo in a template fails the render instead of quietly printing nothing.
 
 from __future__ import annotations
 
+import datetime as _dt
+import functools
 import re
 import shutil
+import urllib.parse
 from pathlib import Path
 from typing import Any, Final
 
@@ -35,7 +38,12 @@ def template_dir() -> Path:
 
 def card(value: object) -> Markup:
     """A card as a small coloured chip; anything that is not a card is shown escaped."""
-    text = str(value)
+    return _card(str(value))
+
+
+@functools.lru_cache(maxsize=256)
+def _card(text: str) -> Markup:
+    # A match page shows thousands of chips of at most 33 different cards: build each once.
     if text == "JK":
         return Markup('<span class="card joker" title="Joker">\u2605</span>')
     m = _CARD.match(text)
@@ -51,6 +59,15 @@ def card(value: object) -> Markup:
 def cards(values: Any) -> Markup:
     """Several cards, space-separated."""
     return Markup(" ").join(card(v) for v in values)
+
+
+def bot_name(value: object) -> Markup:
+    """A bot name as an unbreakable unit (cut with an ellipsis if its box is too narrow).
+
+    site.js gives the few names that are really cut a title with the whole name; repeating
+    it in every one of the hundreds of names on a match page would cost more than the names.
+    """
+    return Markup('<span class="name">{}</span>').format(value)
 
 
 def suit(value: object) -> Markup:
@@ -83,6 +100,46 @@ def percent(value: object, digits: int = 0) -> str:
     return f"{100 * value:.{digits}f}%"
 
 
+_MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")  # fmt: skip
+
+
+def parse_time(value: object) -> _dt.datetime | None:
+    """A stored timestamp (``2026-11-30T09:12:03Z``, docs/schema.md) as an aware datetime."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.UTC)
+
+
+def friendly_time(moment: _dt.datetime) -> str:
+    """``1 Dec 2026, 14:03 UTC``: English month names whatever the machine's locale."""
+    d = moment.astimezone(_dt.UTC)
+    return f"{d.day} {_MONTHS[d.month - 1]} {d.year}, {d:%H:%M} UTC"
+
+
+def when(value: object, missing: str = "\u2014", *, relative: bool = False) -> Markup:
+    """A stored timestamp as a ``<time>`` element in the friendly form.
+
+    With ``relative``, site.js adds "(3 hours ago)" in the reader's browser, where "now" is
+    the reader's: a static page cannot know when it is read, so the page itself carries only
+    the absolute time. Anything that is not a timestamp is shown escaped, as is.
+    """
+    moment = parse_time(value)
+    if moment is None:
+        return escape(missing if value is None or value == "" else str(value))
+    iso = moment.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Markup('<time{} datetime="{}" title="{}">{}</time>').format(
+        Markup(' class="rel"') if relative else "",
+        iso,
+        iso.replace("T", " ").replace("Z", " UTC"),
+        friendly_time(moment),
+    )
+
+
 def fact(value: object) -> str:
     """A configuration value for people: booleans as yes/no, the rest as is."""
     if isinstance(value, bool):
@@ -103,11 +160,13 @@ def make_env() -> Environment:
     env.filters.update(
         card=card,
         cards=cards,
+        bot_name=bot_name,
         suit=suit,
         ordinal=ordinal,
         number=number,
         percent=percent,
         fact=fact,
+        when=when,
         rate_colour=rate_colour,
     )
     env.globals.update(place_colours=PLACE_COLOURS, suit_symbols=SUIT_SYMBOLS)
@@ -123,9 +182,12 @@ class Writer:
         self.common = common
 
     def page(self, rel_path: str, template: str, **context: Any) -> Path:
-        """Render ``template`` to ``out_dir/rel_path``; links inside are relative (file://)."""
+        """Render ``template`` at the URL ``rel_path`` (relative to the site root, quoted).
+
+        Links inside the page are relative, so the site also works from ``file://``.
+        """
         depth = rel_path.count("/")
-        path = self.out_dir / rel_path
+        path = self.out_dir / urllib.parse.unquote(rel_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         html = self.env.get_template(template).render(
             **self.common, **context, root="../" * depth, page_path=rel_path

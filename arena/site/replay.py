@@ -1,8 +1,10 @@
 """Hand-by-hand replay views of a stored match (the match page).
 
 Input is the JSON record of each hand (:meth:`arena.engine.HandResult.to_dict`). The view
-shows what the table saw plus each seat's own deal; cards that stay private after the hand
-(the dummy, the kitty below the up-card, every discard) are never put in the view.
+shows what the table saw and each seat's own deal, and then, kept apart and labelled as such,
+the cards that were hidden during the hand: the dummy and the maker's keep, every discard and
+the face-down kitty. A match page is written only after its match has ended, so showing them
+helps an author review a keep or a discard and tells no player anything during play.
 """
 
 from __future__ import annotations
@@ -59,6 +61,32 @@ class TrickView:
 
 
 @dataclass(frozen=True)
+class Discard:
+    """Cards a seat put face down: who, which cards, and why (a phrase for the page)."""
+
+    seat: int
+    cards: list[str]
+    reason: str
+
+
+@dataclass(frozen=True)
+class HiddenCards:
+    """The cards hidden during a hand, revealed on the page after it.
+
+    ``dummy_taker`` is the maker who took the dummy (``None`` when it stayed face down) and
+    ``kept`` that maker's five cards after the keep. ``upcard_taker`` is the dealer who took
+    the up-card; when nobody did, the up-card went back face down with the ``kitty``.
+    """
+
+    dummy: list[str]
+    dummy_taker: int | None
+    kept: list[str]
+    discards: list[Discard]
+    kitty: list[str]
+    upcard_taker: int | None
+
+
+@dataclass(frozen=True)
 class HandView:
     """A whole hand, ready for the ``_partials/hand.html`` template."""
 
@@ -77,6 +105,7 @@ class HandView:
     alone: list[int]
     sitting_out: int | None
     dummy_used: bool
+    hidden: HiddenCards
     tricks: list[TrickView] = field(default_factory=list)
     outcome: str = ""
 
@@ -101,6 +130,37 @@ def _outcome(h: Mapping[str, Any]) -> str:
     if any(s != maker for s in h["alone"]):
         return "set by a lone defender"
     return "euchred"
+
+
+def hidden_cards(h: Mapping[str, Any]) -> HiddenCards:
+    """What was face down or private during hand ``h``: dummy, keep, discards, kitty."""
+    deal = h["deal"]
+    dealer, maker = h["dealer"], h["maker"]
+    upcard = deal["kitty"][0]
+    took_upcard = h["trump"] is not None and bool(h["pickup"])
+    discards = [list(d) for d in h.get("discards") or [[], [], []]]
+    dummy_taker = maker if maker is not None and maker not in h["alone"] else None
+    kept: list[str] = []
+    if dummy_taker is not None:
+        pool = list(deal["hands"][maker]) + list(deal["dummy"])
+        if took_upcard and maker == dealer:
+            pool.append(upcard)
+        kept = sort_cards([c for c in pool if c not in discards[maker]])
+    out = []
+    # In the order they happened: the dealer's discard after the pick-up, then the maker's.
+    if took_upcard and dealer != maker and discards[dealer]:
+        out.append(Discard(dealer, sort_cards(discards[dealer]), "after picking up"))
+    if maker is not None and discards[maker]:
+        reason = "left over from the keep" if dummy_taker is not None else "after picking up"
+        out.append(Discard(maker, sort_cards(discards[maker]), reason))
+    return HiddenCards(
+        dummy=sort_cards(deal["dummy"]),
+        dummy_taker=dummy_taker,
+        kept=kept,
+        discards=out,
+        kitty=list(deal["kitty"][1:]),
+        upcard_taker=dealer if took_upcard else None,
+    )
 
 
 def hand_view(h: Mapping[str, Any]) -> HandView:
@@ -140,9 +200,8 @@ def hand_view(h: Mapping[str, Any]) -> HandView:
     pickup = ""
     if h["pickup"] is not None and trump is not None:
         pickup = "picks up" if h["pickup"] else "declines"
-    # A card the maker plays that was not in the dealt hand (nor the up-card) came from the
-    # dummy: once played it is public, and marking it shows how the dummy was used.
-    dealt = {s: set(hands[s]) for s in range(3)}
+    # Marking the cards the maker plays from the dummy shows how the dummy was used.
+    dummy = set(deal["dummy"])
     dummy_used = maker is not None and maker not in alone
     tricks = []
     for i, t in enumerate(h["tricks"], start=1):
@@ -151,7 +210,7 @@ def hand_view(h: Mapping[str, Any]) -> HandView:
                 seat,
                 card,
                 seat == t["winner"],
-                dummy_used and seat == maker and card not in dealt[seat] and card != upcard,
+                dummy_used and seat == maker and card in dummy,
             )
             for seat, card in t["cards"]
         ]
@@ -172,6 +231,7 @@ def hand_view(h: Mapping[str, Any]) -> HandView:
         alone=alone,
         sitting_out=h["sitting_out"],
         dummy_used=dummy_used,
+        hidden=hidden_cards(h),
         tricks=tricks,
         outcome="" if trump is None else _outcome(h),
     )

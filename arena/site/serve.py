@@ -1,22 +1,32 @@
 """``arena serve``: the rendered site over HTTP on the loopback interface, for local browsing.
 
-It is http.server's static file handler with two guards: it binds only to a loopback
-address, and it answers only requests whose ``Host`` names this machine (so a page on some
-other site cannot reach it through DNS rebinding).
+It is http.server's static file handler with three guards:
+
+* it binds only to a loopback address;
+* it answers only requests whose ``Host`` header names this machine *exactly*: ``localhost``,
+  an IPv4 literal in 127.0.0.0/8 or ``[::1]``, with the port it listens on. A web page on
+  another site that rebinds its own name to 127.0.0.1 (DNS rebinding) sends its own name,
+  ``127.attacker.example`` included, and gets 421 Misdirected Request;
+* it never lists a directory: a folder is served only through its ``index.html``, anything
+  else is 404.
 """
 
 from __future__ import annotations
 
 import functools
 import ipaddress
+import os
+import re
 import socket
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+import urllib.parse
+from http import HTTPStatus
+from http.server import HTTPServer, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena.errors import ArenaError
 
-_LOCAL_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
+_PORT = re.compile(r"[0-9]{1,5}")
 
 
 def check_loopback(host: str) -> None:
@@ -31,27 +41,80 @@ def check_loopback(host: str) -> None:
     raise ArenaError(f"refusing to serve on {host}: only loopback addresses (127.0.0.1, ::1)")
 
 
+def is_loopback_name(name: str) -> bool:
+    """True for ``localhost``, an IPv4 literal in 127.0.0.0/8, or ``[::1]`` (brackets kept).
+
+    Literals are parsed strictly (no ``127.1``, no octal or hex parts, no leading zeros), so a
+    name merely *starting* with ``127.`` is a DNS name like any other and is refused.
+    """
+    name = name.lower()
+    if name == "localhost":
+        return True
+    if name.startswith("[") and name.endswith("]"):
+        try:
+            return ipaddress.IPv6Address(name[1:-1]) == ipaddress.IPv6Address("::1")
+        except ValueError:
+            return False
+    try:
+        return ipaddress.IPv4Address(name) in ipaddress.IPv4Network("127.0.0.0/8")
+    except ValueError:
+        return False
+
+
+def host_is_local(header: str | None, port: int) -> bool:
+    """Whether a ``Host`` header value names this server: a loopback name and our port.
+
+    Without a port the header means port 80, so it matches only a server on port 80.
+    """
+    if not header:
+        return False
+    if ":" not in header or (header.startswith("[") and header.endswith("]")):
+        name, given = header, "80"  # no port part ("localhost", "[::1]"): http's default
+    else:
+        name, _, given = header.rpartition(":")
+    if not _PORT.fullmatch(given) or int(given) != port:
+        return False
+    return is_loopback_name(name)
+
+
 class _Handler(SimpleHTTPRequestHandler):
-    """Static files, only for requests addressed to this machine."""
+    """Static files, only for requests addressed to this machine, and no directory listings."""
 
     quiet = False
 
-    def _host_ok(self) -> bool:
-        host = (self.headers.get("Host") or "").strip().lower()
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        return name in _LOCAL_NAMES or name.startswith("127.")
+    def _refuse_foreign_host(self) -> bool:
+        hosts = self.headers.get_all("Host") or []
+        port = cast(HTTPServer, self.server).server_port
+        if len(hosts) == 1 and host_is_local(hosts[0].strip(), port):
+            return False
+        # 421: this server does not answer for that authority (it is not the named site).
+        self.send_error(
+            HTTPStatus.MISDIRECTED_REQUEST, f"only requests to localhost:{port} are answered"
+        )
+        return True
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if not self._host_ok():
-            self.send_error(403, "only local requests")
-            return
-        super().do_GET()
+        if not self._refuse_foreign_host():
+            super().do_GET()
 
     def do_HEAD(self) -> None:  # noqa: N802
-        if not self._host_ok():
-            self.send_error(403, "only local requests")
-            return
-        super().do_HEAD()
+        if not self._refuse_foreign_host():
+            super().do_HEAD()
+
+    def send_head(self) -> Any:
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            # A folder is served only as its index.html, and only with the trailing slash
+            # (no redirect that would echo the request's path back as a Location).
+            slash = urllib.parse.urlsplit(self.path).path.endswith("/")
+            if not (slash and os.path.isfile(os.path.join(path, "index.html"))):
+                self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+                return None
+        return super().send_head()
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        # Never reached through send_head above; kept closed in case the base class changes.
+        self.send_error(HTTPStatus.NOT_FOUND, "File not found")
 
     def end_headers(self) -> None:
         # Always fresh while an organiser re-renders; nothing on the site is secret.

@@ -82,8 +82,67 @@
     update();
   }
 
+  // Wide tables: a written hint above a box that scrolls sideways, kept in place (only
+  // made invisible) once the reader has scrolled to the end, so nothing jumps.
+  function addScrollHint(box) {
+    var hint = document.createElement("p");
+    hint.className = "scroll-hint";
+    hint.setAttribute("aria-hidden", "true");
+    hint.textContent = "More columns: scroll sideways \u2192";
+    box.parentNode.insertBefore(hint, box);
+    function update() {
+      var overflows = box.scrollWidth - box.clientWidth > 1;
+      hint.hidden = !overflows;
+      hint.classList.toggle("done", box.scrollLeft + box.clientWidth >= box.scrollWidth - 1);
+    }
+    box.addEventListener("scroll", update, { passive: true });
+    // A box changes size with the window, and when a closed <details> around it opens.
+    if (window.ResizeObserver) new ResizeObserver(update).observe(box);
+    else window.addEventListener("resize", update);
+    update();
+  }
+
+  // Bot names cut with an ellipsis (a long name in a narrow box) show the whole name on
+  // hover or long-press.
+  function titleCutNames() {
+    document.querySelectorAll(".name, a.bot, .who").forEach(function (el) {
+      if (!el.title && el.scrollWidth > el.clientWidth + 1) el.title = el.textContent;
+    });
+  }
+
+  // Relative times: <time class="rel" datetime="..."> gets "(3 hours ago)" after it, from the
+  // reader's clock (the page itself holds only the absolute UTC time). Nothing is added for
+  // times over a month old, in the future, or when the browser lacks Intl.RelativeTimeFormat.
+  var UNITS = [["second", 60], ["minute", 60], ["hour", 24], ["day", 30]];
+
+  function relativeText(then, now) {
+    if (typeof Intl === "undefined" || !Intl.RelativeTimeFormat) return "";
+    var value = (then - now) / 1000;
+    if (isNaN(value) || value > 60) return "";
+    var format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+    for (var i = 0; i < UNITS.length; i++) {
+      if (Math.abs(value) < UNITS[i][1]) {
+        return format.format(Math.min(0, Math.round(value)), UNITS[i][0]);
+      }
+      value /= UNITS[i][1];
+    }
+    return "";
+  }
+
+  function addRelative(el) {
+    var text = relativeText(Date.parse(el.getAttribute("datetime")), Date.now());
+    if (!text) return;
+    var ago = document.createElement("span");
+    ago.className = "ago";
+    ago.textContent = " (" + text + ")";
+    el.parentNode.insertBefore(ago, el.nextSibling);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("table.sortable").forEach(makeSortable);
     document.querySelectorAll(".tricks").forEach(makeStepper);
+    document.querySelectorAll("time.rel[datetime]").forEach(addRelative);
+    document.querySelectorAll(".table-scroll").forEach(addScrollHint);
+    titleCutNames();
   });
 })();

@@ -7,100 +7,14 @@ under ``/tmp/pytest-of-$USER``).
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
+from browser_support import console_errors, screenshot, visible_texts
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from site_support import RUN_BOTS, run_tournament
+from site_support import RUN_BOTS
 
 BOTS = list(RUN_BOTS)
-# The flags this machine needs for Chromium as root, with nothing fetched from the network.
-CHROMIUM_FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-]
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site that a real ``arena run`` rendered (shared with tests/test_site.py)."""
-    return run_tournament(tmp_path_factory.getbasetemp() / "arena-run") / "site"
-
-
-@pytest.fixture(scope="module")
-def server(site: Path) -> Iterator[str]:
-    """``arena serve --port 0`` in its own process; yields the base URL it prints."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--out", str(site), "--port", "0", "--quiet"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
-        yield found.group(0)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    chromium = shutil.which("chromium")
-    driver_path = shutil.which("chromedriver")
-    assert chromium and driver_path, "install Debian's chromium and chromium-driver (.ci/run)"
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="arena-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.add_argument("--window-size=1280,900")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def console_errors(driver: webdriver.Chrome) -> list[dict[str, Any]]:
-    """Console messages and failed loads at warning level or worse since the last call."""
-    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
-
-
-def screenshot(driver: webdriver.Chrome, path: Path, width: int = 1280) -> None:
-    """A full-page PNG: the window is grown to the page's height first."""
-    driver.set_window_size(width, 900)
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(width, min(int(height) + 120, 6000))
-    assert driver.save_screenshot(str(path))
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    print(f"screenshot: {path}")
-
-
-def visible_texts(driver: webdriver.Chrome, css: str) -> list[str]:
-    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()]
 
 
 def test_leaderboard_in_browser(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
@@ -156,7 +70,7 @@ def test_leaderboard_on_a_phone(browser: webdriver.Chrome, server: str, tmp_path
 def test_bot_page_in_browser(browser: webdriver.Chrome, server: str, tmp_path: Path) -> None:
     browser.get(server)
     browser.find_element(By.LINK_TEXT, "crashy").click()
-    assert re.search(r"/bots/\d+\.html$", browser.current_url)
+    assert browser.current_url.endswith("/bots/crashy.html")
     assert browser.find_element(By.TAG_NAME, "h1").text == "crashy"
     labels = visible_texts(browser, ".stat-label")
     assert labels[0] == "matches" and visible_texts(browser, ".stat-value")[0] == "18"

@@ -1,0 +1,434 @@
+"""Clones and kingmaking: two reports on entrants that may be one program, or play as a team.
+
+A three-player game rewards soft play between friends, and the cheapest friend is a second
+copy of yourself under another name. Two reports look for the traces (docs/tournaments.md
+says what each one means and what it cannot prove):
+
+* **clone**: for every pair of bots, the share of identical decisions on identical
+  observations. Duplicate play makes such observations: the six seatings of a set and round
+  share their deals, so a seat gets the same cards whoever sits there, and as long as every
+  decision so far was the same in two seatings, the seat's observation is the same too (its
+  ``random`` stream as well: it is seeded per deal and seat). Decisions with one legal action
+  and decisions after a bot's fault (played by the fallback) are left out.
+* **kingmaking**: for every ordered pair (A, B), how often B placed above the third bot C in
+  the matches A played, against what the ratings expect under Plackett-Luce
+  (``P(B above C) = w_B / (w_B + w_C)``), with an interval.
+
+Only the ratings' public results (a rating per bot, on the documented Elo-like scale) are used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any, Final
+
+from rich.table import Table
+
+from arena.engine import Deal, Rules, play_hand
+from arena.store import Store
+
+CLONE_SHARE: Final = 0.95
+"""A pair is flagged as possible clones above this share of identical decisions..."""
+CLONE_MIN_DECISIONS: Final = 30
+"""... over at least this many comparable decisions."""
+KINGMAKING_LEVEL: Final = 0.05
+"""Family-wise error level of the kingmaking flags (Bonferroni over the pairs shown)."""
+KINGMAKING_MIN_UNITS: Final = 4
+"""Duplicate (set, round) units a kingmaking pair needs before it can be flagged."""
+
+_Z95: Final = NormalDist().inv_cdf(0.975)
+
+
+# --- clones -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClonePair:
+    """Two bots (version ids, ``bot_a < bot_b``) and how alike they decide."""
+
+    bot_a: int
+    bot_b: int
+    comparable: int
+    identical: int
+
+    @property
+    def share(self) -> float | None:
+        """Identical decisions / comparable decisions (None when nothing was comparable)."""
+        return self.identical / self.comparable if self.comparable else None
+
+    @property
+    def flagged(self) -> bool:
+        """Above :data:`CLONE_SHARE` over at least :data:`CLONE_MIN_DECISIONS` decisions."""
+        share = self.share
+        return share is not None and share > CLONE_SHARE and self.comparable >= CLONE_MIN_DECISIONS
+
+    def as_dict(self) -> dict[str, Any]:
+        """The pair as a ``clone_pairs`` row (without its tournament)."""
+        return {**dataclasses.asdict(self), "share": self.share, "flagged": self.flagged}
+
+
+@dataclass(frozen=True)
+class _Hand:
+    """One stored hand, parsed and replayed once for every seating that played it."""
+
+    record: dict[str, Any]
+    legal: list[int] | None  # legal actions at each log entry; None: not reproducible
+    unforced: tuple[int, int, int]  # decisions with more than one legal action, per seat
+
+
+class _Hands:
+    """The hands of one duplicate group, by stored text (identical games: identical text)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.by_text: dict[str, _Hand] = {}
+
+    def get(self, text: str) -> _Hand:
+        """The parsed, replayed hand stored as ``text``."""
+        hand = self.by_text.get(text)
+        if hand is None:
+            record = json.loads(text)
+            legal = _replay_legal_counts(record, self.rules)
+            unforced = [0, 0, 0]
+            for (seat, _, _), n in zip(record["log"], legal or (), strict=False):
+                unforced[seat] += n > 1
+            hand = _Hand(record, legal, (unforced[0], unforced[1], unforced[2]))
+            self.by_text[text] = hand
+        return hand
+
+
+@dataclass
+class _Match:
+    """One stored match as the clone walk needs it."""
+
+    id: str
+    bots: tuple[int, int, int]
+    hands: list[str]  # each hand's record as stored
+    # Decision index of each seat's first fault (the fallback plays from there); None: no fault.
+    fault_at: dict[int, int | None]
+
+    def own(self, seat: int, decision: int) -> bool:
+        """True when the seat's bot, not the fallback, made its ``decision``-th decision."""
+        if seat not in self.fault_at:
+            return True
+        at = self.fault_at[seat]
+        return at is not None and decision < at
+
+
+class _Replayer:
+    """Answers from a hand's log, in order, and notes how many actions were legal each time."""
+
+    def __init__(self, log: list[list[Any]], counts: list[int]) -> None:
+        self.log, self.counts = log, counts
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        i = len(self.counts)
+        self.counts.append(len(obs["legal"]))
+        return self.log[i][2]
+
+
+def _replay_legal_counts(hand: dict[str, Any], rules: Rules) -> list[int] | None:
+    """Replay a stored hand through the engine to learn which of its decisions were forced."""
+    counts: list[int] = []
+    bot = _Replayer(hand["log"], counts)
+    try:
+        play_hand(
+            [bot, bot, bot],
+            Deal.from_dict(hand["deal"]),
+            hand["dealer"],
+            hand["scores_before"],
+            rules,
+            hand_number=hand["hand_number"],
+        )
+    except (ValueError, IndexError):  # a record the engine does not reproduce: not comparable
+        return None
+    return counts
+
+
+def _same(a: Any, b: Any) -> bool:
+    # A keep may be answered in any order: the same five cards are the same decision.
+    if isinstance(a, list) and isinstance(b, list):
+        return sorted(map(str, a)) == sorted(map(str, b))
+    return bool(a == b)
+
+
+def _pair(b1: int, b2: int) -> tuple[int, int]:
+    return (b1, b2) if b1 < b2 else (b2, b1)
+
+
+def _walk(one: _Match, two: _Match, hands: _Hands, tally: dict[tuple[int, int], list[int]]) -> None:
+    """Compare two seatings of one deal while their histories are identical."""
+    differ = [s for s in range(3) if one.bots[s] != two.bots[s]]
+    quick = not one.fault_at and not two.fault_at
+    done = [0, 0, 0]  # decisions made so far by each seat (forced ones included)
+    for k in range(min(len(one.hands), len(two.hands))):
+        first = hands.get(one.hands[k])
+        if first.legal is None:
+            return
+        if quick and one.hands[k] == two.hands[k]:
+            # The very same hand: every unforced decision of a differing seat agreed.
+            for s in differ:
+                entry = tally[_pair(one.bots[s], two.bots[s])]
+                entry[0] += first.unforced[s]
+                entry[1] += first.unforced[s]
+            continue
+        log1, log2 = first.record["log"], hands.get(two.hands[k]).record["log"]
+        for i in range(min(len(log1), len(log2))):
+            seat, phase, a1 = log1[i]
+            seat2, phase2, a2 = log2[i]
+            if (seat, phase) != (seat2, phase2):
+                return
+            b1, b2 = one.bots[seat], two.bots[seat]
+            own = one.own(seat, done[seat]) and two.own(seat, done[seat])
+            if b1 != b2 and own and first.legal[i] > 1:
+                entry = tally[_pair(b1, b2)]
+                entry[0] += 1
+                entry[1] += _same(a1, a2)
+            if not _same(a1, a2):
+                return
+            done[seat] += 1
+        if len(log1) != len(log2):
+            return
+
+
+def clone_pairs(
+    groups: Iterable[Sequence[_Match]], rules: Rules, bots: Iterable[int]
+) -> list[ClonePair]:
+    """The clone report over duplicate groups (the matches of one set and round each)."""
+    tally: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    for group in groups:
+        hands = _Hands(rules)
+        for one, two in itertools.combinations(group, 2):
+            _walk(one, two, hands, tally)
+    every = sorted(set(bots))
+    out = [ClonePair(a, b, *tally.get((a, b), (0, 0))) for a, b in itertools.combinations(every, 2)]
+    return sorted(out, key=lambda p: (-(p.share or 0.0), p.bot_a, p.bot_b))
+
+
+def _duplicate_hands(store: Store, tid: str) -> Iterator[tuple[Any, ...]]:
+    """Every stored hand's record with its match's bots, by set, round, match and hand.
+
+    Streamed (a large tournament's records do not fit in memory at once); the order brings
+    the six seatings of each duplicate set and round together.
+    """
+    return store.conn.execute(
+        "SELECT m.set_key, m.round, m.id, m.bot0, m.bot1, m.bot2, h.record "
+        "FROM matches m JOIN hands h ON h.match_id = m.id "
+        "WHERE m.tournament_id = ? ORDER BY m.set_key, m.round, m.id, h.hand_number",
+        (tid,),
+    )
+
+
+def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
+    faults: dict[str, dict[int, int | None]] = defaultdict(dict)
+    for f in store.rows(
+        "SELECT match_id, seat, decision FROM faults WHERE tournament_id = ?", [tid]
+    ):
+        faults[f["match_id"]][f["seat"]] = f["decision"]
+    rows = _duplicate_hands(store, tid)
+    for _, unit in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        group = []
+        for mid, hands in itertools.groupby(unit, key=lambda r: r[2]):
+            records = list(hands)
+            bots = (records[0][3], records[0][4], records[0][5])
+            group.append(_Match(mid, bots, [r[6] for r in records], faults[mid]))
+        yield group
+
+
+def clone_report(store: Store, tid: str) -> list[ClonePair]:
+    """Every pair of the tournament's bots with its share of identical decisions."""
+    t = store.tournament(tid)
+    rules = Rules.from_dict(json.loads(t["rules"]))
+    bots = [v.id for v in store.tournament_entrants(t["id"])]
+    return clone_pairs(_groups(store, t["id"]), rules, bots)
+
+
+# --- kingmaking ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KingmakingRow:
+    """How B did against the third bot in the matches A played, against the ratings."""
+
+    bot_a: int  # whose presence is examined
+    bot_b: int  # who may be helped
+    matches: int
+    units: int  # duplicate (set, round) units those matches came from
+    rate: float  # B placed above the third bot (a shared place counts one half)
+    expected: float  # what the ratings expect of the same matches
+    low: float | None  # 95 % interval of the rate
+    high: float | None
+    flagged: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as a ``kingmaking`` row (without its tournament)."""
+        return dataclasses.asdict(self)
+
+
+def expected_above(rating_b: float, rating_c: float) -> float:
+    """P(B placed above C) under Plackett-Luce, from ratings on the Elo-like scale.
+
+    The ratings are 1500 + 400·log10(e)·θ, so w_B / (w_B + w_C) = 1 / (1 + 10^((R_C - R_B)/400)).
+    """
+    return 1.0 / (1.0 + 10.0 ** ((rating_c - rating_b) / 400.0))
+
+
+def kingmaking_rows(
+    seats: Iterable[dict[str, Any]], ratings: dict[int, float]
+) -> list[KingmakingRow]:
+    """The kingmaking table from stored seats (``Store.seat_results``) and the ratings.
+
+    The interval's standard error is the larger of two: the cluster-robust one over duplicate
+    (set, round) units (the six seatings of a deal are not independent), and the one the model
+    itself implies (each match a coin with the expected probability), so that a handful of
+    units that all agree cannot make a zero-width interval. Flags use a Bonferroni-widened
+    interval (family-wise level :data:`KINGMAKING_LEVEL` over every pair shown).
+    """
+    by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for s in seats:
+        by_match[s["match_id"]].append(s)
+    # (A, B) -> unit -> [residual sum, matches, observed sum, expected sum, variance sum]
+    acc: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(
+        lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
+    )
+    for rows in by_match.values():
+        if len(rows) != 3 or not all(r["bot_version_id"] in ratings for r in rows):
+            continue
+        unit = f"{rows[0]['set_key']}/{rows[0]['round']}"
+        place = {r["bot_version_id"]: r["place"] for r in rows}
+        for a, b, c in itertools.permutations(place, 3):
+            y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
+            e = expected_above(ratings[b], ratings[c])
+            cell = acc[(a, b)][unit]
+            cell[0] += y - e
+            cell[1] += 1
+            cell[2] += y
+            cell[3] += e
+            cell[4] += e * (1 - e)
+    z_flag = NormalDist().inv_cdf(1 - KINGMAKING_LEVEL / (2 * max(1, len(acc))))
+    out = []
+    for (a, b), units in sorted(acc.items()):
+        n = sum(u[1] for u in units.values())
+        diff = sum(u[0] for u in units.values()) / n
+        rate = sum(u[2] for u in units.values()) / n
+        expected = sum(u[3] for u in units.values()) / n
+        se = _standard_error(units.values(), diff, n)
+        low = high = None
+        flagged = False
+        if se is not None:
+            low, high = max(0.0, rate - _Z95 * se), min(1.0, rate + _Z95 * se)
+            flagged = len(units) >= KINGMAKING_MIN_UNITS and abs(diff) > z_flag * se
+        out.append(KingmakingRow(a, b, int(n), len(units), rate, expected, low, high, flagged))
+    return out
+
+
+def _standard_error(units: Iterable[list[float]], diff: float, n: float) -> float | None:
+    cells = list(units)
+    if len(cells) < 2:
+        return None
+    robust = sum((u[0] - diff * u[1]) ** 2 for u in cells) * len(cells) / (len(cells) - 1)
+    model = sum(u[4] for u in cells)
+    return math.sqrt(max(robust, model)) / n
+
+
+def kingmaking_report(store: Store, tid: str, ratings: dict[int, float]) -> list[KingmakingRow]:
+    """The kingmaking table of tournament ``tid`` given each bot's rating."""
+    return kingmaking_rows(store.seat_results(tid), ratings)
+
+
+# --- storing --------------------------------------------------------------------------------
+
+
+def save(store: Store, tid: str, ratings: dict[int, float]) -> None:
+    """Compute both reports and store them in ``clone_pairs`` and ``kingmaking``."""
+    clones = clone_report(store, tid)
+    king = kingmaking_report(store, tid, ratings)
+    store.replace_tournament_rows(
+        tid,
+        {
+            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
+            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
+        },
+    )
+
+
+# --- showing ------------------------------------------------------------------------------
+
+
+def flag_lines(
+    clones: Sequence[ClonePair], king: Sequence[KingmakingRow], names: dict[int, str]
+) -> list[str]:
+    """One line per flagged pair (``arena standings``), or one line saying there is none."""
+    lines = [
+        f"Possible clones: {names[p.bot_a]} and {names[p.bot_b]} made the same decision on "
+        f"the same observation {p.identical} times in {p.comparable} ({p.share:.1%})"
+        for p in clones
+        if p.flagged and p.share is not None
+    ]
+    lines += [
+        f"Kingmaking flag: with {names[r.bot_a]} in the match, {names[r.bot_b]} placed above "
+        f"the third bot {r.rate:.0%} of {r.matches} times (95% {r.low:.0%}-{r.high:.0%}); "
+        f"the ratings expect {r.expected:.0%}"
+        for r in king
+        if r.flagged and r.low is not None and r.high is not None
+    ]
+    if not lines:
+        compared = sum(p.comparable for p in clones)
+        lines.append(
+            f"No clone pair above {CLONE_SHARE:.0%} of identical decisions ({compared} "
+            "compared) and no kingmaking flag (arena standings --collusion for the tables)"
+        )
+    return lines
+
+
+def clone_table(clones: Sequence[ClonePair], names: dict[int, str]) -> Table:
+    """The clone report as a rich table."""
+    t = Table(title=f"Identical decisions on identical observations (flag: > {CLONE_SHARE:.0%})")
+    for col, justify in (("bots", "left"), ("share identical", "right"), ("compared", "right")):
+        t.add_column(col, justify=justify)  # type: ignore[arg-type]
+    t.add_column("flag")
+    for p in clones:
+        share = "-" if p.share is None else f"{p.share:.1%}"
+        flag = "possible clones" if p.flagged else ""
+        t.add_row(f"{names[p.bot_a]} / {names[p.bot_b]}", share, str(p.comparable), flag)
+    return t
+
+
+def kingmaking_table(king: Sequence[KingmakingRow], names: dict[int, str]) -> Table:
+    """The kingmaking table as a rich table."""
+    t = Table(title="With A in the match: B placed above the third bot, vs the ratings")
+    for col in ("A", "B", "matches", "B above third", "95% interval", "expected", "flag"):
+        t.add_column(col, justify="left" if col in ("A", "B", "flag") else "right")
+    for r in king:
+        ci = "n/a" if r.low is None or r.high is None else f"{r.low:.0%} - {r.high:.0%}"
+        t.add_row(
+            names[r.bot_a],
+            names[r.bot_b],
+            str(r.matches),
+            f"{r.rate:.0%}",
+            ci,
+            f"{r.expected:.0%}",
+            "off" if r.flagged else "",
+        )
+    return t
+
+
+def to_json(
+    clones: Sequence[ClonePair], king: Sequence[KingmakingRow], names: dict[int, str]
+) -> dict[str, Any]:
+    """Both reports as JSON-ready data, bots by name (``arena standings --collusion --json``)."""
+
+    def named(row: dict[str, Any]) -> dict[str, Any]:
+        return {**row, "bot_a": names[row["bot_a"]], "bot_b": names[row["bot_b"]]}
+
+    return {
+        "clones": [named(p.as_dict()) for p in clones],
+        "kingmaking": [named(r.as_dict()) for r in king],
+    }

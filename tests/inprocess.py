@@ -1,0 +1,135 @@
+"""Tournaments played in this process (trusted bots) and stored through the real Store.
+
+For tests of what is computed from stored matches (deal verification, clone and kingmaking
+reports) where the sandbox adds nothing but time. Each bot is a source text: it is stored as
+a bot version and the very same text is executed here. ``random`` is reseeded per deal seed
+and seat before each ``Bot()``, as the sandbox host does, so a copy of a random bot draws the
+same stream in the same seat.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from arena import scheduler
+from arena.engine import Rules, play_match
+from arena.runner import outcome_record
+from arena.sandbox.values import MatchOutcome
+from arena.secrecy import SecretFile
+from arena.store import BotVersion, Store
+from arena.tournament import plan
+
+FIRST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
+LAST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
+MIDDLE = (
+    "class Bot:\n    def act(self, obs):\n        return obs['legal'][len(obs['legal']) // 2]\n"
+)
+RANDOM = (
+    "import random\n"
+    "class Bot:\n"
+    "    def __init__(self):\n"
+    "        self.rng = random.Random(random.getrandbits(64))\n"
+    "    def act(self, obs):\n"
+    "        return obs['legal'][int(self.rng.random() * len(obs['legal']))]\n"
+)
+
+
+def bot_class(source: str) -> type:
+    """The ``Bot`` class defined by ``source``."""
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<bot>", "exec"), namespace)
+    return namespace["Bot"]  # type: ignore[no-any-return]
+
+
+def register(store: Store, bots: dict[str, str]) -> list[BotVersion]:
+    """Store each ``name: source`` as a bot version (a trailing comment keeps copies apart)."""
+    return [store.add_bot_version(n, f"{src}# {n}\n", f"{n}.py")[0] for n, src in bots.items()]
+
+
+def play_specs(store: Store, tid: str, specs: Sequence[scheduler.MatchSpec], rules: Rules) -> None:
+    """Play ``specs`` in this process, dealing from each spec's deal seed, and store them."""
+    classes: dict[str, type] = {}
+    records = []
+    for spec in specs:
+        bots = []
+        for seat, e in enumerate(spec.seats):
+            if e.key not in classes:
+                classes[e.key] = bot_class(store.bot_version(e.version_id).source)
+            random.seed(f"arena/bot/{spec.deal_seed}/{seat}")
+            bots.append(classes[e.key]())
+        m = play_match(bots, seed=spec.deal_seed, rules=rules)
+        outcome = MatchOutcome(m, [], list(m.placements), [{}, {}, {}], ["", "", ""])
+        records.append(outcome_record(spec, outcome, 0.0))
+    store.write_results(tid, records)
+
+
+def play(
+    store: Store,
+    bots: dict[str, str],
+    *,
+    rounds: int = 2,
+    seed: int = 3,
+    secret_file: SecretFile | None = None,
+    finish: bool = True,
+) -> str:
+    """A whole tournament of ``bots`` played in-process through :func:`arena.tournament.plan`."""
+    versions = register(store, bots)
+    limits = {"decision_seconds": 1.0}
+    the_plan = plan(
+        store,
+        versions,
+        rounds=rounds,
+        seed=seed,
+        rules=Rules(),
+        limits=limits,
+        secret_file=secret_file,
+    )
+    play_specs(store, the_plan.tid, the_plan.todo, the_plan.rules)
+    if finish:
+        store.set_status(the_plan.tid, "finished")
+    return the_plan.tid
+
+
+def play_legacy(store: Store, bots: dict[str, str], *, rounds: int = 2, seed: int = 3) -> str:
+    """A finished tournament stored as the arena did before deal secrets (``Store(upto=2)``).
+
+    Its row has no secret and its deals come from the public match seeds.
+    """
+    assert store.applied_migrations() == [1, 2]
+    versions = register(store, bots)
+    entrants = [scheduler.Entrant(v.name, v.sha256, v.id) for v in versions]
+    rules = Rules()
+    config = {
+        "bots": [{"name": v.name, "sha256": v.sha256} for v in versions],
+        "rounds": rounds,
+        "seed": seed,
+        "rules": rules.to_dict(),
+        "limits": {"decision_seconds": 1.0},
+    }
+    tid = scheduler.tournament_id(config)
+    stamp = "2026-11-30T09:00:00Z"
+    store.db.table("tournaments").insert(
+        {
+            "id": tid,
+            "config": json.dumps(config, sort_keys=True),
+            "seed": seed,
+            "rounds": rounds,
+            "rules": json.dumps(config["rules"], sort_keys=True),
+            "limits": json.dumps(config["limits"], sort_keys=True),
+            "status": "finished",
+            "total_matches": scheduler.match_count(len(entrants), rounds),
+            "created_at": stamp,
+            "updated_at": stamp,
+            "finished_at": stamp,
+        }
+    )
+    store.db.table("tournament_bots").insert_all(
+        {"tournament_id": tid, "bot_version_id": v.id} for v in versions
+    )
+    specs = list(scheduler.schedule(tid, entrants, rounds, seed))
+    assert all(s.deal_seed == s.seed for s in specs)
+    play_specs(store, tid, specs, rules)
+    return tid

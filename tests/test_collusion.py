@@ -1,0 +1,206 @@
+"""Clone and kingmaking reports (arena.collusion).
+
+A renamed copy of a bundled bot is flagged in a real sandboxed tournament, heuristic and
+montecarlo are not; in-process tournaments pin down what is counted (forced decisions and
+decisions after a fault are not); the kingmaking table flags a bot that is helped, and only
+when the interval is clearly off the ratings' expectation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inprocess import LAST, RANDOM, bot_class, play
+
+from arena import collusion
+from arena.botfile import bundled
+from arena.collusion import clone_report, expected_above, kingmaking_rows
+from arena.engine import play_match
+from arena.store import Store
+
+ARENA = str(Path(sys.executable).with_name("arena"))
+
+
+@pytest.mark.slow
+def test_a_renamed_copy_of_a_bundled_bot_is_flagged_and_different_bots_are_not(
+    tmp_path: Path,
+) -> None:
+    copy = tmp_path / "copycat.py"
+    source = bundled("heuristic").read_text(encoding="utf-8")
+    copy.write_text(source.replace('name = "heuristic"', 'name = "copycat"'), encoding="utf-8")
+    db = tmp_path / "arena.db"
+    files = [str(bundled("heuristic")), str(bundled("montecarlo")), str(copy)]
+    env = {**os.environ, "COLUMNS": "200"}
+    run = [ARENA, "run", *files, "--db", str(db), "--rounds", "2", "--out", str(tmp_path / "s")]
+    done = subprocess.run(run, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(db)
+    shares = {
+        frozenset((a, b)): (share, n, flagged)
+        for a, b, share, n, flagged in conn.execute(
+            "SELECT va.name, vb.name, c.share, c.comparable, c.flagged FROM clone_pairs c "
+            "JOIN bot_versions va ON va.id = c.bot_a JOIN bot_versions vb ON vb.id = c.bot_b"
+        )
+    }
+    conn.close()
+    share, n, flagged = shares[frozenset(("heuristic", "copycat"))]
+    assert flagged and share > 0.95 and n >= 100
+    for other in ("heuristic", "copycat"):
+        share, n, flagged = shares[frozenset((other, "montecarlo"))]
+        assert not flagged and share < 0.95 and n > 0
+
+    text = subprocess.run(
+        [ARENA, "standings", "--db", str(db)], capture_output=True, text=True, env=env
+    ).stdout
+    flags = [ln for ln in text.splitlines() if ln.startswith("Possible clones")]
+    assert len(flags) == 1 and "heuristic and copycat" in flags[0], text
+    page = next((tmp_path / "s" / "tournaments").glob("*.html")).read_text(encoding="utf-8")
+    assert "Possible clones:" in page and "copycat" in page
+    index = (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    assert "Possible clones:" in index
+
+
+def live_unforced(source: str, deal_seed: str, seat: int, seats: int = 3) -> int:
+    """Decisions of ``seat`` with more than one legal action, counted while playing live."""
+    counts: list[int] = []
+
+    class Recorder:
+        def __init__(self, bot: object, s: int) -> None:
+            self.bot, self.s = bot, s
+
+        def act(self, obs: dict[str, object]) -> object:
+            legal = obs["legal"]
+            assert isinstance(legal, list)
+            if self.s == seat and len(legal) > 1:
+                counts.append(1)
+            return self.bot.act(obs)  # type: ignore[attr-defined]
+
+    cls = bot_class(source)
+    bots = []
+    for s in range(seats):
+        random.seed(f"arena/bot/{deal_seed}/{s}")
+        bots.append(Recorder(cls(), s))
+    play_match(bots, seed=deal_seed)
+    return len(counts)
+
+
+def test_identical_programs_agree_on_every_unforced_decision_and_only_those_count(
+    tmp_path: Path,
+) -> None:
+    # Three copies of one deterministic bot: every seating plays the very same game, so every
+    # pair of seatings is compared to the end, seat by seat where the bots differ.
+    with Store(tmp_path / "a.db") as store:
+        tid = play(store, {"l1": LAST, "l2": LAST, "l3": LAST}, rounds=2)
+        pairs = {(p.bot_a, p.bot_b): p for p in clone_report(store, tid)}
+        matches = store.rows("SELECT * FROM matches WHERE tournament_id = ?", [tid])
+        secret = store.tournament_secret(tid)
+    assert secret is not None
+    expected: dict[tuple[int, int], int] = {k: 0 for k in pairs}
+    for _, group in itertools.groupby(
+        sorted(matches, key=lambda m: (m["set_key"], m["round"])),
+        key=lambda m: (m["set_key"], m["round"]),
+    ):
+        ms = list(group)
+        seed = collusion_deal_seed(secret.secret, ms[0]["seed"])
+        unforced = [live_unforced(LAST, seed, s) for s in range(3)]
+        for one, two in itertools.combinations(ms, 2):
+            for s in range(3):
+                a, b = one[f"bot{s}"], two[f"bot{s}"]
+                if a != b:
+                    expected[(min(a, b), max(a, b))] += unforced[s]
+    assert {k: p.comparable for k, p in pairs.items()} == expected
+    assert all(p.identical == p.comparable > 0 and p.flagged for p in pairs.values())
+
+
+def collusion_deal_seed(secret: bytes, public: int) -> str:
+    from arena.secrecy import deal_seed
+
+    return deal_seed(secret, public)
+
+
+def test_a_copy_of_a_random_bot_is_flagged_and_faults_are_left_out(tmp_path: Path) -> None:
+    with Store(tmp_path / "a.db") as store:
+        tid = play(store, {"rnd": RANDOM, "twin": RANDOM, "last": LAST}, rounds=3)
+        names = {v.id: v.name for v in store.tournament_entrants(tid)}
+        by_names = {
+            frozenset((names[p.bot_a], names[p.bot_b])): p for p in clone_report(store, tid)
+        }
+        # Same seat, same deal: the same random stream, so the copy decides alike.
+        twins = by_names[frozenset(("rnd", "twin"))]
+        assert twins.flagged and twins.share == 1.0
+        for other in ("rnd", "twin"):
+            p = by_names[frozenset((other, "last"))]
+            assert not p.flagged and p.share is not None and p.share < 0.9
+
+        # After a fault the fallback plays the seat: a twin that faulted at its first decision
+        # in every match has nothing comparable left.
+        twin = next(i for i, n in names.items() if n == "twin")
+        store.conn.execute(
+            "INSERT INTO faults SELECT match_id, seat, tournament_id, bot_version_id, 'crash', "
+            "'test', 0 FROM match_seats WHERE bot_version_id = ?",
+            (twin,),
+        )
+        again = {frozenset((names[p.bot_a], names[p.bot_b])): p for p in clone_report(store, tid)}
+        assert again[frozenset(("rnd", "twin"))].comparable == 0
+        assert not again[frozenset(("rnd", "twin"))].flagged
+        assert again[frozenset(("rnd", "last"))] == by_names[frozenset(("rnd", "last"))]
+
+
+def seats_of(matches: list[tuple[str, dict[int, int]]]) -> list[dict[str, object]]:
+    """Seat rows as ``Store.seat_results`` gives them, from (unit, {bot: place}) per match."""
+    out: list[dict[str, object]] = []
+    for i, (unit, places) in enumerate(matches):
+        set_key, round_ = unit.split("/")
+        for seat, (bot, place) in enumerate(places.items()):
+            out.append(
+                {"match_id": f"m{i}", "set_key": set_key, "round": int(round_), "seat": seat,
+                 "bot_version_id": bot, "place": place, "faulted": 0}
+            )  # fmt: skip
+    return out
+
+
+def test_kingmaking_flags_a_bot_that_is_helped_beyond_its_rating() -> None:
+    assert expected_above(1900, 1500) == pytest.approx(10 / 11)
+    # Four bots of equal rating. With bot 1 in the match, bot 2 always beats the third bot;
+    # without it, everyone is even.
+    rng = random.Random(5)
+    matches: list[tuple[str, dict[int, int]]] = []
+    for unit in range(24):
+        for trio in itertools.combinations((1, 2, 3, 4), 3):
+            for _ in range(6):
+                order = list(trio)
+                rng.shuffle(order)
+                if 1 in trio and 2 in trio:
+                    third = next(b for b in trio if b not in (1, 2))
+                    order = [b for b in order if b != third] + [third]
+                places = {b: i + 1 for i, b in enumerate(order)}
+                matches.append((f"{','.join(map(str, trio))}/{unit}", places))
+    even = dict.fromkeys((1, 2, 3, 4), 1500.0)
+    rows = {(r.bot_a, r.bot_b): r for r in kingmaking_rows(seats_of(matches), even)}
+    helped = rows[(1, 2)]
+    assert helped.rate == 1.0 and helped.expected == 0.5 and helped.flagged
+    assert helped.low is not None and helped.low > 0.5
+    assert rows[(2, 1)].flagged  # the mirror: bot 1 also always beats the third bot
+    # Pairs without either of them see only even matches.
+    assert not any(r.flagged for r in rows.values() if {r.bot_a, r.bot_b}.isdisjoint({1, 2}))
+
+
+def test_kingmaking_does_not_flag_results_the_ratings_explain() -> None:
+    # A strong bot that always wins: the ratings expect it, and a few duplicate units that
+    # all agree do not make a zero-width interval.
+    matches = [(f"1,2,3/{u}", {1: 1, 2: 2, 3: 3}) for u in range(6) for _ in range(6)]
+    ratings = {1: 2100.0, 2: 1500.0, 3: 900.0}
+    rows = kingmaking_rows(seats_of(matches), ratings)
+    assert len(rows) == 6 and not any(r.flagged for r in rows)
+    assert all(r.low is not None and r.high is not None and r.low < r.high for r in rows)
+    # One unit only: no interval, so no flag.
+    single = kingmaking_rows(seats_of(matches[:6]), ratings)
+    assert all(r.low is None and not r.flagged for r in single)
+    assert collusion.KINGMAKING_MIN_UNITS > 1

@@ -1,0 +1,207 @@
+"""The documentation says what the code does: checked against the engine, and every link and
+citation lands on something that exists in the repository."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted import WORKED_DEAL, Script
+from test_engine_worked_example import STEPS
+
+from arena import engine
+from arena.engine import PHASES, Rules, play_hand
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+RULES = (DOCS / "rules.md").read_text(encoding="utf-8")
+GUIDE = (DOCS / "writing-a-bot.md").read_text(encoding="utf-8")
+
+# The sections of docs/rules.md, which code and tests cite by number.
+SECTIONS = {
+    1: "Players and deck",
+    2: "Dealing",
+    3: "Bidding, first round",
+    4: "Bidding, second round",
+    5: "The maker, the defenders, going alone, the dummy",
+    6: "Play",
+    7: "Scoring a hand",
+    8: "The end of a match",
+    9: "The `Rules` fields",
+    10: "Who may know what",
+    11: "A worked hand",
+}
+
+
+def tracked_files() -> list[Path]:
+    """The repository's files under version control (text files only)."""
+    out = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [REPO / f for f in out if Path(f).suffix in (".py", ".md", ".html", ".toml", ".txt")]
+
+
+def section(number: int) -> str:
+    """The text of one numbered section of docs/rules.md."""
+    found = re.search(rf"^## {number}\. .*?(?=^## |\Z)", RULES, re.M | re.S)
+    assert found, number
+    return found.group(0)
+
+
+def test_rules_sections_keep_their_numbers() -> None:
+    headings = re.findall(r"^## (\d+)\. (.+)$", RULES, re.M)
+    assert [int(n) for n, _ in headings] == list(SECTIONS)
+    for (_, title), want in zip(headings, SECTIONS.values(), strict=True):
+        assert title.startswith(want), title
+    # Subsections cited as "1.4" and "1.5": card order and the left bower's suit.
+    items = dict(re.findall(r"^(\d)\. (.+)$", section(1), re.M))
+    assert items["4"].startswith("Card order depends on trump")
+    assert items["5"].startswith("The left bower and the Joker are **trumps")
+
+
+def test_citations_of_the_rules_land_on_a_section() -> None:
+    cites = 0
+    for path in tracked_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for m in re.finditer(r"docs/rules\.md,? (?:sections? )?(\d+)(?:\.(\d+))?(?:-(\d+))?", text):
+            cites += 1
+            for n in filter(None, (m.group(1), m.group(3))):
+                assert int(n) in SECTIONS, (path, m.group(0))
+            if m.group(2):
+                assert re.search(rf"^{m.group(2)}\. ", section(int(m.group(1))), re.M), m.group(0)
+    assert cites >= 10
+
+
+def test_no_reference_to_files_outside_the_repository() -> None:
+    team_files = re.compile(r"\.\./shared|\b(" + "RULES|CONTRACT|STYLE" + r")\.md\b")
+    for path in tracked_files():
+        if "attacks" in path.parts or path.name == "test_docs.py":
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert not team_files.search(text), path
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+@pytest.mark.parametrize(
+    "doc", [*sorted(DOCS.glob("*.md")), REPO / "README.md"], ids=lambda p: p.name
+)
+def test_links_between_docs_resolve(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"^[a-z]+:", target):
+            continue  # a web address
+        file, _, anchor = target.partition("#")
+        path = (doc.parent / file).resolve() if file else doc
+        assert path.exists(), (doc.name, target)
+        if anchor and path.suffix == ".md":
+            anchors = {slug(h) for h in re.findall(r"^#+ (.+)$", path.read_text(), re.M)}
+            assert anchor in anchors, (doc.name, target)
+
+
+def test_rules_table_is_the_rules_dataclass() -> None:
+    rows = re.findall(r"^\| `(\w+)` \| `([^`]+)` \| (.+?) \| [\d., ]+\|$", section(9), re.M)
+    fields = {f.name: f.default for f in dataclasses.fields(Rules)}
+    assert [name for name, _, _ in rows] == list(fields)
+    for name, default, others in rows:
+        assert ast.literal_eval(default) == fields[name], name
+        if name in engine._RULE_VALUES:
+            allowed = set(engine._RULE_VALUES[name]) - {fields[name]}
+            shown = {ast.literal_eval(v) for v in re.findall(r"`([^`]+)`", others)}
+            assert shown == allowed, name
+
+
+def parse_cards(cell: str) -> list[str]:
+    """Cards written as `JD 9C ...` in a table cell."""
+    return " ".join(re.findall(r"`([^`]+)`", cell)).split()
+
+
+def test_worked_hand_is_what_the_engine_plays() -> None:
+    text = section(11)
+    rows = re.findall(r"^\| (seat \d|dummy|kitty)\b[^|]*\| (.+) \|$", text, re.M)
+    deal = {who: parse_cards(cards) for who, cards in rows}
+    assert [deal[f"seat {s}"] for s in range(3)] == [list(h) for h in WORKED_DEAL.hands]
+    assert deal["dummy"] == list(WORKED_DEAL.dummy)
+    assert deal["kitty"] == list(WORKED_DEAL.kitty)
+    script = Script(STEPS)
+    hand = play_hand(script.bots, deal=WORKED_DEAL, dealer=0, scores=[0, 0, 0])
+    tricks = re.findall(r"^\| (\d) \| (.+?) \| seat (\d) \|", text, re.M)
+    assert len(tricks) == 5
+    for (number, plays, winner), trick in zip(tricks, hand.tricks, strict=True):
+        shown = [[int(s), c] for s, c in re.findall(r"seat (\d) `(\w+)`", plays)]
+        assert shown == trick["cards"], number
+        assert int(winner) == trick["winner"], number
+    flat = " ".join(text.split())
+    kept = re.search(r"keeps (`[^.]+`) from its ten cards, discarding (`[^.]+`) face down", flat)
+    assert kept is not None
+    assert sorted(parse_cards(kept.group(2))) == sorted(hand.discards[1])
+    assert "it throws the `9C`" in flat and hand.discards[0] == ["9C"]
+    assert hand.points == [0, 1, 0] and "the scores are 0 / 1 / 0" in flat
+
+
+def observations() -> list[dict[str, Any]]:
+    """Every observation of the worked hand."""
+    script = Script(STEPS)
+    play_hand(script.bots, deal=WORKED_DEAL, dealer=0, scores=[0, 0, 0])
+    return script.seen
+
+
+def guide_section(title: str) -> str:
+    """The text of one ``##`` section of docs/writing-a-bot.md."""
+    found = re.search(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", GUIDE, re.M | re.S)
+    assert found, title
+    return found.group(0)
+
+
+def test_observation_table_lists_every_key() -> None:
+    table = guide_section("The observation")
+    documented = re.findall(r"^\| `(\w+)` \|", table, re.M)
+    keys = set().union(*(o.keys() for o in observations()))
+    assert sorted(documented) == sorted(keys)
+    summary = play_hand(Script(STEPS).bots, deal=WORKED_DEAL, dealer=0).summary()
+    entry = re.search(r"Each `history` entry.*?\n\n", table, re.S)
+    assert entry is not None
+    assert set(re.findall(r"`(\w+)`", entry.group(0))) - {"history", "null"} == set(summary)
+
+
+def test_phase_table_lists_every_phase() -> None:
+    table = guide_section("Phases and actions")
+    assert sorted(re.findall(r"^\| `(\w+)` \|", table, re.M)) == sorted(PHASES)
+
+
+def test_engine_example_runs_as_printed() -> None:
+    (block,) = re.findall(r"```python\n(.*?)```", guide_section("The engine in Python"), re.S)
+
+    class Last:
+        """Plays the last legal action: orders up, so matches end."""
+
+        def act(self, obs: dict[str, Any]) -> Any:
+            return obs["legal"][-1]
+
+    bot0, bot1, bot2 = Script(STEPS, then=Last().act).bots
+    scope: dict[str, Any] = {"bot0": bot0, "bot1": bot1, "bot2": bot2, "bots": [Last()] * 3}
+    exec(compile(block, "writing-a-bot.md", "exec"), scope)
+    checked = 0
+    for line in block.splitlines():
+        code, sep, comment = line.partition("  # ")
+        if not sep or "=" in code or not code.strip():
+            continue
+        if "..." in comment:
+            continue
+        try:
+            want = ast.literal_eval(comment.split("  ")[0].split(" (")[0].strip())
+        except (ValueError, SyntaxError):
+            continue  # words, not a value
+        got = eval(code.strip(), scope)
+        assert got == want or (isinstance(got, tuple) and list(got) == list(want)), line
+        checked += 1
+    assert checked >= 4

@@ -1,0 +1,109 @@
+"""A bot that knows every public fact cannot predict its cards (tests/attacks/predict_deal.py).
+
+The attacker embeds its opponents' names and source hashes, reads its own file, assumes the
+default seed 1 and uses the scheduler's and engine's published formulas. First, in-process,
+the attack is shown to work when deals follow the public match seed (the design before deal
+secrets), so the sandboxed test below can fail. Then a real ``arena run`` (console script,
+sandbox, worker processes, SQLite) must leave it guessing in every match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.botfile import bundled, load_bot_class
+from arena.engine import deal_for, play_match
+from arena.scheduler import Entrant, match_seed, schedule
+from arena.store import sha256_text
+
+ATTACK = Path(__file__).parent / "attacks" / "predict_deal.py"
+OPPONENTS = ("heuristic", "random_bot")
+NAMES = {"heuristic": "heuristic", "random_bot": "random"}
+
+
+def write_attacker(directory: Path) -> Path:
+    """The attack file with its opponents' identities filled in."""
+    keys = " ".join(
+        f"{NAMES[stem]}:{sha256_text(bundled(stem).read_text(encoding='utf-8'))}"
+        for stem in OPPONENTS
+    )
+    path = directory / "predictor.py"
+    path.write_text(ATTACK.read_text(encoding="utf-8").replace("@@OPPONENTS@@", keys), "utf-8")
+    return path
+
+
+def entrants(attacker: Path) -> list[Entrant]:
+    """The three entrants as the scheduler sees them (version ids do not enter any seed)."""
+    files = [attacker, *(bundled(stem) for stem in OPPONENTS)]
+    names = ["predictor", *(NAMES[stem] for stem in OPPONENTS)]
+    return [
+        Entrant(n, sha256_text(f.read_text(encoding="utf-8")), i)
+        for i, (n, f) in enumerate(zip(names, files, strict=True))
+    ]
+
+
+def test_the_attack_works_when_deals_follow_the_public_seed(tmp_path: Path) -> None:
+    attacker = write_attacker(tmp_path)
+    field = entrants(attacker)
+    classes = {
+        e.name: load_bot_class(f)
+        for e, f in zip(field, [attacker, *map(bundled, OPPONENTS)], strict=True)
+    }
+    specs = list(schedule("t" * 16, field, rounds=40, tournament_seed=1))[-6:]  # round 39
+    predicted = 0
+    for spec in specs:
+        assert spec.deal_seed == spec.seed  # no secret: the engine deals from the public seed
+        bots = [classes[e.name]() for e in spec.seats]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            m = play_match(bots, seed=spec.deal_seed)
+        text = out.getvalue()
+        seat = [e.name for e in spec.seats].index("predictor")
+        assert f"SELF {field[0].sha256}" in text
+        assert "FOUND 39" in text, text
+        guess = re.search(r"^PREDICT (.*)$", text, re.M)
+        assert guess is not None
+        if len(m.hands) > 1:
+            assert guess.group(1).split() == list(m.hands[1].deal.hands[seat])
+            predicted += 1
+    assert predicted >= 5
+
+
+def test_a_sandboxed_tournament_gives_the_attack_nothing(tmp_path: Path) -> None:
+    attacker = write_attacker(tmp_path)
+    db = tmp_path / "arena.db"
+    arena = str(Path(sys.executable).with_name("arena"))
+    files = [str(attacker), *(str(bundled(stem)) for stem in OPPONENTS)]
+    done = subprocess.run(
+        [arena, "run", *files, "--db", str(db), "--rounds", "2", "--workers", "2", "--no-site"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(db)
+    (sha,) = conn.execute("SELECT sha256 FROM bot_versions WHERE name = 'predictor'").fetchone()
+    rows = conn.execute(
+        "SELECT m.id, m.seed, l.text, json_extract(h.record, '$.deal.hands') "
+        "FROM bot_logs l JOIN matches m ON m.id = l.match_id "
+        "JOIN bot_versions v ON v.id = l.bot_version_id AND v.name = 'predictor' "
+        "JOIN hands h ON h.match_id = m.id AND h.hand_number = 0"
+    ).fetchall()
+    assert len(rows) == 12  # every match: the attacker ran and printed
+    field = entrants(attacker)
+    for mid, seed, text, hands in rows:
+        # Fully armed: it knew all three identities and so the public seed of its match ...
+        assert f"SELF {sha}" in text, (mid, text)
+        round_ = int(conn.execute("SELECT round FROM matches WHERE id = ?", [mid]).fetchone()[0])
+        assert seed == match_seed(1, field, round_)
+        # ... and still found nothing: the cards are not the public seed's deal.
+        assert "NOTFOUND" in text and "PREDICT" not in text, (mid, text)
+        assert deal_for(seed, 0).hands != tuple(tuple(h) for h in json.loads(hands))
+    conn.close()
