@@ -1,34 +1,66 @@
-PY ?= python
+# The interpreter: the active virtualenv's, else ./.venv, created with `python3 -m venv` (Debian
+# 12 has no `python`, and PEP 668 keeps pip out of the system's interpreter).
+ifdef VIRTUAL_ENV
+VENV := $(VIRTUAL_ENV)
+else
+VENV := .venv
+endif
+PY := $(VENV)/bin/python
 ROUNDS ?= 20
 
-.PHONY: check lint types test bench setup tournament
+# System packages, installed as root on Debian/Ubuntu when missing (elsewhere `arena doctor`
+# tells what the sandbox lacks): the sandbox's, then those the tests add (the browser test).
+SANDBOX_PACKAGES := bubblewrap python3-seccomp python3-venv
+TEST_PACKAGES := $(SANDBOX_PACKAGES) chromium chromium-driver
 
-# The test command (README): lint, types, then the whole test suite.
+.PHONY: check lint types test bench setup setup-test tournament
+
+# The test command (README): set up, then lint, types and the whole test suite.
 check: lint types test
 
-lint:
+lint: setup-test
 	$(PY) -m ruff check arena tests bench bots
 	$(PY) -m ruff format --check arena
 
-types:
+types: setup-test
 	$(PY) -m mypy
 
-test:
+test: setup-test
 	$(PY) -m pytest -q
 
-# The sandbox's system packages (as root on Debian/Ubuntu; elsewhere `arena doctor` tells what
-# is missing), then the package itself.
-setup:
-	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  apt-get update -qq && apt-get install -y -qq bubblewrap python3-seccomp >/dev/null; \
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "apt-get install" $$missing; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+$(VENV)/bin/python:
+	$(call apt_install,$(SANDBOX_PACKAGES))
+	python3 -m venv $(VENV)
+
+# The package (editable) and, for setup-test, its test extra; redone when pyproject.toml changes.
+$(VENV)/.arena-setup: pyproject.toml | $(VENV)/bin/python
+	$(call apt_install,$(SANDBOX_PACKAGES))
 	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.arena-setup-test: pyproject.toml | $(VENV)/bin/python
+	$(call apt_install,$(TEST_PACKAGES))
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.arena-setup
+
+setup-test: $(VENV)/.arena-setup-test
 
 # The main job: a duplicate round robin of the bundled bots into arena.db, and the site.
 tournament: setup
-	arena run bots/*.py --rounds $(ROUNDS) --out site
+	$(VENV)/bin/arena run random heuristic montecarlo --rounds $(ROUNDS) --out site
 
-bench:
+bench: setup
 	$(PY) bench/engine.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/tournament.py

@@ -5,6 +5,7 @@ Untrusted bots go through :mod:`arena.sandbox`, which loads them in a locked-dow
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -31,11 +32,59 @@ def bundled_bots() -> list[Path]:
     return sorted(p for p in BUNDLED_BOTS.glob("*.py") if not p.name.startswith("_"))
 
 
+def declared(source: str | ast.Module, attr: str) -> str | None:
+    """The string literal assigned to ``Bot.<attr>`` in a bot file, read without running it.
+
+    ``source`` is the file's text or its parsed syntax tree. The file is untrusted: it is
+    parsed, never imported, in this process.
+    """
+    if isinstance(source, str):
+        try:
+            source = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return None
+    for node in source.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Bot":
+            for stmt in node.body:
+                targets = (
+                    stmt.targets
+                    if isinstance(stmt, ast.Assign)
+                    else [stmt.target]
+                    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None
+                    else []
+                )
+                value = getattr(stmt, "value", None)
+                if (
+                    any(isinstance(t, ast.Name) and t.id == attr for t in targets)
+                    and isinstance(value, ast.Constant)
+                    and isinstance(value.value, str)
+                ):
+                    return value.value
+    return None
+
+
+def bundled_name(path: Path) -> str:
+    """The tournament name of a bundled bot file: its ``Bot.name``, else its stem."""
+    return declared(path.read_text(encoding="utf-8"), "name") or path.stem
+
+
+def bundled_names() -> dict[str, Path]:
+    """Every bundled bot by its tournament name (``random``) and by its file stem
+    (``random_bot``)."""
+    out: dict[str, Path] = {}
+    for path in bundled_bots():
+        out[path.stem] = path
+        out[bundled_name(path)] = path
+    return out
+
+
 def bundled(name: str) -> Path:
-    """Path of a bundled reference bot by file stem (``"random_bot"``, ``"heuristic"``, ...)."""
-    path = BUNDLED_BOTS / f"{name}.py"
-    if not path.is_file():
-        raise ArenaError(f"no bundled bot {name!r} in {BUNDLED_BOTS}")
+    """Path of a bundled reference bot by tournament name (``"random"``, ``"heuristic"``,
+    ``"montecarlo"``) or file stem (``"random_bot"``)."""
+    path = bundled_names().get(name)
+    if path is None:
+        known = ", ".join(sorted({bundled_name(p) for p in bundled_bots()}))
+        raise ArenaError(f"no bundled bot {name!r} (the bundled bots: {known})")
     return path
 
 

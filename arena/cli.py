@@ -6,44 +6,14 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from arena import __version__
+from arena import __version__, cli_lists
+from arena.cli_common import F, db_option, reports_errors
 from arena.errors import ArenaError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def db_option(fn: F) -> F:
-    """The shared ``--db PATH`` option (default ``arena.db`` in the working directory)."""
-    return click.option(
-        "--db",
-        "db_path",
-        type=click.Path(dir_okay=False),
-        default="arena.db",
-        show_default=True,
-        envvar="ARENA_DB",
-        help="SQLite database file.",
-    )(fn)
-
-
-def reports_errors(fn: F) -> F:
-    """Turn an :class:`ArenaError` into one line on stderr and exit code 1."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except ArenaError as e:
-            click.echo(f"Error: {e}", err=True)
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -61,16 +31,18 @@ def main() -> None:
 
 @main.command()
 @click.option("--seed", type=int, default=1, show_default=True, help="Match seed.")
-@click.argument("bot_files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("bot_files", metavar="[FILE|BOT]...", nargs=-1)
 @reports_errors
 def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     """Play one match in-process and print it hand by hand (trusted bots only).
 
-    With no BOT_FILES, three copies of the bundled random bot play.
+    Up to three bot files or bundled bots (random, heuristic, montecarlo); bundled bots take
+    the empty seats. With none, three copies of the bundled random bot play.
 
     \b
     Example:
         arena demo --seed 7
+        arena demo my_bot.py              # against heuristic and random
     """
     from arena.demo import run_demo
 
@@ -141,28 +113,73 @@ def unsafe_option(fn: F) -> F:
     )(fn)
 
 
+def source_bytes_option(fn: F) -> F:
+    """The shared ``--max-source-bytes N`` option: the largest bot file read."""
+    return click.option(
+        "--max-source-bytes",
+        "max_source_bytes",
+        type=click.IntRange(1, 1 << 30),
+        default=None,
+        help="Refuse bot files larger than this  [default: 1048576]",
+    )(fn)
+
+
+def _source_cap(limits: dict[str, Any], override: int | None) -> int:
+    from arena.entrants import source_limit
+
+    return override if override is not None else source_limit(limits)
+
+
 @main.command()
 @db_option
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--name", help="Name to store the bot under (default: Bot.name, else file stem).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Store it even if its name belongs to another owner key (the organiser's override).",
+)
+@source_bytes_option
 @unsafe_option
 @reports_errors
-def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
+def submit(
+    db_path: str,
+    file: str,
+    name: str | None,
+    force: bool,
+    max_source_bytes: int | None,
+    unsafe: bool,
+) -> None:
     """Check a bot file in the sandbox and store it as the bot's new version.
 
     The bot must load and play smoke matches against the bundled bots without a fault;
-    otherwise nothing is stored. Submitting the same content again stores nothing.
+    otherwise nothing is stored and the fault is shown with the line of the bot's file it
+    happened on. Submitting the same content again stores nothing. A name belongs to whoever
+    stored it first (their owner key, ~/.config/euchre-arena/owner.key, or $ARENA_OWNER_KEY);
+    the bundled bots' names are reserved.
 
     \b
     Example:
         arena submit my_bot.py --name greedy
     """
+    from arena.entrants import submit as submit_bot
+    from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.store import Store
-    from arena.tournament import submit as submit_bot
 
+    limits = Limits().to_dict()
+    owner = current_owner()
     with Store(db_path) as store:
-        version, created = submit_bot(store, file, name, Limits().to_dict(), unsafe=unsafe)
+        version, created = submit_bot(
+            store,
+            file,
+            name,
+            limits,
+            unsafe=unsafe,
+            owner=owner,
+            force=force,
+            max_bytes=max_source_bytes,
+        )
     if created:
         click.echo(
             f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
@@ -224,6 +241,7 @@ def submit(db_path: str, file: str, name: str | None, unsafe: bool) -> None:
     help="Deal from this deal secret (from `arena tournaments --export`), to reproduce a "
     "tournament of another database.",
 )
+@source_bytes_option
 @unsafe_option
 @reports_errors
 def run(
@@ -239,18 +257,20 @@ def run(
     decision_seconds: float | None,
     match_cpu_seconds: float | None,
     secret_file: str | None,
+    max_source_bytes: int | None,
     unsafe: bool,
 ) -> None:
     """Run a duplicate round-robin tournament and store every match.
 
     Every set of three bots plays --rounds deal seeds, each in all 6 seatings. Bot files
-    given are registered (name: the file's Bot.name, else its stem); a name picks a submitted
-    bot's latest version; with neither, every submitted bot plays. Rerunning the same command
-    after Ctrl-C or a crash plays only the missing matches.
+    given are registered (name: the file's Bot.name, else its stem); random, heuristic and
+    montecarlo are the bundled bots; any other name picks a submitted bot's latest version;
+    with none, every submitted bot plays. Rerunning the same command after Ctrl-C or a crash
+    plays only the missing matches; a second run of a tournament already running is refused.
 
     \b
     Example:
-        arena run bots/heuristic.py bots/montecarlo.py bots/random_bot.py --rounds 4
+        arena run my_bot.py heuristic random --rounds 4
         arena run --workers 2            # every submitted bot
         arena run greedy heuristic my_bot.py
         arena run --cluster tcp://10.0.0.5:8786   # on a Dask cluster
@@ -260,6 +280,8 @@ def run(
     from rich.console import Console
 
     from arena.engine import Rules
+    from arena.listings import fault_digest
+    from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
     from arena.secrecy import SecretFile
@@ -271,6 +293,7 @@ def run(
         standings_table,
     )
     from arena.tournament import run as run_tournament
+    from arena.views import fault_digest as digest_lines
 
     rounds = DEFAULT_ROUNDS if rounds is None else rounds
     if rounds < 1:
@@ -278,7 +301,8 @@ def run(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise click.BadParameter(f"must be at least 1, not {workers}", param_hint="--workers")
-    console = Console()
+    # No markup: paths and names are printed as they are ("results[1].db" included).
+    console = Console(markup=False)
     executor = None
     if cluster is not None:  # checked first: a cluster that cannot play fails in one line
         from arena.cluster import open_executor
@@ -291,9 +315,16 @@ def run(
         limits["decision_seconds"] = decision_seconds
     if match_cpu_seconds is not None:
         limits["match_cpu_seconds"] = match_cpu_seconds
+    # An owner key only when files may be stored (bundled and submitted names need none).
+    files = any(Path(a).is_file() for a in bots_or_files)
     imported = SecretFile.read(secret_file) if secret_file else None
     with Store(db_path) as store:
-        versions = resolve(store, bots_or_files)
+        versions = resolve(
+            store,
+            bots_or_files,
+            owner=current_owner() if files else None,
+            max_bytes=_source_cap(limits, max_source_bytes),
+        )
         the_plan = plan(
             store,
             versions,
@@ -329,7 +360,10 @@ def run(
         finally:
             if executor is not None:  # already shut down when matches ran; idempotent
                 executor.shutdown(wait=False, cancel_futures=True)
+        digests = fault_digest(store, result.tid)
     console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
+    for line in digest_lines(digests):
+        console.print(line, soft_wrap=True)
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     console.print(
         f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
@@ -354,7 +388,12 @@ def run(
 
 @main.command()
 @db_option
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per bot.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON object: the tournament, counts, and one object per bot.",
+)
 @click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
 @click.option(
     "--collusion",
@@ -366,12 +405,13 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> 
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
-    with a 95% bootstrap interval; then how often each bot placed above each other one.
+    with a 95% bootstrap interval; then how often each bot placed above each other one, and
+    each faulty bot's faults in one line each (arena faults shows them all).
 
     \b
     Example:
         arena standings
-        arena standings --json | jq '.[0].name'
+        arena standings --json | jq '.bots[0].name'
         arena standings --collusion
     """
     import json
@@ -379,82 +419,42 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> 
     from rich.console import Console
 
     from arena import collusion as reports
-    from arena.ratings import to_json
+    from arena.listings import fault_digest
     from arena.store import Store
-    from arena.tournament import pairwise_table, standings_table
+    from arena.tournament import pairwise_table, standings_json, standings_table
     from arena.tournament import standings as compute_standings
+    from arena.views import fault_digest as digest_lines
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
         table = compute_standings(store, t["id"])
-        versions = {
-            v.id: {"version": v.version, "sha256": v.sha256}
-            for v in store.tournament_entrants(t["id"])
-        }
         names = {s.bot: s.name for s in table}
         clones = reports.clone_report(store, t["id"])
         king = reports.kingmaking_report(store, t["id"], {s.bot: s.rating for s in table})
-    if collusion:
+        if collusion:
+            if as_json:
+                doc = {"tournament": t["id"], **reports.to_json(clones, king, names)}
+                click.echo(json.dumps(doc))
+            else:
+                Console(markup=False).print(reports.clone_table(clones, names))
+                Console(markup=False).print(reports.kingmaking_table(king, names))
+            return
         if as_json:
-            click.echo(json.dumps({"tournament": t["id"], **reports.to_json(clones, king, names)}))
-        else:
-            Console().print(reports.clone_table(clones, names))
-            Console().print(reports.kingmaking_table(king, names))
-        return
-    if as_json:
-        click.echo(json.dumps(to_json(table, versions), indent=2))
-        return
-    console = Console()
-    done = sum(s.matches for s in table) // 3
+            click.echo(json.dumps(standings_json(store, t, table), indent=2))
+            return
+        played = store.tournament_progress(t["id"])
+        digests = fault_digest(store, t["id"])
+    console = Console(markup=False)
     console.print(
-        f"Tournament {t['id']} ({t['status']}): {done}/{t['total_matches']} matches, "
+        f"Tournament {t['id']} ({t['status']}): {played}/{t['total_matches']} matches, "
         f"seed {t['seed']}, {t['rounds']} rounds"
     )
     console.print(standings_table(table))
     console.print(pairwise_table(table))
-    for line in reports.flag_lines(clones, king, names):
-        console.print(line, soft_wrap=True, markup=False, highlight=False)
-
-
-@main.command()
-@db_option
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of versions.")
-@reports_errors
-def bots(db_path: str, as_json: bool) -> None:
-    """List the submitted bots and their versions.
-
-    \b
-    Example:
-        arena bots
-    """
-    import json
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from arena.store import Store
-
-    with Store(db_path, create=False) as store:
-        rows = store.bot_listing()
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    if not rows:
-        click.echo(f"No bots in {db_path} yet (arena submit FILE)")
-        return
-    table = Table(title="Bots")
-    for col in ("name", "version", "sha256", "author", "file", "submitted"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(
-            r["name"],
-            str(r["version"]),
-            r["sha256"][:12],
-            r["author"] or "",
-            r["filename"],
-            r["submitted_at"],
-        )
-    Console().print(table)
+    for flag in reports.flag_lines(clones, king, names):
+        console.print(flag, soft_wrap=True, markup=False, highlight=False)
+    for line in digest_lines(digests):
+        console.print(line, soft_wrap=True)
 
 
 @main.command()
@@ -473,78 +473,6 @@ def replay(db_path: str, match_id: str) -> None:
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))
-
-
-@main.command()
-@db_option
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tournaments.")
-@click.option(
-    "--export",
-    "export_tid",
-    metavar="TOURNAMENT",
-    default=None,
-    help="Print the deal secret of TOURNAMENT (id or prefix) as a secret file for "
-    "`arena run --secret-file`. Keep it private until the tournament has finished.",
-)
-@reports_errors
-def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
-    """List the tournaments in the database, the most recently run first.
-
-    Each shows its deal commitment (SHA-256 of its deal secret) from the start, and its
-    secret once it has finished (--json), so anyone can check its deals (`arena verify`).
-
-    \b
-    Example:
-        arena tournaments
-        arena standings --tournament 8b92a1
-        (umask 077; arena tournaments --export 8b92a1 > secret.json)
-    """
-    import json
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from arena.store import Store
-
-    with Store(db_path, create=False) as store:
-        if export_tid is not None:
-            from arena.secrecy import export_secret
-
-            secret, revealed = export_secret(store, export_tid)
-            click.echo(secret.to_json())
-            if not revealed:
-                click.echo(
-                    "Note: this secret is not revealed yet; whoever reads it knows every deal "
-                    f"of the unfinished tournaments of seed {secret.seed}.",
-                    err=True,
-                )
-            return
-        rows = store.tournaments()
-    if as_json:
-        keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
-        extra = ("updated_at", "commitment", "secret")
-        click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
-        return
-    if not rows:
-        click.echo(f"No tournaments in {db_path} yet (arena run)")
-        return
-    table = Table(title="Tournaments")
-    table.add_column("id", no_wrap=True, min_width=16)
-    for col in ("status", "bots", "matches", "seed", "rounds", "last run", "commitment"):
-        table.add_column(col)
-    for r in rows:
-        bots = ", ".join(b["name"] for b in json.loads(r["config"])["bots"])
-        table.add_row(
-            r["id"],
-            r["status"],
-            bots,
-            f"{r['done']}/{r['total_matches']}",
-            str(r["seed"]),
-            str(r["rounds"]),
-            r["updated_at"],
-            r["commitment"][:16] if r["commitment"] else "none (older)",
-        )
-    Console().print(table)
 
 
 @main.command()
@@ -604,8 +532,19 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
     """
     from arena.site import render_site
 
+    _check_site_db(db_path)
     index = render_site(db_path, out_dir, with_logs=with_logs)
     click.echo(f"Site written to {index}")
+
+
+def _check_site_db(db_path: str) -> None:
+    # The site reads the database itself: check it first, so a bad --db is one line, and
+    # record the end of runs that were killed, so the site does not show them running.
+    from arena.store import Store
+
+    with Store(db_path, create=False) as store:
+        if store.writable():
+            store.settle_runs()
 
 
 @main.command()
@@ -641,9 +580,15 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
     from arena.site.serve import check_loopback, make_server
 
     check_loopback(host)
-    if not (Path(out_dir) / "index.html").is_file() and Path(db_path).is_file():
+    if not (Path(out_dir) / "index.html").is_file():
         from arena.site import render_site
 
+        if not Path(db_path).exists():
+            raise ArenaError(
+                f"no site in {out_dir} (no index.html) and no database at {db_path} to render "
+                "one from"
+            )
+        _check_site_db(db_path)
         click.echo(f"Site written to {render_site(db_path, out_dir)}")
     server = make_server(out_dir, host, port, quiet=quiet)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])
@@ -656,6 +601,10 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
         pass
     finally:
         server.server_close()
+
+
+for _command in cli_lists.COMMANDS:
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

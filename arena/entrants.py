@@ -1,25 +1,49 @@
-"""Bot files for tournaments: reading, static checks, sandbox validation, registering.
+"""Bot files for tournaments: reading, static checks, owners, sandbox validation, registering.
 
-A bot file is untrusted: this process only parses it (its name and author are read from the
-syntax tree, never by importing it); anything that runs it goes through :mod:`arena.sandbox`.
+A bot file is untrusted: this process reads at most ``source_bytes`` of it and parses it once
+(its name and author come from the syntax tree, never from importing it); anything that runs it
+goes through :mod:`arena.sandbox`. Its name, author and file name are checked or cleaned here,
+at the boundary, before anything is stored (:mod:`arena.untrusted`).
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from arena import faults
+from arena.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
 from arena.engine import Rules
 from arena.errors import ArenaError
+from arena.owners import BUNDLED
 from arena.store import BotVersion, Store, sha256_text
+from arena.untrusted import MAX_AUTHOR, clean_line, name_problem
+
+__all__ = [
+    "DEFAULT_SOURCE_BYTES",
+    "BotFile",
+    "check_field",
+    "check_name",
+    "check_owner",
+    "declared",
+    "read_bot_file",
+    "register_files",
+    "resolve",
+    "source_limit",
+    "submit",
+    "validate",
+]
 
 SMOKE_SEEDS: Final = (1, 2)
 """Seeds of the smoke matches ``arena submit`` plays against the bundled bots."""
 
-MAX_NAME: Final = 64
+DEFAULT_SOURCE_BYTES: Final = 1 << 20
+"""Largest bot file read (the sandbox's ``Limits.source_bytes`` default)."""
 
 
 @dataclass(frozen=True)
@@ -32,69 +56,153 @@ class BotFile:
     author: str | None
 
 
-def declared(source: str, attr: str) -> str | None:
-    """The string literal assigned to ``Bot.<attr>`` in ``source``, read without running it.
-
-    The file is untrusted: it is parsed, never imported, in this process.
-    """
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "Bot":
-            for stmt in node.body:
-                targets = (
-                    stmt.targets
-                    if isinstance(stmt, ast.Assign)
-                    else [stmt.target]
-                    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None
-                    else []
-                )
-                value = getattr(stmt, "value", None)
-                if (
-                    any(isinstance(t, ast.Name) and t.id == attr for t in targets)
-                    and isinstance(value, ast.Constant)
-                    and isinstance(value.value, str)
-                ):
-                    return value.value
-    return None
+def source_limit(limits: dict[str, Any] | None) -> int:
+    """The largest bot file ``limits`` allow (``source_bytes``, else 1 MiB)."""
+    value = (limits or {}).get("source_bytes", DEFAULT_SOURCE_BYTES)
+    return int(value)
 
 
-def check_name(name: str) -> str:
-    """A bot name as stored, or an ArenaError."""
-    name = name.strip()
-    if not name or len(name) > MAX_NAME or not name.isprintable():
-        raise ArenaError(f"bad bot name {name!r}: 1 to {MAX_NAME} printable characters")
+def check_name(name: str, origin: str = "--name") -> str:
+    """A bot name as stored, or an ArenaError saying what is wrong and where it came from."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise ArenaError(f"bad bot name {clean_line(name, 60)!r} ({origin}): {problem}")
     return name
 
 
-def read_bot_file(path: str | Path, name: str | None = None) -> BotFile:
-    """Read a bot file. Its name: ``name``, else the file's ``Bot.name``, else the file stem."""
-    path = Path(path)
+def _read_source(path: Path, max_bytes: int) -> str:
+    # Size first, and never more than the cap read: an 8 MB file (or /dev/zero) costs nothing.
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise ArenaError(f"cannot read bot file {path}: {reason}") from None
-    chosen = name if name is not None else declared(source, "name") or path.stem
-    return BotFile(check_name(chosen), source, path.name, declared(source, "author"))
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ArenaError(f"{path} is not a regular file")
+        if st.st_size > max_bytes:
+            raise ArenaError(_too_big(path, st.st_size, max_bytes))
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise ArenaError(f"cannot read bot file {path}: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise ArenaError(_too_big(path, len(data), max_bytes))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ArenaError(f"cannot read bot file {path}: not UTF-8 text ({e.reason})") from None
+
+
+def _too_big(path: Path, size: int, max_bytes: int) -> str:
+    return (
+        f"{path} is {size:,} bytes; a bot file may have at most {max_bytes:,} bytes "
+        "(--max-source-bytes)"
+    )
+
+
+def _parse(source: str, path: Path) -> ast.Module:
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as e:
+        raise ArenaError(f"{path}: syntax error on line {e.lineno}: {e.msg}") from None
+    except ValueError as e:  # e.g. NUL bytes
+        raise ArenaError(f"{path}: {e}") from None
+    except (RecursionError, MemoryError):
+        raise ArenaError(f"{path}: too deeply nested to parse") from None
+    if not any(isinstance(n, ast.ClassDef) and n.name == "Bot" for n in tree.body):
+        raise ArenaError(f"{path} defines no class Bot")
+    return tree
+
+
+def read_bot_file(
+    path: str | Path, name: str | None = None, *, max_bytes: int = DEFAULT_SOURCE_BYTES
+) -> BotFile:
+    """Read, size-check and parse (once) a bot file that must define a class ``Bot``.
+
+    Its name: ``name``, else the file's ``Bot.name``, else the file stem; it must pass
+    :func:`arena.untrusted.name_problem`. Its author is cleaned and capped.
+    """
+    path = Path(path)
+    source = _read_source(path, max_bytes)
+    tree = _parse(source, path)
+    if name is not None:
+        chosen = check_name(name)
+    elif (inside := declared(tree, "name")) is not None:
+        chosen = check_name(inside, f"Bot.name in {clean_line(path.name, 80)}; or pass --name")
+    else:
+        chosen = check_name(path.stem, "the file name; set Bot.name or pass --name")
+    author = declared(tree, "author")
+    return BotFile(
+        chosen,
+        source,
+        clean_line(path.name, 255),
+        None if author is None else clean_line(author, MAX_AUTHOR) or None,
+    )
+
+
+def check_owner(
+    store: Store, bot: BotFile, owner: str | None, *, force: bool = False
+) -> str | None:
+    """Whether ``owner`` may store ``bot`` under its name; the owner id to bind it to.
+
+    The bundled bots' names (and file stems, in any letter case) are reserved for the bundled
+    files themselves. A new name must not differ from a stored one by letter case only. An
+    existing name takes new versions from its owner only, or from anyone with ``force``; a
+    name stored before owner keys needs ``force`` once, which binds it to ``owner``. With
+    ``owner`` None (a trusted library caller) only the reserved names are checked.
+    """
+    folded = bot.name.casefold()
+    for path in bundled_bots():
+        reserved = bundled_name(path)
+        if folded in (reserved.casefold(), path.stem.casefold()):
+            if bot.name == reserved and sha256_text(bot.source) == sha256_text(
+                path.read_text(encoding="utf-8")
+            ):
+                return BUNDLED
+            raise ArenaError(
+                f"the name {bot.name!r} is reserved for the bundled bot {reserved!r}; "
+                "give yours another name (Bot.name or --name)"
+            )
+    if owner is None:
+        return None
+    owners = store.bot_owners()
+    if bot.name not in owners:
+        close = [n for n in owners if n.casefold() == folded]
+        if close:
+            raise ArenaError(
+                f"the name {bot.name!r} differs from the existing bot {close[0]!r} only in "
+                "letter case; give yours another name (Bot.name or --name)"
+            )
+        return owner
+    current = owners[bot.name]
+    if current == owner or force:
+        return owner
+    if current is None:
+        raise ArenaError(
+            f"bot {bot.name!r} was stored before owner keys; `arena submit --force FILE` "
+            "stores this version and binds the name to your key"
+        )
+    raise ArenaError(
+        f"bot {bot.name!r} belongs to another owner key; give yours another name "
+        "(Bot.name or --name), or ask the organiser to store it with `arena submit --force`"
+    )
 
 
 def validate(bot: BotFile, limits: dict[str, Any], *, smoke: bool, unsafe: bool) -> None:
     """Check a bot in the sandbox: it loads, and with ``smoke`` it plays whole matches against
-    the bundled bots without a fault. Raises ArenaError naming the file and the fault."""
-    from arena.botfile import bundled_bots
+    the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
+    where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
     from arena.sandbox import BotPool, BotSource, Limits, validate_bot
 
     lim = Limits.from_dict(limits)
     me = BotSource(bot.name, bot.source, bot.filename)
     fault = validate_bot(me, lim, unsafe_no_sandbox=unsafe)
     if fault is not None:
-        raise ArenaError(f"{bot.filename} failed validation: {fault.kind}: {_first_line(fault)}")
+        raise ArenaError(
+            f"{bot.filename} failed its sandbox check: {faults.describe(fault, bot.filename)}"
+        )
     if not smoke:
         return
-    others = [BotSource(p.stem, p.read_text(encoding="utf-8"), p.name) for p in bundled_bots()]
+    others = [
+        BotSource(bundled_name(p), p.read_text(encoding="utf-8"), p.name) for p in bundled_bots()
+    ]
     if not others:
         raise ArenaError("no bundled bots to play the smoke matches against")
     pool = BotPool(lim, unsafe_no_sandbox=unsafe)
@@ -108,65 +216,106 @@ def validate(bot: BotFile, limits: dict[str, Any], *, smoke: bool, unsafe: bool)
             if mine is not None:
                 raise ArenaError(
                     f"{bot.filename} failed its smoke match (seed {seed}): "
-                    f"{mine.kind}: {_first_line(mine)}"
+                    f"{faults.describe(mine, bot.filename)}"
                 )
     finally:
         pool.close()
 
 
-def _first_line(fault: Any) -> str:
-    # A fault's message may carry the bot's traceback; the user gets one line.
-    lines = [ln for ln in str(fault.message).splitlines() if ln.strip()]
-    return lines[0] if lines else "(no message)"
-
-
 def submit(
-    store: Store, path: str | Path, name: str | None, limits: dict[str, Any], *, unsafe: bool
+    store: Store,
+    path: str | Path,
+    name: str | None,
+    limits: dict[str, Any],
+    *,
+    unsafe: bool,
+    owner: str | None = None,
+    force: bool = False,
+    max_bytes: int | None = None,
 ) -> tuple[BotVersion, bool]:
-    """Validate a bot file and store it as a new version when its source changed."""
-    bot = read_bot_file(path, name)
-    check_static(bot, path)
+    """Validate a bot file and store it as a new version when its source changed.
+
+    Every check that needs no sandbox (size, syntax, name, owner) comes first. ``max_bytes``
+    defaults to the ``source_bytes`` of ``limits``.
+    """
+    cap = source_limit(limits) if max_bytes is None else max_bytes
+    bot = read_bot_file(path, name, max_bytes=cap)
     latest = store.latest_version(bot.name)
     if latest is not None and latest.sha256 == sha256_text(bot.source):
         return latest, False
+    bind = check_owner(store, bot, owner, force=force)
     validate(bot, limits, smoke=True, unsafe=unsafe)
-    return store.add_bot_version(bot.name, bot.source, bot.filename, bot.author)
+    return store.add_bot_version(bot.name, bot.source, bot.filename, bot.author, bind)
 
 
-def check_static(bot: BotFile, path: str | Path) -> None:
-    """The checks that need no sandbox: the file parses and defines a class ``Bot``.
-
-    The source is parsed, never run, in this process.
-    """
-    try:
-        tree = ast.parse(bot.source, filename=str(path))
-    except SyntaxError as e:
-        raise ArenaError(f"{path}: syntax error on line {e.lineno}: {e.msg}") from None
-    except ValueError as e:  # e.g. NUL bytes
-        raise ArenaError(f"{path}: {e}") from None
-    if not any(isinstance(n, ast.ClassDef) and n.name == "Bot" for n in tree.body):
-        raise ArenaError(f"{path} defines no class Bot")
-
-
-def register_files(store: Store, paths: Sequence[str | Path]) -> list[BotVersion]:
+def register_files(
+    store: Store,
+    paths: Sequence[str | Path],
+    *,
+    owner: str | None = None,
+    max_bytes: int = DEFAULT_SOURCE_BYTES,
+) -> list[BotVersion]:
     """Register bot files given to ``arena run`` (a new version when the source changed).
 
     Only static checks run here: a bot that fails at run time is the tournament's business (its
     matches record the fault), and ``arena submit`` is the place for the sandbox smoke test.
     """
-    files = [read_bot_file(p) for p in paths]
-    seen: dict[str, str] = {}
-    for f, p in zip(files, paths, strict=True):
-        check_static(f, p)
-        if f.name in seen:
-            raise ArenaError(f"two bots are named {f.name!r}: {seen[f.name]} and {p}")
-        seen[f.name] = str(p)
-    return [store.add_bot_version(f.name, f.source, f.filename, f.author)[0] for f in files]
+    files = [read_bot_file(p, max_bytes=max_bytes) for p in paths]
+    _check_distinct([str(p) for p in paths], files)
+    return _store_all(store, files, owner)
 
 
-def resolve(store: Store, args: Sequence[str]) -> list[BotVersion]:
-    """The bots of ``arena run ARGS``: each a bot file (registered) or a submitted bot's name
-    (its latest version); no ARGS means every submitted bot.
+def _store_all(
+    store: Store, picked: Sequence[BotFile | BotVersion], owner: str | None
+) -> list[BotVersion]:
+    # Every owner check before anything is stored: a refused field stores nothing.
+    binds: list[str | None] = []
+    for p in picked:
+        if isinstance(p, BotFile):
+            latest = store.latest_version(p.name)
+            same = latest is not None and latest.sha256 == sha256_text(p.source)
+            binds.append(None if same else check_owner(store, p, owner))
+        else:
+            binds.append(None)
+    return [
+        p
+        if isinstance(p, BotVersion)
+        else store.add_bot_version(p.name, p.source, p.filename, p.author, bind)[0]
+        for p, bind in zip(picked, binds, strict=True)
+    ]
+
+
+def _check_distinct(args: Sequence[str], picked: Sequence[BotFile | BotVersion]) -> None:
+    seen: dict[str, int] = {}
+    for i, p in enumerate(picked):
+        j = seen.setdefault(p.name, i)
+        if j == i:
+            continue
+        a, b = args[j], args[i]
+        files = isinstance(picked[i], BotFile) and isinstance(picked[j], BotFile)
+        if files and a != b and not _same_file(a, b):
+            raise ArenaError(f"two bots are named {p.name!r}: {a} and {b}")
+        raise ArenaError(f"bot {p.name!r} is given twice ({a}, {b})")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def resolve(
+    store: Store,
+    args: Sequence[str],
+    *,
+    owner: str | None = None,
+    max_bytes: int = DEFAULT_SOURCE_BYTES,
+) -> list[BotVersion]:
+    """The bots of ``arena run ARGS``: each a bot file (registered), a bundled bot's name
+    (``random``, ``heuristic``, ``montecarlo``: its file, registered on first use and again when
+    it changed) or a submitted bot's name (its latest version); no ARGS means every submitted
+    bot.
 
     Everything is checked before anything is stored: a bad field registers no file.
     """
@@ -175,32 +324,24 @@ def resolve(store: Store, args: Sequence[str]) -> list[BotVersion]:
         check_field([v.name for v in found])
         return found
     picked: list[BotFile | BotVersion] = []
+    reserved = bundled_names()
     for a in args:
         if Path(a).is_file():
-            f = read_bot_file(a)
-            check_static(f, a)
-            picked.append(f)
-            continue
-        version = store.latest_version(a)
-        if version is None:
-            raise ArenaError(f"unknown bot {a!r}: neither a bot file nor a submitted bot's name")
-        picked.append(version)
-    names = [p.name for p in picked]
-    for a, n in zip(args, names, strict=True):
-        if names.count(n) > 1:
-            others = [b for b, m in zip(args, names, strict=True) if m == n and b != a]
-            if isinstance(picked[names.index(n)], BotFile) and all(
-                Path(b).is_file() for b in others
-            ):
-                raise ArenaError(f"two bots are named {n!r}: {a} and {others[0]}")
-            raise ArenaError(f"bot {n!r} is given twice")
-    check_field(names)
-    return [
-        p
-        if isinstance(p, BotVersion)
-        else store.add_bot_version(p.name, p.source, p.filename, p.author)[0]
-        for p in picked
-    ]
+            picked.append(read_bot_file(a, max_bytes=max_bytes))
+        elif a in reserved:
+            picked.append(read_bot_file(bundled(a)))
+        else:
+            version = store.latest_version(a)
+            if version is None:
+                raise ArenaError(
+                    f"unknown bot {clean_line(a, 80)!r}: neither a bot file, a bundled bot "
+                    f"({', '.join(sorted({bundled_name(p) for p in bundled_bots()}))}) nor a "
+                    "submitted bot's name"
+                )
+            picked.append(version)
+    _check_distinct(list(args), picked)
+    check_field([p.name for p in picked])
+    return _store_all(store, picked, owner)
 
 
 def check_field(names: Sequence[str]) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -19,12 +18,9 @@ from typing import Any, Final
 
 import sqlite_utils
 
-from arena import secrecy
+from arena import dbfile, secrecy
 from arena.errors import ArenaError
 from arena.secrecy import DealSecret
-
-LOCK_TIMEOUT_SECONDS: Final = 2.0
-"""How long to wait for another process's write lock before refusing the database."""
 
 LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""
@@ -155,10 +151,16 @@ def _m3_secrets(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m4_owners(db: sqlite_utils.Database) -> None:
+    # NULL: stored before owner keys (docs/tournaments.md, "Bot names and owners").
+    _script(db, "ALTER TABLE bots ADD COLUMN owner TEXT")
+
+
 MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]], ...]] = (
     (1, "bots, versions, tournaments, matches, seats, hands, faults, logs", _m1_core),
     (2, "ratings and pairwise tables, faults index", _m2_ratings),
     (3, "deal secrets and commitments; clone and kingmaking reports", _m3_secrets),
+    (4, "owner key of each bot name", _m4_owners),
 )
 """Numbered migrations, applied in order; each one runs in its own transaction."""
 
@@ -184,45 +186,81 @@ class BotVersion:
 
 
 class Store:
-    """An open ``arena.db``: checks it is SQLite and not locked, then migrates it.
+    """An open ``arena.db``: checks it is SQLite, not locked and not from a newer arena, then
+    migrates it.
 
-    ``create=False`` refuses a missing file instead of creating an empty database (for the
-    read-only commands). ``upto`` stops migrating at that version (tests of old databases).
+    ``create=True`` (the commands that write) creates a missing file and checks at once that
+    the database can be written; a new file that is still empty when the ``with`` block fails
+    is removed again, so a refused command leaves nothing behind. ``create=False`` (the
+    commands that only read) refuses a missing file and reads a database on a read-only file
+    system as it is. ``upto`` stops migrating at that version (tests of old databases).
     """
 
     def __init__(self, path: str | Path, *, create: bool = True, upto: int | None = None):
         self.path = Path(path)
-        if not create and not self.path.exists():
-            raise ArenaError(f"no database at {self.path} (run `arena submit` or `arena run`)")
-        if self.path.is_dir():
-            raise ArenaError(f"{self.path} is a directory, not a SQLite database")
+        self.writer = create
+        self.created = dbfile.create_private(self.path, create)
         try:
-            # A new database is private to its owner (SQLite gives its -wal/-shm files the
-            # same mode): bot sources and logs are in it.
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:
-            pass
-        except OSError as e:
-            raise ArenaError(f"cannot create database {self.path}: {e.strerror}") from None
-        try:
-            # isolation_level=None: we open transactions ourselves with BEGIN IMMEDIATE, so
-            # a competing writer is detected when we start, not half-way through a batch.
-            self.conn = sqlite3.connect(
-                str(self.path), timeout=LOCK_TIMEOUT_SECONDS, isolation_level=None
-            )
-        except sqlite3.Error as e:
-            raise ArenaError(f"cannot open database {self.path}: {e}") from None
+            self.conn, immutable = dbfile.connect(self.path, writer=create)
+        except BaseException:
+            self._discard()
+            raise
         self.db = sqlite_utils.Database(self.conn)
         try:
             self.conn.execute("PRAGMA schema_version").fetchone()
-            mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if mode != "wal":
-                raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
+            self._check_arena_schema()
+            if not immutable and self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if mode != "wal":
+                    raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self._migrate(upto)
-        except sqlite3.DatabaseError as e:
+            if self.writer:
+                with self._transaction():
+                    pass  # a read-only or locked database is refused now, before any work
+                self.settle_runs()
+        except BaseException as e:
             self.conn.close()
-            raise ArenaError(_explain(self.path, e)) from None
+            self._discard()
+            if isinstance(e, sqlite3.DatabaseError):
+                raise ArenaError(dbfile.explain(self.path, e)) from None
+            raise
+
+    def _check_arena_schema(self) -> None:
+        # An empty file becomes an arena database; one of another program or of a newer
+        # arena is refused untouched.
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        if "schema_migrations" not in tables:
+            if tables:  # someone else's database: never add our tables to it
+                raise ArenaError(
+                    f"{self.path} is not an arena database (another program's SQLite file)"
+                )
+            return
+        known = {v for v, _, _ in MIGRATIONS}
+        unknown = sorted(set(self.applied_migrations()) - known)
+        if unknown:
+            from arena import __version__
+
+            raise ArenaError(
+                f"{self.path} was written by a newer arena (schema migration "
+                f"{unknown[-1]}; arena {__version__} knows up to {max(known)}): upgrade arena "
+                "to use it"
+            )
+
+    def _discard(self) -> None:
+        # Only a file this Store created, so a refused command leaves no empty database.
+        if self.created:
+            dbfile.discard(self.path)
+            self.created = False
+
+    def _is_empty(self) -> bool:
+        try:
+            row = self.conn.execute(
+                "SELECT NOT EXISTS (SELECT 1 FROM bots) AND NOT EXISTS (SELECT 1 FROM tournaments)"
+            ).fetchone()
+        except sqlite3.Error:
+            return False
+        return bool(row[0])
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -233,11 +271,14 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        empty = exc_type is not None and self.created and self._is_empty()
         self.close()
+        if empty:
+            self._discard()
 
-    def _transaction(self) -> _Tx:
-        return _Tx(self.conn, self.path)
+    def _transaction(self) -> dbfile.Transaction:
+        return dbfile.Transaction(self.conn, self.path)
 
     def _migrate(self, upto: int | None) -> None:
         wanted = {v for v, _, _ in MIGRATIONS if upto is None or v <= upto}
@@ -287,11 +328,19 @@ class Store:
         return BotVersion.from_row(rows[0]) if rows else None
 
     def add_bot_version(
-        self, name: str, source: str, filename: str, author: str | None = None
+        self,
+        name: str,
+        source: str,
+        filename: str,
+        author: str | None = None,
+        owner: str | None = None,
     ) -> tuple[BotVersion, bool]:
         """Store ``source`` as a new version of bot ``name`` unless it equals the latest one.
 
-        Returns the (new or latest) version and whether it was created.
+        A new name is bound to ``owner`` (an owner id, see :mod:`arena.owners`); so is a name
+        stored before owner ids were kept. Whether this owner may add a version is the
+        caller's check (:func:`arena.entrants.check_owner`). Returns the (new or latest)
+        version and whether it was created.
         """
         digest = sha256_text(source)
         with self._transaction():
@@ -306,6 +355,10 @@ class Store:
                 bot_id, version = int(cur.lastrowid or 0), 1
             else:
                 bot_id, version = latest.bot_id, latest.version + 1
+            if owner is not None:
+                self.conn.execute(
+                    "UPDATE bots SET owner = ? WHERE id = ? AND owner IS NULL", (owner, bot_id)
+                )
             self.conn.execute(
                 "INSERT INTO bot_versions (bot_id, version, sha256, source, filename, name, "
                 "author, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -314,6 +367,10 @@ class Store:
         created = self.latest_version(name)
         assert created is not None
         return created, True
+
+    def bot_owners(self) -> dict[str, str | None]:
+        """Every bot name with its owner id (None: stored before owner ids were kept)."""
+        return {r[0]: r[1] for r in self.conn.execute("SELECT name, owner FROM bots")}
 
     def latest_versions(self) -> list[BotVersion]:
         """The latest version of every submitted bot, by name."""
@@ -335,7 +392,8 @@ class Store:
         """Every bot version with its bot's name, oldest first within each bot."""
         return self.rows(
             "SELECT v.id, v.name, v.version, v.sha256, v.author, v.filename, v.submitted_at, "
-            "length(v.source) AS size FROM bot_versions v ORDER BY v.name, v.version"
+            "length(v.source) AS size, b.owner FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+            "ORDER BY v.name, v.version"
         )
 
     # -- tournaments ------------------------------------------------------------------------
@@ -424,24 +482,23 @@ class Store:
                 )
 
     def tournament(self, tid: str | None = None) -> dict[str, Any]:
-        """The tournament ``tid`` (a unique prefix will do), or the most recently run one."""
+        """The tournament ``tid`` (a unique prefix will do), or the most recently run one.
+
+        Its ``status`` is the live one (see :meth:`tournaments`).
+        """
         if tid is None:
             rows = self.rows("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC")
             if not rows:
                 raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
-            return rows[0]
-        # substr, not LIKE: the user's text is matched literally (no % or _ wildcards).
-        rows = self.rows(
-            "SELECT * FROM tournaments WHERE substr(id, 1, ?) = ?", [len(tid), tid.lower()]
-        )
-        if len(rows) != 1:
-            what = "no" if not rows else "more than one"
-            raise ArenaError(f"{what} tournament matches {tid!r}")
-        return rows[0]
+            return self._live(rows[0])
+        row = self._by_prefix("tournaments", "tournament", tid)
+        return self._live(row)
 
     def tournaments(self) -> list[dict[str, Any]]:
         """Every tournament with its count of stored matches, newest first.
 
+        ``status`` is the live one: ``running`` only while an ``arena run`` of it holds its
+        lock (:mod:`arena.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
         Each row also has its secret's ``commitment`` and, only once the tournament has
         finished, ``secret`` (both None for a tournament made before deal secrets).
         """
@@ -452,8 +509,61 @@ class Store:
             "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
         for r in rows:
+            self._live(r)
             r["secret"] = secrecy.shown_secret(r["status"], r["secret"])
         return rows
+
+    def _live(self, row: dict[str, Any]) -> dict[str, Any]:
+        from arena.runlock import holder
+
+        running = holder(self.path, row["id"])
+        if running is not None:
+            row["status"] = "running"
+        elif row["status"] == "running":
+            row["status"] = "interrupted"
+        return row
+
+    def writable(self) -> bool:
+        """Whether this database can be written now (not read-only, not locked)."""
+        try:
+            with self._transaction():
+                return True
+        except ArenaError:
+            return False
+
+    def settle_runs(self) -> None:
+        """Store ``interrupted`` for every tournament marked ``running`` that no run holds
+        (its run was killed), so the site and other tools read the truth too."""
+        from arena.runlock import holder
+
+        rows = self.conn.execute("SELECT id FROM tournaments WHERE status = 'running'")
+        for (tid,) in rows.fetchall():
+            if holder(self.path, tid) is None:
+                with self._transaction():
+                    self.conn.execute(
+                        "UPDATE tournaments SET status = 'interrupted' "
+                        "WHERE id = ? AND status = 'running'",
+                        (tid,),
+                    )
+
+    def _by_prefix(self, table: str, what: str, prefix: str) -> dict[str, Any]:
+        # substr, not LIKE: the user's text is matched literally (no % or _ wildcards).
+        rows = self.rows(
+            f"SELECT * FROM {table} WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 11",
+            [len(prefix), prefix.lower()],
+        )
+        if not rows or not prefix:
+            raise ArenaError(f"no {what} with id {prefix!r} in {self.path}")
+        if len(rows) > 1:
+            ids = ", ".join(r["id"] for r in rows[:10])
+            more = " and more" if len(rows) > 10 else ""
+            raise ArenaError(f"{what} id {prefix!r} is ambiguous: {ids}{more}")
+        return rows[0]
+
+    def tournament_progress(self, tid: str) -> int:
+        """How many matches of tournament ``tid`` are stored."""
+        row = self.conn.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ?", (tid,))
+        return int(row.fetchone()[0])
 
     def finished_match_ids(self, tid: str) -> set[str]:
         """Ids of the tournament's matches already stored."""
@@ -579,19 +689,14 @@ class Store:
 
     def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
-        rows = self.rows(
-            "SELECT * FROM matches WHERE substr(id, 1, ?) = ?", [len(prefix), prefix.lower()]
-        )
-        if len(rows) != 1 or not prefix:
-            what = "no" if not rows or not prefix else "more than one"
-            raise ArenaError(f"{what} match with id {prefix!r} in {self.path}")
+        row = self._by_prefix("matches", "match", prefix)
         hands = [
             json.loads(r["record"])
             for r in self.rows(
-                "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [rows[0]["id"]]
+                "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [row["id"]]
             )
         ]
-        return rows[0], hands
+        return row, hands
 
     def match_faults(self, match_id: str) -> list[dict[str, Any]]:
         """The faults of one match, by seat."""
@@ -618,32 +723,3 @@ class Store:
                 self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
                 if rows:
                     self.db.table(table).insert_all(rows)
-
-
-class _Tx:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error); a locked DB is an ArenaError."""
-
-    def __init__(self, conn: sqlite3.Connection, path: Path):
-        self.conn = conn
-        self.path = path
-
-    def __enter__(self) -> None:
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:
-            raise ArenaError(_explain(self.path, e)) from None
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
-
-
-def _explain(path: Path, e: sqlite3.Error) -> str:
-    text = str(e)
-    if "locked" in text or "busy" in text:
-        return f"database {path} is locked by another process; try again when it is done"
-    if "not a database" in text or "encrypted" in text:
-        return f"{path} is not a SQLite database"
-    return f"database {path}: {text}"

@@ -9,6 +9,7 @@ This module ties them together for the ``submit``, ``run`` and ``standings`` com
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import logging
 import math
 import multiprocessing
@@ -16,12 +17,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 import multiprocessing_logging  # type: ignore[import-untyped]
 from rich.console import Console
@@ -38,10 +39,11 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena import collusion, ratings, runner
+from arena import collusion, faults, ratings, runner
 from arena.engine import Rules
 from arena.entrants import register_files, resolve, submit
 from arena.errors import ArenaError
+from arena.runlock import RunLock
 from arena.scheduler import (
     Entrant,
     MatchSpec,
@@ -51,8 +53,11 @@ from arena.scheduler import (
 )
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store, now
+from arena.untrusted import clean_line
+from arena.views import plain
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 
 __all__ = [
@@ -68,6 +73,7 @@ __all__ = [
     "run_log",
     "save_standings",
     "standings",
+    "standings_json",
     "standings_table",
     "submit",
 ]
@@ -239,6 +245,27 @@ def _interrupts() -> Iterator[threading.Event]:
             signal.signal(s, h)
 
 
+def _under_run_lock(
+    play: Callable[Concatenate[Store, Plan, P], RunResult],
+) -> Callable[Concatenate[Store, Plan, P], RunResult]:
+    """Hold the tournament's run lock (:mod:`arena.runlock`) while ``play`` runs.
+
+    A second run of the same tournament on the same database is refused with one line naming
+    the first; once the lock is held the matches to play are listed again, so a match that
+    another run stored meanwhile is not played twice.
+    """
+
+    @functools.wraps(play)
+    def locked(store: Store, the_plan: Plan, *args: P.args, **kwargs: P.kwargs) -> RunResult:
+        with RunLock(store.path, the_plan.tid):
+            done = store.finished_match_ids(the_plan.tid)
+            the_plan.todo = [m for m in the_plan.matches if m.match_id not in done]
+            return play(store, the_plan, *args, **kwargs)
+
+    return locked
+
+
+@_under_run_lock
 def run(
     store: Store,
     the_plan: Plan,
@@ -251,6 +278,7 @@ def run(
 ) -> RunResult:
     """Play every match of ``the_plan.todo`` in ``workers`` processes, storing each batch.
 
+    Holds the tournament's run lock throughout (a second run of it is refused).
     ``executor`` replaces the local process pool (a cluster's executor whose workers run
     :func:`arena.runner.init_worker`); it is shut down at the end like the local one.
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
@@ -347,6 +375,34 @@ def standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     return ratings.compute(ratings.seat_results(store.seat_results(tid)), names)
 
 
+def standings_json(
+    store: Store, tournament: dict[str, Any], table: Sequence[ratings.BotStanding]
+) -> dict[str, Any]:
+    """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
+    settings, counts, and ``bots``, one object per bot, best first. No dates: the same
+    tournament gives the same object, whenever and however often it was run."""
+    tid = tournament["id"]
+    versions = {
+        v.id: {"version": v.version, "sha256": v.sha256} for v in store.tournament_entrants(tid)
+    }
+    bots = ratings.to_json(table, versions)
+    secret = store.tournament_secret(tid)
+    return {
+        "tournament": tid,
+        "commitment": None if secret is None else secret.commitment,
+        "status": tournament["status"],
+        "seed": tournament["seed"],
+        "rounds": tournament["rounds"],
+        "counts": {
+            "bots": len(bots),
+            "matches_played": store.tournament_progress(tid),
+            "matches_total": tournament["total_matches"],
+            "faults": sum(b["faults"] for b in bots),
+        },
+        "bots": bots,
+    }
+
+
 def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
     table = standings(store, tid)
@@ -405,7 +461,7 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
     for s in table:
         t.add_row(
             str(s.rank),
-            s.name,
+            plain(s.name, 60),
             f"{s.rating:.0f}",
             "n/a" if math.isnan(s.rating_low) else f"{s.rating_low:.0f} - {s.rating_high:.0f}",
             str(s.matches),
@@ -421,7 +477,7 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
     t = Table(title="Placed above (row over column, 95% interval)")
     t.add_column("")
     for s in table:
-        t.add_column(s.name, justify="center")
+        t.add_column(plain(s.name, 60), justify="center")
     for s in table:
         cells = []
         for o in table:
@@ -431,7 +487,7 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
             else:
                 ci = "" if math.isnan(p["low"]) else f" ({p['low']:.0%}-{p['high']:.0%})"
                 cells.append(f"{p['rate']:.0%}{ci}")
-        t.add_row(s.name, *cells)
+        t.add_row(plain(s.name, 60), *cells)
     return t
 
 
@@ -449,11 +505,12 @@ def replay_text(store: Store, match_id: str) -> str:
     from arena.transcript import format_hand
 
     m, hands = store.match(match_id)
-    names = [store.bot_version(m[f"bot{s}"]).name for s in range(3)]
-    labels = [f"{n} (seat {s})" for s, n in enumerate(names)]
+    versions = [store.bot_version(m[f"bot{s}"]) for s in range(3)]
+    # Names were checked at submission; a database from before that may hold anything.
+    labels = [f"{clean_line(v.name, 60)} (seat {s})" for s, v in enumerate(versions)]
     out = [
-        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round']}, "
-        f"seating {m['seating']}, seed {m['seed']}",
+        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round'] + 1}, "
+        f"seating {m['seating'] + 1} of 6, seed {m['seed']}",
         "Seats: " + ", ".join(labels),
         "",
     ]
@@ -461,8 +518,11 @@ def replay_text(store: Store, match_id: str) -> str:
         out.append(format_hand(HandResult.from_dict(h), labels))
         out.append("")
     for f in store.match_faults(m["id"]):
-        at = "loading" if f["decision"] is None else f"decision {f['decision']}"
-        out.append(f"Fault: {labels[f['seat']]}: {f['kind']} at {at}: {f['message']}")
+        # One line: a bot's message cannot print a line that looks like the arena's own.
+        fault = faults.describe(f, versions[f["seat"]].filename)
+        out.append(f"Fault: {labels[f['seat']]}: {fault}")
+    if len(out) > 3 + 2 * len(hands):
+        out.append(f"(the whole fault messages: arena faults --match {m['id']} --full)")
     final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
     out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
     return "\n".join(out)

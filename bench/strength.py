@@ -1,6 +1,7 @@
 """Measure the playing strength of bots in duplicate matches, in-process.
 
-Three bots (bot files or names of bundled bots; a name may repeat) play every seed in all 6
+Three bots (bot files, or bundled bots by name: ``random``, ``heuristic``, ``montecarlo``, or
+by file stem such as ``random_bot``; a name may repeat) play every seed in all 6
 seatings, so each seat's cards are the same for every bot over a duplicate set. For every pair
 of distinct bots it reports the *placed-above rate*: the fraction of their meetings in which
 the first finished strictly above the second, counting a shared place as a half. 0.5 means no
@@ -12,7 +13,7 @@ before each bot is constructed, so runs are reproducible.
 
 Example::
 
-    python bench/strength.py random_bot heuristic montecarlo --seeds 200 --workers 2
+    python bench/strength.py random heuristic montecarlo --seeds 200 --workers 2
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from arena.botfile import bundled, load_bot_class
+from arena.botfile import bundled, declared, load_bot_class
 from arena.engine import Rules, play_match
 from arena.sandbox.values import bot_random_seed
 
@@ -37,9 +38,14 @@ _SETUP: dict[str, Any] = {}
 
 
 def _bot_path(spec: str) -> Path:
-    """A bot file path, or the path of a bundled bot named by its file stem."""
+    """A bot file path, or the path of a bundled bot by name or file stem."""
     p = Path(spec)
     return p if p.suffix == ".py" or p.exists() else bundled(spec)
+
+
+def _bot_name(path: str) -> str:
+    """A bot's name in the report: its ``Bot.name``, else its file stem."""
+    return declared(Path(path).read_text(encoding="utf-8"), "name") or Path(path).stem
 
 
 def _init(paths: list[str], rules: dict[str, Any]) -> None:
@@ -112,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description="Duplicate-match strength of three bots: pairwise placed-above rates "
         "with 95 % bootstrap intervals (in-process engine).",
-        epilog="Example: python bench/strength.py random_bot heuristic montecarlo --seeds 200",
+        epilog="Example: python bench/strength.py random heuristic montecarlo --seeds 200",
     )
     ap.add_argument("bots", nargs=3, help="three bot files or bundled bot names (may repeat)")
     ap.add_argument("--seeds", type=int, default=100, help="duplicate sets (default 100)")
@@ -129,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bad name or rule is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
-    names = [Path(p).stem for p in paths]
+    names = [_bot_name(p) for p in paths]
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
     if args.workers > 1:

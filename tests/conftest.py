@@ -19,3 +19,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def regen_golden(request: pytest.FixtureRequest) -> bool:
     """True when the run was asked to rewrite the golden files."""
     return bool(request.config.getoption("--regen-golden"))
+
+
+@pytest.fixture(autouse=True)
+def _private_owner_key(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test (and the ``arena`` processes it starts) gets its own owner key directory, so
+    no test reads or creates the key file of the user running the suite."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("ARENA_OWNER_KEY", raising=False)

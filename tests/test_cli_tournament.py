@@ -124,8 +124,7 @@ def test_submit_refuses_a_bad_bot_and_stores_nothing(
     path = bot(tmp_path, "bad.py", source)
     line = one_error_line(invoke("submit", path, "--db", db))
     assert "bad.py" in line and expected in line
-    conn = sqlite3.connect(db)
-    assert conn.execute("SELECT COUNT(*) FROM bot_versions").fetchone()[0] == 0
+    assert not db.exists()  # nothing stored, not even an empty database
 
 
 def test_run_standings_bots_and_replay(tmp_path: Path, three: list[Path]) -> None:
@@ -139,7 +138,10 @@ def test_run_standings_bots_and_replay(tmp_path: Path, three: list[Path]) -> Non
     assert (tmp_path / "site" / "index.html").is_file()
     assert (tmp_path / "t.log").is_file()
 
-    rows = json.loads(invoke("standings", "--db", db, "--json").output)
+    doc = json.loads(invoke("standings", "--db", db, "--json").output)
+    rows = doc["bots"]
+    assert doc["counts"] == {"bots": 3, "matches_played": 6, "matches_total": 6, "faults": 0}
+    assert doc["tournament"] and doc["status"] == "finished"
     assert sorted(r["name"] for r in rows) == ["last", "middle", "rnd"]
     assert [r["rank"] for r in rows] == [1, 2, 3]
     assert sum(r["wins"] for r in rows) >= 6  # shared wins can only add
@@ -176,7 +178,8 @@ def test_run_records_a_faulty_bot_instead_of_stopping(tmp_path: Path, three: lis
     crashy = bot(tmp_path, "crashy.py", CRASHY)
     ran = invoke("run", three[0], three[1], crashy, "--db", db, "--rounds", "1", "--no-site")
     assert ran.exit_code == 0, ran.output
-    rows = {r["name"]: r for r in json.loads(invoke("standings", "--db", db, "--json").output)}
+    doc = json.loads(invoke("standings", "--db", db, "--json").output)
+    rows = {r["name"]: r for r in doc["bots"]}
     assert rows["crashy"]["faults"] == 6 and rows["crashy"]["mean_place"] == 3
     assert rows["crashy"]["rank"] == 3
 
@@ -205,12 +208,14 @@ def test_run_bad_inputs(tmp_path: Path, three: list[Path]) -> None:
     line = one_error_line(invoke("run", *three[:2], "--db", db))
     assert "at least three bots" in line
     assert "at least three bots (have none)" in one_error_line(invoke("run", "--db", db))
-    # Refused fields register nothing.
-    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM bot_versions").fetchone()[0] == 0
+    # Refused fields register nothing, and leave no empty database behind.
+    assert not db.exists()
     line = one_error_line(invoke("run", *three[:2], "nobody", "--db", db))
     assert "unknown bot 'nobody'" in line
     twin = bot(tmp_path / "..", "twin.py", LAST)  # another file whose Bot.name is "last"
     assert "two bots are named 'last'" in one_error_line(invoke("run", *three, twin, "--db", db))
+    assert "no database" in one_error_line(invoke("standings", "--db", db))
+    assert "Stored" in invoke("submit", three[0], "--db", db).output
     assert "no tournament" in one_error_line(invoke("standings", "--db", db))
     assert invoke("run", *three, "--db", db, "--rounds", "1", "--no-site").exit_code == 0
     assert "is given twice" in one_error_line(invoke("run", *three, "last", "--db", db))
@@ -253,7 +258,7 @@ def test_standings_json_from_a_real_process(tmp_path: Path, three: list[Path]) -
     out = subprocess.run(
         [*cmd, "standings", "--json", "--db", str(db)], check=True, capture_output=True, text=True
     )
-    rows = json.loads(out.stdout)
+    rows = json.loads(out.stdout)["bots"]
     assert {r["name"] for r in rows} == {"last", "rnd", "middle"}
     bad = subprocess.run([*cmd, "replay", "nope", "--db", str(db)], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr

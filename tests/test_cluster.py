@@ -336,18 +336,18 @@ def stored_count(db: Path) -> int:
         con.close()
 
 
-def standings(db: Path) -> list[dict[str, object]]:
+def standings(db: Path) -> dict[str, object]:
     """``arena standings --json``."""
     out = arena("standings", "--json", "--db", str(db))
     assert out.returncode == 0, out.stderr
-    result: list[dict[str, object]] = json.loads(out.stdout)
+    result: dict[str, object] = json.loads(out.stdout)
     return result
 
 
 @pytest.fixture(scope="module")
 def local_reference(
     bot_files: list[str], tmp_path_factory: pytest.TempPathFactory
-) -> tuple[list[tuple[object, ...]], list[dict[str, object]]]:
+) -> tuple[list[tuple[object, ...]], dict[str, object]]:
     """The same tournament through the local process pool: stored rows and standings."""
     db = tmp_path_factory.mktemp("local") / "local.db"
     out = arena("run", *bot_files, *run_args(bot_files), "--workers", "2", "--db", str(db))
@@ -360,7 +360,7 @@ def local_reference(
 def test_cluster_run_equals_local_run(
     dask_cluster: LocalDaskCluster,
     bot_files: list[str],
-    local_reference: tuple[list[tuple[object, ...]], list[dict[str, object]]],
+    local_reference: tuple[list[tuple[object, ...]], dict[str, object]],
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "cluster.db"
@@ -441,7 +441,7 @@ def _cmdline(pid: int) -> str:
 def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
     dask_cluster: LocalDaskCluster,
     bot_files: list[str],
-    local_reference: tuple[list[tuple[object, ...]], list[dict[str, object]]],
+    local_reference: tuple[list[tuple[object, ...]], dict[str, object]],
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "killed.db"
@@ -488,7 +488,7 @@ def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
 def test_ctrl_c_then_parent_killed_then_resume(
     dask_cluster: LocalDaskCluster,
     bot_files: list[str],
-    local_reference: tuple[list[tuple[object, ...]], list[dict[str, object]]],
+    local_reference: tuple[list[tuple[object, ...]], dict[str, object]],
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "resume.db"

@@ -113,7 +113,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 def test_an_unfinished_tournament_shows_its_commitment_and_never_its_secret(
     played: Played,
 ) -> None:
-    assert played.before["id"] == played.tid and played.before["status"] == "running"
+    # Planned but not being played (no run holds its lock): shown as interrupted.
+    assert played.before["id"] == played.tid and played.before["status"] == "interrupted"
     assert played.before["commitment"] == played.commitment
     assert played.before["secret"] is None
     assert "has not finished" in one_error_line(played.early_verify)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from arena.errors import ArenaError
+from arena.runlock import RunLock
 from arena.store import LOG_CAP, MIGRATIONS, Store
 
 
@@ -169,7 +170,7 @@ def test_a_locked_database_is_refused(tmp_path: Path) -> None:
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
-        s = Store(path)  # an up-to-date database opens without a write lock...
+        s = Store(path, create=False)  # a reader opens without a write lock...
         assert s.latest_versions() == []  # ...and reads beside the writer (WAL)
         with pytest.raises(ArenaError, match="locked by another process"):
             s.add_bot_version("z", "class Bot: pass", "z.py")
@@ -197,7 +198,11 @@ def test_missing_database_for_readers_and_directories(tmp_path: Path) -> None:
 
 def test_tournament_status_and_lookup(store: Store) -> None:
     assert store.tournament()["id"] == "t1"
-    assert store.tournament("t")["status"] == "running"
+    # Stored as running, but no run holds its lock: a run that was killed.
+    assert store.tournament("t")["status"] == "interrupted"
+    with RunLock(store.path, "t1"):
+        assert store.tournament("t")["status"] == "running"
+    assert store.tournament("t")["status"] == "interrupted"
     store.set_status("t1", "finished")
     t = store.tournament("t1")
     assert t["status"] == "finished" and t["finished_at"]

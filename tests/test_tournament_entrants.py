@@ -1,13 +1,18 @@
-"""Bot files: names and authors read from the syntax tree (never by running the file), checks."""
+"""Bot files: names and authors read from the syntax tree (never by running the file), checks,
+the size cap, owners and reserved names."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
-from arena.entrants import check_static, declared, read_bot_file
+from arena.botfile import bundled
+from arena.entrants import BotFile, check_owner, declared, read_bot_file
 from arena.errors import ArenaError
+from arena.owners import BUNDLED
+from arena.store import Store
 
 
 @pytest.mark.parametrize(
@@ -35,7 +40,6 @@ def test_the_file_is_parsed_not_run(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     bot = read_bot_file(path)
-    check_static(bot, path)
     assert (bot.name, bot.author, bot.filename) == ("sneaky", "mallory", "sneaky.py")
     assert not marker.exists()
 
@@ -44,15 +48,100 @@ def test_name_falls_back_to_the_stem_and_can_be_overridden(tmp_path: Path) -> No
     path = tmp_path / "my_bot.py"
     path.write_text("class Bot:\n    def act(self, obs):\n        return 0\n", encoding="utf-8")
     assert read_bot_file(path).name == "my_bot"
-    assert read_bot_file(path, "Chosen Name").name == "Chosen Name"
+    assert read_bot_file(path, "chosen-name").name == "chosen-name"
 
 
-@pytest.mark.parametrize("bad", ["", "   ", "x" * 65, "tab\there"])
+@pytest.mark.parametrize(
+    "bad", ["", "   ", "x" * 41, "tab\there", "[/oops]", "heuristic[i][/i]", "Chosen Name"]
+)
 def test_bad_names_are_refused(tmp_path: Path, bad: str) -> None:
     path = tmp_path / "b.py"
     path.write_text("class Bot:\n    pass\n", encoding="utf-8")
     with pytest.raises(ArenaError, match="bad bot name"):
         read_bot_file(path, bad)
+    declared_bad = tmp_path / "c.py"
+    declared_bad.write_text(f"class Bot:\n    name = {bad!r}\n", encoding="utf-8")
+    with pytest.raises(ArenaError, match=r"bad bot name .*\(Bot.name in c.py"):
+        read_bot_file(declared_bad)
+
+
+def test_author_and_file_name_are_cleaned_and_capped(tmp_path: Path) -> None:
+    path = tmp_path / "evil\x1b]0;t\x07.py"
+    path.write_text(
+        "class Bot:\n    name = 'evil'\n    author = '\\x1b]0;pwned\\x07' + 'x' * 500\n",
+        encoding="utf-8",
+    )
+    # Not a literal: no author. A literal one is cleaned and capped.
+    assert read_bot_file(path).author is None
+    path.write_text(
+        "class Bot:\n    name = 'evil'\n    author = '\\x1b]0;pwned\\x07\\nFinal: "
+        + "x" * 500
+        + "'\n",
+        encoding="utf-8",
+    )
+    bot = read_bot_file(path)
+    assert bot.author is not None and len(bot.author) <= 80
+    assert bot.author.startswith("]0;pwned Final: x") and "\x1b" not in bot.author
+    assert bot.filename == "evil]0;t.py"
+
+
+def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.py"
+    path.write_text("class Bot:\n    pass\n" + "#" * 2000 + "\n", encoding="utf-8")
+    with pytest.raises(
+        ArenaError, match=r"big.py is 2,\d{3} bytes; a bot file may have at most 1,000"
+    ):
+        read_bot_file(path, max_bytes=1000)
+    assert read_bot_file(path, max_bytes=5000).name == "big"
+    with pytest.raises(ArenaError, match="not a regular file"):
+        read_bot_file("/dev/zero")
+
+
+def test_the_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = ast.parse
+
+    def counting(source: str, *args: object, **kwargs: object) -> ast.Module:
+        calls.append(source)
+        return real(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ast, "parse", counting)
+    path = tmp_path / "once.py"
+    path.write_text("class Bot:\n    name = 'once'\n    author = 'me'\n", encoding="utf-8")
+    assert read_bot_file(path).author == "me"
+    assert len(calls) == 1
+
+
+def test_bundled_names_are_reserved_for_the_bundled_files(tmp_path: Path) -> None:
+    store = Store(tmp_path / "o.db")
+    real = bundled("heuristic").read_text(encoding="utf-8")
+    assert check_owner(store, BotFile("heuristic", real, "heuristic.py", None), "k1") == BUNDLED
+    for name in ("heuristic", "Heuristic", "random_bot", "RANDOM"):
+        fake = BotFile(name, "class Bot:\n    pass\n", "x.py", None)
+        with pytest.raises(ArenaError, match="reserved for the bundled bot"):
+            check_owner(store, fake, "k1", force=True)
+
+
+def test_a_name_takes_versions_from_its_owner_only(tmp_path: Path) -> None:
+    store = Store(tmp_path / "o.db")
+    mine = BotFile("greedy", "class Bot:\n    pass\n", "greedy.py", None)
+    assert check_owner(store, mine, "k1") == "k1"
+    store.add_bot_version(mine.name, mine.source, mine.filename, None, "k1")
+    changed = BotFile("greedy", "class Bot:\n    x = 1\n", "greedy.py", None)
+    assert check_owner(store, changed, "k1") == "k1"
+    with pytest.raises(ArenaError, match="belongs to another owner key"):
+        check_owner(store, changed, "k2")
+    assert check_owner(store, changed, "k2", force=True) == "k2"
+    with pytest.raises(ArenaError, match="only in letter case"):
+        check_owner(store, BotFile("Greedy", "class Bot: pass", "g.py", None), "k2")
+    # A name stored before owner keys: --force binds it, once.
+    store.add_bot_version("legacy", "class Bot: pass", "legacy.py")
+    old = BotFile("legacy", "class Bot:\n    y = 2\n", "legacy.py", None)
+    with pytest.raises(ArenaError, match="before owner keys"):
+        check_owner(store, old, "k1")
+    store.add_bot_version("legacy", old.source, old.filename, None, "k1")
+    assert store.bot_owners()["legacy"] == "k1"
+    assert store.bot_owners()["greedy"] == "k1"
 
 
 def test_unreadable_files(tmp_path: Path) -> None:

@@ -1,0 +1,54 @@
+"""What every ``arena`` command shares: the ``--db`` option and the one-line error report."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from arena.errors import ArenaError
+from arena.untrusted import clean_line
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(fn: F) -> F:
+    """The shared ``--db PATH`` option (default ``arena.db`` in the working directory)."""
+    return click.option(
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False),
+        default="arena.db",
+        show_default=True,
+        envvar="ARENA_DB",
+        help="SQLite database file.",
+    )(fn)
+
+
+def reports_errors(fn: F) -> F:
+    """Turn an :class:`ArenaError` into one line on stderr and exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ArenaError as e:
+            # One line, whatever bot-controlled text the message quotes.
+            click.echo(f"Error: {clean_line(str(e), 1000)}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def limit_option(fn: F) -> F:
+    """The shared ``--limit N`` option of the listing commands."""
+    return click.option(
+        "--limit",
+        type=click.IntRange(0),
+        default=50,
+        show_default=True,
+        help="Show at most N (0: all).",
+    )(fn)

@@ -1,0 +1,200 @@
+"""The listing commands of ``arena``: ``bots``, ``tournaments``, ``matches`` and ``faults``.
+
+Thin, like the rest of the command line: the queries are in :mod:`arena.listings`, the
+terminal views (every bot-controlled string escaped) in :mod:`arena.views`.
+"""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli_common import db_option, limit_option, reports_errors
+
+
+@click.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of versions.")
+@reports_errors
+def bots(db_path: str, as_json: bool) -> None:
+    """List the submitted bots and their versions, with who owns each name.
+
+    Owner: "you" (your owner key), "another key", "bundled" or "-" (stored before owner keys).
+
+    \b
+    Example:
+        arena bots
+    """
+    import json
+
+    from rich.console import Console
+
+    from arena.owners import current_owner, describe
+    from arena.store import Store
+    from arena.views import bots_table
+
+    with Store(db_path, create=False) as store:
+        rows = store.bot_listing()
+    me = current_owner(create=False)
+    if as_json:
+        for r in rows:
+            r["owner"] = None if r["owner"] is None else describe(r["owner"], me)
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo(f"No bots in {db_path} yet (arena submit FILE)")
+        return
+    Console(markup=False).print(bots_table(rows, me))
+
+
+@click.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of tournaments.")
+@click.option(
+    "--export",
+    "export_tid",
+    metavar="TOURNAMENT",
+    default=None,
+    help="Print the deal secret of TOURNAMENT (id or prefix) as a secret file for "
+    "`arena run --secret-file`. Keep it private until the tournament has finished.",
+)
+@reports_errors
+def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
+    """List the tournaments in the database, the most recently run first.
+
+    Each shows its deal commitment (SHA-256 of its deal secret) from the start, and its
+    secret once it has finished (--json), so anyone can check its deals (`arena verify`).
+
+    \b
+    Example:
+        arena tournaments
+        arena standings --tournament 8b92a1
+        (umask 077; arena tournaments --export 8b92a1 > secret.json)
+    """
+    import json
+
+    from rich.console import Console
+
+    from arena.store import Store
+    from arena.views import tournaments_table
+
+    with Store(db_path, create=False) as store:
+        if export_tid is not None:
+            from arena.secrecy import export_secret
+
+            secret, revealed = export_secret(store, export_tid)
+            click.echo(secret.to_json())
+            if not revealed:
+                click.echo(
+                    "Note: this secret is not revealed yet; whoever reads it knows every deal "
+                    f"of the unfinished tournaments of seed {secret.seed}.",
+                    err=True,
+                )
+            return
+        rows = store.tournaments()
+    if as_json:
+        keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
+        extra = ("updated_at", "commitment", "secret")
+        click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
+        return
+    if not rows:
+        click.echo(f"No tournaments in {db_path} yet (arena run)")
+        return
+    Console(markup=False).print(tournaments_table(rows))
+
+
+@click.command()
+@db_option
+@click.argument("bot", required=False)
+@click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option("--match", "match_id", help="Only this match (id or unique prefix).")
+@click.option("--full", is_flag=True, help="Print each fault's whole message (its traceback).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of faults.")
+@limit_option
+@reports_errors
+def faults(
+    db_path: str,
+    bot: str | None,
+    tid: str | None,
+    match_id: str | None,
+    full: bool,
+    as_json: bool,
+    limit: int,
+) -> None:
+    """List the faults of a tournament (or of one BOT): where in the bot's file and why.
+
+    Each fault: its match (for arena replay), round and seating, the bot and seat, the kind
+    (crash, timeout, illegal, memory, load, protocol, ...), the decision it happened at, and
+    the bot's own file and line with the error.
+
+    \b
+    Example:
+        arena faults my_bot
+        arena faults my_bot --full --limit 1
+        arena faults --match 3f2a9c --json
+    """
+    import json
+
+    from rich.console import Console
+
+    from arena import listings
+    from arena.store import Store
+    from arena.views import fault_details, faults_table
+
+    with Store(db_path, create=False) as store:
+        listings.check_bot(store, bot)
+        if match_id is not None:
+            rows, total = listings.faults(store, bot=bot, match=store.match(match_id)[0]["id"])
+        else:
+            t = store.tournament(tid)["id"]
+            rows, total = listings.faults(store, bot=bot, tid=t, limit=limit or None)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    elif not rows:
+        click.echo("No faults" + (f" of {bot}" if bot else "") + " there.")
+    elif full:
+        console = Console(markup=False)
+        for line in fault_details(rows):
+            console.print(line, soft_wrap=True)
+    else:
+        Console(markup=False).print(faults_table(rows, total))
+
+
+@click.command()
+@db_option
+@click.option("--bot", help="Only the matches this bot played in.")
+@click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of matches.")
+@limit_option
+@reports_errors
+def matches(db_path: str, bot: str | None, tid: str | None, as_json: bool, limit: int) -> None:
+    """List the stored matches of a tournament (or those of one bot), to pick one to replay.
+
+    Each: its id, round and seating (of 6), and per seat the bot, its score and place.
+
+    \b
+    Example:
+        arena matches --bot my_bot
+        arena replay 3f2a9c
+    """
+    import json
+
+    from rich.console import Console
+
+    from arena import listings
+    from arena.store import Store
+    from arena.views import matches_table
+
+    with Store(db_path, create=False) as store:
+        listings.check_bot(store, bot)
+        t = store.tournament(tid)["id"]
+        rows, total = listings.matches(store, bot=bot, tid=t, limit=limit or None)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    elif not rows:
+        click.echo("No matches" + (f" of {bot}" if bot else "") + f" in tournament {t}.")
+    else:
+        Console(markup=False).print(matches_table(rows, total))
+
+
+COMMANDS = (bots, tournaments, matches, faults)
+"""The commands of this module, added to ``arena`` by :mod:`arena.cli`."""

@@ -1,0 +1,66 @@
+"""Helpers for CLI tests that run the real ``arena`` console script in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def arena_script() -> str:
+    """The installed ``arena`` console script of the interpreter running the tests."""
+    beside = Path(sys.executable).with_name("arena")
+    found = str(beside) if beside.is_file() else shutil.which("arena")
+    assert found, "the arena console script is not installed (pip install -e .)"
+    return found
+
+
+def arena(
+    *args: str | Path,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    prefix: list[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``arena ARGS`` in ``cwd`` (``prefix`` goes before the command, e.g. ``unshare``)."""
+    # A wide terminal, so that tables do not wrap the names the tests look for.
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    full_env.pop("ARENA_DB", None)
+    return subprocess.run(
+        [*(prefix or []), arena_script(), *map(str, args)],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def one_error_line(result: subprocess.CompletedProcess[str], code: int = 1) -> str:
+    """The command failed with ``code`` and said why in one line on stderr, no traceback."""
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    if code == 1:
+        assert lines[0].startswith("Error: "), lines
+    return lines[0]
+
+
+def ok(result: subprocess.CompletedProcess[str]) -> str:
+    """The command succeeded; its standard output."""
+    assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def write_bot(folder: Path, filename: str, source: str) -> Path:
+    """A bot file ``folder/filename`` with ``source`` (dedented)."""
+    path = folder / filename
+    path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+    return path

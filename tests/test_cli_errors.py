@@ -1,0 +1,161 @@
+"""Bad input through the real ``arena`` console script: one line, exit 1, nothing lost.
+
+Every command that takes ``--db`` is pointed at a missing file, a text file, a directory, a
+database another process keeps locked, a database on a read-only file system and one written
+by a newer arena; the same bot file given twice is refused. No command leaves a file it
+created behind when it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cli_support import REPO, arena, ok, one_error_line, write_bot
+
+LAST = """
+class Bot:
+    name = "last"
+    def act(self, obs):
+        return obs["legal"][-1]
+"""
+
+READERS = [
+    ["standings"],
+    ["standings", "--json"],
+    ["bots"],
+    ["tournaments"],
+    ["matches"],
+    ["faults"],
+    ["replay", "abc"],
+    ["render", "--out", "out"],
+    ["serve", "--out", "nosite", "--port", "0"],
+]
+WRITERS = [["submit", "BOT"], ["run", "BOT", "heuristic", "random", "--rounds", "1", "--no-site"]]
+
+
+def _args(args: list[str], bot: Path) -> list[str]:
+    return [str(bot) if a == "BOT" else a for a in args]
+
+
+@pytest.fixture
+def last(tmp_path: Path) -> Path:
+    return write_bot(tmp_path, "last.py", LAST)
+
+
+def test_the_same_file_twice_is_one_line_and_stores_nothing(tmp_path: Path, last: Path) -> None:
+    copy = write_bot(tmp_path, "random_copy.py", (REPO / "bots" / "random_bot.py").read_text())
+    line = one_error_line(arena("run", copy, copy, "heuristic", cwd=tmp_path))
+    assert "bot 'random' is given twice" in line
+    line = one_error_line(arena("run", last, "./last.py", "heuristic", cwd=tmp_path))
+    assert "bot 'last' is given twice" in line
+    assert not (tmp_path / "arena.db").exists()
+
+
+@pytest.mark.parametrize("args", READERS + WRITERS, ids=lambda a: "-".join(a[:2]))
+def test_a_text_file_as_database(tmp_path: Path, last: Path, args: list[str]) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n" * 200, encoding="utf-8")
+    before = notes.read_bytes()
+    line = one_error_line(arena(*_args(args, last), "--db", notes, cwd=tmp_path))
+    assert "notes.txt is not a SQLite database" in line
+    assert notes.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.py", "notes.txt"]
+
+
+@pytest.mark.parametrize("args", READERS, ids=lambda a: "-".join(a[:2]))
+def test_readers_never_create_a_database(tmp_path: Path, last: Path, args: list[str]) -> None:
+    line = one_error_line(arena(*_args(args, last), "--db", "none.db", cwd=tmp_path))
+    assert "no database at none.db" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.py"]
+
+
+def test_a_refused_write_leaves_no_empty_database(tmp_path: Path, last: Path) -> None:
+    refusals = [
+        ["run", last, "--rounds", "1"],  # too few bots
+        ["run", last, "heuristic", "nobody"],  # unknown bot
+        ["submit", tmp_path / "missing.py"],
+        ["run", last, "heuristic", "random", "--db", tmp_path / "no" / "such" / "dir.db"],
+    ]
+    for args in refusals:
+        one_error_line(arena(*args, cwd=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.py"]
+
+
+def test_a_directory_as_database_is_a_usage_error(tmp_path: Path, last: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    for args in [["bots"], ["submit", str(last)]]:
+        result = arena(*args, "--db", "folder", cwd=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert "'folder' is a directory" in result.stderr
+
+
+def _database(tmp_path: Path, last: Path) -> Path:
+    db = tmp_path / "data" / "arena.db"
+    db.parent.mkdir()
+    ok(
+        arena(
+            "run",
+            last,
+            "heuristic",
+            "random",
+            "--rounds",
+            "1",
+            "--no-site",
+            "--db",
+            db,
+            cwd=tmp_path,
+        )
+    )
+    return db
+
+
+@pytest.mark.slow
+def test_locked_newer_and_read_only_databases(tmp_path: Path, last: Path) -> None:
+    db = _database(tmp_path, last)
+    # Locked by another process's write transaction: writers refuse at once, readers read.
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        for args in WRITERS:
+            line = one_error_line(arena(*_args(args, last), "--db", db, cwd=tmp_path))
+            assert "is locked by another process" in line
+        assert "last" in ok(arena("standings", "--db", db, cwd=tmp_path))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    # On a read-only file system: readers read it as it is, writers say why they cannot.
+    prefix = _read_only(db.parent)
+    assert "last" in ok(arena("standings", "--db", db, cwd=tmp_path, prefix=prefix))
+    assert "heuristic" in ok(arena("matches", "--db", db, cwd=tmp_path, prefix=prefix))
+    for args in WRITERS:
+        result = arena(*_args(args, last), "--db", db, cwd=tmp_path, prefix=prefix)
+        assert "is read-only here" in one_error_line(result)
+
+    # Written by a newer arena: refused untouched (one check in the store, under every
+    # command; readers and writers here).
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("INSERT INTO schema_migrations VALUES (99, 'from the future', 'x')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file itself
+    conn.close()
+    before = db.read_bytes()
+    for args in [["standings"], ["render", "--out", "out"], *WRITERS]:
+        line = one_error_line(arena(*_args(args, last), "--db", db, cwd=tmp_path))
+        assert "was written by a newer arena (schema migration 99" in line
+    assert db.read_bytes() == before
+
+
+def _read_only(folder: Path) -> list[str]:
+    """A command prefix that runs the command with ``folder`` mounted read-only."""
+    if os.geteuid() == 0:
+        # As root, file modes do not stop writes: a private mount namespace with a read-only
+        # bind mount of the folder does (and leaves the real mount table alone).
+        script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+        return ["unshare", "--mount", "sh", "-c", script, "sh", str(folder)]
+    for p in folder.iterdir():
+        p.chmod(0o444)
+    folder.chmod(0o555)
+    return []

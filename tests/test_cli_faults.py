@@ -1,0 +1,119 @@
+"""Why did my bot fault? Through the real ``arena`` console script and the real sandbox.
+
+``arena submit`` names the fault's kind and the bot's own file and line; ``arena run``'s
+summary and ``arena standings`` list each faulty bot's faults in one line each; ``arena
+faults`` and ``arena matches`` find them (and a match to replay) without SQL; an ambiguous id
+prefix lists the candidates.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cli_support import arena, ok, one_error_line, write_bot
+
+RAISER = """
+class Bot:
+    name = "raiser"
+
+    def act(self, obs):
+        return obs["dummy"]
+"""
+
+# Plays until its second hand, then fails in its own helper function.
+LATE = """
+class Bot:
+    name = "late"
+
+    def act(self, obs):
+        if obs["phase"] == "play" and obs["hand_number"] >= 1:
+            return self.choose(obs)
+        return obs["legal"][-1]
+
+    def choose(self, obs):
+        return obs["legal"][len(obs["legal"])]
+"""
+
+
+def test_submit_names_the_fault_and_the_line_of_the_bots_file(tmp_path: Path) -> None:
+    raiser = write_bot(tmp_path, "raiser.py", RAISER)
+    line = one_error_line(arena("submit", raiser, cwd=tmp_path))
+    assert line == (
+        "Error: raiser.py failed its sandbox check: crash at decision 1: "
+        "raiser.py, line 5: KeyError: 'dummy'"
+    )
+    assert not (tmp_path / "arena.db").exists()
+
+
+@pytest.mark.slow
+def test_run_standings_faults_and_matches_show_faults(tmp_path: Path) -> None:
+    late = write_bot(tmp_path, "late.py", LATE)
+    args = ["run", late, "heuristic", "random", "--rounds", "1", "--no-site", "--workers", "2"]
+    out = ok(arena(*args, cwd=tmp_path))
+    expected = "crash: late.py, line 10: IndexError: list index out of range"
+    assert "Faults of late: 6 matches forfeited" in out
+    assert f"6 x {expected}" in out
+    standings = ok(arena("standings", cwd=tmp_path))
+    assert "Faults of late: 6 matches forfeited" in standings and expected in standings
+
+    listed = json.loads(ok(arena("faults", "late", "--json", cwd=tmp_path)))
+    assert len(listed) == 6 and {f["bot"] for f in listed} == {"late"}
+    for f in listed:
+        assert f["kind"] == "crash" and f["decision"] >= 1
+        assert f["summary"] == "late.py, line 10: IndexError: list index out of range"
+        assert f["round"] == 1 and 1 <= f["seating"] <= 6
+        assert "Traceback" in f["message"]
+    table = ok(arena("faults", "late", cwd=tmp_path))
+    assert "IndexError" in table and listed[0]["match"] in table
+    assert "No faults of heuristic" in ok(arena("faults", "heuristic", cwd=tmp_path))
+    full = ok(arena("faults", "--match", listed[0]["match"], "--full", cwd=tmp_path))
+    assert '  |   File "/bot/late.py", line 10, in choose' in full
+    unknown = one_error_line(arena("faults", "nobody", cwd=tmp_path))
+    assert "no bot named 'nobody'" in unknown
+
+    # A match to replay, found without SQL.
+    mine = json.loads(ok(arena("matches", "--bot", "late", "--json", cwd=tmp_path)))
+    assert {m["id"] for m in mine} == {f["match"] for f in listed}
+    for m in mine:
+        seats = {s["bot"]: s for s in m["seats"]}
+        assert seats["late"]["faulted"] and seats["late"]["place"] == 3
+        assert sorted(seats) == ["heuristic", "late", "random"]
+    replay = ok(arena("replay", mine[0]["id"], cwd=tmp_path))
+    assert f"Fault: late (seat {_seat(mine[0], 'late')}): crash at decision" in replay
+    assert replay.count("\nFinal: ") == 1
+    limited = ok(arena("matches", "--limit", "2", cwd=tmp_path))
+    assert "2 of 6; --limit 0 shows all" in limited
+
+
+def _seat(match: dict, name: str) -> int:
+    return next(s["seat"] for s in match["seats"] if s["bot"] == name)
+
+
+@pytest.mark.slow
+def test_ambiguous_prefixes_list_the_candidates(tmp_path: Path) -> None:
+    mine = write_bot(tmp_path, "mine.py", RAISER.replace('obs["dummy"]', "obs['legal'][0]"))
+    ok(arena("run", mine, "heuristic", "random", "--rounds", "1", "--no-site", cwd=tmp_path))
+    db = tmp_path / "arena.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    (mid,) = conn.execute("SELECT id FROM matches ORDER BY id LIMIT 1").fetchone()
+    twin = mid[:6] + "ffffff" if mid[6:] != "ffffff" else mid[:6] + "eeeeee"
+    # A second match whose id shares the first's first six digits.
+    conn.execute("CREATE TEMP TABLE t AS SELECT * FROM matches WHERE id = ?", (mid,))
+    conn.execute("UPDATE t SET id = ?", (twin,))
+    conn.execute("INSERT INTO matches SELECT * FROM t")
+    (tid,) = conn.execute("SELECT id FROM tournaments ORDER BY id LIMIT 1").fetchone()
+    other = tid[:4] + ("f" if tid[4] != "f" else "e") + tid[5:]
+    conn.execute("CREATE TEMP TABLE u AS SELECT * FROM tournaments WHERE id = ?", (tid,))
+    conn.execute("UPDATE u SET id = ?", (other,))
+    conn.execute("INSERT INTO tournaments SELECT * FROM u")
+    conn.close()
+    line = one_error_line(arena("replay", mid[:6], cwd=tmp_path))
+    assert f"match id '{mid[:6]}' is ambiguous: " in line
+    assert mid in line and twin in line
+    assert ok(arena("replay", mid[:7], cwd=tmp_path)).startswith(f"Match {mid}")
+    line = one_error_line(arena("standings", "--tournament", tid[:4], cwd=tmp_path))
+    assert f"tournament id '{tid[:4]}' is ambiguous: " in line and tid in line and other in line
+    assert f"Tournament {tid}" in ok(arena("standings", "--tournament", tid[:5], cwd=tmp_path))
