@@ -87,8 +87,13 @@ def _nice_step(span: float, target: int) -> float:
     return 10 * mag
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.0f}" if abs(v - round(v)) < 1e-9 else f"{v:.1f}"
+def _fmt(v: float, step: float = 1.0) -> str:
+    # As many decimals as the step needs, so a label never rounds past its own tick (a step of
+    # 0.05 labels 0.75 as "0.75", not "0.8").
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
+    if abs(v - round(v)) < 1e-9:
+        decimals = 0
+    return f"{v:.{decimals}f}"
 
 
 def line_chart(
@@ -128,13 +133,13 @@ def line_chart(
     y_ticks = []
     v = y0
     while v <= y1 + step / 2:
-        y_ticks.append(Tick(sy(v), _fmt(v)))
+        y_ticks.append(Tick(sy(v), _fmt(v, step)))
         v += step
     xstep = max(1.0, _nice_step(x1 - x0, 6))
     x_ticks = []
     v = math.ceil(x0 / xstep) * xstep
     while v <= x1 + 1e-9:
-        x_ticks.append(Tick(sx(v), _fmt(v)))
+        x_ticks.append(Tick(sx(v), _fmt(v, xstep)))
         v += xstep
     lines = []
     for i, (name, ps) in enumerate(series):
