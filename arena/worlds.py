@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from arena.cards import deck, parse_card, sort_cards, suit_table
 from arena.game import OVER, GameState, IllegalAction, rules_of
@@ -36,20 +35,21 @@ from arena.rules import Deal, InvalidDeal, Rules
 
 __all__ = ["Unseen", "unseen", "determinize", "sample_state"]
 
+_DECKS: Final = {n: tuple(deck(n)) for n in (24, 25, 32)}
 _TRIES: Final = 24
 """Uniform draws tried before the greedy fallback when voids constrain the guess."""
 
 
-@dataclass(frozen=True)
-class Unseen:
+class Unseen(NamedTuple):
     """The cards one seat cannot see at one observation, and what it knows of their places.
 
-    ``holders`` maps each seat whose hand holds unseen cards to how many (the observer too,
-    when the Joker's dealer names trump blind); ``known`` lists cards of another seat's hand
-    that are public but not in ``cards`` (the up-card a dealer picked up and has not played);
-    ``dummy`` is 5 while a dummy is still to be taken, else 0; ``voids`` holds the suits
-    (effective, under trump) each seat has shown it lacks. The rest, :attr:`dead`, are out
-    of play for good: the face-down kitty, others' discards, a lone maker's dummy.
+    ``cards`` are in canonical (deck) order. ``holders`` maps each seat whose hand holds
+    unseen cards to how many (the observer too, when the Joker's dealer names trump blind);
+    ``known`` lists cards of another seat's hand that are public but not in ``cards`` (the
+    up-card a dealer picked up and has not played); ``dummy`` is 5 while a dummy is still to be
+    taken, else 0; ``voids`` holds, for each seat in ``holders``, the suits (effective, under
+    trump) it has shown it lacks. The rest, :attr:`dead`, are out of play for good: the
+    face-down kitty, others' discards, a lone maker's dummy.
     """
 
     cards: tuple[str, ...]
@@ -87,21 +87,23 @@ def unseen(obs: dict[str, Any]) -> Unseen:
     up = obs["upcard"]
     seen = {*obs["hand"], *obs["discards"], *obs.get("dummy", ()), up}
     played = [0, 0, 0]
-    played_cards: set[str] = set()
-    voids: dict[int, set[str]] = {0: set(), 1: set(), 2: set()}
-    for trick in _plays(obs):
-        if not trick:
-            continue
+    voids: tuple[set[str], ...] = (set(), set(), set())
+    up_played = False
+    if phase == "play":
         eff = suit_table(trump)
-        led = eff[trick[0][1]]
-        for seat, card in trick:
-            played[seat] += 1
-            played_cards.add(card)
-            if eff[card] != led:
-                voids[seat].add(led)
+        for trick in (*(t["cards"] for t in obs["tricks"]), obs["trick"]):
+            if trick:
+                led = eff[trick[0][1]]
+                for seat, card in trick:
+                    played[seat] += 1
+                    seen.add(card)
+                    up_played = up_played or card == up
+                    if eff[card] != led:
+                        voids[seat].add(led)
     holders: dict[int, int] = {}
     known: dict[int, tuple[str, ...]] = {}
-    up_held = obs["pickup"] and up not in played_cards  # the dealer took it and still has it
+    # A dealer who took the up-card still has it unless it was played (it cannot be discarded).
+    up_held = obs["pickup"] and not up_played
     for seat in (0, 1, 2):
         if seat == me and phase != "joker_trump":
             continue
@@ -110,15 +112,13 @@ def unseen(obs: dict[str, Any]) -> Unseen:
             known[seat] = (up,)
             count -= 1
         holders[seat] = count
-    maker = obs["maker"]
-    live_dummy = "dummy" not in obs and phase != "play" and maker not in obs["alone"]
-    seen |= played_cards
+    live_dummy = "dummy" not in obs and phase != "play" and obs["maker"] not in obs["alone"]
     return Unseen(
-        cards=tuple(c for c in deck(obs["rules"]["deck"]) if c not in seen),
-        holders=holders,
-        known=known,
-        dummy=5 if live_dummy else 0,
-        voids={seat: frozenset(v) for seat, v in voids.items() if seat in holders},
+        tuple([c for c in _DECKS[obs["rules"]["deck"]] if c not in seen]),
+        holders,
+        known,
+        5 if live_dummy else 0,
+        {seat: frozenset(voids[seat]) for seat in holders},
     )
 
 
