@@ -48,8 +48,10 @@ class Unseen(NamedTuple):
     ``known`` lists cards of another seat's hand that are public but not in ``cards`` (the
     up-card a dealer picked up and has not played); ``dummy`` is 5 while a dummy is still to be
     taken, else 0; ``voids`` holds, for each seat in ``holders``, the suits (effective, under
-    trump) it has shown it lacks. The rest, :attr:`dead`, are out of play for good: the
-    face-down kitty, others' discards, a lone maker's dummy.
+    trump) it has shown it lacks; ``maybe`` lists cards of ``cards`` that are either in that
+    seat's hand or among its discards, nowhere else (the up-card of a dealer-maker who took
+    the dummy: the keep may have thrown it away). The rest, :attr:`dead`, are out of play for
+    good: the face-down kitty, others' discards, a lone maker's dummy.
     """
 
     cards: tuple[str, ...]
@@ -57,6 +59,7 @@ class Unseen(NamedTuple):
     known: dict[int, tuple[str, ...]]
     dummy: int
     voids: dict[int, frozenset[str]]
+    maybe: dict[int, tuple[str, ...]]
 
     @property
     def dead(self) -> int:
@@ -83,7 +86,7 @@ def _held(obs: dict[str, Any], seat: int) -> int:
 
 def unseen(obs: dict[str, Any]) -> Unseen:
     """What the seat of ``obs`` cannot see now, and where those cards must be."""
-    me, phase, trump = obs["seat"], obs["phase"], obs["trump"]
+    me, phase, trump, dealer = obs["seat"], obs["phase"], obs["trump"], obs["dealer"]
     up = obs["upcard"]
     seen = {*obs["hand"], *obs["discards"], *obs.get("dummy", ()), up}
     played = [0, 0, 0]
@@ -102,13 +105,19 @@ def unseen(obs: dict[str, Any]) -> Unseen:
                         voids[seat].add(led)
     holders: dict[int, int] = {}
     known: dict[int, tuple[str, ...]] = {}
-    # A dealer who took the up-card still has it unless it was played (it cannot be discarded).
-    up_held = obs["pickup"] and not up_played
+    maybe: dict[int, tuple[str, ...]] = {}
+    # Where a picked-up up-card is: the dealer holds it until played, except that a
+    # dealer-maker with the dummy may have discarded it in the keep.
+    up_with_dealer = obs["pickup"] and not up_played and dealer != me
+    if up_with_dealer and _kept_with_dummy(obs, dealer):
+        seen.discard(up)
+        maybe[dealer] = (up,)
+        up_with_dealer = False
     for seat in (0, 1, 2):
         if seat == me and phase != "joker_trump":
             continue
         count = _held(obs, seat) - played[seat]
-        if up_held and seat == obs["dealer"]:
+        if up_with_dealer and seat == dealer:
             known[seat] = (up,)
             count -= 1
         holders[seat] = count
@@ -119,7 +128,13 @@ def unseen(obs: dict[str, Any]) -> Unseen:
         known,
         5 if live_dummy else 0,
         {seat: frozenset(voids[seat]) for seat in holders},
+        maybe,
     )
+
+
+def _kept_with_dummy(obs: dict[str, Any], seat: int) -> bool:
+    """Whether ``seat`` is a maker who has taken the dummy and kept 5 (its discards hidden)."""
+    return obs["phase"] == "play" and seat == obs["maker"] and seat not in obs["alone"]
 
 
 def _placed(obs: dict[str, Any], info: Unseen, hands: dict[int, Sequence[str]]) -> list[list[str]]:
@@ -142,6 +157,8 @@ def _placed(obs: dict[str, Any], info: Unseen, hands: dict[int, Sequence[str]]) 
         for card in guessed:
             if card not in free:
                 raise ValueError(f"{card} cannot be in seat {seat}'s hand: seen or placed twice")
+            if any(card in cs for other, cs in info.maybe.items() if other != seat):
+                raise ValueError(f"{card} can only be in the hand or discards of its taker")
             free.discard(card)
         current[seat] = sort_cards(cards)
     return current
@@ -180,27 +197,15 @@ def determinize(
         if dummy is None:
             raise ValueError("a guess needs the dummy while it is still to be taken")
         table_dummy = [parse_card(c) for c in dummy]
-        if len(table_dummy) != 5 or any(c not in info.cards or c in taken for c in table_dummy):
+        maybe = {c for cs in info.maybe.values() for c in cs}
+        unfit = [c for c in table_dummy if c not in info.cards or c in taken or c in maybe]
+        if len(table_dummy) != 5 or len(set(table_dummy)) != 5 or unfit:
             raise ValueError(f"the dummy must be 5 unseen cards not placed elsewhere: {dummy!r}")
         taken.update(table_dummy)
     elif dummy is not None:
         raise ValueError("no dummy is left to guess at this point of the hand")
-    if len(set(table_dummy)) != len(table_dummy):
-        raise ValueError(f"the dummy repeats a card: {dummy!r}")
-    rest = [c for c in info.cards if c not in taken]
-    discards: list[list[str]] = [[], [], []]
-    discards[me] = list(obs["discards"])
-    kitty = [up]
-    for what, seat, count in _hidden_places(obs, rules.kitty_size):
-        chunk, rest = rest[:count], rest[count:]
-        if what == "dummy":
-            table_dummy = chunk
-        elif what == "discards":
-            discards[seat] = chunk
-        else:
-            kitty += chunk
-    if rest or len(kitty) != rules.kitty_size:
-        raise ValueError("the observation does not fit one deal of its deck")
+    discards, kitty, face_down = _dead(obs, info, [c for c in info.cards if c not in taken])
+    table_dummy = face_down or table_dummy
     played: list[list[str]] = [[], [], []]
     for trick in _plays(obs):
         for seat, card in trick:
@@ -220,6 +225,33 @@ def determinize(
     if obs["phase"] != "joker_trump" and state.hands[me] != sort_cards(obs["hand"]):
         raise ValueError(f"the guess does not give seat {me} the hand it sees")
     return state
+
+
+def _dead(
+    obs: dict[str, Any], info: Unseen, rest: list[str]
+) -> tuple[list[list[str]], list[str], list[str]]:
+    """Place the unseen cards nobody holds: discards by seat, the kitty (up-card first) and a
+    lone maker's face-down dummy (empty when there is none)."""
+    rules = rules_of(obs)
+    discards: list[list[str]] = [[], [], []]
+    discards[obs["seat"]] = list(obs["discards"])
+    for seat, cards in info.maybe.items():  # not kept, so thrown away by the keep
+        discards[seat] = [c for c in cards if c in rest]
+        rest = [c for c in rest if c not in cards]
+    kitty, face_down = [obs["upcard"]], []
+    for what, seat, count in _hidden_places(obs, rules.kitty_size):
+        if what == "discards":
+            count -= len(discards[seat])
+        chunk, rest = rest[:count], rest[count:]
+        if what == "dummy":
+            face_down = chunk
+        elif what == "discards":
+            discards[seat] += chunk
+        else:
+            kitty += chunk
+    if rest or len(kitty) != rules.kitty_size:
+        raise ValueError("the observation does not fit one deal of its deck")
+    return discards, kitty, face_down
 
 
 def _deal(hands: list[list[str]], dummy: list[str], kitty: list[str], rules: Rules) -> Deal:
@@ -273,16 +305,24 @@ def sample_state(obs: dict[str, Any], rng: random.Random) -> GameState:
     Uniform by rejection; when voids make that slow, a greedy fill that still fits them.
     """
     info = unseen(obs)
-    cards = list(info.cards)
+    maybe = {c: seat for seat, cs in info.maybe.items() for c in cs}
+    cards = [c for c in info.cards if c not in maybe]
     eff = suit_table(obs["trump"]) if obs["trump"] else {}
     voids = {seat: suits for seat, suits in info.voids.items() if suits}
+    slots = {seat: count for what, seat, count in _hidden_places(obs, 0) if what == "discards"}
     for _ in range(_TRIES):
         rng.shuffle(cards)
         hands: dict[int, Sequence[str]] = {}
         at = 0
         for seat, count in info.holders.items():
-            hands[seat] = [*info.known.get(seat, ()), *cards[at : at + count]]
-            at += count
+            # A card that is in this hand or its discards: each of those places alike.
+            mine = [
+                c
+                for c, s in maybe.items()
+                if s == seat and rng.random() * (count + slots[seat]) < count
+            ]
+            hands[seat] = [*info.known.get(seat, ()), *mine, *cards[at : at + count - len(mine)]]
+            at += count - len(mine)
         if all(eff[c] not in suits for seat, suits in voids.items() for c in hands[seat]):
             return determinize(obs, hands, cards[at : at + 5] if info.dummy else None)
     hands, rest = _fit_voids(cards, info, eff, voids)

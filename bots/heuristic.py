@@ -280,8 +280,11 @@ class _Play:
         self.legal: list[str] = obs["legal"]
         self.eff = suit_table(self.trump)
         self.live = Bot._live(info)
-        # If the dealer (another player) took the up-card and has not played it, it is theirs.
-        self.upcard_at: int | None = next(iter(info.known), None)
+        # If the dealer (another player) took the up-card and has not played it, it is theirs
+        # (a dealer-maker's keep may have thrown it away: assume it did not).
+        up, dealer = obs["upcard"], obs["dealer"]
+        taken = obs["pickup"] and dealer != self.me and up in self.live
+        self.upcard_at: int | None = dealer if taken else None
         self.voids = info.voids
 
     # --- who is who ---
