@@ -30,7 +30,9 @@ __all__ = ["Stage", "Zygote", "Child", "describe_death"]
 
 MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
-_CARDS: Final = Path(__file__).resolve().parent.parent / "cards.py"
+_PURE: Final = [
+    Path(__file__).resolve().parent.parent / f"{m}.py" for m in ("cards", "rules", "game", "worlds")
+]
 _UCRED: Final = struct.Struct("iII")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
@@ -50,7 +52,10 @@ class Stage:
         (self.lib / "arena").mkdir(parents=True)
         for d in (self.lib, self.lib / "arena"):
             d.chmod(0o755)
-        for src, dst in ((_HOST, self.lib / "host.py"), (_CARDS, self.lib / "arena" / "cards.py")):
+        for src, dst in (
+            (_HOST, self.lib / "host.py"),
+            *((p, self.lib / "arena" / p.name) for p in _PURE),
+        ):
             shutil.copyfile(src, dst)
             dst.chmod(0o644)
         init = self.lib / "arena" / "__init__.py"

@@ -450,7 +450,7 @@ def zygote(ctrl_fd: int) -> None:
         import math  # noqa: F401
         import random  # noqa: F401
 
-        import arena.cards  # noqa: F401
+        import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
 
         abi = int(cfg.get("landlock") or 0)
         if abi:
