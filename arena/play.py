@@ -77,15 +77,13 @@ class Table:
 
 
 def _names(files: Sequence[Path], human: int) -> list[str]:
-    stems = [f.stem for f in files]
-    names: list[str] = []
-    for seat in range(3):
-        if seat == human:
-            names.append("You")
-            continue
-        stem = stems.pop(0)
-        names.append(stem if stem not in stems and stem not in names else f"{stem} (seat {seat})")
-    return names
+    """ "You" and the bots' file stems (with their seats when two bots share a name)."""
+    stems = iter(f.stem for f in files)
+    names = ["You" if seat == human else next(stems) for seat in range(3)]
+    return [
+        f"{name} (seat {seat})" if seat != human and names.count(name) > 1 else name
+        for seat, name in enumerate(names)
+    ]
 
 
 def _bot_file(spec: str) -> Path:
