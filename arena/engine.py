@@ -34,7 +34,7 @@ from operator import itemgetter
 from typing import Any, Final, Protocol
 
 from arena.cards import deck
-from arena.game import GameState, IllegalAction, MalformedAction, _check_scores, is_legal
+from arena.game import GameState, IllegalAction, MalformedAction, is_legal
 from arena.rules import (
     DEFAULT_RULES,
     PHASES,
@@ -42,6 +42,7 @@ from arena.rules import (
     HandResult,
     InvalidDeal,
     Rules,
+    _check_scores,
     match_winners,
     placements,
 )

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
-from arena.cards import deck, parse_card
+from arena.cards import JOKER, SUITS, deck, parse_card
 
 __all__ = [
     "PHASES",
@@ -28,6 +28,10 @@ __all__ = [
     "Deal",
     "InvalidDeal",
     "HandResult",
+    "IllegalAction",
+    "MalformedAction",
+    "is_legal",
+    "rules_of",
     "hand_points",
     "next_seat",
     "opening_leader",
@@ -278,6 +282,132 @@ class HandResult:
             discards=[list(x) for x in data["discards"]],
             log=[(s, p, a) for s, p, a in data["log"]],
         )
+
+
+class IllegalAction(ValueError):
+    """An action that is not legal here (not in ``obs["legal"]``); it was not played."""
+
+    def __init__(self, seat: int, phase: str, action: object, legal: Sequence[object]):
+        shown = legal if len(legal) <= 12 else [*legal[:12], f"... {len(legal) - 12} more"]
+        super().__init__(f"seat {seat} answered {action!r} in phase {phase!r}; legal: {shown!r}")
+        self.seat = seat
+        self.phase = phase
+        self.action = action
+        self.legal = list(legal)
+
+
+class MalformedAction(IllegalAction):
+    """An answer that is no action of its phase at all: not a card, not a bid, not 5 cards.
+
+    A subclass of :class:`IllegalAction`, so code that catches every refused answer still does;
+    catch this one first to tell a typo from a move the rules forbid here.
+    """
+
+
+_BID1: Final = ("pass", "order")
+_PICKUP: Final = ("pickup", "decline")
+_ALONE: Final = ("alone", "pass")
+_CARDS: Final = frozenset(deck(32)) | {JOKER}
+_WORDS: Final[dict[str, tuple[str, ...]]] = {
+    "bid1": _BID1,
+    "pickup": _PICKUP,
+    "alone": _ALONE,
+    "bid2": ("pass", *SUITS),
+    "joker_trump": SUITS,
+}
+_RULES_DICTS: dict[Rules, dict[str, Any]] = {}
+_DEFAULT_RULES_DICT: Final = DEFAULT_RULES.to_dict()
+_RULES_BY_ITEMS: dict[tuple[tuple[str, Any], ...], Rules] = {}
+
+
+def _malformed(phase: str, action: Any) -> bool:
+    """Whether ``action`` is no action of ``phase`` at all (whatever the position)."""
+    try:
+        if phase == "keep":
+            return not (
+                isinstance(action, list | tuple)
+                and len(action) == 5
+                and all(isinstance(c, str) and c in _CARDS for c in action)
+            )
+        if not isinstance(action, str):
+            return True
+        return action not in (_CARDS if phase in ("discard", "play") else _WORDS[phase])
+    except Exception:  # an object whose == or hash raises is no action either
+        return True
+
+
+def _refuse(seat: int, phase: str, action: Any, legal: Sequence[object]) -> IllegalAction:
+    kind = MalformedAction if _malformed(phase, action) else IllegalAction
+    return kind(seat, phase, action, legal)
+
+
+def is_legal(obs: dict[str, Any], action: Any) -> bool:
+    """Whether ``action`` is a legal answer to ``obs``: one of ``obs["legal"]`` or, in the
+    ``keep`` phase, 5 distinct cards of ``hand`` + ``dummy`` in any order.
+
+    The one statement of the rule, for anything that checks answers without a state (the
+    sandbox's seat proxy checks a bot's answer before the referee sees it).
+    """
+    if obs["phase"] == "keep":
+        return _is_keep(action, [*obs["hand"], *obs.get("dummy", ())])
+    try:
+        return isinstance(action, str) and action in obs["legal"]
+    except Exception:  # an object whose == raises is not legal either
+        return False
+
+
+def _is_keep(action: Any, pool: Sequence[str]) -> bool:
+    try:
+        return (
+            isinstance(action, list | tuple)
+            and len(action) == 5
+            and all(isinstance(c, str) for c in action)
+            and len(set(action)) == 5
+            and all(c in pool for c in action)
+        )
+    except Exception:
+        return False
+
+
+def rules_dict(rules: Rules) -> dict[str, Any]:
+    """``rules.to_dict()``, made once per distinct rules (treat as read-only)."""
+    if rules is DEFAULT_RULES:
+        return _DEFAULT_RULES_DICT
+    found = _RULES_DICTS.get(rules)
+    if found is None:
+        found = _RULES_DICTS[rules] = rules.to_dict()
+    return found
+
+
+def rules_of(obs: dict[str, Any]) -> Rules:
+    """The :class:`Rules` of an observation (``Rules.from_dict(obs["rules"])``, cached)."""
+    key = tuple(obs["rules"].items())
+    found = _RULES_BY_ITEMS.get(key)
+    if found is None:
+        found = _RULES_BY_ITEMS[key] = Rules.from_dict(dict(obs["rules"]))
+    return found
+
+
+def _fresh_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a history entry that shares no list with the original."""
+    copy = dict(summary)
+    for key, value in summary.items():
+        if isinstance(value, list):
+            copy[key] = value[:]
+    return copy
+
+
+def _check_scores(scores: Sequence[int]) -> list[int]:
+    """Three non-negative ints, or a ValueError."""
+    try:
+        first, second, third = scores
+        ok = type(first) is type(second) is type(third) is int
+        ok = ok and first >= 0 and second >= 0 and third >= 0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"scores must be three non-negative ints, not {scores!r}")
+    return [first, second, third]
 
 
 def lone_defender(maker: int, alone: Sequence[int]) -> int | None:
