@@ -71,6 +71,8 @@ _CLOCKWISE: Final = (1, 2, 0)
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
 _POW: Final = {t: {led: power_table(t, led) for led in SUITS} for t in SUITS}
+_KEEPS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+"""Keep options (immutable tuples, so shareable) of recently seen pools."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -215,8 +217,9 @@ class GameState:
     def legal_actions(self) -> list[Any]:
         """The actions the seat to act may take, as ``obs["legal"]`` lists them (a new list).
 
-        In ``keep``: every 5-card subset of hand + dummy, each sorted (any order is accepted
-        by :meth:`apply`). Empty once the hand is over.
+        In ``keep``: every 5-card subset of hand + dummy, each a sorted *tuple* (observations
+        show them as lists; tuples are half the cost to make and can key a dict; :meth:`apply`
+        takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
         """
         legal = self._legal
         if legal is None:
@@ -226,7 +229,8 @@ class GameState:
     def _compute_legal(self) -> list[Any]:
         """The legal actions, kept in ``_legal`` until the next :meth:`apply`.
 
-        Keep options are not kept: they are many, asked for once, and never compared against.
+        Keep options (tuples) are not kept: they are many, asked for once, and never compared
+        against.
         """
         phase = self.phase
         if phase == "play":
@@ -243,14 +247,25 @@ class GameState:
         elif phase == "alone":
             legal = list(_ALONE)
         elif phase == "keep":
-            pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
-            return list(map(list, combinations(sort_cards(pool), 5)))
+            pool = tuple(sort_cards(self.hands[self.turn] + self.dummy))  # type: ignore[index]
+            keeps = _KEEPS.get(pool)
+            if keeps is None:
+                if len(_KEEPS) >= 64:  # searches revisit a few pools; keep only the latest
+                    _KEEPS.clear()
+                keeps = _KEEPS[pool] = list(combinations(pool, 5))
+            return keeps[:]
         elif phase == OVER:
             return []
         else:
             legal = self._other_legal(phase)
         self._legal = legal
         return legal
+
+    def _keep_lists(self) -> list[list[str]]:
+        """The keep options as the protocol lists them (straight from ``combinations``, which
+        then reuses one tuple for all of them)."""
+        pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
+        return list(map(list, combinations(sort_cards(pool), 5)))
 
     def _other_legal(self, phase: str) -> list[str]:
         seat = self.turn
@@ -276,7 +291,7 @@ class GameState:
         if seat == turn:
             legal = self._legal
             if legal is None:
-                legal = self._compute_legal()
+                legal = self._keep_lists() if self.phase == "keep" else self._compute_legal()
         elif turn is None:
             raise ValueError("the hand is over: no seat has a decision to observe")
         else:
@@ -526,7 +541,7 @@ class GameState:
     def _keep(self, seat: int, action: Any) -> None:
         pool = self.hands[seat] + self.dummy
         if not _is_keep(action, pool):
-            raise _refuse(seat, "keep", action, self._compute_legal())
+            raise _refuse(seat, "keep", action, self._keep_lists())
         kept = sort_cards(action)
         self._legal = None
         self.log.append((seat, "keep", kept))

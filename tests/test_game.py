@@ -95,7 +95,11 @@ def test_worked_example_step_by_step() -> None:
         assert (state.phase, state.turn, state.legal_actions()) == (phase, turn, legal)
         state.apply(action)
     assert (state.phase, state.turn, state.trump, state.maker) == ("keep", 1, "H", 1)
-    assert len(state.legal_actions()) == 252
+    keeps = state.legal_actions()
+    assert len(keeps) == 252 and ("AH", "TH", "QH", "JH", "AC") not in keeps  # canonical order
+    assert ("AC", "TH", "JH", "QH", "AH") in keeps and state.observation(1)["legal"][0] == list(
+        keeps[0]
+    )
     state.apply(["AC", "QH", "TH", "AH", "JH"])
     tricks = [["JH", "KH", "9H"], ["AH", "TS", "JD"], ["KS", "TH", "QD"], ["AC", "KD", "TC"]]
     tricks.append(["QH", "AD", "QS"])
@@ -309,7 +313,9 @@ def test_every_seat_sees_only_its_own(rules: Rules, seed: int) -> None:
                 _private_to_others(state, seat)
             )
             if seat == state.turn:
-                assert obs["legal"] == state.legal_actions()
+                assert obs["legal"] == [
+                    list(a) if state.phase == "keep" else a for a in state.legal_actions()
+                ]
             else:
                 assert obs["legal"] == [] and "dummy" not in obs
         state.apply(random_action(state, rng))
