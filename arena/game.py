@@ -71,8 +71,6 @@ _CLOCKWISE: Final = (1, 2, 0)
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
 _POW: Final = {t: {led: power_table(t, led) for led in SUITS} for t in SUITS}
-_KEEPS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-"""Keep options (immutable tuples, so shareable) of recently seen pools."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -247,13 +245,8 @@ class GameState:
         elif phase == "alone":
             legal = list(_ALONE)
         elif phase == "keep":
-            pool = tuple(sort_cards(self.hands[self.turn] + self.dummy))  # type: ignore[index]
-            keeps = _KEEPS.get(pool)
-            if keeps is None:
-                if len(_KEEPS) >= 64:  # searches revisit a few pools; keep only the latest
-                    _KEEPS.clear()
-                keeps = _KEEPS[pool] = list(combinations(pool, 5))
-            return keeps[:]
+            pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
+            return list(combinations(sort_cards(pool), 5))
         elif phase == OVER:
             return []
         else:
@@ -419,16 +412,16 @@ class GameState:
                 raise ValueError("the hand is over: no action can be applied")
             legal = self._compute_legal()
         try:
-            if not isinstance(action, str):
+            if action.__class__ is not str and not isinstance(action, str):
                 raise ValueError
             # Record the state's own string (the answer may be an equal str of another type).
             card = legal[legal.index(action)]
         except ValueError:
             raise _refuse(seat, self.phase, action, legal) from None
         phase = self.phase
-        self._legal = None
         self.log.append((seat, phase, card))
         if phase != "play":
+            self._legal = None
             _STEPS[phase](self, seat, card)
             return
         # Playing a card, inline: rollouts spend most of their time here.
@@ -453,7 +446,7 @@ class GameState:
         self.tricks_won[winner] += 1
         self.trick = []
         if len(self.tricks) == 5:
-            self.phase, self.turn = OVER, None
+            self.phase, self.turn, self._legal = OVER, None, None
         else:
             self.turn = winner
             self._legal = self.hands[winner]  # a lead may be any card
