@@ -33,6 +33,7 @@ __all__ = [
     "is_legal",
     "rules_of",
     "hand_points",
+    "lone_defender",
     "next_seat",
     "opening_leader",
     "bidding_order",

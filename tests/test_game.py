@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scripted import WORKED_DEAL, check_contract
+from test_engine_properties import RULES
 
 import arena.game
 import arena.rules
@@ -34,19 +35,6 @@ from arena.rules import (
     match_winners,
     next_seat,
     opening_leader,
-)
-
-RULES = st.builds(
-    Rules,
-    deck=st.sampled_from([24, 25, 32]),
-    target=st.integers(1, 12),
-    dealer_pickup=st.sampled_from(["optional", "mandatory"]),
-    round2_allow_turned_down=st.booleans(),
-    stick_the_dealer=st.booleans(),
-    both_alone_lead=st.sampled_from(["lone_defender", "maker"]),
-    lone_maker_march=st.sampled_from([3, 4]),
-    lone_defender_scoring=st.sampled_from(["both", "lone_only"]),
-    tie_policy=st.sampled_from(["play_on", "shared_win"]),
 )
 
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_game import RULES, random_action
+from test_engine_properties import RULES
+from test_game import random_action
 
 import arena.worlds
 from arena.cards import InvalidCard, effective_suit
