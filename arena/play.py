@@ -191,7 +191,10 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
         if seat == table.human:
             action = _choose(table, state)
         else:
-            action = bots[seat].act(state.observation(seat))
+            try:
+                action = bots[seat].act(state.observation(seat))
+            except Exception as e:  # the user's own bot file: one line, not a traceback
+                raise ArenaError(f"{names[seat]} failed: {type(e).__name__}: {e}") from None
         tricks = len(state.tricks)
         try:
             state.apply(action)
@@ -204,7 +207,7 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
         if phase == "alone" and sitter is not None and action == "alone":
             table.say(f"{names[sitter]} sit{'' if sitter == table.human else 's'} out")
         if len(state.tricks) > tricks:
-            leader, cards, winner = state.tricks[-1]
+            _, cards, winner = state.tricks[-1]
             played = ", ".join(f"{names[s]} {c}" for s, c in cards)
             table.say(f"  Trick {len(state.tricks)}: {played} -> {names[winner]}")
     return state.result()

@@ -70,6 +70,16 @@ def test_end_of_input_is_one_line_and_exit_1() -> None:
     assert "Your choice" in out.stdout and "Traceback" not in out.stderr
 
 
+def test_a_failing_bot_is_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Bot:\n    def act(self, obs):\n        return 1 / 0\n")
+    out = play("--seed", "3", str(broken), "random_bot", stdin=answers())
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "Error: broken failed: ZeroDivisionError: division by zero"
+    ]
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
