@@ -264,7 +264,8 @@ class GameState:
         seat = self.turn
         if phase == "bid2":
             up_suit = self.upcard[1]
-            named = [s for s in SUITS if s != up_suit or self.rules.round2_allow_turned_down]
+            allowed = self.rules.round2_allow_turned_down
+            named = [suit for suit in SUITS if suit != up_suit or allowed]
             stuck = seat == self.dealer and self.rules.stick_the_dealer
             return named if stuck else ["pass", *named]
         if phase == "discard":

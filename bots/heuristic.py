@@ -300,10 +300,10 @@ class _Play:
     def after_me(self) -> list[int]:
         """Seats still to play in this trick after us, in order."""
         left = len(self.active()) - len(self.obs["trick"]) - 1
-        seats, s = [], self.me
+        seats, seat = [], self.me
         while len(seats) < left:
-            s = next_seat(s, self.sitter)
-            seats.append(s)
+            seat = next_seat(seat, self.sitter)
+            seats.append(seat)
         return seats
 
     def void(self, seat: int, suit: str) -> bool:
