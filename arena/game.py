@@ -67,6 +67,9 @@ OVER: Final = "over"
 """The :attr:`GameState.phase` of a finished hand (never an observation's phase)."""
 
 
+# The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
+_BID1_LEGAL: Final = list(_BID1)
+_ALONE_LEGAL: Final = list(_ALONE)
 _CLOCKWISE: Final = (1, 2, 0)
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
@@ -241,9 +244,9 @@ class GameState:
             else:
                 legal = hand
         elif phase == "bid1":
-            legal = list(_BID1)
+            legal = _BID1_LEGAL
         elif phase == "alone":
-            legal = list(_ALONE)
+            legal = _ALONE_LEGAL
         elif phase == "keep":
             pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
             return list(combinations(sort_cards(pool), 5))
