@@ -35,7 +35,8 @@ from typing import Any, Final, Protocol
 
 from arena.cards import deck
 from arena.game import GameState, IllegalAction, MalformedAction, is_legal
-from arena.rules import (
+from arena.rules import (  # noqa: F401  (_RULE_VALUES: read by the docs tests)
+    _RULE_VALUES,
     DEFAULT_RULES,
     PHASES,
     Deal,
