@@ -28,6 +28,7 @@ __all__ = [
     "format_cards",
     "suit_of",
     "rank_of",
+    "same_colour_suit",
     "same_colour",
     "right_bower",
     "left_bower",
@@ -111,8 +112,13 @@ def rank_of(card: str) -> str:
     return card if card == JOKER else card[0]
 
 
-def same_colour(suit: str) -> str:
+def same_colour_suit(suit: str) -> str:
     """The other suit of the same colour (hearts <-> diamonds, clubs <-> spades)."""
+    return _PARTNER[suit]
+
+
+def same_colour(suit: str) -> str:
+    """Deprecated name of :func:`same_colour_suit` (it returns a suit, not a yes or no)."""
     return _PARTNER[suit]
 
 

@@ -606,6 +606,9 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
 for _command in cli_lists.COMMANDS:
     main.add_command(_command)
 
+from arena.play import play  # noqa: E402  (a command of its own module, registered here)
+
+main.add_command(play)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

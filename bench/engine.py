@@ -1,39 +1,54 @@
-"""Engine speed: hands/s and matches/s of ``play_match`` with in-process bots on one core.
+"""Engine speed: ``play_match`` of this tree against an older engine, and state rollouts.
 
 Run by hand (it is a benchmark, not a test)::
 
-    python bench/engine.py               # about 8 s
-    python bench/engine.py --seconds 20  # longer, steadier
+    python bench/engine.py                    # about 20 s, old engine = main's
+    python bench/engine.py --old 11de8a4      # compare with any git revision
+    python bench/engine.py --seconds 60       # longer, steadier
+
+The old engine is ``git show REV:arena/engine.py`` loaded into a temporary module at bench
+time (nothing is committed; it must import only ``arena.cards`` and the standard library, as
+every engine before the game state did). Once this engine is on main, pass ``--old`` the last
+revision before it.
 
 Each configuration plays the same fixed batch of seeded matches in every repetition, and the
-configurations take turns (interleaved), so drift in this shared machine's speed hits them
-alike. The median and the best repetition are printed; the median is the figure to quote.
-Also printed: hands per CPU-second of this process (steadier when other jobs share the
-machine) and how many cores other processes kept busy meanwhile (from ``/proc/stat``).
+engines and configurations take turns (interleaved, the order alternating), so drift in this
+shared machine's speed hits them alike. Printed per row: the median hands/s of each engine
+(wall clock), the median of the per-repetition ratios new/old measured in CPU seconds of this
+process (steadier when other jobs share the machine), and how many cores other processes kept
+busy meanwhile (from ``/proc/stat``).
 
 Configurations:
 
 * ``random``: ``bots/random_bot.py``'s ``Bot`` (uniform over ``obs["legal"]``), default rules.
-  The figure the engine is held to (>= 6,000 hands/s median).
 * ``first-legal``: always ``obs["legal"][0]``, the floor with the cheapest possible bot. Under
   the default rules such bots pass every hand and a match never ends, so this row uses
   ``stick_the_dealer``: the dealer names a suit, everyone goes alone, tricks have 2 cards.
 * ``last-legal``: always ``obs["legal"][-1]`` (orders up, declines, never alone, keeps the last
   5-card subset): full 3-player hands with the dummy, without any random draws.
+
+The last row, ``rollouts``, is what a search bot does: from each hand's first position, a copy
+of the :class:`~arena.game.GameState` played to the end by uniformly random
+``legal_actions()`` + ``apply()``, no observations; its ratio is decisions per CPU-second
+against ``play_match`` of this tree with random bots, in the same repetitions.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +56,9 @@ sys.path[:0] = [str(_ROOT), str(_ROOT / "bots")]
 
 from random_bot import Bot as RandomBot  # noqa: E402
 
-from arena.engine import Rules, play_match  # noqa: E402
+from arena import engine  # noqa: E402
+from arena.engine import Rules, deal_for, first_dealer  # noqa: E402
+from arena.game import GameState  # noqa: E402
 
 
 class FirstLegal:
@@ -58,26 +75,50 @@ class LastLegal:
         return obs["legal"][-1]
 
 
+def random_bots() -> list[Any]:
+    """Three bundled random bots, seeded so every repetition plays the same matches."""
+    return [RandomBot(seed=1000 + seat) for seat in range(3)]
+
+
 @dataclass
 class Config:
     """One benchmarked setup: how to make the three bots, and the rules."""
 
     name: str
-    make_bots: Callable[[int], list[Any]]
+    make_bots: Callable[[], list[Any]]
     rules: Rules
     matches: int = 0  # per repetition, sized by calibrate()
 
 
-def random_bots(rep: int) -> list[Any]:
-    """Three bundled random bots, seeded so every repetition plays the same matches."""
-    return [RandomBot(seed=1000 + seat) for seat in range(3)]
-
-
 CONFIGS = [
     Config("random", random_bots, Rules()),
-    Config("first-legal", lambda rep: [FirstLegal()] * 3, Rules(stick_the_dealer=True)),
-    Config("last-legal", lambda rep: [LastLegal()] * 3, Rules()),
+    Config("first-legal", lambda: [FirstLegal()] * 3, Rules(stick_the_dealer=True)),
+    Config("last-legal", lambda: [LastLegal()] * 3, Rules()),
 ]
+
+
+def load_old_engine(rev: str) -> ModuleType:
+    """``arena/engine.py`` of git revision ``rev`` as a temporary module."""
+    try:
+        source = subprocess.run(
+            ["git", "-C", str(_ROOT), "show", f"{rev}:arena/engine.py"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"error: cannot read arena/engine.py at {rev!r}: {e}")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "old_engine.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("old_engine", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["old_engine"] = module  # dataclasses look their module up while defining
+        spec.loader.exec_module(module)
+    if "arena.game" in source or "arena.rules" in source:
+        sys.exit(f"error: the engine at {rev!r} is already the game-state one; give an older --old")
+    return module
 
 
 def busy_seconds() -> float:
@@ -93,81 +134,154 @@ def busy_seconds() -> float:
 
 @dataclass
 class Sample:
-    """One repetition of one configuration."""
+    """One repetition of one configuration on one engine."""
 
     wall: float
     cpu: float  # this process only
     other: float  # CPU seconds used by everything else on the machine meanwhile
-    matches: int
     hands: int
     decisions: int
 
 
-def run(cfg: Config, rep: int) -> Sample:
-    """Play the configuration's batch once."""
-    bots = cfg.make_bots(rep)
+def timed(work: Callable[[], tuple[int, int]]) -> Sample:
+    """Run ``work`` (returning hands and decisions) once, timed."""
     gc.collect()
-    hands = decisions = 0
     busy0, c0, t0 = busy_seconds(), time.process_time(), time.perf_counter()
-    for s in range(cfg.matches):
-        # Counted on the fly: keeping every result alive would time the garbage collector.
-        m = play_match(bots, seed=s, rules=cfg.rules)
-        hands += len(m.hands)
-        decisions += sum(len(h.log) for h in m.hands)
+    hands, decisions = work()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    other = max(0.0, busy_seconds() - busy0 - cpu)
-    return Sample(wall, cpu, other, cfg.matches, hands, decisions)
+    return Sample(wall, cpu, max(0.0, busy_seconds() - busy0 - cpu), hands, decisions)
+
+
+def matches(play_match: Callable[..., Any], cfg: Config) -> Callable[[], tuple[int, int]]:
+    """The configuration's batch of matches with ``play_match`` of some engine."""
+
+    def work() -> tuple[int, int]:
+        bots = cfg.make_bots()
+        hands = decisions = 0
+        for seed in range(cfg.matches):
+            # Counted on the fly: keeping every result alive would time the garbage collector.
+            m = play_match(bots, seed=seed, rules=cfg.rules)
+            hands += len(m.hands)
+            decisions += sum(len(h.log) for h in m.hands)
+        return hands, decisions
+
+    return work
+
+
+def rollouts(cfg: Config) -> Callable[[], tuple[int, int]]:
+    """Random playouts of copies of each hand's first position (no observations)."""
+    starts = [
+        GameState(deal_for(seed, k, cfg.rules), cfg.rules, (first_dealer(seed) + k) % 3)
+        for seed in range(cfg.matches)
+        for k in range(7)
+    ]
+
+    def work() -> tuple[int, int]:
+        draw = random.Random(7).random
+        decisions = 0
+        for start in starts:
+            state = start.copy()
+            while state.turn is not None:
+                legal = state.legal_actions()
+                state.apply(legal[int(draw() * len(legal))])
+            decisions += len(state.log)
+        return len(starts), decisions
+
+    return work
+
+
+@dataclass
+class Row:
+    """The samples of one row: the old and the new engine, repetition by repetition (the
+    ``rollouts`` row has only new samples)."""
+
+    name: str
+    old: list[Sample] = field(default_factory=list)
+    new: list[Sample] = field(default_factory=list)
 
 
 def calibrate(cfg: Config, seconds: float) -> None:
     """Size the batch so that one repetition takes about ``seconds``."""
-    cfg.matches = 20
+    cfg.matches = 10
     while True:
-        dt = run(cfg, 0).wall
+        dt = timed(matches(engine.play_match, cfg)).wall
         if dt >= seconds / 4:
             cfg.matches = max(1, int(cfg.matches * seconds / dt))
             return
         cfg.matches *= 2
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Measure every configuration and print one line each."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=8.0, help="total measuring time (about)")
-    ap.add_argument("--reps", type=int, default=7, help="interleaved repetitions per config")
-    args = ap.parse_args(argv)
-    random.seed(0)
-    per_rep = args.seconds / (args.reps * len(CONFIGS))
+def measure(old: ModuleType, reps: int, seconds: float) -> list[Row]:
+    """Interleave every configuration on both engines, then the rollouts."""
+    per_run = seconds / (reps * (2 * len(CONFIGS) + 1))
     for cfg in CONFIGS:
-        calibrate(cfg, per_rep)
-    samples: dict[str, list[Sample]] = {c.name: [] for c in CONFIGS}
-    for rep in range(args.reps):
-        for cfg in CONFIGS:
-            samples[cfg.name].append(run(cfg, rep))
-    every = [x for runs in samples.values() for x in runs]
+        calibrate(cfg, per_run)
+    rows = [Row(cfg.name) for cfg in CONFIGS]
+    rollout_row = Row("rollouts")
+    rollout_work = rollouts(CONFIGS[0])
+    for rep in range(reps):
+        for cfg, row in zip(CONFIGS, rows, strict=True):
+            pair = [("old", old.play_match), ("new", engine.play_match)]
+            for which, play in pair if rep % 2 == 0 else pair[::-1]:
+                getattr(row, which).append(timed(matches(play, cfg)))
+        rollout_row.new.append(timed(rollout_work))
+    return [*rows, rollout_row]
+
+
+def report(rows: list[Row], reps: int, old_rev: str) -> None:
+    """One line per row."""
+    every = [x for row in rows for x in (*row.old, *row.new)]
     load = sum(x.other for x in every) / sum(x.wall for x in every)
     print(
-        f"python {sys.version.split()[0]}, {args.reps} interleaved repetitions, one core; "
-        f"other load meanwhile {load:.2f} of {os.cpu_count()} cores"
+        f"python {sys.version.split()[0]}, {reps} interleaved repetitions, one core; old = "
+        f"{old_rev}; other load meanwhile {load:.2f} of {os.cpu_count()} cores"
     )
     print(
-        f"{'bots':<12} {'hands/s median':>14} {'best':>7} {'per CPU-s':>9}"
-        f" {'matches/s median':>16} {'best':>6} {'hands/match':>11} {'decisions/hand':>14}"
+        f"{'bots':<12} {'old hands/s':>11} {'new hands/s':>11} {'new/old (CPU)':>13}"
+        f" {'old us/dec':>10} {'new us/dec':>10} {'decisions/hand':>14}"
     )
-    for cfg in CONFIGS:
-        runs = samples[cfg.name]
-        first = runs[0]
-        hps = [x.hands / x.wall for x in runs]
-        per_cpu = [x.hands / x.cpu for x in runs if x.cpu > 0]
-        mps = [x.matches / x.wall for x in runs]
+    for row in rows:
+        if row.name == "rollouts":
+            continue
+        ratios = [
+            (n.hands / n.cpu) / (o.hands / o.cpu) for o, n in zip(row.old, row.new, strict=True)
+        ]
         print(
-            f"{cfg.name:<12} {statistics.median(hps):>14,.0f} {max(hps):>7,.0f}"
-            f" {statistics.median(per_cpu):>9,.0f}"
-            f" {statistics.median(mps):>16,.0f} {max(mps):>6,.0f}"
-            f" {first.hands / first.matches:>11.2f} {first.decisions / first.hands:>14.2f}"
+            f"{row.name:<12} {statistics.median(x.hands / x.wall for x in row.old):>11,.0f}"
+            f" {statistics.median(x.hands / x.wall for x in row.new):>11,.0f}"
+            f" {statistics.median(ratios):>13.3f}"
+            f" {statistics.median(1e6 * x.cpu / x.decisions for x in row.old):>10.2f}"
+            f" {statistics.median(1e6 * x.cpu / x.decisions for x in row.new):>10.2f}"
+            f" {row.new[0].decisions / row.new[0].hands:>14.2f}"
         )
+    # Rollouts against play_match of this tree with random bots, repetition by repetition.
+    matches_new, roll = rows[0].new, rows[-1].new
+    ratios = [
+        (r.decisions / r.cpu) / (m.decisions / m.cpu)
+        for m, r in zip(matches_new, roll, strict=True)
+    ]
+    per_match = statistics.median(1e6 * x.cpu / x.decisions for x in matches_new)
+    per_roll = statistics.median(1e6 * x.cpu / x.decisions for x in roll)
+    print(
+        f"rollouts: {per_roll:.2f} us per decision (legal_actions + apply on a copied state) vs "
+        f"{per_match:.2f} us through play_match with random bots: "
+        f"{statistics.median(ratios):.2f}x faster per decision (median of per-repetition ratios)"
+    )
     if load > 0.5:
         print("warning: the machine was busy with other work; wall-clock figures are low")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Measure and print."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=20.0, help="total measuring time (about)")
+    ap.add_argument("--reps", type=int, default=9, help="interleaved repetitions per config")
+    ap.add_argument("--old", default="main", metavar="REV", help="git revision of the old engine")
+    args = ap.parse_args(argv)
+    old = load_old_engine(args.old)
+    random.seed(0)
+    rows = measure(old, args.reps, args.seconds)
+    report(rows, args.reps, args.old)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ difference; the 95 % interval comes from a bootstrap that resamples whole duplic
 (seeds), so the correlation between the 6 seatings of one seed is respected.
 
 As the sandbox does, the ``random`` module is seeded with ``bot_random_seed(seed, seat)`` right
-before each bot is constructed, so runs are reproducible.
+before each bot is constructed, so runs are reproducible. Each bot's decisions are timed in
+CPU seconds of its process (mean, median, 99th percentile and maximum are printed).
 
 Example::
 
@@ -53,22 +54,40 @@ def _init(paths: list[str], rules: dict[str, Any]) -> None:
     _SETUP["rules"] = Rules.from_dict(rules)
 
 
+class Timed:
+    """A bot whose decisions are timed (CPU seconds of this process, appended to ``times``)."""
+
+    def __init__(self, bot: Any, times: list[float]) -> None:
+        self.bot = bot
+        self.times = times
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        """The bot's answer, timed."""
+        c0 = time.process_time()
+        try:
+            return self.bot.act(obs)
+        finally:
+            self.times.append(time.process_time() - c0)
+
+
 def play_set(seed: int) -> dict[str, Any]:
-    """Play ``seed`` in all 6 seatings; return, per seating, each bot's (by index) place."""
+    """Play ``seed`` in all 6 seatings; return, per seating, each bot's (by index) place,
+    and every decision's CPU time by bot index."""
     classes, rules = _SETUP["classes"], _SETUP["rules"]
     places: list[list[int]] = []
+    times: list[list[float]] = [[], [], []]
     t0 = time.perf_counter()
     for perm in permutations(range(3)):
         bots = []
         for seat, who in enumerate(perm):
             random.seed(bot_random_seed(seed, seat))
-            bots.append(classes[who]())
+            bots.append(Timed(classes[who](), times[who]))
         m = play_match(bots, seed=seed, rules=rules)
         by_bot = [0, 0, 0]
         for seat, who in enumerate(perm):
             by_bot[who] = m.placements[seat]
         places.append(by_bot)
-    return {"seed": seed, "places": places, "seconds": time.perf_counter() - t0}
+    return {"seed": seed, "places": places, "seconds": time.perf_counter() - t0, "times": times}
 
 
 def pair_score(sets: Sequence[dict[str, Any]], a: list[int], b: list[int]) -> float:
@@ -168,8 +187,17 @@ def main(argv: list[str] | None = None) -> int:
         for n in distinct
     }
     print("mean place: " + ", ".join(f"{n} {v:.3f}" for n, v in mean_place.items()))
+    print(f"{'decision CPU ms':<16} {'decisions':>9} {'mean':>7} {'p50':>7} {'p99':>7} {'max':>7}")
+    for n in distinct:
+        ms = sorted(1e3 * t for s in sets for i in range(3) if names[i] == n for t in s["times"][i])
+        p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+        print(
+            f"{n:<16} {len(ms):>9} {statistics.fmean(ms):>7.3f} {statistics.median(ms):>7.3f}"
+            f" {p99:>7.3f} {ms[-1]:>7.3f}"
+        )
     if args.json:
-        out = {"bots": names, "rules": rules, "pairs": report, "sets": sets}
+        kept = [{k: v for k, v in s.items() if k != "times"} for s in sets]
+        out = {"bots": names, "rules": rules, "pairs": report, "sets": kept}
         Path(args.json).write_text(json.dumps(out, indent=1), encoding="utf-8")
     return 0
 

@@ -18,9 +18,12 @@ What it knows of the game, in short:
   boss trumps, then cashes winners; defenders cash sure winners, lead through the maker into
   their partner's voids, and never overtake a co-defender whose card already holds.
 
-One file, standard library and :mod:`arena.cards` only (it runs in the sandbox). Deterministic:
-its only randomness is a :class:`random.Random` seeded from the global ``random`` at
-construction, which the arena reseeds per match and seat.
+One file, standard library and the arena's pure modules only (it runs in the sandbox): every
+rule it needs comes from them, none is copied here. :func:`arena.worlds.unseen` says which cards
+it cannot see, where the picked-up up-card is and which suits each player has shown void in;
+:func:`arena.rules.hand_points` gives the points at stake; :func:`arena.rules.next_seat` the
+order of play. Deterministic: its only randomness is a :class:`random.Random` seeded from the
+global ``random`` at construction, which the arena reseeds per match and seat.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ import random
 from itertools import combinations
 from typing import Any
 
-from arena.cards import JOKER, SUITS, deck, power_table, suit_table
+from arena.cards import SUITS, power_table, suit_table
+from arena.game import rules_of
+from arena.rules import hand_points, next_seat
+from arena.worlds import Unseen, unseen
 
 Obs = dict[str, Any]
 
@@ -114,14 +120,17 @@ def best_keep(pool: list[str], trump: str, live: set[str]) -> tuple[list[str], f
 
 def _target_threshold(obs: Obs, base: float) -> float:
     """The bidding bar adjusted for the match score (asymmetric scoring)."""
-    seat, scores, target = obs["seat"], obs["scores"], obs["rules"]["target"]
+    seat, scores = obs["seat"], obs["scores"]
+    rules = rules_of(obs)
     opp = max(s for i, s in enumerate(scores) if i != seat)
+    made = hand_points(rules, seat, (), [3 if s == seat else 1 for s in (0, 1, 2)])[seat]
+    euchre = max(hand_points(rules, seat, (), [0, 0, 0]))  # what each defender gets
     t = base
-    if scores[seat] + 1 >= target:
+    if scores[seat] + made >= rules.target:
         t -= 0.45  # one made hand wins the match
-    if opp + 2 >= target:
+    if opp + euchre >= rules.target:
         t += 0.35  # a euchre hands the opponent the match
-    if opp + 1 >= target:
+    if opp + made >= rules.target:
         t -= 0.2  # any make by that opponent wins for them: contest the hand
     return t
 
@@ -159,9 +168,6 @@ class Bot:
         return legal[0]  # joker_trump: the hand is unseen, every suit is alike
 
     # ----- bidding -----
-    def _deck(self, obs: Obs) -> list[str]:
-        return deck(obs["rules"]["deck"])
-
     def _dummy_value(self, pool: list[str], trump: str, unseen: list[str], n: int) -> float:
         """Mean best-keep value of ``pool`` plus a dummy drawn from ``unseen``."""
         total = 0.0
@@ -177,22 +183,21 @@ class Bot:
         trump = up[1]
         hand = obs["hand"]
         me, dealer = obs["seat"], obs["dealer"]
-        unseen = [c for c in self._deck(obs) if c not in hand and c != up]
+        hidden = list(unseen(obs).cards)
         pool = hand + [up] if me == dealer else list(hand)
-        value = self._dummy_value(pool, trump, unseen, DUMMY_SAMPLES)
+        value = self._dummy_value(pool, trump, hidden, DUMMY_SAMPLES)
         if me != dealer:
             value -= 0.25  # the dealer, an opponent, takes the up-card
         return "order" if value >= _target_threshold(obs, BID_THRESHOLD) else "pass"
 
     def _bid2(self, obs: Obs) -> str:
         hand = obs["hand"]
-        up = obs["upcard"]
-        unseen = [c for c in self._deck(obs) if c not in hand and c != up]
+        hidden = list(unseen(obs).cards)
         best_suit, best_v = "pass", -1.0
         for s in obs["legal"]:
             if s == "pass":
                 continue
-            v = self._dummy_value(list(hand), s, unseen, DUMMY_SAMPLES)
+            v = self._dummy_value(list(hand), s, hidden, DUMMY_SAMPLES)
             if v > best_v:
                 best_suit, best_v = s, v
         if "pass" not in obs["legal"]:
@@ -203,23 +208,18 @@ class Bot:
         return best_suit if best_v >= bar else "pass"
 
     # ----- after trump is fixed -----
-    def _known_dead(self, obs: Obs) -> set[str]:
-        """Cards we know are out of play: our discards, and an up-card left in the kitty."""
-        dead = set(obs.get("discards") or [])
-        up = obs["upcard"]
-        if up != JOKER and (obs["pickup"] is False or obs["pickup"] is None):
-            dead.add(up)  # turned down or declined: it stays in the kitty
-        return dead
-
-    def _live(self, obs: Obs, extra_mine: list[str] | None = None) -> set[str]:
-        mine = set(obs["hand"]) | set(extra_mine or [])
-        played = {c for t in obs["tricks"] for _, c in t["cards"]}
-        played |= {c for _, c in obs["trick"]}
-        return set(self._deck(obs)) - mine - played - self._known_dead(obs)
+    @staticmethod
+    def _live(info: Unseen) -> set[str]:
+        """Cards that may still be in another player's hand: the unseen ones, and an up-card
+        the dealer (another player) picked up and has not played."""
+        live = set(info.cards)
+        for cards in info.known.values():
+            live.update(cards)
+        return live
 
     def _discard(self, obs: Obs) -> str:
         hand, trump = obs["hand"], obs["trump"]
-        live = self._live(obs)
+        live = self._live(unseen(obs))
         best, best_v = obs["legal"][0], -1.0
         for c in obs["legal"]:
             rest = [x for x in hand if x != c]
@@ -237,7 +237,7 @@ class Bot:
     def _alone(self, obs: Obs) -> str:
         me, trump, rules = obs["seat"], obs["trump"], obs["rules"]
         hand = obs["hand"]
-        live = self._live(obs)
+        live = self._live(unseen(obs))
         if len(hand) == 6:  # a dealer-maker would discard one: judge the best five
             hand = max(
                 ([x for x in hand if x != c] for c in hand if c != obs["upcard"]),
@@ -258,19 +258,19 @@ class Bot:
     def _keep(self, obs: Obs) -> list[str]:
         pool = obs["hand"] + obs["dummy"]
         trump = obs["trump"]
-        live = self._live(obs, extra_mine=obs["dummy"])
+        live = self._live(unseen(obs))  # the dummy is seen: not live
         keep, _ = best_keep(pool, trump, live)
         return keep
 
     # ----- card play -----
     def _play(self, obs: Obs) -> str:
-        return _Play(obs, self._live(obs)).choose()
+        return _Play(obs, unseen(obs)).choose()
 
 
 class _Play:
     """One card-play decision: what is known at this point and the rules of thumb."""
 
-    def __init__(self, obs: Obs, live: set[str]) -> None:
+    def __init__(self, obs: Obs, info: Unseen) -> None:
         self.obs = obs
         self.me: int = obs["seat"]
         self.trump: str = obs["trump"]
@@ -279,22 +279,13 @@ class _Play:
         self.hand: list[str] = obs["hand"]
         self.legal: list[str] = obs["legal"]
         self.eff = suit_table(self.trump)
-        self.live = live
-        # If the dealer (another player) took the up-card and has not played it, it is theirs.
-        self.upcard_at: int | None = None
-        up = obs["upcard"]
-        played = {c for t in obs["tricks"] for _, c in t["cards"]} | {c for _, c in obs["trick"]}
-        if obs["pickup"] and obs["dealer"] != self.me and up in live and up not in played:
-            self.upcard_at = obs["dealer"]
-        self.voids: dict[int, set[str]] = {0: set(), 1: set(), 2: set()}
-        for t in [*obs["tricks"], {"cards": obs["trick"]}]:
-            cards = t["cards"]
-            if not cards:
-                continue
-            led = self.eff[cards[0][1]]
-            for seat, c in cards[1:]:
-                if self.eff[c] != led:
-                    self.voids[seat].add(led)
+        self.live = Bot._live(info)
+        # If the dealer (another player) took the up-card and has not played it, it is theirs
+        # (a dealer-maker's keep may have thrown it away: assume it did not).
+        up, dealer = obs["upcard"], obs["dealer"]
+        taken = obs["pickup"] and dealer != self.me and up in self.live
+        self.upcard_at: int | None = dealer if taken else None
+        self.voids = info.voids
 
     # --- who is who ---
     def friend(self, seat: int) -> bool:
@@ -308,18 +299,16 @@ class _Play:
 
     def after_me(self) -> list[int]:
         """Seats still to play in this trick after us, in order."""
-        n = len(self.active())
-        left = n - len(self.obs["trick"]) - 1
-        seats, s = [], self.me
+        left = len(self.active()) - len(self.obs["trick"]) - 1
+        seats, seat = [], self.me
         while len(seats) < left:
-            s = (s + 1) % 3
-            if s != self.sitter:
-                seats.append(s)
+            seat = next_seat(seat, self.sitter)
+            seats.append(seat)
         return seats
 
     def void(self, seat: int, suit: str) -> bool:
         """Whether ``seat`` surely has no card of ``suit`` (shown, or none is live)."""
-        if suit in self.voids[seat]:
+        if suit in self.voids.get(seat, ()):
             return True
         if self.upcard_at == seat and self.eff[self.obs["upcard"]] == suit:
             return False

@@ -21,6 +21,7 @@ import pytest
 from arena.botfile import bundled, load_bot_class
 from arena.cards import deck
 from arena.engine import PHASES, Deal, IllegalAction, Rules, play_match
+from arena.sandbox.client import _PURE
 
 BOT_NAMES = ("random_bot", "heuristic", "montecarlo")
 SANDBOX_DECISION_SECONDS = 1.0  # the per-decision wall-clock limit bots get in the sandbox
@@ -188,12 +189,13 @@ ALLOWED_IMPORTS = {
     "typing",
     "collections",
     "functools",
-    "arena.cards",
 }
+STAGED = {f"arena.{path.stem}" for path in _PURE}
+"""The arena modules the sandbox stages for every bot (arena.cards and the rules modules)."""
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)
-def test_bot_imports_only_the_standard_library_and_arena_cards(name: str) -> None:
+def test_bot_imports_only_the_standard_library_and_staged_modules(name: str) -> None:
     tree = ast.parse(Path(bundled(name)).read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
@@ -202,8 +204,9 @@ def test_bot_imports_only_the_standard_library_and_arena_cards(name: str) -> Non
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0
             imported.add(str(node.module))
-    assert imported <= ALLOWED_IMPORTS, imported - ALLOWED_IMPORTS
-    assert all(m.split(".")[0] in sys.stdlib_module_names or m == "arena.cards" for m in imported)
+    assert imported <= ALLOWED_IMPORTS | STAGED, imported - ALLOWED_IMPORTS - STAGED
+    assert all(m.split(".")[0] in sys.stdlib_module_names or m in STAGED for m in imported)
+    assert STAGED == {"arena.cards", "arena.rules", "arena.game", "arena.worlds"}
 
 
 def test_an_illegal_bot_is_caught_by_the_engine() -> None:

@@ -31,6 +31,7 @@ from arena.cards import (
     rank_of,
     right_bower,
     same_colour,
+    same_colour_suit,
     sort_cards,
     suit_of,
     trick_winner,
@@ -96,7 +97,8 @@ def test_power_orders_every_card(trump: str, led: str, size: int) -> None:
 
 
 def test_bowers_and_colours() -> None:
-    assert [same_colour(s) for s in SUITS] == ["S", "H", "D", "C"]
+    assert [same_colour_suit(s) for s in SUITS] == ["S", "H", "D", "C"]
+    assert [same_colour(s) for s in SUITS] == ["S", "H", "D", "C"]  # the old name still works
     assert (right_bower("H"), left_bower("H")) == ("JH", "JD")
     assert (right_bower("C"), left_bower("C")) == ("JC", "JS")
     assert beats("JD", "AH", trump="H", led="H")

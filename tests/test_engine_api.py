@@ -144,22 +144,22 @@ BAD_DEALS = [
 @pytest.mark.parametrize(
     ("deal", "rules", "message"), [b[1:] for b in BAD_DEALS], ids=[b[0] for b in BAD_DEALS]
 )
-def test_deal_validate_rejects(deal: Deal, rules: Rules, message: str) -> None:
+def test_deal_checked_rejects(deal: Deal, rules: Rules, message: str) -> None:
     with pytest.raises(InvalidDeal, match=message):
-        deal.validate(rules)
+        deal.checked(rules)
     # play_hand validates too, before asking anyone anything.
     with pytest.raises(InvalidDeal):
         play_hand([First()] * 3, deal=deal, rules=rules)
     assert issubclass(InvalidDeal, ValueError)
 
 
-def test_deal_validate_canonicalises_and_round_trips() -> None:
+def test_deal_checked_canonicalises_and_round_trips() -> None:
     loose = Deal(
         hands=[[c.lower() for c in h] for h in WORKED.hands],
         dummy=WORKED.dummy,
         kitty=["9h", "10D", "jc", "JS"],
     )
-    assert loose.validate() == WORKED
+    assert loose.checked() == WORKED
     assert Deal.from_dict(json.loads(json.dumps(WORKED.to_dict()))) == WORKED
     assert WORKED.upcard == "9H"
 
@@ -172,7 +172,7 @@ def test_deal_for_is_a_valid_pure_function_of_seed_and_hand(size: int) -> None:
     rules = Rules(deck=size)
     deals = [deal_for(seed, k, rules) for seed in (0, 1, "x") for k in range(20)]
     for d in deals:
-        assert d.validate(rules) == d
+        assert d.checked(rules) == d
         assert all(list(h) == sort_cards(h) for h in [*d.hands, d.dummy])
     assert deals == [deal_for(seed, k, rules) for seed in (0, 1, "x") for k in range(20)]
     assert len({d.to_dict().__repr__() for d in deals}) == len(deals)

@@ -41,7 +41,9 @@ __all__ = ["Stage", "Zygote", "Child", "describe_death"]
 MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
 _CONFINE: Final = Path(__file__).with_name("confine.py")
-_CARDS: Final = Path(__file__).resolve().parent.parent / "cards.py"
+_PURE: Final = [
+    Path(__file__).resolve().parent.parent / f"{m}.py" for m in ("cards", "rules", "game", "worlds")
+]
 _UCRED: Final = struct.Struct("iII")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
@@ -69,13 +71,15 @@ class Stage:
         staged = (
             (_HOST, self.lib / "host.py"),
             (_CONFINE, self.lib / "confine.py"),
-            (_CARDS, self.lib / "arena" / "cards.py"),
+            *((p, self.lib / "arena" / p.name) for p in _PURE),
         )
         for src, dst in staged:
             shutil.copyfile(src, dst)
             dst.chmod(0o644)
         init = self.lib / "arena" / "__init__.py"
-        init.write_text('"""Only arena.cards is available to bots."""\n')
+        init.write_text(
+            '"""Bots may import arena.cards, arena.rules, arena.game and arena.worlds."""\n'
+        )
         init.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)

@@ -1,8 +1,9 @@
 """The bot host: the program that runs inside the sandbox (trusted code until it runs the bot).
 
 It is started by :mod:`arena.sandbox.client` as ``/usr/bin/python3 -s -S -B host.py CTRL_FD``
-(inside bubblewrap when available), imports nothing of the arena but ``arena.cards`` and
-:mod:`arena.sandbox.confine` (Landlock and seccomp; staged copies of both) and must run on the
+(inside bubblewrap when available), imports nothing of the arena but the pure rules modules
+(``arena.cards``, ``arena.rules``, ``arena.game``, ``arena.worlds``) and
+:mod:`arena.sandbox.confine` (Landlock and seccomp; staged copies of all) and must run on the
 system Python 3.9+ with only the standard library (plus Debian's ``python3-seccomp`` when
 present). It is staged next to those copies so a bot uid that cannot read the arena's install
 directory can still run it.
@@ -367,7 +368,7 @@ def zygote(ctrl_fd: int) -> None:
         import math  # noqa: F401
         import random  # noqa: F401
 
-        import arena.cards  # noqa: F401
+        import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
 
         abi = int(cfg.get("landlock") or 0)
         if abi:

@@ -1,0 +1,594 @@
+"""One hand of Three-Handed Euchre as a steppable game state: the rules, stated once.
+
+:class:`GameState` holds a hand in progress: whose :attr:`~GameState.turn` it is and in which
+:attr:`~GameState.phase`, :meth:`~GameState.legal_actions`, :meth:`~GameState.apply` (raises
+:class:`IllegalAction`), :meth:`~GameState.observation` (the protocol's dict for one seat),
+:meth:`~GameState.copy`, :meth:`~GameState.is_over` and :meth:`~GameState.result`. The referee
+(:mod:`arena.engine`), the bundled bots and ``arena play`` all step this one state, so the rules
+of docs/rules.md are written here and in :mod:`arena.rules`, nowhere else.
+
+The module is pure (standard library, :mod:`arena.cards` and :mod:`arena.rules` only, no I/O)
+and the sandbox stages it beside ``arena.cards``: a bot may ``import arena.game``. A search bot
+rebuilds a state from its observation and a guess of the cards it cannot see
+(:meth:`GameState.from_observation`; :func:`arena.worlds.unseen` says what must be guessed
+and :func:`arena.worlds.sample_state` guesses uniformly), then plays it out with ``copy``,
+``legal_actions`` and ``apply``, which never build observations.
+
+>>> from arena.rules import Deal
+>>> state = GameState(Deal(
+...     hands=[["JD", "9C", "TC", "KS", "QS"], ["JH", "AH", "KC", "QC", "9S"],
+...            ["KH", "AD", "KD", "QD", "TS"]],
+...     dummy=["QH", "TH", "AS", "AC", "9D"], kitty=["9H", "TD", "JC", "JS"]))
+>>> state.phase, state.turn, state.legal_actions()
+('bid1', 1, ['pass', 'order'])
+>>> state.apply("order")
+>>> state.phase, state.turn, state.legal_actions()
+('pickup', 0, ['pickup', 'decline'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from typing import Any, Final
+
+from arena.cards import JOKER, SUITS, power_table, sort_cards, suit_table
+from arena.rules import (
+    _ALONE,
+    _BID1,
+    _PICKUP,
+    DEFAULT_RULES,
+    Deal,
+    HandResult,
+    IllegalAction,
+    MalformedAction,
+    Rules,
+    _check_scores,
+    _fresh_summary,
+    _is_keep,
+    _refuse,
+    hand_points,
+    is_legal,
+    opening_leader,
+    rules_dict,
+    rules_of,
+)
+
+__all__ = [
+    "OVER",
+    "GameState",
+    "IllegalAction",
+    "MalformedAction",
+    "is_legal",
+    "rules_of",
+]
+
+OVER: Final = "over"
+"""The :attr:`GameState.phase` of a finished hand (never an observation's phase)."""
+
+
+# The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
+_BID1_LEGAL: Final = list(_BID1)
+_ALONE_LEGAL: Final = list(_ALONE)
+_CLOCKWISE: Final = (1, 2, 0)
+"""``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
+_EFF: Final = {t: suit_table(t) for t in SUITS}
+_POW: Final = {t: {led: power_table(t, led) for led in SUITS} for t in SUITS}
+
+
+Trick = tuple[int, tuple[tuple[int, str], ...], int]
+"""A finished trick: ``(leader, ((seat, card), ...), winner)``."""
+
+
+class GameState:
+    """One hand in progress under ``rules``: the position, its legal actions, and the record.
+
+    Attributes are for reading (change the state only through :meth:`apply`): :attr:`phase`
+    (one of :data:`~arena.rules.PHASES`, or :data:`OVER`), :attr:`turn` (the seat to act,
+    ``None`` once over), ``hands`` (current cards by seat, sorted), ``dummy``, ``upcard``,
+    ``bids`` (``{"seat", "round", "action"}`` dicts, as observations show them), ``pickup``,
+    ``trump``, ``maker``, ``alone``, ``sitting_out``, ``tricks`` (:data:`Trick` tuples),
+    ``trick`` (``(seat, card)`` so far), ``tricks_won``, ``discards`` by seat and ``log``
+    (every decision as ``(seat, phase, action)``). ``scores``, ``hand_number`` and
+    ``history`` are the match so far, as the observations show it.
+
+    Raises :class:`~arena.rules.InvalidDeal` for a deal that does not fit ``rules`` and
+    ``ValueError`` for a dealer or scores out of range.
+    """
+
+    __slots__ = (
+        "rules",
+        "deal",
+        "dealer",
+        "scores",
+        "hand_number",
+        "history",
+        "phase",
+        "turn",
+        "hands",
+        "dummy",
+        "upcard",
+        "bids",
+        "pickup",
+        "trump",
+        "maker",
+        "alone",
+        "sitting_out",
+        "tricks",
+        "trick",
+        "tricks_won",
+        "discards",
+        "log",
+        "_legal",
+        "_asked",
+        "_eff",
+        "_pow",
+        "_next",
+        "_players",
+        "_rules_dict",
+    )
+
+    def __init__(
+        self,
+        deal: Deal,
+        rules: Rules = DEFAULT_RULES,
+        dealer: int = 0,
+        scores: Sequence[int] = (0, 0, 0),
+        *,
+        hand_number: int = 0,
+        history: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        if type(dealer) is not int or dealer not in (0, 1, 2):
+            raise ValueError(f"dealer must be a seat 0, 1 or 2, not {dealer!r}")
+        self._start(deal.checked(rules), rules, dealer, _check_scores(scores), hand_number)
+        # Earlier hands are copied once per hand and their entries shared by this hand's
+        # observations (copying them for every decision would cost a quarter of the referee's
+        # time); they are never the caller's own dicts.
+        self.history = [_fresh_summary(h) for h in history]
+
+    @classmethod
+    def _of_match(
+        cls,
+        deal: Deal,
+        rules: Rules,
+        dealer: int,
+        scores: list[int],
+        hand_number: int,
+        history: list[dict[str, Any]],
+    ) -> GameState:
+        """A hand of a running :class:`arena.engine.Match`: its values are checked already,
+        and its history entries are :meth:`HandResult.summary` dicts, whose lists are known."""
+        state = cls.__new__(cls)
+        state._start(deal.checked(rules), rules, dealer, scores[:], hand_number)
+        state.history = copies = []
+        for summary in history:
+            copy = summary.copy()
+            copy["alone"] = copy["alone"][:]
+            copy["tricks_won"] = copy["tricks_won"][:]
+            copy["points"] = copy["points"][:]
+            copies.append(copy)
+        return state
+
+    def _start(
+        self, deal: Deal, rules: Rules, dealer: int, scores: list[int], hand_number: int
+    ) -> None:
+        """The state before the first decision (``deal`` already checked)."""
+        self.rules = rules
+        self._rules_dict = rules_dict(rules)
+        self.deal = deal
+        self.dealer = dealer
+        self.scores = scores
+        self.hand_number = hand_number
+        # The state's lists are its own: no observation or record ever shares one, so a bot
+        # that mutates what it was shown changes neither the game nor its record.
+        if deal.__dict__.get("_sorted_hands"):
+            self.hands = list(map(list, deal.hands))
+        else:
+            self.hands = [sort_cards(h) for h in deal.hands]
+        self.dummy = list(deal.dummy)
+        self.upcard = deal.kitty[0]
+        self.bids: list[dict[str, Any]] = []
+        self.pickup: bool | None = None
+        self.trump: str | None = None
+        self.maker: int | None = None
+        self.alone: list[int] = []
+        self.sitting_out: int | None = None
+        self.tricks: list[Trick] = []
+        self.trick: list[tuple[int, str]] = []
+        self.tricks_won = [0, 0, 0]
+        self.discards: list[list[str]] = [[], [], []]
+        self.log: list[tuple[int, str, Any]] = []
+        self._legal: list[Any] | None = None
+        self._asked = 0  # seats asked about going alone so far
+        self._next: Sequence[int] = _CLOCKWISE
+        self._players = 3
+        self.phase: str
+        self.turn: int | None
+        if self.upcard == JOKER:  # the dealer names trump blind (docs/rules.md 5.4)
+            self.phase, self.turn = "joker_trump", dealer
+        else:
+            self.phase, self.turn = "bid1", (dealer + 1) % 3
+
+    # ----- queries -----
+
+    def is_over(self) -> bool:
+        """Whether the hand is finished (all five tricks played, or passed out)."""
+        return self.turn is None
+
+    def legal_actions(self) -> list[Any]:
+        """The actions the seat to act may take, as ``obs["legal"]`` lists them (a new list).
+
+        In ``keep``: every 5-card subset of hand + dummy, each a sorted *tuple* (observations
+        show them as lists; tuples are half the cost to make and can key a dict; :meth:`apply`
+        takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._compute_legal()
+        return legal[:]
+
+    def _compute_legal(self) -> list[Any]:
+        """The legal actions, kept in ``_legal`` until the next :meth:`apply`.
+
+        Keep options (tuples) are not kept: they are many, asked for once, and never compared
+        against.
+        """
+        phase = self.phase
+        if phase == "play":
+            hand = self.hands[self.turn]  # type: ignore[index]
+            trick = self.trick
+            if trick:
+                eff = self._eff
+                led = eff[trick[0][1]]
+                legal = [c for c in hand if eff[c] == led] or hand
+            else:
+                legal = hand
+        elif phase == "bid1":
+            legal = _BID1_LEGAL
+        elif phase == "alone":
+            legal = _ALONE_LEGAL
+        elif phase == "keep":
+            pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
+            return list(combinations(sort_cards(pool), 5))
+        elif phase == OVER:
+            return []
+        else:
+            legal = self._other_legal(phase)
+        self._legal = legal
+        return legal
+
+    def _keep_lists(self) -> list[list[str]]:
+        """The keep options as the protocol lists them (straight from ``combinations``, which
+        then reuses one tuple for all of them)."""
+        pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
+        return list(map(list, combinations(sort_cards(pool), 5)))
+
+    def _other_legal(self, phase: str) -> list[str]:
+        seat = self.turn
+        if phase == "bid2":
+            up_suit = self.upcard[1]
+            allowed = self.rules.round2_allow_turned_down
+            named = [suit for suit in SUITS if suit != up_suit or allowed]
+            stuck = seat == self.dealer and self.rules.stick_the_dealer
+            return named if stuck else ["pass", *named]
+        if phase == "discard":
+            return [c for c in self.hands[seat] if c != self.upcard]  # type: ignore[index]
+        if phase == "pickup":
+            return list(_PICKUP)
+        return list(SUITS)  # joker_trump
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` is shown now: the protocol's observation dict (docs/protocol.md).
+
+        Nothing private to another seat. For the seat to act it is exactly what a bot is
+        asked with; for another seat ``legal`` is empty. Shares nothing with the state
+        (entries of ``history`` are shared between the observations of one hand).
+        """
+        turn = self.turn
+        if seat == turn:
+            legal = self._legal
+            if legal is None:
+                legal = self._keep_lists() if self.phase == "keep" else self._compute_legal()
+        elif turn is None:
+            raise ValueError("the hand is over: no seat has a decision to observe")
+        else:
+            legal = []
+        phase = self.phase
+        obs = {
+            "phase": phase,
+            "seat": seat,
+            "dealer": self.dealer,
+            "scores": self.scores[:],
+            # The Joker's dealer names trump before seeing the hand.
+            "hand": self.hands[seat][:] if phase != "joker_trump" or seat != turn else [],
+            "upcard": self.upcard,
+            "bids": list(map(dict.copy, self.bids)),
+            "pickup": self.pickup,
+            "trump": self.trump,
+            "maker": self.maker,
+            "alone": self.alone[:],
+            "sitting_out": self.sitting_out,
+            "tricks": [
+                {"leader": ld, "cards": [[s, c] for s, c in cs], "winner": w}
+                for ld, cs, w in self.tricks
+            ]
+            if self.tricks
+            else [],
+            "trick": [[s, c] for s, c in self.trick] if self.trick else [],
+            "legal": legal[:],
+            "rules": self._rules_dict.copy(),
+            "hand_number": self.hand_number,
+            "history": self.history[:],
+            "discards": self.discards[seat][:],
+        }
+        if phase == "keep" and seat == turn:
+            obs["dummy"] = self.dummy[:]
+        return obs
+
+    def points(self) -> list[int]:
+        """Points of the finished hand by seat (docs/rules.md section 7)."""
+        if self.turn is not None:
+            raise ValueError("the hand is not over")
+        if self.maker is None:
+            return [0, 0, 0]
+        return hand_points(self.rules, self.maker, self.alone, self.tricks_won)
+
+    def result(self) -> HandResult:
+        """The record of the finished hand (a new :class:`~arena.rules.HandResult`)."""
+        return HandResult(
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            deal=self.deal,
+            scores_before=self.scores[:],
+            bids=list(map(dict.copy, self.bids)),
+            pickup=self.pickup,
+            trump=self.trump,
+            maker=self.maker,
+            alone=self.alone[:],
+            sitting_out=self.sitting_out,
+            tricks=[
+                {"leader": ld, "cards": [[s, c] for s, c in cs], "winner": w}
+                for ld, cs, w in self.tricks
+            ],
+            tricks_won=self.tricks_won[:],
+            points=self.points(),
+            discards=[self.discards[0][:], self.discards[1][:], self.discards[2][:]],
+            log=self.log[:],
+        )
+
+    def copy(self) -> GameState:
+        """An independent copy: applying actions to one never changes the other."""
+        new = GameState.__new__(GameState)
+        new.rules = self.rules
+        new._rules_dict = self._rules_dict
+        new.deal = self.deal
+        new.dealer = self.dealer
+        new.scores = self.scores
+        new.hand_number = self.hand_number
+        new.history = self.history
+        new.phase = self.phase
+        new.turn = self.turn
+        new.hands = [self.hands[0][:], self.hands[1][:], self.hands[2][:]]
+        new.dummy = self.dummy
+        new.upcard = self.upcard
+        new.bids = self.bids[:]
+        new.pickup = self.pickup
+        new.trump = self.trump
+        new.maker = self.maker
+        new.alone = self.alone[:]
+        new.sitting_out = self.sitting_out
+        new.tricks = self.tricks[:]
+        new.trick = self.trick[:]
+        new.tricks_won = self.tricks_won[:]
+        new.discards = [self.discards[0][:], self.discards[1][:], self.discards[2][:]]
+        new.log = self.log[:]
+        new._legal = None
+        new._asked = self._asked
+        new._next = self._next
+        new._players = self._players
+        if self.trump is not None:
+            new._eff = self._eff
+            new._pow = self._pow
+        return new
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState hand {self.hand_number}, dealer {self.dealer}, {self.phase}, "
+            f"turn {self.turn}, trump {self.trump}, maker {self.maker}, "
+            f"{len(self.tricks)} tricks>"
+        )
+
+    # ----- stepping -----
+
+    def apply(self, action: Any) -> None:
+        """Play ``action`` for the seat to act and move on.
+
+        Raises :class:`IllegalAction` (:class:`MalformedAction` when it is no action of this
+        phase at all) and leaves the state unchanged. A ``keep`` is 5 cards in any order.
+        """
+        seat: int = self.turn  # type: ignore[assignment]
+        legal = self._legal
+        if legal is None:
+            if self.phase == "keep":
+                self._keep(seat, action)
+                return
+            if seat is None:
+                raise ValueError("the hand is over: no action can be applied")
+            legal = self._compute_legal()
+        try:
+            if action.__class__ is not str and not isinstance(action, str):
+                raise ValueError
+            # Record the state's own string (the answer may be an equal str of another type).
+            card = legal[legal.index(action)]
+        except ValueError:
+            raise _refuse(seat, self.phase, action, legal) from None
+        phase = self.phase
+        self.log.append((seat, phase, card))
+        if phase != "play":
+            self._legal = None
+            _STEPS[phase](self, seat, card)
+            return
+        # Playing a card, inline: rollouts spend most of their time here.
+        self.hands[seat].remove(card)
+        trick = self.trick
+        trick.append((seat, card))
+        if len(trick) < self._players:
+            # The next seat's legal cards, now: it is asked for them next, whoever steps.
+            turn = self.turn = self._next[seat]
+            hand = self.hands[turn]
+            eff = self._eff
+            led = eff[trick[0][1]]
+            self._legal = [c for c in hand if eff[c] == led] or hand
+            return
+        leader, first = trick[0]
+        table = self._pow[self._eff[first]]
+        winner, best = leader, table[first]
+        for player, played in trick:
+            if table[played] > best:
+                winner, best = player, table[played]
+        self.tricks.append((leader, tuple(trick), winner))
+        self.tricks_won[winner] += 1
+        self.trick = []
+        if len(self.tricks) == 5:
+            self.phase, self.turn, self._legal = OVER, None, None
+        else:
+            self.turn = winner
+            self._legal = self.hands[winner]  # a lead may be any card
+
+    def _bid1(self, seat: int, action: str) -> None:
+        self.bids.append({"seat": seat, "round": 1, "action": action})
+        if action == "order":
+            self._make(self.upcard[1], seat)
+            if seat == self.dealer or self.rules.dealer_pickup == "mandatory":
+                self._take_upcard()
+            else:
+                self.phase, self.turn = "pickup", self.dealer
+        elif seat == self.dealer:  # all passed: the up-card is turned down
+            self.phase, self.turn = "bid2", (seat + 1) % 3
+        else:
+            self.turn = (seat + 1) % 3  # nobody sits out while bidding
+
+    def _bid2(self, seat: int, action: str) -> None:
+        self.bids.append({"seat": seat, "round": 2, "action": action})
+        if action != "pass":
+            self._make(action, seat)
+            self._ask_alone()
+        elif seat == self.dealer:  # passed out: a dead hand
+            self.phase, self.turn = OVER, None
+        else:
+            self.turn = (seat + 1) % 3
+
+    def _joker_trump(self, seat: int, suit: str) -> None:
+        self.bids.append({"seat": seat, "round": 0, "action": suit})
+        self._make(suit, seat)
+        self._take_upcard()
+
+    def _make(self, trump: str, maker: int) -> None:
+        self.trump, self.maker = trump, maker
+        self._eff = _EFF[trump]
+        self._pow = _POW[trump]
+
+    def _pickup(self, seat: int, action: str) -> None:
+        if action == "pickup":
+            self._take_upcard()
+        else:
+            self.pickup = False
+            self._ask_alone()
+
+    def _take_upcard(self) -> None:
+        dealer = self.dealer
+        self.pickup = True
+        self.hands[dealer] = sort_cards([*self.hands[dealer], self.upcard])
+        if self.maker != dealer:
+            self.phase, self.turn = "discard", dealer
+        else:  # a dealer-maker gets back to 5 later: by the keep, or a discard if alone
+            self._ask_alone()
+
+    def _discard(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        self.discards[seat].append(card)
+        if self._asked:  # a lone dealer-maker's discard, after the alone calls
+            self._start_play()
+        else:
+            self._ask_alone()
+
+    def _ask_alone(self) -> None:
+        # The maker first (before seeing the dummy), then defenders clockwise.
+        self.phase, self.turn = "alone", self.maker
+        self._asked = 0
+
+    def _alone(self, seat: int, action: str) -> None:
+        self._asked += 1
+        if action == "alone":
+            self.alone.append(seat)
+            if seat != self.maker:  # the other defender sits out; nobody else is asked
+                self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
+                self._asked = 3
+        if self._asked < 3:
+            self.turn = (seat + 1) % 3  # the sitter, if any, is known only once all are asked
+            return
+        maker: int = self.maker  # type: ignore[assignment]
+        if maker not in self.alone:
+            self.phase, self.turn = "keep", maker
+        elif len(self.hands[maker]) == 6:
+            self.phase, self.turn = "discard", maker
+        else:
+            self._start_play()
+
+    def _keep(self, seat: int, action: Any) -> None:
+        pool = self.hands[seat] + self.dummy
+        if not _is_keep(action, pool):
+            raise _refuse(seat, "keep", action, self._keep_lists())
+        kept = sort_cards(action)
+        self._legal = None
+        self.log.append((seat, "keep", kept))
+        self.discards[seat].extend(c for c in sort_cards(pool) if c not in kept)
+        self.hands[seat] = kept[:]  # the log keeps its own list
+        self._start_play()
+
+    def _start_play(self) -> None:
+        sitting = self.sitting_out
+        if sitting is not None:  # the seat before the sitter passes to the seat after it
+            order = list(_CLOCKWISE)
+            order[(sitting + 2) % 3] = (sitting + 1) % 3
+            self._next = order
+            self._players = 2
+        maker: int = self.maker  # type: ignore[assignment]
+        self.phase = "play"
+        leader = self.turn = opening_leader(self.rules, self.dealer, maker, self.alone, sitting)
+        self._legal = self.hands[leader]
+
+    # ----- determinization -----
+
+    @classmethod
+    def from_observation(
+        cls,
+        obs: dict[str, Any],
+        hands: dict[int, Sequence[str]],
+        dummy: Sequence[str] | None = None,
+    ) -> GameState:
+        """A state consistent with everything ``obs``'s seat has seen, and with a guess.
+
+        ``hands`` maps each seat in ``unseen(obs).holders`` to its whole current hand (a card
+        it is known to hold, such as a picked-up up-card, included); ``dummy`` is the guessed
+        dummy while one is still to be taken (``unseen(obs).dummy == 5``). The other unseen
+        cards go to the places nobody will see again (face-down kitty, others' discards). The
+        state is the hand replayed from such a deal with the same public actions: it is at
+        ``obs``'s decision, with ``obs``'s legal actions.
+
+        Raises ``ValueError`` when the guess does not fit the observation (a card seen or
+        placed twice, wrong counts, a card of a suit its holder showed void in).
+        """
+        from arena.worlds import determinize  # imported here: arena.worlds imports this module
+
+        return determinize(obs, hands, dummy)
+
+
+_STEPS: Final[dict[str, Callable[[GameState, int, Any], None]]] = {
+    "bid1": GameState._bid1,
+    "pickup": GameState._pickup,
+    "discard": GameState._discard,
+    "bid2": GameState._bid2,
+    "alone": GameState._alone,
+    "joker_trump": GameState._joker_trump,
+}

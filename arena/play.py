@@ -1,0 +1,291 @@
+"""``arena play``: a human plays a match in the terminal against bots, on the game state.
+
+The human's seat is shown exactly its observation (:meth:`arena.game.GameState.observation`)
+and what everybody does in public; the bots are trusted files run in-process (bundled ones by
+name, or the user's own files). Answers are read from standard input a line at a time, so a
+match can be scripted: ``printf '1\\n2\\n' | arena play --seed 3``. End of input stops the
+match with one line (exit 1); Ctrl-C too (exit 130).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+
+from arena.cards import JOKER, describe_suit, format_cards
+from arena.engine import IllegalAction, Match, MatchResult
+from arena.errors import ArenaError
+from arena.game import GameState
+from arena.rules import DEFAULT_RULES, HandResult, Rules
+from arena.sandbox.values import bot_random_seed
+
+__all__ = ["DEFAULT_OPPONENTS", "EndOfInput", "Table", "play_at_terminal", "play"]
+
+DEFAULT_OPPONENTS = ("heuristic", "montecarlo")
+"""The bundled bots a human plays against when none are named."""
+
+
+class EndOfInput(ArenaError):
+    """Standard input ended before the match did."""
+
+
+class Table:
+    """The terminal: who sits where, where text goes and where answers come from."""
+
+    def __init__(self, names: Sequence[str], human: int, read: TextIO, write: TextIO) -> None:
+        self.names = list(names)
+        self.human = human
+        self.read = read
+        self.write = write
+
+    def say(self, text: str = "") -> None:
+        """Write a line."""
+        self.write.write(text + "\n")
+        self.write.flush()
+
+    def ask(self, prompt: str, count: int, numbers: int = 1) -> list[int]:
+        """Read ``numbers`` distinct choices from 1 to ``count`` (asks again until it gets them).
+
+        Returns them 0-based. Raises :class:`EndOfInput` at the end of the input.
+        """
+        while True:
+            self.write.write(prompt)
+            self.write.flush()
+            line = self.read.readline()
+            if not line:
+                raise EndOfInput("end of input: the match was left unfinished")
+            if not self.read.isatty():  # a scripted answer: show it, as a terminal would
+                self.write.write(line if line.endswith("\n") else line + "\n")
+            words = line.replace(",", " ").split()
+            try:
+                picked = [int(w) - 1 for w in words]
+            except ValueError:
+                picked = []
+            if len(picked) == numbers == len(set(picked)) and all(0 <= p < count for p in picked):
+                return picked
+            what = "a number" if numbers == 1 else f"{numbers} different numbers"
+            self.say(f"Type {what} from 1 to {count}.")
+
+    def scores(self, scores: Sequence[int]) -> str:
+        """``You 3, heuristic 5, montecarlo 0``."""
+        return ", ".join(f"{self.names[s]} {scores[s]}" for s in range(3))
+
+
+def _names(files: Sequence[Path], human: int) -> list[str]:
+    """ "You" and the bots' file stems (with their seats when two bots share a name)."""
+    stems = iter(f.stem for f in files)
+    names = ["You" if seat == human else next(stems) for seat in range(3)]
+    return [
+        f"{name} (seat {seat})" if seat != human and names.count(name) > 1 else name
+        for seat, name in enumerate(names)
+    ]
+
+
+def _bot_file(spec: str) -> Path:
+    """A bot file path, or the bundled bot of that name (``heuristic``, ``montecarlo``, ...)."""
+    from arena.botfile import bundled
+
+    path = Path(spec)
+    if path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise ArenaError(f"no bot file {spec}")
+        return path
+    return bundled(spec)
+
+
+_SAID: dict[str, dict[str, tuple[str, str]]] = {
+    "bid1": {"order": ("order up", "orders up"), "pass": ("pass", "passes")},
+    "pickup": {"pickup": ("pick up", "picks up"), "decline": ("leave", "leaves")},
+    "alone": {
+        "alone": ("go alone", "goes alone"),
+        "pass": ("do not go alone", "does not go alone"),
+    },
+}
+
+
+def _public(table: Table, seat: int, phase: str, action: Any, upcard: str) -> str:
+    """What everybody sees of a decision (a bot's discards and keep stay hidden)."""
+    mine = seat == table.human
+
+    def said(you: str, other: str) -> str:
+        return f"{table.names[seat]} {you if mine else other}"
+
+    if phase in _SAID:
+        text = said(*_SAID[phase][action])
+        return f"{text} the {upcard}" if phase == "pickup" or action == "order" else text
+    if phase in ("bid2", "joker_trump"):
+        if action == "pass":
+            return said("pass", "passes")
+        return said("name", "names") + f" {describe_suit(action)}"
+    if phase == "discard":
+        return said(f"discard {action}", "discards a card face down")
+    if phase == "keep":
+        return said(f"take the dummy and keep {format_cards(action)}", "takes the dummy")
+    return said("play", "plays") + f" {action}"
+
+
+def _status(table: Table, obs: dict[str, Any]) -> None:
+    """The human's view before a decision: hand, up-card, bids, tricks so far."""
+    names = table.names
+    hand = format_cards(obs["hand"]) if obs["hand"] else "(face down: name trump blind)"
+    table.say(f"  Your hand: {hand}")
+    trump = obs["trump"]
+    if trump is None:
+        table.say(f"  Up-card: {obs['upcard']}")
+    else:
+        maker = names[obs["maker"]]
+        alone = ", ".join(f"{names[s]} alone" for s in obs["alone"])
+        table.say(f"  Trump: {describe_suit(trump)} (maker {maker}{'; ' + alone if alone else ''})")
+    if obs["bids"] and trump is None:
+        bids = ", ".join(f"{names[b['seat']]} {b['action']}" for b in obs["bids"])
+        table.say(f"  Bids: {bids}")
+    for i, t in enumerate(obs["tricks"], 1):
+        cards = ", ".join(f"{names[s]} {c}" for s, c in t["cards"])
+        table.say(f"  Trick {i}: {cards} -> {names[t['winner']]}")
+    if obs["trick"]:
+        table.say("  On the table: " + ", ".join(f"{names[s]} {c}" for s, c in obs["trick"]))
+
+
+_QUESTION = {
+    "bid1": "Order up or pass?",
+    "pickup": "Pick up the up-card?",
+    "discard": "Discard which card?",
+    "bid2": "Name trump or pass?",
+    "alone": "Go alone?",
+    "play": "Play which card?",
+    "joker_trump": "The Joker is up: name trump.",
+}
+
+
+def _choose(table: Table, state: GameState) -> Any:
+    """Show the human's view and read a choice among its legal actions."""
+    obs = state.observation(table.human)
+    _status(table, obs)
+    legal = obs["legal"]
+    if obs["phase"] == "keep":
+        pool = [*obs["hand"], *obs["dummy"]]
+        table.say(f"  The dummy: {format_cards(obs['dummy'])}. Keep which 5 of your cards?")
+        table.say("  " + "  ".join(f"{i}) {c}" for i, c in enumerate(pool, 1)))
+        picked = table.ask(f"Keep (5 numbers, 1-{len(pool)}): ", len(pool), numbers=5)
+        return [pool[i] for i in picked]
+    shown = [describe_suit(a) if a in ("C", "D", "H", "S") else a for a in legal]
+    table.say(
+        f"  {_QUESTION[obs['phase']]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1))
+    )
+    return legal[table.ask(f"Your choice (1-{len(legal)}): ", len(legal))[0]]
+
+
+def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResult:
+    names = table.names
+    up = state.upcard
+    joker = " (the Joker: the dealer names trump)" if up == JOKER else ""
+    table.say()
+    table.say(f"Hand {state.hand_number + 1}: dealer {names[state.dealer]}; up-card {up}{joker}")
+    while (seat := state.turn) is not None:
+        phase = state.phase
+        if seat == table.human:
+            action = _choose(table, state)
+        else:
+            try:
+                action = bots[seat].act(state.observation(seat))
+            except Exception as e:  # the user's own bot file: one line, not a traceback
+                raise ArenaError(f"{names[seat]} failed: {type(e).__name__}: {e}") from None
+        tricks = len(state.tricks)
+        try:
+            state.apply(action)
+        except IllegalAction as e:  # a bot's fault (the human only picks legal actions)
+            raise ArenaError(f"{names[seat]} answered illegally: {e}") from None
+        if phase != "play" or seat == table.human:
+            shown = action if phase != "keep" else state.log[-1][2]
+            table.say(_public(table, seat, phase, shown, up))
+        sitter = state.sitting_out
+        if phase == "alone" and sitter is not None and action == "alone":
+            table.say(f"{names[sitter]} sit{'' if sitter == table.human else 's'} out")
+        if len(state.tricks) > tricks:
+            _, cards, winner = state.tricks[-1]
+            played = ", ".join(f"{names[s]} {c}" for s, c in cards)
+            table.say(f"  Trick {len(state.tricks)}: {played} -> {names[winner]}")
+    return state.result()
+
+
+def _summary(table: Table, hand: HandResult, scores: Sequence[int]) -> str:
+    names = table.names
+    if hand.maker is None:
+        return f"Everybody passed: nobody scores. Scores: {table.scores(scores)}."
+    made = hand.tricks_won[hand.maker]
+    gained = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(hand.points) if p) or "nobody"
+    return (
+        f"{names[hand.maker]} took {made} trick{'s' if made != 1 else ''} as maker: {gained}. "
+        f"Scores: {table.scores(scores)}."
+    )
+
+
+def play_at_terminal(
+    table: Table, bots: Sequence[Any], seed: int, rules: Rules = DEFAULT_RULES
+) -> MatchResult:
+    """Play one match, the human at ``table.human``; the score is shown after each hand."""
+    match = Match(seed, rules)
+    while (state := match.next_hand()) is not None:
+        hand = _play_hand(table, bots, state)
+        match.record(hand)
+        table.say(_summary(table, hand, match.scores))
+    result = match.result()
+    winners = " and ".join(table.names[s] for s in result.winners) or "nobody (stopped)"
+    table.say()
+    table.say(f"Match over: {winners} won. Your place: {result.placements[table.human]} of 3.")
+    return result
+
+
+def _bots(opponents: Sequence[str], human: int, seed: int) -> tuple[list[Any], list[Path]]:
+    """One bot per seat (``None`` for the human), each built as the sandbox would seed it."""
+    from arena.botfile import load_bot_class
+
+    files = [_bot_file(spec) for spec in opponents]
+    classes = iter([load_bot_class(f) for f in files])
+    bots: list[Any] = []
+    for seat in range(3):
+        random.seed(bot_random_seed(seed, seat))  # as the arena seeds every bot
+        bots.append(None if seat == human else next(classes)())
+    return bots, files
+
+
+@click.command("play")
+@click.option("--seat", type=click.IntRange(0, 2), default=0, show_default=True, help="Your seat.")
+@click.option("--seed", type=int, default=None, help="Match seed  [default: a new one, shown]")
+@click.argument("opponents", nargs=-1, metavar="[OPPONENT OPPONENT]")
+def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
+    """Play a match yourself against two bots, in this terminal.
+
+    OPPONENTS are two bundled bot names or bot files (default: heuristic montecarlo); they run
+    in this process, as trusted code. Each decision shows your hand, the up-card, the bids and
+    the tricks so far, and numbers your legal actions: type a number and Enter (for the keep,
+    the numbers of 5 cards). Answers are read line by line from standard input, so a match can
+    be scripted. End of input stops with exit code 1, Ctrl-C with 130.
+
+    \b
+    Example:
+        arena play
+        arena play --seat 2 --seed 7 random_bot bots/my_bot.py
+        printf '1\\n2\\n' | arena play --seed 3
+    """
+    if len(opponents) not in (0, 2):
+        raise click.UsageError(f"name two opponents (or none), not {len(opponents)}")
+    if seed is None:
+        seed = secrets.randbelow(10**6)
+    try:
+        bots, files = _bots(opponents or DEFAULT_OPPONENTS, seat, seed)
+        table = Table(_names(files, seat), seat, sys.stdin, sys.stdout)
+        table.say(f"Match seed {seed} (play it again with --seed {seed}); you are seat {seat}.")
+        play_at_terminal(table, bots, seed)
+    except ArenaError as e:
+        click.echo(f"\nError: {e}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("\nInterrupted: the match was left unfinished.", err=True)
+        sys.exit(130)
