@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize, stats  # type: ignore[import-untyped]
 
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS
