@@ -180,8 +180,8 @@ def rate_interval(
     # The profile is 0 at the centre and grows without bound towards either end of the range.
     edge = 1e-9 * (highest - lowest)
     first, last = lowest + edge, highest - edge
-    low = first if excess(first) <= 0 else float(optimize.brentq(excess, first, centre))
-    high = last if excess(last) <= 0 else float(optimize.brentq(excess, centre, last))
+    low = lowest if excess(first) <= 0 else float(optimize.brentq(excess, first, centre))
+    high = highest if excess(last) <= 0 else float(optimize.brentq(excess, centre, last))
     return low, high
 
 
