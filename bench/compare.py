@@ -47,10 +47,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, stats
 
 from arena.botfile import bundled
-from arena.sequential import HALF_POINTS, SET_SCORES, Design, half_points, llr, profile, threshold
+from arena.sequential import (
+    HALF_POINTS,
+    SET_SCORES,
+    Design,
+    half_points,
+    llr,
+    profile,
+    replay,
+    threshold,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import strength  # noqa: E402  (bench/strength.py: plays one seed in all six seatings)
@@ -63,6 +72,9 @@ PAIRS: dict[str, tuple[str, str, str]] = {
 """Bots by seat index (A, B, third) of each played pair."""
 
 FIRST_SEED = {"edge": 100_000, "close": 200_000, "copy": 300_000}
+
+PAIRS_OF_HYPOTHESES = ((0.50, 0.55), (0.50, 0.60), (0.45, 0.55))
+"""The (p0, p1) choices measured."""
 
 
 # --- 1. real set scores -----------------------------------------------------------------------
@@ -190,16 +202,20 @@ def rate_with_error(hits: int, n: int) -> str:
     return f"{r:.3f} ± {math.sqrt(r * (1 - r) / n):.3f}"
 
 
-def fixed_sample_coverage(dist: np.ndarray, sizes: Sequence[int], tests: int, seed: int) -> str:
-    """How often the 95 % interval contains the true rate after a fixed number of sets."""
+def fixed_sample_coverage(
+    dist: np.ndarray, sizes: Sequence[int], tests: int, seed: int
+) -> list[tuple[int, str, str]]:
+    """How often the 95 % interval contains the true rate after a fixed number of sets: with
+    the F calibration the arena uses, and with the plain chi-square one for comparison."""
     rng = np.random.default_rng(seed)
     p = mean(dist)
+    chi2 = float(stats.chi2.ppf(0.95, 1))
     out = []
     for n in sizes:
-        counts = rng.multinomial(n, dist, size=tests)
-        hits = int((2 * profile(counts, p) <= threshold(n)).sum())
-        out.append(f"n={n}: {rate_with_error(hits, tests)}")
-    return ", ".join(out)
+        loss = 2 * profile(rng.multinomial(n, dist, size=tests), p)
+        f_hits, chi_hits = int((loss <= threshold(n)).sum()), int((loss <= chi2).sum())
+        out.append((n, rate_with_error(f_hits, tests), rate_with_error(chi_hits, tests)))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,16 +245,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(s)} sets, mean {mean(d):.4f}, sd {sd:.4f}, "
             f"counts {np.bincount(s, minlength=HALF_POINTS + 1).tolist()}"
         )
-    copy = Design(alpha=args.alpha, beta=args.beta)
-    if set(scores["copy"]) == {HALF_POINTS // 2}:
-        path = llr(np.cumsum(np.eye(HALF_POINTS + 1, dtype=int)[scores["copy"]], axis=0), 0.5, 0.55)
-        first = int(np.argmax(path <= copy.lower)) + 1 if (path <= copy.lower).any() else None
-        print(f"copy: every set scores exactly 1/2; H0 (0.50 vs 0.55) accepted after {first} sets")
+    for p0, p1 in PAIRS_OF_HYPOTHESES:
+        test = replay(Design(p0, p1, args.alpha, args.beta), scores["copy"])
+        print(
+            f"copy, p0 {p0:.2f} p1 {p1:.2f}: {test.decision or 'undecided'} after {test.sets} sets"
+        )
 
-    print(
-        "\nfixed-sample coverage of the 95 % interval (close pair tilted to 0.55): "
-        + fixed_sample_coverage(tilted(dists["close"], 0.55), (5, 10, 30, 100, 300), 4000, 7)
-    )
+    print("\nFixed-sample coverage of the 95 % interval (close pair tilted to p1 = 0.55):")
+    print("| sets | F(1, n-1) calibration (used) | chi-square calibration |\n|---|---|---|")
+    for n, f_cov, chi_cov in fixed_sample_coverage(
+        tilted(dists["close"], 0.55), (5, 10, 20, 50, 100, 300), args.tests, 7
+    ):
+        print(f"| {n} | {f_cov} | {chi_cov} |")
     header = (
         f"\n| p0 | p1 | population | true p | accepts H1 | target | mean sets | p90 sets "
         f"| undecided | CI coverage at stop |\n|{'---|' * 10}"
@@ -246,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     t0 = time.perf_counter()
     row = 0
-    for p0, p1 in ((0.50, 0.55), (0.50, 0.60), (0.45, 0.55)):
+    for p0, p1 in PAIRS_OF_HYPOTHESES:
         design = Design(p0, p1, args.alpha, args.beta, args.max_sets)
         for family in ("mixture", "tilted"):
             for p, target in ((p0, f"α = {args.alpha}"), (p1, f"1-β = {1 - args.beta:g}")):
