@@ -16,7 +16,8 @@
    * ``mixture``: the ``close`` sets and their mirror images (B's score, ``12 - k``) in equal
      numbers have mean exactly 1/2 (a close pair whose labels a coin hides). For ``p > 1/2``
      a share ``w = (p - 1/2) / (m - 1/2)`` of the ``edge`` population (mean ``m``) is mixed
-     in: a pair that is even on most deals and clearly better on some;
+     in: a pair that is even on most deals and clearly better on some (below 1/2, the
+     mirrored ``edge`` sets);
    * ``tilted``: the ``close`` sets reweighted by ``exp(t k)``, ``t`` solved so the mean is
      ``p`` to 1e-12: the distribution nearest the real one (in Kullback-Leibler divergence)
      that has mean ``p``.
@@ -131,12 +132,14 @@ def mirrored(dist: np.ndarray) -> np.ndarray:
 
 
 def mixture(close: np.ndarray, edge: np.ndarray, p: float) -> np.ndarray:
-    """The symmetrised close pair, with a share of the edge pair mixed in to make mean ``p``."""
+    """The symmetrised close pair, with a share of the edge pair (or of its mirror image, for
+    ``p`` below 1/2) mixed in to make the mean exactly ``p``."""
     even = 0.5 * (close + mirrored(close))
-    w = (p - 0.5) / (mean(edge) - 0.5)
+    lift = edge if p >= 0.5 else mirrored(edge)
+    w = (p - 0.5) / (mean(lift) - 0.5)
     if not 0 <= w <= 1:
-        raise ValueError(f"the edge pair (mean {mean(edge):.3f}) cannot lift the mean to {p}")
-    result: np.ndarray = (1 - w) * even + w * edge
+        raise ValueError(f"the edge pair (mean {mean(edge):.3f}) cannot move the mean to {p}")
+    result: np.ndarray = (1 - w) * even + w * lift
     return result
 
 
@@ -269,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
         for family in ("mixture", "tilted"):
             for p, target in ((p0, f"α = {args.alpha}"), (p1, f"1-β = {1 - args.beta:g}")):
                 if family == "mixture":
-                    if p < 0.5:
-                        continue  # a mixture cannot go below an even pair
                     dist = mixture(dists["close"], dists["edge"], p)
                 else:
                     dist = tilted(dists["close"], p)
