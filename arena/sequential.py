@@ -284,7 +284,7 @@ class Status:
         return f"undecided after {self.sets} sets"
 
 
-@dataclass
+@dataclass(eq=False)  # identity: two tests with equal counts are still two tests
 class SequentialTest:
     """A GSPRT fed complete duplicate-set scores (half-points 0..12) in set order.
 
