@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from site_support import store_tournament
 
 from arena.duplicate import (
     SEATS_SQL,
@@ -19,6 +20,7 @@ from arena.duplicate import (
     seat_bias,
     seat_records,
 )
+from arena.engine import first_dealer
 from arena.store import Store
 
 T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
@@ -244,3 +246,24 @@ def test_reports_from_a_small_database(tmp_path: Path) -> None:
     assert sum(p.matches for p in bias.positions) == 12
     assert all(not math.isnan(p.place.value) for p in bias.positions)
     store.close()
+
+
+def test_reports_from_a_played_tournament(tmp_path: Path) -> None:
+    # Real engine matches of four bots, two rounds, stored through the Store.
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
+    with Store(db) as store:
+        records = seat_records(store.rows(SEATS_SQL, [tid]))
+        seeds = {m["id"]: m["seed"] for m in store.rows("SELECT id, seed FROM matches")}
+    assert len(records) == 3 * 4 * 2 * 6
+    assert len({r.deal for r in records}) == 8
+    # The first dealer is the engine's, drawn from the match seed alone.
+    assert all(r.first_dealer == first_dealer(seeds[r.match_id]) for r in records)
+    scores = duplicate_scores(records)
+    assert len(scores) == 4 and all(s.matches == 3 * 2 * 6 for s in scores)
+    # Each (deal, seat) is held twice by each of its three bots: the pars cancel out.
+    assert sum(s.score.value for s in scores) == pytest.approx(0, abs=1e-9)
+    assert all(s.score.low is not None and s.score.low <= s.score.value for s in scores)
+    bias = seat_bias(records)
+    assert [p.matches for p in bias.positions] == [48, 48, 48]  # one seat of each match
+    assert sum(p.edge.value for p in bias.positions) == pytest.approx(0, abs=1e-9)
