@@ -273,14 +273,23 @@ class Status:
         )
 
     def verdict(self, a: str = "A", b: str = "B") -> str:
-        """The result in words."""
+        """The result in words: what each decision allows one to say, and no more.
+
+        Accepting H1 rejects ``p <= p0`` (wrongly at most ``alpha`` of the time); accepting
+        H0 rejects ``p >= p1`` (wrongly at most ``beta`` of the time).
+        """
         d = self.design
         if self.decision == "H1":
-            return f"H1 accepted: {a} places above {b} at a rate of at least {d.p1:g}"
+            return f"H1 accepted: {a} places above {b} at a rate above {d.p0:g} ({a} is stronger)"
         if self.decision == "H0":
-            return f"H0 accepted: {a} places above {b} at a rate of at most {d.p0:g}"
+            return (
+                f"H0 accepted: {a} places above {b} at a rate below {d.p1:g} (no edge that large)"
+            )
         if self.decision == "inconclusive":
-            return f"inconclusive after {self.sets} sets: the rate is between {d.p0:g} and {d.p1:g}"
+            return (
+                f"inconclusive after {self.sets} sets: "
+                f"the rate is probably between {d.p0:g} and {d.p1:g}"
+            )
         return f"undecided after {self.sets} sets"
 
 

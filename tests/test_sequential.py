@@ -353,3 +353,17 @@ def test_queue_duplicates_and_conflicts() -> None:
         with pytest.raises(ValueError):
             queue.add(*bad)
     assert queue.next_set == 11 and HALF_POINTS == 12
+
+
+def test_verdicts_say_what_each_decision_allows() -> None:
+    h1 = replay(Design(), [12] * 50)
+    assert h1.decision == "H1"
+    assert h1.status().verdict("new", "old") == (
+        "H1 accepted: new places above old at a rate above 0.5 (new is stronger)"
+    )
+    h0 = replay(Design(), [6] * 50)
+    assert h0.status().verdict("new", "old").startswith("H0 accepted: new places above old at a")
+    assert "below 0.55" in h0.status().verdict("new", "old")
+    stuck = replay(Design(0.45, 0.55, max_sets=30), [6] * 50)  # an even pair, a centred band
+    assert stuck.decision == "inconclusive" and stuck.sets == 30
+    assert "between 0.45 and 0.55" in stuck.status().verdict()
