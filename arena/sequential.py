@@ -118,6 +118,8 @@ def profile(
     independent samples, computed at once); ``s`` must lie strictly between the smallest and
     the largest value. ``l`` is 0 at the sample mean and grows on either side.
     """
+    if not values[0] < s < values[-1]:
+        raise ValueError(f"the mean must lie strictly between {values[0]} and {values[-1]}")
     n = _regularised(np.asarray(counts, dtype=float))
     d = np.broadcast_to(np.asarray(values, dtype=float) - s, n.shape)
     x = _multiplier(n, d)

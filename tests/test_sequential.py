@@ -127,6 +127,12 @@ def test_llr_is_antisymmetric_and_profile_is_a_loss(
     assert float(profile(counts, s0)) >= -1e-12
 
 
+@pytest.mark.parametrize("s", [0.0, 1.0, -0.1, 1.5])
+def test_a_mean_outside_the_outcomes_is_refused(s: float) -> None:
+    with pytest.raises(ValueError, match="strictly between"):
+        profile([1, 2, 3] + [0] * 10, s)
+
+
 def test_vectorised_rows_equal_single_rows() -> None:
     rng = np.random.default_rng(5)
     rows = rng.integers(0, 9, size=(40, 13))
