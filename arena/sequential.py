@@ -1,4 +1,4 @@
-"""Is A stronger than B? A sequential test on duplicate sets (``arena compare``).
+"""Is A stronger than B? A sequential test on duplicate sets (the core of ``arena compare``).
 
 The sample is one **duplicate set**: a fresh deal seed played in all six seatings of A, B and
 a third bot. Its score is A's placed-above rate over B in the set (a shared place counts one
@@ -25,8 +25,9 @@ seen gets a count of 0.001 (fishtest's regularisation), so every hypothesis in (
 reachable and one lucky first set cannot make the likelihood of a mean infinite.
 
 The 95 % interval for ``p`` is the set of means the same likelihood does not reject:
-``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, calibrated
-with the F distribution as he recommends for small samples). Thanks to the regularisation it
+``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, with the F
+calibration he discusses for small samples; ``bench/compare.py`` measured it against the plain
+chi-square one). Thanks to the regularisation it
 never has zero width on a finite sample. It is a fixed-sample interval: read at the moment a
 sequential test stops, it covers a little less often than 95 % (``bench/compare.py`` measures
 how much).
