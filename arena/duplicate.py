@@ -1,0 +1,369 @@
+"""What duplicate play makes visible: luck-adjusted scores, seat bias, non-transitive cycles.
+
+Every report is a pure function over plain per-seat records (:class:`SeatRecord`, one per
+seat of a finished match, as :data:`SEATS_SQL` reads them from the store), so the terminal,
+``--json`` and the site can share one computation.
+
+Intervals are over **deals**: every match of one duplicate set and round plays the same cards
+(the deal of each seat depends only on the match seed), so those matches are one sample, not
+six, and deals of different sets or rounds are independent. A mean over records is the ratio
+of per-deal sums to per-deal counts; its standard error is the cluster-robust one (the
+sandwich estimator with the small-sample factor ``K / (K - 1)`` over ``K`` deals) and the
+interval uses Student's t with ``K - 1`` degrees of freedom. Below two deals there is no
+interval (None).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from scipy import stats  # type: ignore[import-untyped]
+
+LEVEL: Final = 0.95
+"""Confidence level of every interval here."""
+
+SEATS_SQL: Final = """
+SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place,
+       h.dealer AS first_dealer
+FROM match_seats s
+JOIN matches m ON m.id = s.match_id
+LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0
+WHERE s.tournament_id = ?
+ORDER BY s.match_id, s.seat
+"""
+"""The store query behind :func:`seat_records` (one parameter: the tournament id)."""
+
+POSITIONS: Final = ("dealer", "dealer's left", "dealer's right")
+"""Seat positions relative to the first hand's dealer (clockwise: 1 bids and leads first)."""
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat of one finished match."""
+
+    match_id: str
+    deal: str
+    """The duplicate set and round (``"set_key/round"``): matches with equal deals share cards."""
+    seat: int
+    bot: int
+    points: int
+    """The seat's final score."""
+    place: int
+    first_dealer: int | None = None
+    """The seat that dealt the match's first hand (None if unknown)."""
+
+    @property
+    def position(self) -> int | None:
+        """0 for the first dealer, 1 for the dealer's left, 2 for the dealer's right."""
+        return None if self.first_dealer is None else (self.seat - self.first_dealer) % 3
+
+
+def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
+    """SeatRecords from the rows of :data:`SEATS_SQL`."""
+    return [
+        SeatRecord(
+            r["match_id"],
+            f"{r['set_key']}/{r['round']}",
+            r["seat"],
+            r["bot_version_id"],
+            r["score"],
+            r["place"],
+            r["first_dealer"],
+        )
+        for r in rows
+    ]
+
+
+# --- means over deals -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over records with its interval over deals (None below two deals)."""
+
+    value: float
+    low: float | None
+    high: float | None
+    deals: int
+    variance: float | None
+    """The squared standard error of ``value`` (None below two deals)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, rounded."""
+        return {
+            "value": round(self.value, 4),
+            "low": None if self.low is None else round(self.low, 4),
+            "high": None if self.high is None else round(self.high, 4),
+            "deals": self.deals,
+        }
+
+
+def cluster_mean(sums: Sequence[float], counts: Sequence[float], level: float = LEVEL) -> Estimate:
+    """The mean ``sum(sums) / sum(counts)`` of records grouped by deal, with its interval.
+
+    ``sums[k]`` and ``counts[k]`` are the total and the number of records of deal ``k``.
+    """
+    total = sum(counts)
+    if not total:
+        raise ValueError("no records")
+    value = sum(sums) / total
+    k = len(sums)
+    if k < 2:
+        return Estimate(value, None, None, k, None)
+    residuals = [s - value * n for s, n in zip(sums, counts, strict=True)]
+    variance = k / (k - 1) * sum(e * e for e in residuals) / total**2
+    half = float(stats.t.ppf(0.5 + level / 2, k - 1)) * math.sqrt(variance)
+    return Estimate(value, value - half, value + half, k, variance)
+
+
+def _by_deal(pairs: Iterable[tuple[str, float]]) -> tuple[list[float], list[float]]:
+    sums: dict[str, float] = defaultdict(float)
+    counts: dict[str, float] = defaultdict(float)
+    for deal, x in pairs:
+        sums[deal] += x
+        counts[deal] += 1
+    keys = sorted(sums)
+    return [sums[d] for d in keys], [counts[d] for d in keys]
+
+
+# --- duplicate score --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DuplicateScore:
+    """A bot's points against the par of the cards it held (bridge's duplicate comparison)."""
+
+    bot: int
+    matches: int
+    """Seats counted: those whose (deal, seat) was also played by another bot."""
+    score: Estimate
+    """Mean of points minus par, where par is the mean points of every bot that played the
+    same deal in the same seat (each bot's average counted once)."""
+    points: Estimate
+    """Mean raw points over the same seats, for comparison."""
+
+    @property
+    def variance_ratio(self) -> float | None:
+        """How many times smaller the duplicate score's variance is than raw points'."""
+        a, b = self.points.variance, self.score.variance
+        return None if a is None or not b else a / b
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, rounded."""
+        ratio = self.variance_ratio
+        return {
+            "bot": self.bot,
+            "matches": self.matches,
+            "score": self.score.to_dict(),
+            "points": self.points.to_dict(),
+            "variance_ratio": None if ratio is None else round(ratio, 3),
+        }
+
+
+def duplicate_scores(records: Iterable[SeatRecord]) -> list[DuplicateScore]:
+    """Every bot's duplicate score, best first.
+
+    A (deal, seat) played by one bot only (a duplicate set still incomplete) has no par and
+    is left out.
+    """
+    cells: dict[tuple[str, int], dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        cells[(r.deal, r.seat)][r.bot].append(r.points)
+    diffs: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    raw: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    for (deal, _seat), by_bot in cells.items():
+        if len(by_bot) < 2:
+            continue
+        par = sum(sum(p) / len(p) for p in by_bot.values()) / len(by_bot)
+        for bot, points in by_bot.items():
+            diffs[bot] += [(deal, p - par) for p in points]
+            raw[bot] += [(deal, float(p)) for p in points]
+    out = [
+        DuplicateScore(
+            bot,
+            len(diffs[bot]),
+            cluster_mean(*_by_deal(diffs[bot])),
+            cluster_mean(*_by_deal(raw[bot])),
+        )  # fmt: skip
+        for bot in diffs
+    ]
+    return sorted(out, key=lambda d: (-d.score.value, d.bot))
+
+
+# --- seat and dealer bias ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PositionResult:
+    """How one seat position, relative to the first dealer, fared."""
+
+    position: int
+    name: str
+    matches: int
+    place: Estimate
+    points: Estimate
+    edge: Estimate
+    """Mean place minus the mean place of all seats of the same matches (below 0: better)."""
+    edge_low: float | None
+    edge_high: float | None
+    """The edge's interval at ``1 - 0.05 / 3`` (three positions tested at once)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, rounded."""
+        return {
+            "position": self.position,
+            "name": self.name,
+            "matches": self.matches,
+            "place": self.place.to_dict(),
+            "points": self.points.to_dict(),
+            "edge": self.edge.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class SeatBias:
+    """The seat-position report and its verdict."""
+
+    positions: tuple[PositionResult, ...]
+    favoured: tuple[int, ...]
+    """Positions with a significantly better mean place than the average (usually none)."""
+    disfavoured: tuple[int, ...]
+    verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "positions": [p.to_dict() for p in self.positions],
+            "favoured": [POSITIONS[p] for p in self.favoured],
+            "disfavoured": [POSITIONS[p] for p in self.disfavoured],
+            "verdict": self.verdict,
+        }
+
+
+def seat_bias(records: Iterable[SeatRecord], level: float = LEVEL) -> SeatBias:
+    """Mean place and points by position relative to the first dealer, and a verdict.
+
+    A position is called favoured (or at a disadvantage) when its mean place differs from the
+    average of the seats of the same matches with ``level`` confidence after a Bonferroni
+    correction for the three positions looked at.
+    """
+    known = [r for r in records if r.position is not None]
+    match_place: dict[str, list[int]] = defaultdict(list)
+    for r in known:
+        match_place[r.match_id].append(r.place)
+    average = {m: sum(p) / len(p) for m, p in match_place.items()}
+    joint = 1 - (1 - level) / len(POSITIONS)
+    results = []
+    for pos, name in enumerate(POSITIONS):
+        mine = [r for r in known if r.position == pos]
+        if not mine:
+            continue
+        edge_sums = _by_deal((r.deal, r.place - average[r.match_id]) for r in mine)
+        wide = cluster_mean(*edge_sums, level=joint)
+        results.append(
+            PositionResult(
+                pos,
+                name,
+                len(mine),
+                cluster_mean(*_by_deal((r.deal, float(r.place)) for r in mine), level=level),
+                cluster_mean(*_by_deal((r.deal, float(r.points)) for r in mine), level=level),
+                cluster_mean(*edge_sums, level=level),
+                wide.low,
+                wide.high,
+            )
+        )
+    favoured = tuple(p.position for p in results if p.edge_high is not None and p.edge_high < 0)
+    worse = tuple(p.position for p in results if p.edge_low is not None and p.edge_low > 0)
+    return SeatBias(tuple(results), favoured, worse, _verdict(results, favoured, worse))
+
+
+def _verdict(
+    results: Sequence[PositionResult], favoured: Sequence[int], worse: Sequence[int]
+) -> str:
+    if not results:
+        return "no matches with a known first dealer"
+    deals = max(p.place.deals for p in results)
+    if deals < 2:
+        return "too few deals to tell (at least two are needed)"
+    if not favoured and not worse:
+        spread = max(abs(p.edge.value) for p in results)
+        return (
+            f"no seat position is favoured: mean places differ from the average by at most "
+            f"{spread:.3f} over {deals} deals, within chance"
+        )
+    parts = []
+    for label, group in (("favours", favoured), ("is hard on", worse)):
+        for pos in group:
+            p = next(r for r in results if r.position == pos)
+            parts.append(
+                f"{label} the {p.name} (mean place {p.place.value:.3f}, "
+                f"{p.edge.value:+.3f} against the average)"
+            )
+    return f"the game as configured {' and '.join(parts)}, over {deals} deals"
+
+
+# --- non-transitive cycles --------------------------------------------------------------------
+
+B = TypeVar("B", int, str)
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """Bots each placing above the next, the last above the first, every edge significant."""
+
+    bots: tuple[Any, ...]
+    intervals: tuple[tuple[float, float], ...]
+    """The interval of each edge's placed-above rate: bots[i] over bots[i + 1] (cyclically)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "bots": list(self.bots),
+            "intervals": [[round(lo, 4), round(hi, 4)] for lo, hi in self.intervals],
+        }
+
+
+def beats(
+    intervals: Mapping[tuple[B, B], tuple[float | None, float | None]],
+) -> dict[B, dict[B, tuple[float, float]]]:
+    """The significant edges of a pairwise table: ``A -> B`` when A's placed-above rate over B
+    has an interval entirely above 1/2 (read from either direction of the table)."""
+    out: dict[B, dict[B, tuple[float, float]]] = defaultdict(dict)
+    for (a, b), (lo, hi) in intervals.items():
+        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi) or a == b:
+            continue
+        if lo > 0.5:
+            out[a][b] = (lo, hi)
+        elif hi < 0.5:
+            out[b].setdefault(a, (1 - hi, 1 - lo))
+    return out
+
+
+def cycles(
+    intervals: Mapping[tuple[B, B], tuple[float | None, float | None]], max_length: int = 3
+) -> list[Cycle]:
+    """Every cycle of up to ``max_length`` bots in the table of significant edges.
+
+    ``intervals[(a, b)]`` is the interval of the rate at which ``a`` placed above ``b`` (the
+    table the standings show; None or NaN where there is none). Each cycle is listed once,
+    starting from its smallest bot; shortest first. A rating puts bots on one line, so it
+    cannot express any of these.
+    """
+    edges = beats(intervals)
+    found: list[Cycle] = []
+
+    def extend(path: list[B]) -> None:
+        for nxt in sorted(edges.get(path[-1], {})):
+            if nxt == path[0] and len(path) >= 3:
+                pairs = zip(path, path[1:] + path[:1], strict=True)
+                found.append(Cycle(tuple(path), tuple(edges[a][b] for a, b in pairs)))
+            elif nxt > path[0] and nxt not in path and len(path) < max_length:
+                extend(path + [nxt])
+
+    for start in sorted(edges):
+        extend([start])
+    return sorted(found, key=lambda c: (len(c.bots), c.bots))

@@ -1,0 +1,85 @@
+"""Duplicate-play reports of a stored tournament, and how much the duplicate score narrows
+intervals compared with raw points (``arena.duplicate``).
+
+Run a real tournament first, e.g. the bundled bots sandboxed::
+
+    arena run bots/random_bot.py bots/heuristic.py bots/montecarlo.py --rounds 150 \\
+        --db dup.db --no-site
+    python bench/duplicate.py --db dup.db
+
+Prints, per bot, the duplicate score (points minus the par of the same deal and seat) and the
+raw mean points, each with its 95 % interval over deals, and the variance ratio (raw over
+duplicate: how many times more deals raw points would need for the same precision); then the
+seat and dealer bias report and any significant non-transitive cycle in the pairwise table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from arena import ratings
+from arena.duplicate import SEATS_SQL, cycles, duplicate_scores, seat_bias, seat_records
+from arena.store import Store
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """``[low, high]`` or ``n/a``."""
+    return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", type=Path, required=True, help="the tournament's database")
+    ap.add_argument("--tournament", help="tournament id or prefix (default: the latest)")
+    args = ap.parse_args(argv)
+
+    store = Store(args.db, create=False)
+    t = store.tournament(args.tournament)
+    names = {v.id: v.name for v in store.tournament_entrants(t["id"])}
+    records = seat_records(store.rows(SEATS_SQL, [t["id"]]))
+    deals = len({r.deal for r in records})
+    print(f"tournament {t['id']}: {len(records) // 3} matches, {deals} deals (set and round)")
+
+    print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
+    raw_var = dup_var = 0.0
+    for d in duplicate_scores(records):
+        s, p = d.score, d.points
+        ratio = d.variance_ratio
+        print(
+            f"{names[d.bot]:<12} {s.value:>+7.3f} {interval(s.low, s.high):>20} "
+            f"{p.value:>7.3f} {interval(p.low, p.high):>20} "
+            f"{'n/a' if ratio is None else f'{ratio:.2f}':>15}"
+        )
+        if s.variance and p.variance:
+            raw_var += p.variance
+            dup_var += s.variance
+    if dup_var:
+        r = raw_var / dup_var
+        print(f"pooled variance ratio {r:.2f}: intervals {math.sqrt(r):.2f}x narrower")
+
+    bias = seat_bias(records)
+    print("\nposition (from the first dealer)   mean place [95 %]          mean points [95 %]")
+    for pos in bias.positions:
+        pl, pt = pos.place, pos.points
+        print(
+            f"{pos.name:<34} {pl.value:.3f} {interval(pl.low, pl.high):<20} "
+            f"{pt.value:.2f} {interval(pt.low, pt.high)}"
+        )
+    print(f"verdict: {bias.verdict}")
+
+    table = ratings.compute(ratings.seat_results(store.seat_results(t["id"])), names)
+    pairs = {(s.bot, o): (p["low"], p["high"]) for s in table for o, p in s.above.items()}
+    found = cycles(pairs)
+    print(f"\nsignificant cycles in the placed-above table: {len(found) or 'none'}")
+    for c in found:
+        print("  " + " > ".join(names[b] for b in c.bots) + f" > {names[c.bots[0]]}")
+    store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
