@@ -332,12 +332,19 @@ def run(
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per bot.")
 @click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--refit",
+    is_flag=True,
+    help="Recompute (and store) the standings even when the stored ones are up to date.",
+)
 @reports_errors
-def standings(db_path: str, as_json: bool, tid: str | None) -> None:
+def standings(db_path: str, as_json: bool, tid: str | None, refit: bool) -> None:
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
-    with a 95% bootstrap interval; then how often each bot placed above each other one.
+    with a 95% interval; then how often each bot placed above each other one. Reads the
+    standings stored by `arena run`; recomputes them when matches were added since
+    (docs/statistics.md says what each number means).
 
     \b
     Example:
@@ -350,12 +357,11 @@ def standings(db_path: str, as_json: bool, tid: str | None) -> None:
 
     from arena.ratings import to_json
     from arena.store import Store
-    from arena.tournament import pairwise_table, standings_table
-    from arena.tournament import standings as compute_standings
+    from arena.tournament import current_standings, pairwise_table, standings_table
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
-        table = compute_standings(store, t["id"])
+        table = current_standings(store, t["id"], refit=refit)
         versions = {
             v.id: {"version": v.version, "sha256": v.sha256}
             for v in store.tournament_entrants(t["id"])
@@ -508,8 +514,13 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
         arena render --out site/
         arena serve --out site/
     """
-    from arena.site import render_site
+    from arena.site import data, render_site
+    from arena.store import Store
+    from arena.tournament import refresh_standings
 
+    data.open_db(db_path)  # a missing or foreign file: one clear error before any write
+    with Store(db_path, create=False) as store:
+        refresh_standings(store)  # the site shows stored standings: bring them up to date
     index = render_site(db_path, out_dir, with_logs=with_logs)
     click.echo(f"Site written to {index}")
 

@@ -18,6 +18,7 @@ from typing import Any
 import sqlite_utils
 
 from arena.errors import ArenaError
+from arena.ratings import BOUND_NOTES, rating_text
 from arena.site.replay import HandView, hand_view
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -149,9 +150,10 @@ def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tour
 
 @dataclass
 class Standing:
-    """One leaderboard row."""
+    """One leaderboard row. ``rank`` is None for a bot without a finished match; ``bound``
+    marks a one-sided rating (docs/statistics.md)."""
 
-    rank: int
+    rank: int | None
     bot: BotRef
     rating: float | None
     low: float | None
@@ -161,6 +163,17 @@ class Standing:
     mean_place: float | None
     faults: int
     places: list[int] = field(default_factory=lambda: [0, 0, 0])
+    bound: str | None = None
+
+    @property
+    def rating_label(self) -> str:
+        """The rating as the terminal shows it too (``<= 1180`` for a one-sided bound)."""
+        return rating_text(self.rating, self.low, self.high, self.bound)
+
+    @property
+    def bound_note(self) -> str:
+        """What a one-sided rating means, for its tooltip."""
+        return BOUND_NOTES.get(self.bound or "", "")
 
     @property
     def win_rate(self) -> float:
@@ -193,7 +206,8 @@ def standings(
     rows: list[Standing] = []
     if "ratings" in db.table_names():
         for r in db.query(
-            "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY rank, rating DESC",
+            "SELECT * FROM ratings WHERE tournament_id = ? "
+            "ORDER BY rank IS NULL, rank, rating DESC, name",
             [tournament_id],
         ):
             ref = refs.get(r["bot_version_id"])
@@ -211,6 +225,7 @@ def standings(
                     mean_place=r["mean_place"],
                     faults=r["faults"],
                     places=places[r["bot_version_id"]],
+                    bound=r.get("rating_bound"),
                 )
             )
     if rows:
