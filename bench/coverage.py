@@ -4,7 +4,7 @@ known model.
 Run by hand (a benchmark, not a test)::
 
     python bench/coverage.py                       # every scenario, 2000 tournaments each
-    python bench/coverage.py --reps 300 --before   # also main's rating code, side by side
+    python bench/coverage.py --code both --before-reps 200   # and main's code, side by side
     python bench/coverage.py --scenario 3-bots-10-rounds --reps 500
 
 Each scenario is a duplicate round robin (every set of three bots, ``rounds`` deals, each
@@ -30,7 +30,7 @@ counts): with seat luck they are flatter than the drawing strengths, and they ar
 standings estimate. The true placed-above rate is computed exactly the same way.
 
 Coverage is reported with its Monte-Carlo standard error (tournaments are the independent
-replicates; the bots and pairs of one tournament are averaged first). ``--before`` also runs
+replicates; the bots and pairs of one tournament are averaged first). ``--code both`` also runs
 main's ``arena/ratings.py`` (loaded from ``git show`` into a temporary module) on the same
 tournaments, for the before/after table of docs/statistics.md.
 
@@ -426,6 +426,7 @@ def old_rater(ref: str = "main") -> Rater:
     spec = importlib.util.spec_from_file_location("ratings_before", path)
     assert spec and spec.loader
     old = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = old  # dataclasses look their module up while it loads
     spec.loader.exec_module(old)
 
     def rate(out: Outcomes) -> Sequence[Any]:
@@ -474,7 +475,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=2000, help="tournaments per scenario")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
-    ap.add_argument("--before", action="store_true", help="also rate with main's code")
+    ap.add_argument(
+        "--code",
+        choices=["after", "before", "both"],
+        default="after",
+        help="rate with this branch's code (after), main's (before) or both",
+    )
     ap.add_argument("--before-reps", type=int, help="tournaments for main's (slow) code")
     args = ap.parse_args(argv)
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
@@ -486,11 +492,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{'scenario':<30} {'code':<7} {'rating':>15} {'pairwise':>15} "
         f"{'width (Elo / rate)':>20} {'bounds covered':>15} {'s/table':>8}"
     )
+    before_rater = old_rater() if args.code != "after" else None
     for sc in chosen:
-        results = run(sc, args.reps, args.seed, {"after": new_rater})
-        if args.before:
-            before = run(sc, args.before_reps or args.reps, args.seed, {"before": old_rater()})
-            results = {**before, **results}
+        results = {}
+        if before_rater:
+            reps = args.before_reps or args.reps
+            results.update(run(sc, reps, args.seed, {"before": before_rater}))
+        if args.code != "before":
+            results.update(run(sc, args.reps, args.seed, {"after": new_rater}))
         for name, t in results.items():
             print(
                 f"{sc.name:<30} {name:<7} {t.cell('rating'):>15} {t.cell('pairwise'):>15} "

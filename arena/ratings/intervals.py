@@ -16,6 +16,7 @@ docs/statistics.md).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -26,6 +27,12 @@ LEVEL: Final = 0.95
 
 MIN_UNITS: Final = 2
 """Fewest duplicate units an interval needs (one unit says nothing about its own spread)."""
+
+MIN_DEFF: Final = 1 / 36
+"""Lower limit of a design effect (robust over independent-match variance). Duplicate play
+cancels luck, so design effects well below 1 are real (measured: 0.1 when the deal decides
+nine matches in ten); but zero spread over a handful of units is chance, not certainty: a
+unit of six matches never counts as more than 216 independent ones."""
 
 
 def t_quantile(df: float, level: float = LEVEL) -> float:
@@ -40,21 +47,49 @@ def z_quantile(level: float = LEVEL) -> float:
     return float(special.ndtri(0.5 + level / 2))
 
 
-def sandwich(scores: np.ndarray, hessian: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Cluster-robust and model-based covariances of the log-strengths, and the units used.
-
-    ``scores`` ``(units, k)`` are the per-unit gradients at the maximum, ``hessian`` the
-    log-likelihood's ``(k, k)`` Hessian there (singular along "all up by one", so a
-    generalised inverse is used: every quantity reported is a contrast, which it leaves
-    exact). Units that contribute nothing (all their matches tied) are not counted.
-    """
-    active = np.abs(scores).sum(axis=1) > 0
-    g = int(active.sum())
+def information_inverse(hessian: np.ndarray) -> np.ndarray:
+    """The model-based covariance of the log-strengths: a generalised inverse of the
+    information ``-hessian``, which is singular along "all up by one" (every quantity
+    reported is a contrast, which that leaves exact)."""
     k = hessian.shape[0]
-    info_inv = np.linalg.pinv(-hessian - np.ones((k, k)) / k) - np.ones((k, k)) / k
-    meat = scores[active].T @ scores[active]
-    robust = info_inv @ meat @ info_inv * (g / (g - 1) if g > 1 else math.nan)
-    return robust, info_inv, g
+    flat = np.ones((k, k)) / k
+    return np.asarray(np.linalg.inv(-hessian + flat) - flat)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """The spread of one contrast of log-strengths (a bot against the centre)."""
+
+    robust: float  # cluster-robust variance (floored, see MIN_DEFF)
+    model: float  # model-based variance (independent matches)
+    df: float  # degrees of freedom of the robust variance
+
+    @property
+    def design_effect(self) -> float:
+        """Robust over model-based variance: how much the duplicate structure inflates
+        (> 1) or shrinks (< 1) the variance compared with independent matches."""
+        return self.robust / self.model if self.model > 0 else math.nan
+
+
+def contrast(c: np.ndarray, scores: np.ndarray, info_inv: np.ndarray) -> Contrast:
+    """Cluster-robust variance of ``c @ theta`` from the per-unit scores ``(units, k)``.
+
+    Units whose score is zero (every match of theirs tied) carry no information and are
+    not counted. The variance is the sandwich with the G/(G-1) factor, with G - 1 degrees
+    of freedom: for an average of units this is exactly the Student-t interval. (Measured
+    against Satterthwaite's degrees of freedom from the units' fourth moments, which widen
+    the interval when a few units carry most of the information: those over-covered,
+    0.968 against 0.946 when the deal decides nine matches in ten; docs/statistics.md.)
+    """
+    u = scores @ (info_inv @ c)
+    u = u[u != 0]
+    g = len(u)
+    model = float(c @ info_inv @ c)
+    if g < MIN_UNITS:
+        return Contrast(math.nan, model, 0.0)
+    s2 = float(np.dot(u, u))
+    robust = max(g / (g - 1) * s2, MIN_DEFF * model)
+    return Contrast(robust, model, g - 1.0)
 
 
 def contrast_interval(
@@ -122,17 +157,3 @@ def rate_interval(
     n_eff *= (z / t_quantile(units - 1, level)) ** 2
     low, high = wilson(rate, n_eff, z)
     return low, high, n_eff
-
-
-MIN_DEFF: Final = 1 / 6
-"""Lower limit of a design effect: a unit of six matches never counts as more than 36
-independent ones. Duplicate play does cancel luck (a design effect below 1), but an estimate of
-zero spread from a handful of units is chance, not certainty."""
-
-
-def design_effect(robust: float, model: float) -> float:
-    """Robust over model-based variance: how much the duplicate structure inflates (> 1) or
-    shrinks (< 1) the variance of an estimate compared with independent matches."""
-    if not (model > 0) or not math.isfinite(robust):
-        return math.nan
-    return max(MIN_DEFF, robust / model)

@@ -167,10 +167,10 @@ def components(members: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np
     return main, side
 
 
-def unit_scores(tally: Tally, keep: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unit_scores(tally: Tally, keep: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Per-unit score vectors (gradient of each unit's log-likelihood) at ``theta``, over the
-    kept bots: ``(units, kept)``; and the units each kept bot played in, as a mask
-    ``(units, kept)``."""
+    kept bots: ``(units, kept)``. They sum to zero at the maximum; their spread over units
+    is what the cluster-robust intervals measure."""
     members, origin = restrict(tally.members, keep)
     choices = Choices(members, np.ones(len(members)))
     probs = choices.probabilities(theta)
@@ -189,10 +189,7 @@ def unit_scores(tally: Tally, keep: np.ndarray, theta: np.ndarray) -> tuple[np.n
     contrib[:, 0] += c
     size = tally.units * (k + 1)
     scores = np.bincount(flat.reshape(-1), contrib.reshape(-1), minlength=size)
-    played = np.zeros(size, dtype=bool)
-    played[flat.reshape(-1)] = True
-    shape = (tally.units, k + 1)
-    return scores.reshape(shape)[:, :k], played.reshape(shape)[:, :k]
+    return np.asarray(scores.reshape(tally.units, k + 1)[:, :k])
 
 
 def boundary_bound(

@@ -133,8 +133,9 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
     choices = model.Choices(members, t.choice_totals()[origin])
     theta = model.fit_choices(choices, k)
     _, hess = model.gradient_hessian(choices, theta)
-    scores, _ = model.unit_scores(t, main, theta)
-    robust, info_inv, g = intervals.sandwich(scores, hess)
+    scores = model.unit_scores(t, main, theta)
+    info_inv = intervals.information_inverse(hess)
+    g = int((np.abs(scores).sum(axis=1) > 0).sum())  # units with a decisive result
     where = np.flatnonzero(main)
     rated = (t.bot_units[where] >= intervals.MIN_UNITS) & (g >= intervals.MIN_UNITS)
     # The centre: the rated bots' mean strength, each weighted by the information its
@@ -153,11 +154,13 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
             continue
         c = -centre
         c[j] += 1.0
-        var = float(c @ robust @ c)
-        lo, hi = intervals.contrast_interval(float(c @ theta), var, g - 1)
+        spread = intervals.contrast(c, scores, info_inv)
+        lo, hi = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
+        if math.isnan(lo):
+            continue
         st.rating_low = BASE + ELO_SCALE * lo
         st.rating_high = BASE + ELO_SCALE * hi
-        deffs.append(intervals.design_effect(var, float(c @ info_inv @ c)))
+        deffs.append(spread.design_effect)
     finite = [d for d in deffs if math.isfinite(d)]
     drop = BOUND_DROP * max(1.0, float(np.median(finite)) if finite else 1.0)
     for i in np.flatnonzero(side):
