@@ -125,7 +125,8 @@ def wilson(rate: float, n_eff: float, z: float) -> tuple[float, float]:
     denom = 1 + z * z / n_eff
     centre = (rate + z * z / (2 * n_eff)) / denom
     half = z / denom * math.sqrt(rate * (1 - rate) / n_eff + z * z / (4 * n_eff * n_eff))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The bounds contain the rate exactly, also at 0 and 1 (where rounding could miss it).
+    return max(0.0, min(rate, centre - half)), min(1.0, max(rate, centre + half))
 
 
 def rate_interval(
