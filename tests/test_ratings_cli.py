@@ -87,7 +87,7 @@ def test_terminal_json_and_site_show_the_same_figures(db: Path, tmp_path: Path) 
     for name, r in rows.items():
         shown = cells[name].get_text(" ", strip=True)
         if r["rating_bound"] == "upper":
-            assert shown == f"<= {r['rating_high']:.0f}"
+            assert shown == f"\u2264\u00a0{r['rating_high']:,.0f}"
             assert "never placed above" in cells[name].select_one("strong")["title"]
         else:
             numbers = [float(x.replace(",", "")) for x in re.findall(r"[\d,]+", shown)]

@@ -18,7 +18,7 @@ from typing import Any
 import sqlite_utils
 
 from arena.errors import ArenaError
-from arena.ratings import BOUND_NOTES, rating_text
+from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -164,11 +164,6 @@ class Standing:
     faults: int
     places: list[int] = field(default_factory=lambda: [0, 0, 0])
     bound: str | None = None
-
-    @property
-    def rating_label(self) -> str:
-        """The rating as the terminal shows it too (``<= 1180`` for a one-sided bound)."""
-        return rating_text(self.rating, self.low, self.high, self.bound)
 
     @property
     def bound_note(self) -> str:
