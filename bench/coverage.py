@@ -418,8 +418,9 @@ def new_rater(out: Outcomes) -> Sequence[BotStanding]:
     return compute(out, {b: f"b{b}" for b in out.ids})
 
 
-def old_rater(ref: str = "main") -> Rater:
-    """The rating code of ``ref`` (``git show ref:arena/ratings.py``) as a temporary module."""
+def main_ratings(ref: str = "main") -> Any:
+    """The rating module of ``ref`` (``git show ref:arena/ratings.py``), loaded from a
+    temporary file (never committed)."""
     root = Path(__file__).resolve().parent.parent
     source = subprocess.run(
         ["git", "show", f"{ref}:arena/ratings.py"],
@@ -435,6 +436,12 @@ def old_rater(ref: str = "main") -> Rater:
     old = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = old  # dataclasses look their module up while it loads
     spec.loader.exec_module(old)
+    return old
+
+
+def old_rater(ref: str = "main") -> Rater:
+    """Main's standings (see :func:`main_ratings`) on simulated outcomes."""
+    old = main_ratings(ref)
 
     def rate(out: Outcomes) -> Sequence[Any]:
         seats = [
@@ -489,6 +496,12 @@ def main(argv: list[str] | None = None) -> int:
         help="rate with this branch's code (after), main's (before) or both",
     )
     ap.add_argument("--before-reps", type=int, help="tournaments for main's (slow) code")
+    ap.add_argument(
+        "--before-ref",
+        default="main",
+        help="git ref whose arena/ratings.py is 'before' (once this is merged: the commit "
+        "before the merge, e.g. 11de8a4)",
+    )
     args = ap.parse_args(argv)
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     if not chosen:
@@ -499,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'scenario':<30} {'code':<7} {'rating':>15} {'pairwise':>15} "
         f"{'width (Elo / rate)':>20} {'bounds covered':>15} {'s/table':>8}"
     )
-    before_rater = old_rater() if args.code != "after" else None
+    before_rater = old_rater(args.before_ref) if args.code != "after" else None
     for sc in chosen:
         results = {}
         if before_rater:

@@ -102,20 +102,9 @@ def build(path: Path, matches: int, bots: int, seed: int) -> tuple[Store, str, d
     return store, tid, {ids[i]: f"bot{i}" for i in range(bots)}
 
 
-def old_refresh(store: Store, tid: str, names: dict[int, str]) -> Callable[[], object]:
+def old_refresh(store: Store, tid: str, names: dict[int, str], ref: str) -> Callable[[], object]:
     """Main's refresh: its compute on ``Store.seat_results`` rows."""
-    import subprocess
-
-    source = subprocess.run(
-        ["git", "show", "main:arena/ratings.py"],
-        cwd=HERE.parent,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "ratings_before.py"
-    path.write_text(source)
-    old = load("ratings_before", path)
+    old = load("bench_coverage", HERE / "coverage.py").main_ratings(ref)
     return lambda: old.compute(old.seat_results(store.seat_results(tid)), names)
 
 
@@ -147,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before-repeat", type=int, default=1, help="runs of main's code per size")
     ap.add_argument("--code", choices=["after", "both"], default="both")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--before-ref",
+        default="main",
+        help="git ref whose arena/ratings.py is 'before' (once this is merged: the commit "
+        "before the merge, e.g. 11de8a4)",
+    )
     args = ap.parse_args(argv)
     print(
         f"{'matches':>8} {'units':>7} {'main (s)':>9} {'this (s)':>9} {'speed-up':>9} "
@@ -160,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
             new, load_new = timed(partial(save_standings, store, tid), args.repeat)
             stored, _ = timed(partial(current_standings, store, tid), args.repeat)
             if args.code == "both":
-                before, load_old = timed(old_refresh(store, tid, names), args.before_repeat)
+                before, load_old = timed(
+                    old_refresh(store, tid, names, args.before_ref), args.before_repeat
+                )
                 old_cell, ratio = f"{before:9.2f}", f"{before / new:8.0f}x"
             else:
                 old_cell, ratio, load_old = f"{'-':>9}", f"{'-':>9}", load_new
