@@ -153,3 +153,12 @@ def test_one_match_ranks_by_place_without_any_interval() -> None:
     for s in table:
         assert s.rating_low is None and s.rating_high is None
         assert all(p.low is None and p.high is None for p in s.above.values())
+
+
+def test_a_tournament_without_matches_rates_and_ranks_nobody() -> None:
+    table = compute([], {1: "a", 2: "b", 3: "c"})
+    assert [(s.name, s.rank, s.rating, s.matches, s.above) for s in table] == [
+        ("a", None, None, 0, {}),
+        ("b", None, None, 0, {}),
+        ("c", None, None, 0, {}),
+    ]

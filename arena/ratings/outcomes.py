@@ -104,6 +104,27 @@ class Outcomes:
         """Number of bots."""
         return len(self.ids)
 
+    def over(self, ids: Iterable[int]) -> Outcomes:
+        """The same matches with bots indexed over ``ids``, which must include every bot
+        that played (bots without a match may be added)."""
+        new = tuple(sorted(set(ids)))
+        if new == self.ids:
+            return self
+        where = {b: i for i, b in enumerate(new)}
+        missing = [b for b in self.ids if b not in where]
+        if missing:
+            raise ValueError(f"matches of bots not in the standings: {missing}")
+        lookup = np.asarray([where[b] for b in self.ids], dtype=np.int64)
+        faults = dict(zip(self.ids, self.faults.tolist(), strict=True))
+        return Outcomes(
+            ids=new,
+            unit=self.unit,
+            bots=lookup[self.bots] if self.bots.size else self.bots,
+            places=self.places,
+            faults=np.asarray([faults.get(b, 0) for b in new], dtype=np.int64),
+            units=self.units,
+        )
+
 
 @dataclass(frozen=True)
 class Tally:

@@ -85,20 +85,7 @@ def compute(seats: Sequence[SeatResult] | Outcomes, names: dict[int, str]) -> li
     """Standings of the bots in ``names`` (bot version id -> name): ranked bots best first,
     then the bots without a finished match."""
     out = seats if isinstance(seats, Outcomes) else Outcomes.from_seats(seats, names)
-    extra = set(out.ids) - set(names)
-    if extra:
-        raise ValueError(f"matches of bots not in the standings: {sorted(extra)}")
-    if set(out.ids) != set(names):
-        out = Outcomes(
-            tuple(sorted(names)),
-            out.unit,
-            _reindex(out.bots, out.ids, sorted(names)),
-            out.places,
-            np.asarray(
-                [dict(zip(out.ids, out.faults, strict=True)).get(b, 0) for b in sorted(names)]
-            ),
-            out.units,
-        )
+    out = out.over(names)
     t = tally(out)
     table = [
         BotStanding(
@@ -115,12 +102,6 @@ def compute(seats: Sequence[SeatResult] | Outcomes, names: dict[int, str]) -> li
     _rate(t, table)
     _pairs(t, table)
     return _ranked(table)
-
-
-def _reindex(bots: np.ndarray, old: Sequence[int], new: Sequence[int]) -> np.ndarray:
-    where = {b: i for i, b in enumerate(new)}
-    lookup = np.asarray([where[b] for b in old], dtype=np.int64)
-    return lookup[bots] if bots.size else bots
 
 
 def _rate(t: Tally, table: list[BotStanding]) -> None:
@@ -179,6 +160,8 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
 
 def _pairs(t: Tally, table: list[BotStanding]) -> None:
     """Fill in the placed-above table with Wilson intervals on effective matches."""
+    if not len(t.pair_a):
+        return
     order = np.lexsort((t.pair_b, t.pair_a))
     a, b = t.pair_a[order], t.pair_b[order]
     above, together = t.pair_above[order], t.pair_together[order]
