@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 from site_support import soup, store_tournament
 
+from arena.ratings import Outcomes, compute
+from arena.store import Store
+
 BOTS = [("ann", None), ("bob", None), ("cy", None), ("dee", None)]
 
 
@@ -93,3 +96,39 @@ def test_terminal_json_and_site_show_the_same_figures(db: Path, tmp_path: Path) 
             numbers = [float(x.replace(",", "")) for x in re.findall(r"[\d,]+", shown)]
             expected = [r["rating"], r["rating_low"], r["rating_high"]]
             assert numbers == pytest.approx(expected, abs=0.56)
+
+
+ACT = "class Bot:\n    def act(self, obs):\n        return "
+HONEST = {
+    "last": ACT + "obs['legal'][-1]\n",
+    "middle": ACT + "obs['legal'][len(obs['legal']) // 2]\n",
+    "rnd": "import random\n" + ACT + "random.choice(obs['legal'])\n",
+}
+
+
+@pytest.mark.slow
+def test_a_bot_that_forfeits_on_purpose_moves_nobody(tmp_path: Path) -> None:
+    """tests/attacks/sandbag.py in a real sandboxed tournament with three honest bots."""
+    files = []
+    for name, source in HONEST.items():
+        (tmp_path / f"{name}.py").write_text(source)
+        files.append(tmp_path / f"{name}.py")
+    files.append(Path(__file__).parent / "attacks" / "sandbag.py")
+    db = tmp_path / "a.db"
+    arena("run", *files, "--db", db, "--rounds", "3", "--workers", "2", "--no-site")
+    rows = standings(db)
+    bag = rows["sandbag"]
+    assert bag["faults"] == bag["matches"] == 3 * 3 * 6
+    assert (bag["rating"], bag["rating_bound"], bag["rank"]) == (None, "upper", 4)
+    assert bag["rating_high"] < min(rows[n]["rating_low"] for n in HONEST)
+
+    # The honest bots' numbers from their own set alone (no sandbag in it): the full table
+    # puts each of them inside that interval. The sandbag's matches tell only how the two
+    # honest bots in them compare, and it is not part of the centre.
+    with Store(db) as store:
+        tid = store.tournament()["id"]
+        names = {v.id: v.name for v in store.tournament_entrants(tid) if v.name in HONEST}
+        own = [r for r in store.match_outcomes(tid) if set(r[1:4]) <= set(names)]
+    alone = {s.name: s for s in compute(Outcomes.build(names, own, {}), names)}
+    for name in HONEST:
+        assert alone[name].rating_low <= rows[name]["rating"] <= alone[name].rating_high
