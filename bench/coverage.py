@@ -297,7 +297,8 @@ def _ok(x: float | None) -> bool:
 def check_rating(table: Sequence[Any], tr: Truth) -> Counts:
     """Every rating interval and one-sided bound shown, against the true rating (true
     strength minus the true centre). A bound counts here too: whether a weak bot gets an
-    interval or a bound depends on its luck, and coverage is over both outcomes."""
+    interval or a bound depends on its luck, and coverage is over both outcomes. A bot that
+    always faults is left out, like a pair with a true rate of 0 or 1: any bound covers it."""
     c = Counts()
     if not _rated(table):
         return c
@@ -306,6 +307,8 @@ def check_rating(table: Sequence[Any], tr: Truth) -> Counts:
         return c
     for s in table:
         true = BASE + (tr.theta[s.bot] - centre) * ELO_SCALE
+        if math.isinf(true):  # a bot that always faults: every bound covers it
+            continue
         low, high = s.rating_low, s.rating_high
         bound = getattr(s, "bound", None)
         if bound is None and _ok(low) and _ok(high):
