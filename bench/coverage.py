@@ -331,6 +331,8 @@ def check_bound(table: Sequence[Any], tr: Truth) -> Counts:
     if not _rated(table):
         return c
     centre = _centre(table, tr)
+    if not math.isfinite(centre):  # main's code centres on a faulted bot too: undefined
+        return c
     for s in table:
         bound = getattr(s, "bound", None)
         true = BASE + (tr.theta[s.bot] - centre) * ELO_SCALE
