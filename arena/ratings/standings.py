@@ -2,11 +2,12 @@
 placed above each other bot. One function computes them (:func:`compute`); the terminal, the
 JSON output, the database and the site all show what it returns.
 
-The rating scale: 1500 + 400·log10(e)·(θ - mean θ of the *rated* bots), so a gap of 400 means
-the stronger bot places above the weaker one 10 times in 11. The rated bots are those with a
-maximum-likelihood strength and a two-sided interval; a bot that never placed above anybody
-(or never below), a bot without a finished match and a bot seen in a single duplicate unit do
-not take part in the centring, so none of them can move anybody else's number.
+The rating scale: 1500 + 400·log10(e)·(θ - centre), the centre being the mean θ of the *rated*
+bots weighted by their Fisher information; a gap of 400 means the stronger bot places above
+the weaker one 10 times in 11. The rated bots are those with a maximum-likelihood strength and
+a two-sided interval; a bot that never placed above anybody (or never below), a bot without a
+finished match and a bot seen in a single duplicate unit do not take part in the centring, so
+none of them can move anybody else's number.
 """
 
 from __future__ import annotations
