@@ -400,13 +400,20 @@ def run(
     is_flag=True,
     help="Print the full clone and kingmaking reports instead (with --json: as one object).",
 )
+@click.option(
+    "--refit",
+    is_flag=True,
+    help="Recompute (and store) the standings even when the stored ones are up to date.",
+)
 @reports_errors
-def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> None:
+def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, refit: bool) -> None:
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
-    with a 95% bootstrap interval; then how often each bot placed above each other one, and
-    each faulty bot's faults in one line each (arena faults shows them all).
+    with a 95% interval; then how often each bot placed above each other one, and each faulty
+    bot's faults in one line each (arena faults shows them all). Reads the standings stored by
+    `arena run`; recomputes them when matches were added since (docs/statistics.md says what
+    each number means).
 
     \b
     Example:
@@ -421,16 +428,16 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool) -> 
     from arena import collusion as reports
     from arena.listings import fault_digest
     from arena.store import Store
-    from arena.tournament import pairwise_table, standings_json, standings_table
-    from arena.tournament import standings as compute_standings
+    from arena.tournament import current_standings, pairwise_table, standings_json, standings_table
     from arena.views import fault_digest as digest_lines
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
-        table = compute_standings(store, t["id"])
+        table = current_standings(store, t["id"], refit=refit)
         names = {s.bot: s.name for s in table}
         clones = reports.clone_report(store, t["id"])
-        king = reports.kingmaking_report(store, t["id"], {s.bot: s.rating for s in table})
+        rated = {s.bot: s.rating for s in table if s.rating is not None}
+        king = reports.kingmaking_report(store, t["id"], rated)
         if collusion:
             if as_json:
                 doc = {"tournament": t["id"], **reports.to_json(clones, king, names)}
@@ -531,8 +538,12 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
         arena serve --out site/
     """
     from arena.site import render_site
+    from arena.store import Store
+    from arena.tournament import refresh_standings
 
     _check_site_db(db_path)
+    with Store(db_path, create=False) as store:
+        refresh_standings(store)  # the site shows stored standings: bring them up to date
     index = render_site(db_path, out_dir, with_logs=with_logs)
     click.echo(f"Site written to {index}")
 

@@ -2,7 +2,7 @@
 
 The pieces live in their own modules: :mod:`arena.entrants` (bot files), :mod:`arena.scheduler`
 (which matches, their ids and seeds), :mod:`arena.runner` (worker processes behind an
-executor), :mod:`arena.store` (SQLite) and :mod:`arena.ratings` (Plackett-Luce, bootstrap).
+executor), :mod:`arena.store` (SQLite) and :mod:`arena.ratings` (Plackett-Luce, intervals).
 This module ties them together for the ``submit``, ``run`` and ``standings`` commands.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import functools
 import logging
-import math
 import multiprocessing
 import os
 import signal
@@ -71,6 +70,8 @@ __all__ = [
     "resolve",
     "run",
     "run_log",
+    "current_standings",
+    "refresh_standings",
     "save_standings",
     "standings",
     "standings_json",
@@ -362,7 +363,7 @@ def run(
         tid, the_plan.total, played, already, completed, time.perf_counter() - started
     )
     result.standings = save_standings(store, tid)
-    collusion.save(store, tid, {s.bot: s.rating for s in result.standings})
+    collusion.save(store, tid, {s.bot: s.rating for s in result.standings if s.rating is not None})
     return result
 
 
@@ -370,9 +371,10 @@ def run(
 
 
 def standings(store: Store, tid: str) -> list[ratings.BotStanding]:
-    """The standings of tournament ``tid`` from its stored matches."""
+    """The standings of tournament ``tid``, computed from its stored matches."""
     names = {v.id: v.name for v in store.tournament_entrants(tid)}
-    return ratings.compute(ratings.seat_results(store.seat_results(tid)), names)
+    out = ratings.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
+    return ratings.compute(out, names)
 
 
 def standings_json(
@@ -406,42 +408,41 @@ def standings_json(
 def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
     table = standings(store, tid)
-    stamp = now()
-    store.write_standings(
-        tid,
-        [
-            {
-                "tournament_id": tid,
-                "bot_version_id": s.bot,
-                "name": s.name,
-                "rank": s.rank,
-                "rating": s.rating,
-                "rating_low": None if math.isnan(s.rating_low) else s.rating_low,
-                "rating_high": None if math.isnan(s.rating_high) else s.rating_high,
-                "matches": s.matches,
-                "wins": s.wins,
-                "mean_place": s.mean_place,
-                "faults": s.faults,
-                "computed_at": stamp,
-            }
-            for s in table
-        ],
-        [
-            {
-                "tournament_id": tid,
-                "bot_a": s.bot,
-                "bot_b": other,
-                "matches": int(p["matches"]),
-                "above": p["above"],
-                "rate": p["rate"],
-                "low": None if p["low"] != p["low"] else p["low"],  # NaN -> NULL
-                "high": None if p["high"] != p["high"] else p["high"],
-            }
-            for s in table
-            for other, p in s.above.items()
-        ],
-    )
+    store.write_standings(tid, *ratings.to_rows(tid, table, now()))
     return table
+
+
+def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ratings.BotStanding]:
+    """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
+    freshly computed ones, which are then stored too.
+
+    Up to date: computed with this version's statistics (:data:`arena.ratings.METHOD`) from
+    every match stored so far, for every entrant. Storing is a cache write: when another
+    process holds the write lock (a run in progress), the fresh standings are still shown.
+    """
+    if not refit:
+        rows, pairs = store.read_standings(tid)
+        entrants = {v.id for v in store.tournament_entrants(tid)}
+        if (
+            rows
+            and all(r["method"] == ratings.METHOD for r in rows)
+            and {r["bot_version_id"] for r in rows} == entrants
+            and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
+        ):
+            return ratings.from_rows(rows, pairs)
+    table = standings(store, tid)
+    try:
+        store.write_standings(tid, *ratings.to_rows(tid, table, now()))
+    except ArenaError:
+        log.info("standings of %s not stored: the database is busy", tid)
+    return table
+
+
+def refresh_standings(store: Store) -> None:
+    """Bring the stored standings of every tournament up to date (see
+    :func:`current_standings`)."""
+    for t in store.tournaments():
+        current_standings(store, t["id"])
 
 
 def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
@@ -450,8 +451,7 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
     for col, justify in (
         ("#", "right"),
         ("bot", "left"),
-        ("rating", "right"),
-        ("95% CI", "right"),
+        ("rating (95% interval)", "right"),
         ("matches", "right"),
         ("wins", "right"),
         ("mean place", "right"),
@@ -460,15 +460,17 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
         t.add_column(col, justify=justify)  # type: ignore[arg-type]
     for s in table:
         t.add_row(
-            str(s.rank),
+            "-" if s.rank is None else str(s.rank),
             plain(s.name, 60),
-            f"{s.rating:.0f}",
-            "n/a" if math.isnan(s.rating_low) else f"{s.rating_low:.0f} - {s.rating_high:.0f}",
+            ratings.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
             str(s.matches),
             str(s.wins),
             "-" if s.mean_place is None else f"{s.mean_place:.2f}",
             str(s.faults),
         )
+    notes = ratings.rating_notes(table)
+    if notes:
+        t.caption = notes
     return t
 
 
@@ -482,11 +484,7 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
         cells = []
         for o in table:
             p = s.above.get(o.bot)
-            if o.bot == s.bot or p is None:
-                cells.append("-")
-            else:
-                ci = "" if math.isnan(p["low"]) else f" ({p['low']:.0%}-{p['high']:.0%})"
-                cells.append(f"{p['rate']:.0%}{ci}")
+            cells.append("-" if o.bot == s.bot or p is None else ratings.rate_text(p))
         t.add_row(plain(s.name, 60), *cells)
     return t
 

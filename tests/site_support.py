@@ -21,11 +21,12 @@ from typing import Any
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
-from arena import ratings, scheduler
+from arena import scheduler
 from arena.botfile import bundled
 from arena.cli import main
 from arena.engine import Rules, play_match
 from arena.store import Store
+from arena.tournament import save_standings
 
 # Plays the last legal action. (Not the first: two first-legal players, such as a faulted
 # bot's fallback and a first-legal bot, can tie at the top forever and reach the engine's hand
@@ -177,33 +178,9 @@ def store_tournament(
                 }
             )
         store.write_results(tid, records)
-        names_by_id = {v.id: n for n, v in versions.items()}
-        table = ratings.compute(
-            ratings.seat_results(store.seat_results(tid)), names_by_id, bootstrap=50
-        )
-        store.write_standings(tid, *standings_rows(tid, table))
+        save_standings(store, tid)  # the same code path as the end of `arena run`
         store.set_status(tid, "finished")
     return tid
-
-
-def standings_rows(
-    tid: str, table: Sequence[ratings.BotStanding]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``ratings``/``pairwise`` rows for :meth:`Store.write_standings` (docs/schema.md)."""
-    rows = [
-        {"tournament_id": tid, "bot_version_id": s.bot, "name": s.name, "rank": s.rank,
-         "rating": s.rating, "rating_low": s.rating_low, "rating_high": s.rating_high,
-         "matches": s.matches, "wins": s.wins, "mean_place": s.mean_place, "faults": s.faults,
-         "computed_at": "2026-11-30T09:00:00Z"}
-        for s in table
-    ]  # fmt: skip
-    pairs = [
-        {"tournament_id": tid, "bot_a": s.bot, "bot_b": o, "matches": int(p["matches"]),
-         "above": p["above"], "rate": p["rate"], "low": p["low"], "high": p["high"]}
-        for s in table
-        for o, p in s.above.items()
-    ]  # fmt: skip
-    return rows, pairs
 
 
 def soup(path: Path) -> BeautifulSoup:

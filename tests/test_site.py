@@ -102,8 +102,11 @@ def test_leaderboard(built: dict[str, Any]) -> None:
         assert cells[1].a.get_text(strip=True) == r["name"]
         assert cells[1].get_text(" ", strip=True).endswith(f"by {AUTHORS[r['name']]}")
         rating = cells[2].get_text(" ", strip=True)
-        assert f"{r['rating']:,.0f}" in rating
-        assert f"{r['rating_low']:,.0f}\u2013{r['rating_high']:,.0f}" in rating
+        if r["rating_bound"] == "upper":  # never placed above a rated bot: a bound only
+            assert rating == f"\u2264\u00a0{r['rating_high']:,.0f}"
+        else:
+            assert f"{r['rating']:,.0f}" in rating
+            assert f"{r['rating_low']:,.0f}\u2013{r['rating_high']:,.0f}" in rating
         assert cells[3].get_text(strip=True) == str(r["matches"])
         assert cells[4].get_text(strip=True) == str(r["wins"])
         assert cells[6].get_text(strip=True) == f"{r['mean_place']:.2f}"
@@ -124,9 +127,12 @@ def test_leaderboard_charts(built: dict[str, Any]) -> None:
     doc = soup(built["index"])
     rating_svg = doc.select_one("svg.line-chart")
     assert rating_svg is not None
-    assert len(rating_svg.select("polyline")) == len(BOTS)
+    # A line per bot that had a rating at some point: FAULTY forfeits every match, so it
+    # only ever has an upper bound and no line.
+    rated = sorted(b for b in BOTS if b != FAULTY)
+    assert len(rating_svg.select("polyline")) == len(rated)
     legend = texts(rating_svg.find_parent("figure").select(".legend .key"))
-    assert sorted(legend) == sorted(BOTS)
+    assert sorted(legend) == rated
     places = doc.select_one("svg.place-chart")
     assert places is not None
     assert sorted(texts(places.select(".bar-label"))) == sorted(BOTS)

@@ -91,6 +91,27 @@ def test_migrating_an_older_database_keeps_its_data(tmp_path: Path) -> None:
     assert Store(path).applied_migrations() == every
 
 
+def test_migration_5_makes_ratings_optional_and_drops_stale_standings(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    with Store(path, upto=2) as old:
+        old.add_bot_version("keeper", "class Bot: pass", "keeper.py")
+        old.db.table("ratings").insert(
+            {"tournament_id": "t", "bot_version_id": 1, "name": "keeper", "rank": 1,
+             "rating": 1505.0, "rating_low": 1505.0, "rating_high": 1505.0, "matches": 0,
+             "wins": 0, "mean_place": None, "faults": 0, "computed_at": "2026-11-30T09:00:00Z"}
+        )  # fmt: skip
+    with Store(path) as new:
+        assert 5 in new.applied_migrations()
+        # Standings are derived data: the old (collapsed-interval) rows are gone, to be
+        # recomputed; the bots are kept.
+        assert new.read_standings("t") == ([], [])
+        assert new.latest_version("keeper") is not None
+        columns = {c.name: c for c in new.db.table("ratings").columns}
+        assert {"rating_bound", "units", "method"} <= set(columns)
+        assert not columns["rating"].notnull and not columns["rank"].notnull
+        assert "units" in {c.name for c in new.db.table("pairwise").columns}
+
+
 def test_same_content_is_not_stored_twice_but_a_change_is(store: Store) -> None:
     v, created = store.add_bot_version("a", "class Bot: name = 'a'", "a.py")
     assert not created and v.version == 1

@@ -19,6 +19,7 @@ from typing import Any
 import sqlite_utils
 
 from arena.errors import ArenaError
+from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
 from arena.untrusted import name_problem
 
@@ -192,9 +193,10 @@ def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tour
 
 @dataclass
 class Standing:
-    """One leaderboard row."""
+    """One leaderboard row. ``rank`` is None for a bot without a finished match; ``bound``
+    marks a one-sided rating (docs/statistics.md)."""
 
-    rank: int
+    rank: int | None
     bot: BotRef
     rating: float | None
     low: float | None
@@ -204,6 +206,12 @@ class Standing:
     mean_place: float | None
     faults: int
     places: list[int] = field(default_factory=lambda: [0, 0, 0])
+    bound: str | None = None
+
+    @property
+    def bound_note(self) -> str:
+        """What a one-sided rating means, for its tooltip."""
+        return BOUND_NOTES.get(self.bound or "", "")
 
     @property
     def win_rate(self) -> float:
@@ -236,7 +244,8 @@ def standings(
     rows: list[Standing] = []
     if "ratings" in db.table_names():
         for r in db.query(
-            "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY rank, rating DESC",
+            "SELECT * FROM ratings WHERE tournament_id = ? "
+            "ORDER BY rank IS NULL, rank, rating DESC, name",
             [tournament_id],
         ):
             ref = refs.get(r["bot_version_id"])
@@ -254,6 +263,7 @@ def standings(
                     mean_place=r["mean_place"],
                     faults=r["faults"],
                     places=places[r["bot_version_id"]],
+                    bound=r.get("rating_bound"),
                 )
             )
     if rows:

@@ -1,4 +1,4 @@
-"""Rating over time: the Plackett-Luce fit of :mod:`arena.ratings` on growing prefixes of a
+"""Rating over time: the standings of :mod:`arena.ratings` on growing prefixes of a
 tournament's matches, in the order they finished."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from collections import defaultdict
 import sqlite_utils
 
 from arena import ratings
+from arena.ratings.outcomes import MatchRow
 from arena.site.data import BotRef
 
 CHECKPOINTS = 16
@@ -18,37 +19,37 @@ def rating_history(
     db: sqlite_utils.Database, tournament_id: str, refs: dict[int, BotRef]
 ) -> list[tuple[str, list[tuple[float, float, float, float]]]]:
     """``(bot name, [(matches played, rating, rating, rating), ...])`` per bot, best last fit
-    first. Ratings use the same scale and fit as the leaderboard (no intervals: bootstrapping
-    every prefix would cost far more than the chart is worth)."""
-    by_match: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    order: list[str] = []
+    first. Each point is the rating :func:`arena.ratings.compute` gives on the matches
+    finished so far (same scale and centring as the leaderboard); a bot has no point where
+    it had no rating yet (no decisive result, or only a one-sided bound)."""
+    seats: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    unit: dict[str, str] = {}
     for r in db.query(
-        """SELECT s.match_id, s.bot_version_id, s.place
+        """SELECT s.match_id, m.set_key, m.round, s.bot_version_id, s.place
            FROM match_seats s JOIN matches m ON m.id = s.match_id
            WHERE s.tournament_id = ?
            ORDER BY m.finished_at, m.round, m.set_key, m.seating, s.seat""",
         [tournament_id],
     ):
-        if r["match_id"] not in by_match:
-            order.append(r["match_id"])
-        by_match[r["match_id"]].append((r["bot_version_id"], r["place"]))
-    bots = sorted({b for seats in by_match.values() for b, _ in seats if b in refs})
-    if len(bots) < 2 or not order:
+        unit.setdefault(r["match_id"], f"{r['set_key']}/{r['round']}")
+        seats[r["match_id"]].append((r["bot_version_id"], r["place"]))
+    rows: list[MatchRow] = [
+        (unit[mid], a, b, c, pa, pb, pc)
+        for mid, ((a, pa), (b, pb), (c, pc)) in ((m, t) for m, t in seats.items() if len(t) == 3)
+        if {a, b, c} <= set(refs)
+    ]
+    bots = sorted({b for r in rows for b in r[1:4]})
+    if len(bots) < 2 or not rows:
         return []
-    index = {b: i for i, b in enumerate(bots)}
-    step = max(1, -(-len(order) // CHECKPOINTS))
-    cuts = sorted({*range(step, len(order), step), len(order)})
+    names = {b: refs[b].name for b in bots}
+    step = max(1, -(-len(rows) // CHECKPOINTS))
+    cuts = sorted({*range(step, len(rows), step), len(rows)})
     points: dict[int, list[tuple[float, float, float, float]]] = {b: [] for b in bots}
-    choices: list[tuple[int, tuple[int, ...]]] = []
-    done = 0
     for cut in cuts:
-        for mid in order[done:cut]:
-            items = [(index[b], p) for b, p in by_match[mid] if b in index]
-            choices.extend(ratings.top1_choices(items))
-        done = cut
-        theta = ratings.fit(len(bots), choices)
-        for b in bots:
-            y = ratings.BASE + ratings.ELO_SCALE * float(theta[index[b]])
-            points[b].append((float(cut), y, y, y))
-    ranked = sorted(bots, key=lambda b: -points[b][-1][1])
-    return [(refs[b].name, points[b]) for b in ranked]
+        outcomes = ratings.Outcomes.build(bots, rows[:cut], {})
+        for s in ratings.compute(outcomes, names):
+            if s.rating is not None:
+                points[s.bot].append((float(cut), s.rating, s.rating, s.rating))
+    final = {b: p[-1][1] if p else float("-inf") for b, p in points.items()}
+    ranked = sorted(bots, key=lambda b: -final[b])
+    return [(names[b], points[b]) for b in ranked if points[b]]

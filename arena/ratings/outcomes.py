@@ -1,0 +1,243 @@
+"""Finished matches as arrays, and what the ratings count in them.
+
+A tournament's matches come in *duplicate units*: one set of three bots and one round, played
+in all six seatings on the same deals. The six matches of a unit share their luck, so every
+statistic here is tallied per unit; a unit, not a match, is the independent sample.
+
+A match's placing becomes Plackett-Luce *choices*: "first out of three", then "second out of
+the remaining two"; seats sharing a place make no choice among themselves (a shared first place
+makes none at all). Identical choices are *counted*, not listed one by one: a tournament of any
+size has at most nine distinct choices per set of three bots (three firsts of three, six
+seconds of two), so the fit's cost does not grow with the number of matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+NO_BOT: Final = -1
+"""Padding in a choice's member list (a choice between two has no third member)."""
+
+MatchRow = tuple[str, int, int, int, int, int, int]
+"""One finished match: ``(unit key, bot0, bot1, bot2, place0, place1, place2)``, bots by
+version id and places by seat; the unit key names its duplicate set and round."""
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat of one finished match, as the ratings need it."""
+
+    match_id: str
+    unit: str  # the duplicate set and round: "set_key/round"
+    bot: int  # bot version id
+    place: int
+    faulted: bool
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Finished matches of one tournament as arrays (one row per match).
+
+    ``bots`` and ``places`` are ``(matches, 3)``: bot *indices* (into ``ids``) and places by
+    seat; ``unit`` is each match's duplicate unit (``0 .. units - 1``); ``faults`` counts the
+    matches each bot forfeited.
+    """
+
+    ids: tuple[int, ...]  # bot version id of each index
+    unit: np.ndarray
+    bots: np.ndarray
+    places: np.ndarray
+    faults: np.ndarray
+    units: int
+
+    @classmethod
+    def build(
+        cls,
+        ids: Iterable[int],
+        rows: Iterable[MatchRow],
+        faults: dict[int, int],
+    ) -> Outcomes:
+        """From ``(unit key, bot0, bot1, bot2, place0, place1, place2)`` rows and the fault
+        count of each bot version id. Bots of a row that are not in ``ids`` are an error."""
+        order = tuple(sorted(set(ids)))
+        index = {b: i for i, b in enumerate(order)}
+        unit_index: dict[str, int] = {}
+        unit: list[int] = []
+        flat: list[int] = []
+        for key, b0, b1, b2, p0, p1, p2 in rows:
+            unit.append(unit_index.setdefault(key, len(unit_index)))
+            flat += (index[b0], index[b1], index[b2], p0, p1, p2)
+        table = np.asarray(flat, dtype=np.int64).reshape(-1, 6)
+        return cls(
+            ids=order,
+            unit=np.asarray(unit, dtype=np.int64),
+            bots=table[:, :3],
+            places=table[:, 3:],
+            faults=np.asarray([faults.get(b, 0) for b in order], dtype=np.int64),
+            units=len(unit_index),
+        )
+
+    @classmethod
+    def from_seats(cls, seats: Sequence[SeatResult], ids: Iterable[int]) -> Outcomes:
+        """From one :class:`SeatResult` per seat (any order; three per match)."""
+        by_match: dict[str, list[SeatResult]] = {}
+        for s in seats:
+            by_match.setdefault(s.match_id, []).append(s)
+        faults: dict[int, int] = {}
+        rows: list[MatchRow] = []
+        for mid in sorted(by_match):
+            three = by_match[mid]
+            if len(three) != 3:
+                raise ValueError(f"match {mid} has {len(three)} seats, not 3")
+            for s in three:
+                faults[s.bot] = faults.get(s.bot, 0) + int(s.faulted)
+            a, b, c = three
+            rows.append((a.unit, a.bot, b.bot, c.bot, a.place, b.place, c.place))
+        return cls.build(ids, rows, faults)
+
+    @property
+    def n(self) -> int:
+        """Number of bots."""
+        return len(self.ids)
+
+    def over(self, ids: Iterable[int]) -> Outcomes:
+        """The same matches with bots indexed over ``ids``, which must include every bot
+        that played (bots without a match may be added)."""
+        new = tuple(sorted(set(ids)))
+        if new == self.ids:
+            return self
+        where = {b: i for i, b in enumerate(new)}
+        missing = [b for b in self.ids if b not in where]
+        if missing:
+            raise ValueError(f"matches of bots not in the standings: {missing}")
+        lookup = np.asarray([where[b] for b in self.ids], dtype=np.int64)
+        faults = dict(zip(self.ids, self.faults.tolist(), strict=True))
+        return Outcomes(
+            ids=new,
+            unit=self.unit,
+            bots=lookup[self.bots] if self.bots.size else self.bots,
+            places=self.places,
+            faults=np.asarray([faults.get(b, 0) for b in new], dtype=np.int64),
+            units=self.units,
+        )
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the ratings need from :class:`Outcomes`, counted per duplicate unit.
+
+    Choices: ``members[k]`` lists choice ``k``'s bots, the chooser (the bot placed above the
+    others) first, padded with :data:`NO_BOT`; ``counts`` holds ``(unit, choice, count)``
+    triples. Pairs: ``pair_unit``, ``pair_a``, ``pair_b``, ``pair_above`` and
+    ``pair_together``: in unit ``pair_unit``, bots a and b met ``pair_together`` times and a
+    placed above b ``pair_above`` times (a shared place counts one half). Both orders of
+    each pair are present.
+    """
+
+    n: int
+    units: int
+    members: np.ndarray  # (choices, 3)
+    count_unit: np.ndarray
+    count_choice: np.ndarray
+    count: np.ndarray
+    pair_unit: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    pair_above: np.ndarray
+    pair_together: np.ndarray
+    matches: np.ndarray  # per bot
+    wins: np.ndarray  # per bot: matches placed first (a shared first counts)
+    place_sum: np.ndarray  # per bot
+    bot_units: np.ndarray  # per bot: duplicate units it played in
+
+    def choice_totals(self) -> np.ndarray:
+        """How often each distinct choice was made, over the whole tournament."""
+        return np.bincount(self.count_choice, self.count, minlength=len(self.members))
+
+
+def tally(out: Outcomes) -> Tally:
+    """Count choices and pairwise results per duplicate unit (vectorised over matches)."""
+    n = out.n
+    order = np.argsort(out.places, axis=1, kind="stable")
+    bots = np.take_along_axis(out.bots, order, axis=1)
+    places = np.take_along_axis(out.places, order, axis=1)
+    first = places[:, 0] < places[:, 1]  # a sole first place: "first of three"
+    second = first & (places[:, 1] < places[:, 2])  # then a sole second: "second of two"
+    pad = np.full(int(second.sum()), NO_BOT)
+    rows = np.concatenate(
+        [
+            # The chooser first, then the others sorted, so equal choices get equal rows.
+            np.column_stack([bots[first, 0], np.sort(bots[first, 1:], axis=1)]),
+            np.column_stack([bots[second, 1], bots[second, 2], pad]),
+        ]
+    )
+    row_unit = np.concatenate([out.unit[first], out.unit[second]])
+    members, choice = np.unique(rows.reshape(-1, 3), axis=0, return_inverse=True)
+    choice = choice.reshape(-1)
+    key, count = np.unique(row_unit * max(1, len(members)) + choice, return_counts=True)
+    count_unit, count_choice = np.divmod(key, max(1, len(members)))
+
+    # Pairs: for each ordered pair of seats (s, t), did the bot at s place above the one at t?
+    seat_pairs = [(s, t) for s in range(3) for t in range(3) if s != t]
+    a = np.concatenate([out.bots[:, s] for s, _ in seat_pairs])
+    b = np.concatenate([out.bots[:, t] for _, t in seat_pairs])
+    above = np.concatenate(
+        [
+            np.where(
+                out.places[:, s] < out.places[:, t],
+                1.0,
+                np.where(out.places[:, s] == out.places[:, t], 0.5, 0.0),
+            )
+            for s, t in seat_pairs
+        ]
+    )
+    unit = np.tile(out.unit, len(seat_pairs))
+    pkey, pinv = np.unique((unit * n + a) * n + b, return_inverse=True)
+    pinv = pinv.reshape(-1)
+    pair_above = np.bincount(pinv, above, minlength=len(pkey))
+    pair_together = np.bincount(pinv, minlength=len(pkey)).astype(float)
+    rest, pair_b = np.divmod(pkey, n)
+    pair_unit, pair_a = np.divmod(rest, n)
+
+    flat_bots = out.bots.reshape(-1)
+    flat_places = out.places.reshape(-1)
+    bot_unit = np.unique(np.repeat(out.unit, 3) * n + flat_bots) % n
+    return Tally(
+        n=n,
+        units=out.units,
+        members=members.astype(np.int64).reshape(-1, 3),
+        count_unit=count_unit.astype(np.int64),
+        count_choice=count_choice.astype(np.int64),
+        count=count.astype(float),
+        pair_unit=pair_unit,
+        pair_a=pair_a,
+        pair_b=pair_b,
+        pair_above=pair_above,
+        pair_together=pair_together,
+        matches=np.bincount(flat_bots, minlength=n),
+        wins=np.bincount(flat_bots[flat_places == 1], minlength=n),
+        place_sum=np.bincount(flat_bots, flat_places, minlength=n).astype(np.int64),
+        bot_units=np.bincount(bot_unit, minlength=n),
+    )
+
+
+def top1_choices(places: Sequence[tuple[int, int]]) -> list[tuple[int, tuple[int, ...]]]:
+    """A match's placing as Plackett-Luce top-1 choices ``(chosen, (others, ...))``.
+
+    ``places`` holds (item, place) per seat. Items sharing the best remaining place make no
+    choice at that step (there is no order between them) and are removed together.
+    """
+    remaining = sorted(places, key=lambda p: p[1])
+    out: list[tuple[int, tuple[int, ...]]] = []
+    while len(remaining) > 1:
+        best = remaining[0][1]
+        top = [item for item, place in remaining if place == best]
+        rest = [item for item, place in remaining if place != best]
+        if len(top) == 1 and rest:
+            out.append((top[0], tuple(rest)))
+        remaining = [p for p in remaining if p[1] != best]
+    return out

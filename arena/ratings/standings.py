@@ -1,0 +1,388 @@
+"""Standings: each bot's counts, Plackett-Luce rating with its 95 % interval, and how often it
+placed above each other bot. One function computes them (:func:`compute`); the terminal, the
+JSON output, the database and the site all show what it returns.
+
+The rating scale: 1500 + 400·log10(e)·(θ - centre), the centre being the mean θ of the *rated*
+bots weighted by their Fisher information; a gap of 400 means the stronger bot places above
+the weaker one 10 times in 11. The rated bots are those with a maximum-likelihood strength and
+a two-sided interval; a bot that never placed above anybody (or never below), a bot without a
+finished match and a bot seen in a single duplicate unit do not take part in the centring, so
+none of them can move anybody else's number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+import numpy as np
+
+from arena.ratings import intervals, model
+from arena.ratings.outcomes import Outcomes, SeatResult, Tally, tally
+
+ELO_SCALE: Final = 400 / math.log(10)
+"""Rating points per unit of Plackett-Luce log-strength."""
+
+BASE: Final = 1500.0
+"""The rating of the average rated bot."""
+
+BOUND_DROP: Final = -math.log(1 - intervals.LEVEL)
+"""Log-likelihood drop of a one-sided 95 % bound (:func:`arena.ratings.model.boundary_bound`)."""
+
+Bound = Literal["upper", "lower"]
+
+
+@dataclass
+class Pair:
+    """How often one bot placed above another in the matches both played."""
+
+    matches: int
+    above: float  # a shared place counts one half
+    units: int
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def rate(self) -> float:
+        """``above / matches``."""
+        return self.above / self.matches
+
+
+@dataclass
+class BotStanding:
+    """A bot's line in the standings.
+
+    ``rating`` is None when there is no estimate: no finished match, only tied or
+    incomparable results, or a one-sided result (``bound``): ``"upper"`` when the bot never
+    placed above any rated bot (the rating is at most ``rating_high``), ``"lower"`` when it
+    never placed below one (at least ``rating_low``). ``rank`` is None for a bot without a
+    finished match. Intervals are None below two duplicate units (overall and the bot's own).
+    """
+
+    bot: int
+    name: str
+    matches: int = 0
+    wins: int = 0
+    place_sum: int = 0
+    faults: int = 0
+    units: int = 0
+    rating: float | None = None
+    rating_low: float | None = None
+    rating_high: float | None = None
+    bound: Bound | None = None
+    rank: int | None = None
+    above: dict[int, Pair] = field(default_factory=dict)
+    weight: float = 0.0  # share in the centre of the scale (not stored)
+
+    @property
+    def mean_place(self) -> float | None:
+        """Mean place over the bot's matches (None before its first match)."""
+        return self.place_sum / self.matches if self.matches else None
+
+
+def compute(seats: Sequence[SeatResult] | Outcomes, names: dict[int, str]) -> list[BotStanding]:
+    """Standings of the bots in ``names`` (bot version id -> name): ranked bots best first,
+    then the bots without a finished match."""
+    out = seats if isinstance(seats, Outcomes) else Outcomes.from_seats(seats, names)
+    out = out.over(names)
+    t = tally(out)
+    table = [
+        BotStanding(
+            bot=b,
+            name=names[b],
+            matches=int(t.matches[i]),
+            wins=int(t.wins[i]),
+            place_sum=int(t.place_sum[i]),
+            faults=int(out.faults[i]),
+            units=int(t.bot_units[i]),
+        )
+        for i, b in enumerate(out.ids)
+    ]
+    _rate(t, table)
+    _pairs(t, table)
+    return _ranked(table)
+
+
+def _rate(t: Tally, table: list[BotStanding]) -> None:
+    """Fill in ratings, intervals and bounds."""
+    main, side = model.components(t.members, t.matches > 0)
+    k = int(main.sum())
+    if k < 2:
+        return
+    members, origin = model.restrict(t.members, main)
+    choices = model.Choices(members, t.choice_totals()[origin])
+    theta = model.fit_choices(choices, k)
+    _, hess = model.gradient_hessian(choices, theta)
+    scores = model.unit_scores(t, main, theta)
+    info_inv = intervals.information_inverse(hess)
+    g = int((np.abs(scores).sum(axis=1) > 0).sum())  # units with a decisive result
+    where = np.flatnonzero(main)
+    rated = (t.bot_units[where] >= intervals.MIN_UNITS) & (g >= intervals.MIN_UNITS)
+    # The centre: the rated bots' mean strength, each weighted by the information its
+    # results carry about it (the Fisher information, -hess[j, j]). In a round robin the
+    # weights are nearly equal; a bot that rarely placed above anybody is known only
+    # roughly and barely counts, so its noise cannot move the others' numbers.
+    info = np.where(rated if rated.any() else True, -np.diag(hess), 0.0)
+    centre = info / info.sum()
+    anchor = float(centre @ theta)
+    deffs = []
+    for j, i in enumerate(where):
+        st = table[i]
+        st.rating = BASE + ELO_SCALE * (float(theta[j]) - anchor)
+        st.weight = float(centre[j])
+        if not rated[j]:
+            continue
+        c = -centre
+        c[j] += 1.0
+        spread = intervals.contrast(c, scores, info_inv)
+        lo, hi = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
+        if math.isnan(lo):
+            continue
+        st.rating_low = BASE + ELO_SCALE * lo
+        st.rating_high = BASE + ELO_SCALE * hi
+        deffs.append(spread.design_effect)
+    finite = [d for d in deffs if math.isfinite(d)]
+    drop = BOUND_DROP * max(1.0, float(np.median(finite)) if finite else 1.0)
+    for i in np.flatnonzero(side):
+        st = table[i]
+        st.bound = "upper" if side[i] < 0 else "lower"
+        if st.units < intervals.MIN_UNITS or g < intervals.MIN_UNITS:
+            continue
+        value = BASE + ELO_SCALE * (
+            model.boundary_bound(t, main, theta, int(i), int(side[i]), drop) - anchor
+        )
+        if side[i] < 0:
+            st.rating_high = value
+        else:
+            st.rating_low = value
+
+
+def _pairs(t: Tally, table: list[BotStanding]) -> None:
+    """Fill in the placed-above table with Wilson intervals on effective matches."""
+    if not len(t.pair_a):
+        return
+    order = np.lexsort((t.pair_b, t.pair_a))
+    a, b = t.pair_a[order], t.pair_b[order]
+    above, together = t.pair_above[order], t.pair_together[order]
+    starts = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
+    ends = np.r_[starts[1:], len(a)]
+    stats = []
+    for s, e in zip(starts, ends, strict=True):
+        rate, var, g = intervals.rate_variance(above[s:e], together[s:e])
+        stats.append(
+            (
+                int(a[s]),
+                int(b[s]),
+                rate,
+                var,
+                g,
+                float(together[s:e].sum()),
+                float(above[s:e].sum()),
+            )
+        )
+    deffs = [
+        var / (rate * (1 - rate) / m)
+        for _, _, rate, var, g, m, _ in stats
+        if g >= intervals.MIN_UNITS and var > 0 and 0 < rate < 1
+    ]
+    pooled = max(intervals.MIN_DEFF, float(np.median(deffs))) if deffs else 1.0
+    for i, j, rate, var, g, m, ab in stats:
+        low, high, _ = intervals.rate_interval(rate, var, g, m, pooled)
+        table[i].above[table[j].bot] = Pair(
+            matches=int(m),
+            above=ab,
+            units=g,
+            low=None if math.isnan(low) else low,
+            high=None if math.isnan(high) else high,
+        )
+
+
+def _ranked(table: list[BotStanding]) -> list[BotStanding]:
+    """Best first: bots bounded from below, rated bots, bots bounded from above, then bots
+    with matches but no rating (by mean place); bots without a match last, unranked."""
+
+    def key(s: BotStanding) -> tuple[int, float]:
+        if s.bound == "lower":
+            return 0, -(s.rating_low if s.rating_low is not None else -math.inf)
+        if s.rating is not None:
+            return 1, -s.rating
+        if s.bound == "upper":
+            return 2, -(s.rating_high if s.rating_high is not None else -math.inf)
+        return 3, s.mean_place if s.mean_place is not None else math.inf
+
+    played = sorted((s for s in table if s.matches), key=lambda s: (key(s), s.name))
+    previous: tuple[int, float] | None = None
+    for position, s in enumerate(played, 1):
+        k = key(s)
+        s.rank = played[position - 2].rank if k == previous else position
+        previous = k
+    return played + sorted((s for s in table if not s.matches), key=lambda s: s.name)
+
+
+def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]]) -> list[dict]:
+    """The ``arena standings --json`` list: one object per bot (docs/statistics.md)."""
+    names = {s.bot: s.name for s in standings}
+    r1 = _round(1)
+    r4 = _round(4)
+    return [
+        {
+            "name": s.name,
+            "matches": s.matches,
+            "wins": s.wins,
+            "mean_place": r4(s.mean_place),
+            "faults": s.faults,
+            "rating": r1(s.rating),
+            "rating_low": r1(s.rating_low),
+            "rating_high": r1(s.rating_high),
+            "rating_bound": s.bound,
+            "rank": s.rank,
+            "units": s.units,
+            "version": versions.get(s.bot, {}).get("version"),
+            "sha256": versions.get(s.bot, {}).get("sha256"),
+            "bot_version_id": s.bot,
+            "placed_above": {
+                names[o]: {
+                    "matches": p.matches,
+                    "rate": r4(p.rate),
+                    "low": r4(p.low),
+                    "high": r4(p.high),
+                    "units": p.units,
+                }
+                for o, p in s.above.items()
+            },
+        }
+        for s in standings
+    ]
+
+
+def _round(digits: int) -> Any:
+    def r(x: float | None) -> float | None:
+        return None if x is None else round(x, digits)
+
+    return r
+
+
+def rating_text(
+    rating: float | None, low: float | None, high: float | None, bound: str | None
+) -> str:
+    """A rating as the terminal and the site show it: ``1523 (1490-1556)``, ``<= 1180``,
+    ``>= 1830``, ``1523`` (no interval yet) or ``-`` (no rating)."""
+    if bound == "upper":
+        return f"<= {high:.0f}" if high is not None else "<= ?"
+    if bound == "lower":
+        return f">= {low:.0f}" if low is not None else ">= ?"
+    if rating is None:
+        return "-"
+    if low is None or high is None:
+        return f"{rating:.0f}"
+    return f"{rating:.0f} ({low:.0f}-{high:.0f})"
+
+
+METHOD: Final = "pl-ml/cluster-t/wilson-neff/1"
+"""Names the statistics stored rows were computed with: rows with another name are stale
+(recomputed on the next read), so a change of method never shows old figures."""
+
+
+def to_rows(
+    tid: str, table: Sequence[BotStanding], stamp: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``ratings`` and ``pairwise`` rows of a tournament's standings (docs/schema.md)."""
+    ratings = [
+        {
+            "tournament_id": tid,
+            "bot_version_id": s.bot,
+            "name": s.name,
+            "rank": s.rank,
+            "rating": s.rating,
+            "rating_low": s.rating_low,
+            "rating_high": s.rating_high,
+            "rating_bound": s.bound,
+            "units": s.units,
+            "matches": s.matches,
+            "wins": s.wins,
+            "mean_place": s.mean_place,
+            "faults": s.faults,
+            "method": METHOD,
+            "computed_at": stamp,
+        }
+        for s in table
+    ]
+    pairwise = [
+        {
+            "tournament_id": tid,
+            "bot_a": s.bot,
+            "bot_b": other,
+            "matches": p.matches,
+            "units": p.units,
+            "above": p.above,
+            "rate": p.rate,
+            "low": p.low,
+            "high": p.high,
+        }
+        for s in table
+        for other, p in s.above.items()
+    ]
+    return ratings, pairwise
+
+
+def from_rows(
+    ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
+) -> list[BotStanding]:
+    """Standings back from their stored rows, in the order :func:`compute` returns them."""
+    table = {
+        r["bot_version_id"]: BotStanding(
+            bot=r["bot_version_id"],
+            name=r["name"],
+            matches=r["matches"],
+            wins=r["wins"],
+            place_sum=round((r["mean_place"] or 0.0) * r["matches"]),
+            faults=r["faults"],
+            units=r["units"],
+            rating=r["rating"],
+            rating_low=r["rating_low"],
+            rating_high=r["rating_high"],
+            bound=r["rating_bound"],
+            rank=r["rank"],
+        )
+        for r in ratings
+    }
+    for p in sorted(pairwise, key=lambda p: (p["bot_a"], p["bot_b"])):
+        if p["bot_a"] in table:
+            table[p["bot_a"]].above[p["bot_b"]] = Pair(
+                p["matches"], p["above"], p["units"], p["low"], p["high"]
+            )
+    return sorted(
+        table.values(),
+        key=lambda s: (s.rank is None, s.rank or 0, -(s.rating or 0.0), s.name),
+    )
+
+
+def rate_text(p: Pair) -> str:
+    """A placed-above rate as the terminal shows it: ``62% (55%-69%)``, or ``62%`` before
+    there are two duplicate units to estimate its spread from."""
+    if p.low is None or p.high is None:
+        return f"{p.rate:.0%}"
+    return f"{p.rate:.0%} ({p.low:.0%}-{p.high:.0%})"
+
+
+BOUND_NOTES: Final = {
+    "upper": "never placed above a rated bot, so only an upper bound",
+    "lower": "never placed below a rated bot, so only a lower bound",
+}
+"""What a one-sided rating means, by ``bound``."""
+
+
+def rating_notes(table: Sequence[BotStanding]) -> str:
+    """What the marks in a standings table mean, for the marks it uses."""
+    notes = []
+    if any(s.bound == "upper" for s in table):
+        notes.append(f"<= : {BOUND_NOTES['upper']}")
+    if any(s.bound == "lower" for s in table):
+        notes.append(f">= : {BOUND_NOTES['lower']}")
+    if any(s.rating is None and s.bound is None and s.matches for s in table):
+        notes.append("- : no rating (no decisive result against the rated bots)")
+    if any(not s.matches for s in table):
+        notes.append("unranked: no finished match")
+    return "; ".join(notes)

@@ -1,0 +1,134 @@
+"""`arena standings` reads the stored standings, refits when asked or when they are out of
+date, and shows the same figures as `--json` and the site (one code path). The console script
+runs in a real subprocess on a real database written through the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from site_support import soup, store_tournament
+
+from arena.ratings import Outcomes, compute
+from arena.store import Store
+
+BOTS = [("ann", None), ("bob", None), ("cy", None), ("dee", None)]
+
+
+def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "160"},  # rich wraps cells to the terminal's width
+    )
+
+
+def standings(db: Path, *extra: str) -> dict[str, dict[str, Any]]:
+    rows = json.loads(arena("standings", "--json", "--db", db, *extra).stdout)
+    return {r["name"]: r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("ratings-cli") / "arena.db"
+    store_tournament(path, BOTS, rounds=3, fault=("dee", "boom"))
+    return path
+
+
+def stored(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def test_standings_are_read_from_the_store_until_a_refit(db: Path) -> None:
+    fresh = standings(db)
+    dee = fresh["dee"]  # faulted every match: never placed above anybody
+    assert (dee["rating"], dee["rating_bound"], dee["rank"]) == (None, "upper", 4)
+    assert dee["rating_high"] is not None and dee["faults"] == dee["matches"]
+
+    # Tamper with a stored figure: `arena standings` shows it, so it read the store...
+    stored(db, "UPDATE ratings SET rating = rating + 1000 WHERE name = 'ann'")
+    assert standings(db)["ann"]["rating"] == pytest.approx(fresh["ann"]["rating"] + 1000, 0.01)
+    # ...and --refit recomputes (and stores) the real one.
+    assert standings(db, "--refit") == fresh
+    assert standings(db) == fresh
+
+    # Stored by another version's statistics: out of date, so recomputed without asking.
+    stored(db, "UPDATE ratings SET method = 'older', rating = 1 WHERE name = 'ann'")
+    assert standings(db) == fresh
+    assert stored(db, "SELECT DISTINCT method FROM ratings") != [("older",)]
+
+
+def test_terminal_json_and_site_show_the_same_figures(db: Path, tmp_path: Path) -> None:
+    rows = standings(db)
+    text = arena("standings", "--db", db).stdout
+    assert f"<= {rows['dee']['rating_high']:.0f}" in text
+    assert "never placed above a rated bot" in text  # the mark is explained
+    for name, r in rows.items():
+        if r["rating"] is not None:  # JSON keeps one decimal, the table none
+            line = next(ln for ln in text.splitlines() if f" {name} " in ln)
+            shown = re.search(r"(\d+) \((\d+)-(\d+)\)", line)
+            assert shown, line
+            expected = (r["rating"], r["rating_low"], r["rating_high"])
+            assert [float(x) for x in shown.groups()] == pytest.approx(expected, abs=0.56)
+
+    arena("render", "--db", db, "--out", tmp_path / "site")
+    page = soup(tmp_path / "site" / "index.html")
+    cells = {
+        tr.select_one("a.bot").get_text(): tr.select("td")[2]
+        for tr in page.select("table.standings tbody tr")
+    }
+    for name, r in rows.items():
+        shown = cells[name].get_text(" ", strip=True)
+        if r["rating_bound"] == "upper":
+            assert shown == f"\u2264\u00a0{r['rating_high']:,.0f}"
+            assert "never placed above" in cells[name].select_one("strong")["title"]
+        else:
+            numbers = [float(x.replace(",", "")) for x in re.findall(r"[\d,]+", shown)]
+            expected = [r["rating"], r["rating_low"], r["rating_high"]]
+            assert numbers == pytest.approx(expected, abs=0.56)
+
+
+ACT = "class Bot:\n    def act(self, obs):\n        return "
+HONEST = {
+    "last": ACT + "obs['legal'][-1]\n",
+    "middle": ACT + "obs['legal'][len(obs['legal']) // 2]\n",
+    "rnd": "import random\n" + ACT + "random.choice(obs['legal'])\n",
+}
+
+
+@pytest.mark.slow
+def test_a_bot_that_forfeits_on_purpose_moves_nobody(tmp_path: Path) -> None:
+    """tests/attacks/sandbag.py in a real sandboxed tournament with three honest bots."""
+    files = []
+    for name, source in HONEST.items():
+        (tmp_path / f"{name}.py").write_text(source)
+        files.append(tmp_path / f"{name}.py")
+    files.append(Path(__file__).parent / "attacks" / "sandbag.py")
+    db = tmp_path / "a.db"
+    arena("run", *files, "--db", db, "--rounds", "3", "--workers", "2", "--no-site")
+    rows = standings(db)
+    bag = rows["sandbag"]
+    assert bag["faults"] == bag["matches"] == 3 * 3 * 6
+    assert (bag["rating"], bag["rating_bound"], bag["rank"]) == (None, "upper", 4)
+    assert bag["rating_high"] < min(rows[n]["rating_low"] for n in HONEST)
+
+    # The honest bots' numbers from their own set alone (no sandbag in it): the full table
+    # puts each of them inside that interval. The sandbag's matches tell only how the two
+    # honest bots in them compare, and it is not part of the centre.
+    with Store(db) as store:
+        tid = store.tournament()["id"]
+        names = {v.id: v.name for v in store.tournament_entrants(tid) if v.name in HONEST}
+        own = [r for r in store.match_outcomes(tid) if set(r[1:4]) <= set(names)]
+    alone = {s.name: s for s in compute(Outcomes.build(names, own, {}), names)}
+    for name in HONEST:
+        assert alone[name].rating_low <= rows[name]["rating"] <= alone[name].rating_high
