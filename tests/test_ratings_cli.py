@@ -33,8 +33,8 @@ def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def standings(db: Path, *extra: str) -> dict[str, dict[str, Any]]:
-    rows = json.loads(arena("standings", "--json", "--db", db, *extra).stdout)
-    return {r["name"]: r for r in rows}
+    doc = json.loads(arena("standings", "--json", "--db", db, *extra).stdout)
+    return {r["name"]: r for r in doc["bots"]}
 
 
 @pytest.fixture(scope="module")
