@@ -20,6 +20,8 @@ SUMMARY_CHARS: Final = 300
 """Longest one-line summary."""
 
 _FRAME: Final = re.compile(r'^\s*File "([^"\n]{1,400})", line (\d{1,9})')
+_HEADER: Final = re.compile(r"^(.{1,2000}) \(([^()/\n]{1,200}), line (\d{1,9})\)$")
+"""The sandbox's own first line: ``KeyError: 'dummy' (raiser.py, line 5)``."""
 
 
 def location(message: str, filename: str | None = None) -> str | None:
@@ -50,8 +52,13 @@ def first_line(message: str) -> str:
 def summary(message: object, filename: str | None = None) -> str:
     """``"raiser.py, line 5: KeyError: 'dummy'"``: the error, prefixed by where it happened."""
     text = message if isinstance(message, str) else str(message)
-    where = location(text, filename)
     error = first_line(text)
+    header = _HEADER.match(error)
+    where: str | None
+    if header:
+        error, where = header[1], f"{header[2]}, line {header[3]}"
+    else:
+        where = location(text, filename)
     return clean_line(f"{where}: {error}" if where else error, SUMMARY_CHARS)
 
 

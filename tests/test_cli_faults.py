@@ -70,7 +70,7 @@ def test_run_standings_faults_and_matches_show_faults(tmp_path: Path) -> None:
     assert "IndexError" in table and listed[0]["match"] in table
     assert "No faults of heuristic" in ok(arena("faults", "heuristic", cwd=tmp_path))
     full = ok(arena("faults", "--match", listed[0]["match"], "--full", cwd=tmp_path))
-    assert '  |   File "/bot/late.py", line 10, in choose' in full
+    assert '  |   File "late.py", line 10, in choose' in full
     unknown = one_error_line(arena("faults", "nobody", cwd=tmp_path))
     assert "no bot named 'nobody'" in unknown
 
