@@ -25,6 +25,12 @@ from arena.secrecy import DealSecret
 LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""
 
+ROUND_ROBIN: Final = "round-robin"
+"""The ``kind`` of a duplicate round-robin tournament (``arena run``)."""
+
+COMPARE: Final = "compare"
+"""The ``kind`` of a sequential comparison of two bots (``arena compare``)."""
+
 
 def now() -> str:
     """The current UTC time as stored: ``2026-11-30T09:12:03Z``."""
@@ -181,12 +187,21 @@ def _m5_standings(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m6_kinds(db: sqlite_utils.Database) -> None:
+    # Every tournament stored before this migration is a duplicate round robin.
+    _script(
+        db,
+        f"ALTER TABLE tournaments ADD COLUMN kind TEXT NOT NULL DEFAULT '{ROUND_ROBIN}'",
+    )
+
+
 MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]], ...]] = (
     (1, "bots, versions, tournaments, matches, seats, hands, faults, logs", _m1_core),
     (2, "ratings and pairwise tables, faults index", _m2_ratings),
     (3, "deal secrets and commitments; clone and kingmaking reports", _m3_secrets),
     (4, "owner key of each bot name", _m4_owners),
     (5, "ratings: optional rating and rank, one-sided bounds, units, method", _m5_standings),
+    (6, "tournament kinds: round robin or compare", _m6_kinds),
 )
 """Numbered migrations, applied in order; each one runs in its own transaction."""
 
@@ -432,8 +447,12 @@ class Store:
         total: int,
         *,
         secret: bytes | None = None,
+        kind: str = ROUND_ROBIN,
     ) -> DealSecret | None:
         """Create the tournament row (or mark an existing one running again); return its secret.
+
+        ``kind`` is :data:`ROUND_ROBIN` or :data:`COMPARE`; ``config["rounds"]`` is the number of
+        rounds (for a tournament that stops by its own rule, the most it may play).
 
         A new tournament takes ``secret`` when given (imported from a secret file), else the
         newest unrevealed secret drawn in this database for its seed, else a fresh one: the
@@ -473,12 +492,23 @@ class Store:
                     "updated_at": stamp,
                     "finished_at": None,
                     "secret_id": chosen.id,
+                    "kind": kind,
                 }
             )
             self.db.table("tournament_bots").insert_all(
                 {"tournament_id": tid, "bot_version_id": v} for v in version_ids
             )
             return chosen
+
+    def set_extent(self, tid: str, rounds: int, total: int) -> None:
+        """Record the rounds and matches that a tournament which stops by its own rule (a
+        comparison, ``arena run --until-separated``) played in the end; its ``config`` keeps
+        the most it could have played, which is part of its identity."""
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE tournaments SET rounds = ?, total_matches = ? WHERE id = ?",
+                (rounds, total, tid),
+            )
 
     def tournament_secret(self, tid: str) -> DealSecret | None:
         """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
@@ -507,13 +537,17 @@ class Store:
                     (stamp, tid),
                 )
 
-    def tournament(self, tid: str | None = None) -> dict[str, Any]:
-        """The tournament ``tid`` (a unique prefix will do), or the most recently run one.
+    def tournament(self, tid: str | None = None, *, prefer: str | None = None) -> dict[str, Any]:
+        """The tournament ``tid`` (a unique prefix will do), or the most recently run one (of
+        kind ``prefer`` when there is one).
 
         Its ``status`` is the live one (see :meth:`tournaments`).
         """
         if tid is None:
-            rows = self.rows("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC")
+            rows = self.rows(
+                "SELECT * FROM tournaments ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
+                [prefer],
+            )
             if not rows:
                 raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
             return self._live(rows[0])
@@ -712,6 +746,22 @@ class Store:
             "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
             [tid],
         )
+
+    def duplicate_seats(self, tid: str) -> list[dict[str, Any]]:
+        """Every stored seat of the tournament with its deal and its match's first dealer: the
+        rows of :data:`arena.duplicate.SEATS_SQL`, which the duplicate reports read."""
+        from arena.duplicate import SEATS_SQL
+
+        return self.rows(SEATS_SQL, [tid])
+
+    def seating_results(self, tid: str) -> list[tuple[int, ...]]:
+        """Every stored match of the tournament as ``(round, seating, place0, place1, place2,
+        score0, score1, score2)``, in round and seating order (a comparison's sets)."""
+        return self.conn.execute(
+            "SELECT round, seating, place0, place1, place2, score0, score1, score2 "
+            "FROM matches WHERE tournament_id = ? ORDER BY round, seating",
+            (tid,),
+        ).fetchall()
 
     def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec, Protocol
 
 import multiprocessing_logging  # type: ignore[import-untyped]
 from rich.console import Console
@@ -51,7 +51,7 @@ from arena.scheduler import (
     tournament_id,
 )
 from arena.secrecy import SecretFile
-from arena.store import BotVersion, Store, now
+from arena.store import ROUND_ROBIN, BotVersion, Store, now
 from arena.untrusted import clean_line
 from arena.views import plain
 
@@ -83,6 +83,35 @@ __all__ = [
 # --- planning -------------------------------------------------------------------------------
 
 
+class Schedule(Protocol):
+    """A schedule that unfolds while results come in, instead of a list of matches fixed up
+    front: the sets of ``arena compare`` until its test decides, the rounds of ``arena run
+    --until-separated`` until the standings are separated. :func:`run` drives it."""
+
+    total: int | None
+    """Matches at most, for the progress bar (None: no bar)."""
+
+    def start(self, store: Store) -> bool:
+        """Read what is stored (under the run lock); whether anything may be left to play."""
+        ...
+
+    def specs(self) -> Iterator[Sequence[MatchSpec] | runner.Wait]:
+        """The matches to play next, or :data:`arena.runner.WAIT` until more results are in."""
+        ...
+
+    def stored(self, records: Sequence[dict[str, Any]]) -> None:
+        """Take the records of matches just stored."""
+        ...
+
+    def describe(self) -> str:
+        """Where the schedule stands, for the progress line."""
+        ...
+
+    def finish(self, store: Store, completed: bool) -> None:
+        """Record the end of a run (``completed``: the schedule ran out, nothing stopped it)."""
+        ...
+
+
 @dataclass
 class Plan:
     """A tournament ready to run: its identity, its bots and the matches still to play."""
@@ -96,6 +125,10 @@ class Plan:
     todo: list[MatchSpec]
     commitment: str | None = None
     """SHA-256 of the tournament's deal secret; None for one made before deal secrets."""
+    kind: str = ROUND_ROBIN
+    """:data:`arena.store.ROUND_ROBIN` (standings are computed) or :data:`arena.store.COMPARE`."""
+    schedule: Schedule | None = None
+    """Plays instead of ``todo`` when set: a schedule that unfolds as results come in."""
 
     @property
     def total(self) -> int:
@@ -112,12 +145,15 @@ def plan(
     rules: Rules,
     limits: dict[str, Any],
     secret_file: SecretFile | None = None,
+    until_separated: bool = False,
 ) -> Plan:
     """Create (or find again) the tournament of these bots and settings; list what is left.
 
     A new tournament gets the deal secret of ``secret_file`` (to reproduce a tournament of
     another database) or else the database's unrevealed secret for ``seed``, drawn when
-    there is none (:meth:`Store.ensure_tournament`).
+    there is none (:meth:`Store.ensure_tournament`). With ``until_separated`` it adds rounds
+    only until every pair of adjacent bots in the standings is separated
+    (:mod:`arena.separation`), ``rounds`` at most: another tournament than the fixed one.
     """
     if secret_file is not None and secret_file.seed != seed:
         raise ArenaError(
@@ -140,6 +176,8 @@ def plan(
         "rules": rules.to_dict(),
         "limits": dict(sorted(limits.items())),
     }
+    if until_separated:
+        config["until"] = "separated"
     tid = tournament_id(config)
     entrants = [Entrant(v.name, v.sha256, v.id) for v in versions]
     secret = store.ensure_tournament(
@@ -153,7 +191,12 @@ def plan(
     done = store.finished_match_ids(tid)
     todo = [m for m in matches if m.match_id not in done]
     commitment = None if secret is None else secret.commitment
-    return Plan(tid, config, versions, rules, limits, matches, todo, commitment)
+    the_plan = Plan(tid, config, versions, rules, limits, matches, todo, commitment)
+    if until_separated:
+        from arena.separation import UntilSeparated
+
+        the_plan.schedule = UntilSeparated(tid, matches)
+    return the_plan
 
 
 # --- running --------------------------------------------------------------------------------
@@ -288,47 +331,45 @@ def run(
     if workers < 1:
         raise ArenaError(f"--workers must be at least 1, not {workers}")
     console = console or Console()
-    tid, todo = the_plan.tid, the_plan.todo
+    tid, todo, lazy = the_plan.tid, the_plan.todo, the_plan.schedule
     started = time.perf_counter()
-    already = the_plan.total - len(todo)
+    already = the_plan.total - len(todo) if lazy is None else store.match_count(tid)
     played = 0
     sources = {f"{v.name}:{v.sha256}": (v.name, v.source, v.filename) for v in the_plan.versions}
-    work = runner.batches(
-        todo,
+    make = functools.partial(
+        runner.batches,
         workers=workers,
         rules=the_plan.rules,
         limits=the_plan.limits,
         unsafe_no_sandbox=unsafe,
         sources=sources,
     )
+    work = make(todo) if lazy is None else _unfold(lazy, make)
     completed = True
-    if todo and executor is None:
+    to_play = bool(todo) if lazy is None else lazy.start(store)
+    if to_play and executor is None:
         # Fail here, in one line, rather than in every worker's initializer (which would only
         # surface as a broken process pool).
         from arena.sandbox.layers import plan as sandbox_plan
 
         sandbox_plan(unsafe)
-    if todo:
+    if to_play:
         with run_log(log_path), _interrupts() as interrupted:
             log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
             stop = runner.fork_context().Event()
-            columns = (
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                _RateColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-            )
-            with Progress(*columns, console=console, transient=False) as progress:
-                task = progress.add_task("matches", total=the_plan.total, completed=already)
+            total = the_plan.total if lazy is None else lazy.total
+            with Progress(*_columns(total), console=console, transient=False) as progress:
+                title = "matches" if lazy is None else lazy.describe()
+                task = progress.add_task(title, total=total, completed=already)
 
                 def store_batch(records: list[dict[str, Any]]) -> None:
                     nonlocal played
                     store.write_results(tid, records)
                     played += len(records)
                     progress.advance(task, len(records))
+                    if lazy is not None:
+                        lazy.stored(records)
+                        progress.update(task, description=lazy.describe())
 
                 if executor is None:
                     executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
@@ -359,12 +400,42 @@ def run(
                     executor.shutdown(wait=True, cancel_futures=True)
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed else "interrupted")
-    result = RunResult(
-        tid, the_plan.total, played, already, completed, time.perf_counter() - started
-    )
-    result.standings = save_standings(store, tid)
-    collusion.save(store, tid, {s.bot: s.rating for s in result.standings if s.rating is not None})
+    total = the_plan.total
+    if lazy is not None:
+        lazy.finish(store, completed)
+        total = int(store.tournament(tid)["total_matches"])
+    result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
+    if the_plan.kind == ROUND_ROBIN:
+        result.standings = save_standings(store, tid)
+        rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
+        collusion.save(store, tid, rated)
     return result
+
+
+def _unfold(
+    schedule: Schedule, make: Callable[[Sequence[MatchSpec]], Iterator[runner.Batch]]
+) -> Iterator[runner.Batch | runner.Wait]:
+    """The batches of a schedule that unfolds while results come in."""
+    for specs in schedule.specs():
+        if isinstance(specs, runner.Wait):
+            yield specs
+        else:
+            yield from make(specs)
+
+
+def _columns(total: int | None) -> tuple[ProgressColumn, ...]:
+    """The progress line: a bar towards ``total`` matches, or (None) the count and the time."""
+    if total is None:
+        return (TextColumn("{task.description}"), _RateColumn(), TimeElapsedColumn())
+    return (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
 
 
 # --- standings ------------------------------------------------------------------------------
@@ -442,7 +513,8 @@ def refresh_standings(store: Store) -> None:
     """Bring the stored standings of every tournament up to date (see
     :func:`current_standings`)."""
     for t in store.tournaments():
-        current_standings(store, t["id"])
+        if t.get("kind", ROUND_ROBIN) == ROUND_ROBIN:  # a comparison has no standings
+            current_standings(store, t["id"])
 
 
 def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
