@@ -7,12 +7,17 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
-from arena import __version__, cli_lists
-from arena.cli_common import F, db_option, reports_errors
+from arena import __version__, cli_compare, cli_lists
+from arena.cli_common import (
+    db_option,
+    reports_errors,
+    source_bytes_option,
+    source_cap,
+    unsafe_option,
+)
 from arena.errors import ArenaError
 
 
@@ -103,33 +108,6 @@ def doctor(as_json: bool, no_live: bool, cluster: str | None, db_path: str) -> N
 # --- tournament commands ---
 
 
-def unsafe_option(fn: F) -> F:
-    """The shared ``--unsafe-no-sandbox`` flag (trusted bots only)."""
-    return click.option(
-        "--unsafe-no-sandbox",
-        "unsafe",
-        is_flag=True,
-        help="Run bots without the sandbox's isolation layers (trusted bots only).",
-    )(fn)
-
-
-def source_bytes_option(fn: F) -> F:
-    """The shared ``--max-source-bytes N`` option: the largest bot file read."""
-    return click.option(
-        "--max-source-bytes",
-        "max_source_bytes",
-        type=click.IntRange(1, 1 << 30),
-        default=None,
-        help="Refuse bot files larger than this  [default: 1048576]",
-    )(fn)
-
-
-def _source_cap(limits: dict[str, Any], override: int | None) -> int:
-    from arena.entrants import source_limit
-
-    return override if override is not None else source_limit(limits)
-
-
 @main.command()
 @db_option
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -195,7 +173,14 @@ def submit(
     "--rounds",
     type=int,
     default=None,
-    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20]",
+    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20; "
+    "with --until-separated, the most: 200]",
+)
+@click.option(
+    "--until-separated",
+    is_flag=True,
+    help="Add rounds until every pair of bots adjacent in the standings is separated at 95% "
+    "(or --rounds is reached), then say why it stopped; see docs/tournaments.md.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
 @click.option("--workers", type=int, default=None, help="Worker processes  [default: usable cores]")
@@ -248,6 +233,7 @@ def run(
     db_path: str,
     bots_or_files: tuple[str, ...],
     rounds: int | None,
+    until_separated: bool,
     seed: int,
     workers: int | None,
     out_dir: str,
@@ -274,6 +260,7 @@ def run(
         arena run --workers 2            # every submitted bot
         arena run greedy heuristic my_bot.py
         arena run --cluster tcp://10.0.0.5:8786   # on a Dask cluster
+        arena run heuristic montecarlo random --until-separated --rounds 500
     """
     from pathlib import Path
 
@@ -285,6 +272,7 @@ def run(
     from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
     from arena.secrecy import SecretFile
+    from arena.separation import UNTIL_SEPARATED_ROUNDS, UntilSeparated
     from arena.store import Store
     from arena.tournament import (
         default_workers,
@@ -295,7 +283,8 @@ def run(
     from arena.tournament import run as run_tournament
     from arena.views import fault_digest as digest_lines
 
-    rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    if rounds is None:
+        rounds = UNTIL_SEPARATED_ROUNDS if until_separated else DEFAULT_ROUNDS
     if rounds < 1:
         raise click.BadParameter(f"must be at least 1, not {rounds}", param_hint="--rounds")
     workers = default_workers() if workers is None else workers
@@ -323,7 +312,7 @@ def run(
             store,
             bots_or_files,
             owner=current_owner() if files else None,
-            max_bytes=_source_cap(limits, max_source_bytes),
+            max_bytes=source_cap(limits, max_source_bytes),
         )
         the_plan = plan(
             store,
@@ -333,10 +322,13 @@ def run(
             rules=Rules(),
             limits=limits,
             secret_file=imported,
+            until_separated=until_separated,
         )
-        done = the_plan.total - len(the_plan.todo)
+        done = store.match_count(the_plan.tid)
         console.print(
-            f"Tournament {the_plan.tid}: {len(versions)} bots, {the_plan.total} matches"
+            f"Tournament {the_plan.tid}: {len(versions)} bots, "
+            + (f"at most {the_plan.total}" if until_separated else f"{the_plan.total}")
+            + " matches"
             + (f" ({done} already stored)" if done else "")
             + f", {workers} worker{'s' * (workers != 1)}"
         )
@@ -364,6 +356,8 @@ def run(
     console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
     for line in digest_lines(digests):
         console.print(line, soft_wrap=True)
+    if isinstance(the_plan.schedule, UntilSeparated):
+        console.print(the_plan.schedule.why(), soft_wrap=True)
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     console.print(
         f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
@@ -410,10 +404,12 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
-    with a 95% interval; then how often each bot placed above each other one, and each faulty
-    bot's faults in one line each (arena faults shows them all). Reads the standings stored by
-    `arena run`; recomputes them when matches were added since (docs/statistics.md says what
-    each number means).
+    with a 95% interval; then how often each bot placed above each other one, each bot's
+    duplicate score, the seat and dealer bias, non-transitive cycles, and each faulty bot's
+    faults in one line each (arena faults shows them all). Reads the standings stored by
+    `arena run`; recomputes them when matches were added since (docs/statistics.md and
+    docs/evaluation.md say what each number means). The latest tournament is the latest round
+    robin; a comparison (arena compare) is shown with --tournament ID: its test and verdict.
 
     \b
     Example:
@@ -427,12 +423,18 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
 
     from arena import collusion as reports
     from arena.listings import fault_digest
-    from arena.store import Store
+    from arena.reports import terminal, tournament_reports
+    from arena.store import COMPARE, ROUND_ROBIN, Store
     from arena.tournament import current_standings, pairwise_table, standings_json, standings_table
     from arena.views import fault_digest as digest_lines
 
     with Store(db_path, create=False) as store:
-        t = store.tournament(tid)
+        t = store.tournament(tid, prefer=ROUND_ROBIN)
+        if t.get("kind") == COMPARE:
+            from arena.cli_compare import show_comparison
+
+            show_comparison(store, t["id"], as_json=as_json)
+            return
         table = current_standings(store, t["id"], refit=refit)
         names = {s.bot: s.name for s in table}
         clones = reports.clone_report(store, t["id"])
@@ -446,8 +448,10 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
                 Console(markup=False).print(reports.clone_table(clones, names))
                 Console(markup=False).print(reports.kingmaking_table(king, names))
             return
+        duplicate = tournament_reports(store, t["id"], table)
         if as_json:
-            click.echo(json.dumps(standings_json(store, t, table), indent=2))
+            doc = {**standings_json(store, t, table), **duplicate.to_dict()}
+            click.echo(json.dumps(doc, indent=2))
             return
         played = store.tournament_progress(t["id"])
         digests = fault_digest(store, t["id"])
@@ -458,6 +462,8 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     )
     console.print(standings_table(table))
     console.print(pairwise_table(table))
+    for part in terminal(duplicate):
+        console.print(part, soft_wrap=True)
     for flag in reports.flag_lines(clones, king, names):
         console.print(flag, soft_wrap=True, markup=False, highlight=False)
     for line in digest_lines(digests):
@@ -614,7 +620,7 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
         server.server_close()
 
 
-for _command in cli_lists.COMMANDS:
+for _command in (*cli_lists.COMMANDS, *cli_compare.COMMANDS):
     main.add_command(_command)
 
 from arena.play import play  # noqa: E402  (a command of its own module, registered here)

@@ -52,3 +52,31 @@ def limit_option(fn: F) -> F:
         show_default=True,
         help="Show at most N (0: all).",
     )(fn)
+
+
+def unsafe_option(fn: F) -> F:
+    """The shared ``--unsafe-no-sandbox`` flag (trusted bots only)."""
+    return click.option(
+        "--unsafe-no-sandbox",
+        "unsafe",
+        is_flag=True,
+        help="Run bots without the sandbox's isolation layers (trusted bots only).",
+    )(fn)
+
+
+def source_bytes_option(fn: F) -> F:
+    """The shared ``--max-source-bytes N`` option: the largest bot file read."""
+    return click.option(
+        "--max-source-bytes",
+        "max_source_bytes",
+        type=click.IntRange(1, 1 << 30),
+        default=None,
+        help="Refuse bot files larger than this  [default: 1048576]",
+    )(fn)
+
+
+def source_cap(limits: dict[str, Any], override: int | None) -> int:
+    """The largest bot file to read: ``--max-source-bytes``, else the limits' own."""
+    from arena.entrants import source_limit
+
+    return override if override is not None else source_limit(limits)

@@ -150,8 +150,8 @@ class CompareSchedule:
             store.set_extent(self.tid, self.test.sets, store.match_count(self.tid))
 
 
-def _identity(v: BotVersion) -> dict[str, str]:
-    return {"name": v.name, "sha256": v.sha256}
+def _identity(role: str, v: BotVersion) -> dict[str, str]:
+    return {"role": role, "name": v.name, "sha256": v.sha256}
 
 
 def plan(
@@ -184,7 +184,7 @@ def plan(
     (vc,) = resolve(store, [third], owner=owner, max_bytes=max_bytes, minimum=1)
     config = {
         "kind": COMPARE,
-        "bots": {"a": _identity(va), "b": _identity(vb), "third": _identity(vc)},
+        "bots": [_identity(r, v) for r, v in zip(ROLES, (va, vb, vc), strict=True)],
         "p0": design.p0,
         "p1": design.p1,
         "alpha": design.alpha,
@@ -315,7 +315,7 @@ def comparison(store: Store, tid: str) -> Comparison:
     if t.get("kind") != COMPARE:
         raise ArenaError(f"tournament {t['id']} is not a comparison")
     by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t["id"])}
-    bots = {r: by_identity[(config["bots"][r]["name"], config["bots"][r]["sha256"])] for r in ROLES}
+    bots = {b["role"]: by_identity[(b["name"], b["sha256"])] for b in config["bots"]}
     design = Design(config["p0"], config["p1"], config["alpha"], config["beta"], config["rounds"])
     rows = store.seating_results(t["id"])
     test = replay(design, set_scores(rows))

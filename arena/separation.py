@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from arena import ratings
 from arena.ratings.outcomes import MatchRow
@@ -26,6 +26,9 @@ from arena.runner import WAIT, Wait
 from arena.scheduler import MatchSpec
 from arena.store import Store
 from arena.untrusted import clean_line
+
+UNTIL_SEPARATED_ROUNDS: Final = 200
+"""The most rounds of ``arena run --until-separated`` when ``--rounds`` is not given."""
 
 
 @dataclass(frozen=True)

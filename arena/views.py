@@ -128,7 +128,10 @@ def tournaments_table(rows: Sequence[dict[str, Any]]) -> Table:
     for col in ("status", "bots", "matches", "seed", "rounds", "last run", "commitment"):
         table.add_column(col)
     for r in rows:
-        names = ", ".join(str(b["name"]) for b in json.loads(r["config"])["bots"])
+        bots = [str(b["name"]) for b in json.loads(r["config"])["bots"]]
+        names = ", ".join(bots)
+        if r.get("kind") == "compare":  # A, B and the third seat
+            names = f"compare {bots[0]} with {bots[1]} (third seat {bots[2]})"
         table.add_row(
             r["id"],
             r["status"],

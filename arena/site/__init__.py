@@ -4,8 +4,9 @@
 PosixPath('site/index.html')
 
 Pages (all links relative, so the site works from ``file://`` and any static host):
-``index.html`` (leaderboard of the latest tournament, charts), ``h2h.html`` (head-to-head
-matrix), ``tournaments/<id>.html``, ``bots/<name>.html`` and ``matches/<id>.html``.
+``index.html`` (leaderboard of the latest round robin, charts, duplicate reports, the
+comparisons), ``h2h.html`` (head-to-head matrix), ``tournaments/<id>.html`` (a round robin, or
+a comparison with its LLR chart), ``bots/<name>.html`` and ``matches/<id>.html``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ import datetime as _dt
 from pathlib import Path
 
 from arena import __version__
+from arena.reports import tournament_reports
 from arena.site import botpage, data
 from arena.site.charts import line_chart, place_chart
+from arena.site.comparison import comparison_view
 from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
+from arena.store import Store
 
 __all__ = ["render_site"]
 
@@ -34,8 +38,13 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
     out.mkdir(parents=True, exist_ok=True)
     refs = data.bot_refs(db)
     tours = data.tournaments(db, refs)
-    all_standings = {t.id: data.standings(db, t.id, refs) for t in tours}
-    current = tours[0] if tours else None
+    # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
+    robins = [t for t in tours if not t.is_comparison]
+    all_standings = {t.id: data.standings(db, t.id, refs) for t in robins}
+    with Store(db_path, create=False) as store:
+        duplicate = {t.id: tournament_reports(store, t.id) for t in robins}
+        compared = {t.id: comparison_view(store, t.id, refs) for t in tours if t.is_comparison}
+    current = robins[0] if robins else None
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(
         out,
@@ -56,17 +65,23 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
         rating_chart=rating_svg,
         place_chart=places_svg,
         fair=fairness(db, current.id, current.status, refs) if current else None,
+        duplicate=duplicate[current.id] if current else None,
+        refs=refs,
+        comparisons=[(t, compared[t.id]) for t in tours if t.is_comparison],
     )
     pairs = data.pairwise(db, current.id) if current else {}
     writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
     for t in tours:
         writer.page(
             t.href,
-            "tournament.html",
+            "compare.html" if t.is_comparison else "tournament.html",
             tournament=t,
-            standings=all_standings[t.id],
+            standings=all_standings.get(t.id, []),
             matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
             fair=fairness(db, t.id, t.status, refs),
+            duplicate=duplicate.get(t.id),
+            refs=refs,
+            view=compared.get(t.id),
         )
     lines = dict(history)
     for bot in botpage.bot_details(db, refs, all_standings, tours, with_logs=with_logs):

@@ -21,6 +21,7 @@ import sqlite_utils
 from arena.errors import ArenaError
 from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
+from arena.store import COMPARE, ROUND_ROBIN
 from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -140,11 +141,19 @@ class Tournament:
     rules: dict[str, Any]
     limits: dict[str, Any]
     bots: list[BotRef]
+    kind: str = ROUND_ROBIN
+    """:data:`arena.store.ROUND_ROBIN` or :data:`arena.store.COMPARE` (a comparison's page
+    shows its test instead of standings)."""
 
     @property
     def href(self) -> str:
         """Path of the tournament page, relative to the site root."""
         return f"tournaments/{self.id}.html"
+
+    @property
+    def is_comparison(self) -> bool:
+        """Whether this is an ``arena compare`` run rather than a round robin."""
+        return self.kind == COMPARE
 
     @property
     def progress(self) -> float:
@@ -186,6 +195,7 @@ def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tour
                 rules=json_value(r["rules"], {}),
                 limits=json_value(r["limits"], {}),
                 bots=sorted(versions, key=lambda b: b.name.lower()),
+                kind=r.get("kind") or ROUND_ROBIN,  # a database not migrated to 6 has none
             )
         )
     return out
