@@ -86,7 +86,7 @@ def points_of_a(seating: int, places: Sequence[int]) -> int:
 
 
 class CompareSchedule:
-    """The lazy schedule of a comparison (a :class:`arena.tournament.Schedule`): one set after
+    """The lazy schedule of a comparison (a :class:`arena.schedules.Schedule`): one set after
     another while the test is undecided, at most ``design.max_sets``."""
 
     def __init__(

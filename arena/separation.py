@@ -96,7 +96,7 @@ def check(names: dict[int, str], rows: Sequence[MatchRow], rounds: int) -> Check
 
 
 class UntilSeparated:
-    """The lazy schedule of ``arena run --until-separated`` (a :class:`arena.tournament.Schedule`).
+    """The lazy schedule of ``arena run --until-separated`` (a :class:`arena.schedules.Schedule`).
 
     ``matches`` is the whole schedule up to the cap, in round order; rounds are handed out one
     at a time, each only after the previous one is complete and checked.

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Concatenate, ParamSpec, Protocol
+from typing import Any, Concatenate, ParamSpec
 
 import multiprocessing_logging  # type: ignore[import-untyped]
 from rich.console import Console
@@ -50,6 +50,7 @@ from arena.scheduler import (
     schedule,
     tournament_id,
 )
+from arena.schedules import Schedule, unfold
 from arena.secrecy import SecretFile
 from arena.store import ROUND_ROBIN, BotVersion, Store, now
 from arena.untrusted import clean_line
@@ -81,35 +82,6 @@ __all__ = [
 
 
 # --- planning -------------------------------------------------------------------------------
-
-
-class Schedule(Protocol):
-    """A schedule that unfolds while results come in, instead of a list of matches fixed up
-    front: the sets of ``arena compare`` until its test decides, the rounds of ``arena run
-    --until-separated`` until the standings are separated. :func:`run` drives it."""
-
-    total: int | None
-    """Matches at most, for the progress bar (None: no bar)."""
-
-    def start(self, store: Store) -> bool:
-        """Read what is stored (under the run lock); whether anything may be left to play."""
-        ...
-
-    def specs(self) -> Iterator[Sequence[MatchSpec] | runner.Wait]:
-        """The matches to play next, or :data:`arena.runner.WAIT` until more results are in."""
-        ...
-
-    def stored(self, records: Sequence[dict[str, Any]]) -> None:
-        """Take the records of matches just stored."""
-        ...
-
-    def describe(self) -> str:
-        """Where the schedule stands, for the progress line."""
-        ...
-
-    def finish(self, store: Store, completed: bool) -> None:
-        """Record the end of a run (``completed``: the schedule ran out, nothing stopped it)."""
-        ...
 
 
 @dataclass
@@ -344,7 +316,7 @@ def run(
         unsafe_no_sandbox=unsafe,
         sources=sources,
     )
-    work = make(todo) if lazy is None else _unfold(lazy, make)
+    work = make(todo) if lazy is None else unfold(lazy, make)
     completed = True
     to_play = bool(todo) if lazy is None else lazy.start(store)
     if to_play and executor is None:
@@ -382,6 +354,8 @@ def run(
                         should_stop=interrupted.is_set,
                         on_stop=stop.set,
                     )
+                    if lazy is not None:  # its last check came after the last result
+                        progress.update(task, description=lazy.describe())
                 except ArenaError:
                     store.set_status(tid, "interrupted")
                     raise
@@ -410,17 +384,6 @@ def run(
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
         collusion.save(store, tid, rated)
     return result
-
-
-def _unfold(
-    schedule: Schedule, make: Callable[[Sequence[MatchSpec]], Iterator[runner.Batch]]
-) -> Iterator[runner.Batch | runner.Wait]:
-    """The batches of a schedule that unfolds while results come in."""
-    for specs in schedule.specs():
-        if isinstance(specs, runner.Wait):
-            yield specs
-        else:
-            yield from make(specs)
 
 
 def _columns(total: int | None) -> tuple[ProgressColumn, ...]:
