@@ -7,18 +7,26 @@ real database; the others run the real ``arena`` console script with sandboxed b
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import arena, ok, one_error_line
+from cli_support import arena, arena_script, ok, one_error_line
 
 from arena import compare
 from arena.engine import Rules
 from arena.runner import WAIT
 from arena.scheduler import SEATINGS, Entrant, match_seed
+from arena.secrecy import SecretFile
 from arena.sequential import Design, half_points, replay
 from arena.store import COMPARE, Store
+from arena.tournament import run
 
 LIMITS = {"decision_seconds": 1.0}
 
@@ -45,6 +53,18 @@ def record(spec: Any, places: tuple[int, int, int]) -> dict[str, Any]:
         "truncated": False, "hands": [hand], "faults": [], "stats": [{}] * 3,
         "logs": ["", "", ""], "duration_seconds": 0.1,
     }  # fmt: skip
+
+
+def stored(db: Path) -> int:
+    """Matches stored in ``db`` so far (0 before it exists), read without locking it."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
 
 
 def places_for(spec: Any, by_role: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -248,3 +268,84 @@ def test_a_renamed_copy_is_not_found_stronger(tmp_path: Path) -> None:
     assert doc["rate"] == 0.5 and doc["decision"] != "H1"
     assert doc["decision"] == "H0" and doc["llr"] <= doc["lower"]
     assert "H0 accepted: twin places above heuristic at a rate below 0.6" in result.stderr
+
+
+# --- parallel, interrupted, resumed -----------------------------------------------------------
+
+SECRET = SecretFile(3, bytes(range(32)))
+"""Two databases play the same deals only with the same deal secret."""
+
+
+def run_comparison(db: Path, workers: int) -> compare.Comparison:
+    """heuristic against random, p1 0.75, in ``db`` with ``workers`` worker processes."""
+    with Store(db) as store:
+        the_plan = compare.plan(
+            store, "heuristic", "random", design=Design(0.5, 0.75, 0.05, 0.05, 40), seed=3,
+            rules=Rules(), limits=LIMITS, secret_file=SECRET,
+        )  # fmt: skip
+        result = run(store, the_plan, workers=workers, log_path=db.with_suffix(".log"))
+        assert result.completed and result.standings == []  # a comparison has no standings
+        return compare.comparison(store, the_plan.tid)
+
+
+@pytest.mark.slow
+def test_parallel_workers_decide_as_a_serial_run(tmp_path: Path) -> None:
+    serial = run_comparison(tmp_path / "serial.db", workers=1)
+    parallel = run_comparison(tmp_path / "parallel.db", workers=2)
+    assert serial.tid == parallel.tid
+    assert serial.test.decision == parallel.test.decision == "H1"
+    assert serial.test.sets == parallel.test.sets
+    assert serial.test.history == parallel.test.history
+    assert list(serial.test.counts) == list(parallel.test.counts)
+    # A serial run stops at once; workers in parallel may have finished more matches, which
+    # are stored but not counted.
+    assert serial.matches == 6 * serial.test.sets <= parallel.matches
+    assert serial.roles == parallel.roles
+
+
+SLOW_RANDOM = """
+import random, time
+class Bot:
+    name = "slowpoke"
+    def act(self, obs):
+        time.sleep(0.02)
+        return random.choice(obs["legal"])
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_finished_matches_and_the_same_command_resumes(tmp_path: Path) -> None:
+    (tmp_path / "slowpoke.py").write_text(SLOW_RANDOM)
+    cmd = ["compare", "heuristic", "slowpoke.py", "--p1", "0.75", "--max-sets", "40",
+           "--workers", "2", "--db", "arena.db"]  # fmt: skip
+    env = {**os.environ, "COLUMNS": "200"}
+    proc = subprocess.Popen([arena_script(), *cmd], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 240
+    while stored(tmp_path / "arena.db") < 8:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "Interrupted: finished matches are stored" in err
+    kept = stored(tmp_path / "arena.db")
+    assert kept >= 8
+    with Store(tmp_path / "arena.db", create=False) as store:
+        t = store.tournament()
+        assert (t["kind"], t["status"]) == ("compare", "interrupted")
+        before = compare.comparison(store, t["id"])
+    assert before.test.decision is None
+
+    again = arena(*cmd, "--json", cwd=tmp_path)
+    doc = json.loads(ok(again))
+    assert f"{kept} matches already stored" in again.stderr
+    assert doc["decision"] == "H1" and doc["status"] == "finished"
+    with Store(tmp_path / "arena.db", create=False) as store:
+        after = compare.comparison(store, doc["tournament"])
+        ids = store.finished_match_ids(doc["tournament"])
+    # Nothing played twice; the sets counted before the interruption are still the first.
+    assert len(ids) == doc["matches"] == after.matches
+    assert after.test.history[: before.test.sets] == before.test.history
+    played = int(re.search(r"Played (\d+) matches", again.stderr).group(1))  # type: ignore[union-attr]
+    assert kept + played == doc["matches"]

@@ -1,0 +1,64 @@
+"""Helpers for tests of comparisons and reports: a comparison stored through the real store.
+
+``store_comparison`` plans a real comparison (:func:`arena.compare.plan`) and stores match
+records made here, as a worker would return them, so the site and the reports can be tested
+on a decided comparison without playing it (the sandboxed command has its own tests).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from arena import compare
+from arena.engine import Rules
+from arena.scheduler import SEATINGS, MatchSpec
+from arena.sequential import Design
+from arena.store import Store
+
+
+def worker_record(spec: MatchSpec, places: tuple[int, int, int]) -> dict[str, Any]:
+    """The record of ``spec`` finishing with ``places`` by seat, with one plain hand."""
+    hand = {
+        "hand_number": 0, "dealer": 0, "upcard": "AS", "trump": "S", "maker": 0, "alone": [],
+        "sitting_out": None, "passed_out": False, "tricks_won": [3, 1, 1], "points": [1, 0, 0],
+        "scores_before": [0, 0, 0], "log": [],
+    }  # fmt: skip
+    return {
+        "match_id": spec.match_id, "round": spec.round, "seating": spec.seating,
+        "seed": spec.seed, "set_key": spec.set_key, "bots": [e.version_id for e in spec.seats],
+        "scores": [10 - 3 * (p - 1) for p in places], "placements": list(places),
+        "truncated": False, "hands": [hand], "faults": [], "stats": [{}] * 3,
+        "logs": ["", "", ""], "duration_seconds": 0.1,
+    }  # fmt: skip
+
+
+def by_role(spec: MatchSpec, places: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Places by seat from places by role (A, B, third) in the spec's seating."""
+    perm = SEATINGS[spec.seating]
+    return (places[perm[0]], places[perm[1]], places[perm[2]])
+
+
+def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compare.Comparison:
+    """A comparison of two bundled bots in which A beats B in every seating of every set
+    (B wins one match of the first set), stored until the test accepts H1; its status is
+    ``finished``. Returns it as :func:`arena.compare.comparison` reads it."""
+    with Store(db) as store:
+        the_plan = compare.plan(
+            store, a, b, design=Design(0.5, 0.75, 0.05, 0.05, 30), seed=7, rules=Rules(),
+            limits={"decision_seconds": 1.0},
+        )  # fmt: skip
+        schedule = the_plan.schedule
+        assert isinstance(schedule, compare.CompareSchedule) and schedule.start(store)
+        for specs in schedule.specs():
+            assert isinstance(specs, list)
+            records = []
+            for m in specs:
+                lost = (m.round, m.seating) == (0, 2)  # B's one win
+                records.append(worker_record(m, by_role(m, (3, 1, 2) if lost else (1, 3, 2))))
+            store.write_results(the_plan.tid, records)
+            schedule.stored(records)
+        assert schedule.test.decision == "H1"
+        store.set_status(the_plan.tid, "finished")
+        schedule.finish(store, completed=True)
+        return compare.comparison(store, the_plan.tid)
