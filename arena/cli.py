@@ -449,7 +449,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
         if as_json:
             click.echo(json.dumps(standings_json(store, t, table), indent=2))
             return
-        played = store.tournament_progress(t["id"])
+        played = store.match_count(t["id"])
         digests = fault_digest(store, t["id"])
     console = Console(markup=False)
     console.print(

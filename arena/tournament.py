@@ -397,7 +397,7 @@ def standings_json(
         "rounds": tournament["rounds"],
         "counts": {
             "bots": len(bots),
-            "matches_played": store.tournament_progress(tid),
+            "matches_played": store.match_count(tid),
             "matches_total": tournament["total_matches"],
             "faults": sum(b["faults"] for b in bots),
         },
