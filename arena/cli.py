@@ -377,13 +377,9 @@ def run(
         )
         sys.exit(130)
     if not no_site:
-        try:
-            from arena.site import render_site
-        except ImportError:
-            click.echo("(no site: arena.site is not available)", err=True)
-        else:
-            index = render_site(db_path, out_dir)
-            console.print(f"Site written to {index}")
+        from arena.site import publish_site
+
+        console.print(f"Site written to {publish_site(db_path, out_dir)}")
 
 
 @main.command()
@@ -537,25 +533,9 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
         arena render --out site/
         arena serve --out site/
     """
-    from arena.site import render_site
-    from arena.store import Store
-    from arena.tournament import refresh_standings
+    from arena.site import publish_site
 
-    _check_site_db(db_path)
-    with Store(db_path, create=False) as store:
-        refresh_standings(store)  # the site shows stored standings: bring them up to date
-    index = render_site(db_path, out_dir, with_logs=with_logs)
-    click.echo(f"Site written to {index}")
-
-
-def _check_site_db(db_path: str) -> None:
-    # The site reads the database itself: check it first, so a bad --db is one line, and
-    # record the end of runs that were killed, so the site does not show them running.
-    from arena.store import Store
-
-    with Store(db_path, create=False) as store:
-        if store.writable():
-            store.settle_runs()
+    click.echo(f"Site written to {publish_site(db_path, out_dir, with_logs=with_logs)}")
 
 
 @main.command()
@@ -592,15 +572,13 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
 
     check_loopback(host)
     if not (Path(out_dir) / "index.html").is_file():
-        from arena.site import render_site
+        from arena.site import publish_site
 
-        if not Path(db_path).exists():
-            raise ArenaError(
-                f"no site in {out_dir} (no index.html) and no database at {db_path} to render "
-                "one from"
-            )
-        _check_site_db(db_path)
-        click.echo(f"Site written to {render_site(db_path, out_dir)}")
+        try:
+            index = publish_site(db_path, out_dir)
+        except ArenaError as e:
+            raise ArenaError(f"no site in {out_dir} (no index.html) to serve: {e}") from None
+        click.echo(f"Site written to {index}")
     server = make_server(out_dir, host, port, quiet=quiet)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host

@@ -12,11 +12,13 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.bots`: bots and their versions
 - :mod:`arena.store.tournaments`: tournaments, their deal secrets and entrants
 - :mod:`arena.store.results`: finished matches, and the standings and reports derived from them
+- :mod:`arena.store.pages`: what the static site reads
 """
 
 from __future__ import annotations
 
 from arena.store.bots import BotRecords, BotVersion, sha256_text
+from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
 from arena.store.schema import MIGRATIONS, now
 from arena.store.tournaments import TournamentRecords
@@ -24,6 +26,6 @@ from arena.store.tournaments import TournamentRecords
 __all__ = ["LOG_CAP", "MIGRATIONS", "BotVersion", "Store", "now", "sha256_text"]
 
 
-class Store(BotRecords, TournamentRecords, MatchRecords):
+class Store(BotRecords, TournamentRecords, MatchRecords, PageReads):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

@@ -118,7 +118,8 @@ class TournamentRecords(StoreBase):
         return self._live(row)
 
     def tournaments(self) -> list[dict[str, Any]]:
-        """Every tournament with its count of stored matches, newest first.
+        """Every tournament with its count of stored matches (``done``) and of their faults
+        (``faults``), newest first.
 
         ``status`` is the live one: ``running`` only while an ``arena run`` of it holds its
         lock (:mod:`arena.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
@@ -127,7 +128,8 @@ class TournamentRecords(StoreBase):
         """
         rows = self.rows(
             "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done, "
-            "s.commitment, s.secret FROM tournaments t "
+            "(SELECT COALESCE(SUM(faults), 0) FROM matches m WHERE m.tournament_id = t.id) "
+            "AS faults, s.commitment, s.secret FROM tournaments t "
             "LEFT JOIN deal_secrets s ON s.id = t.secret_id "
             "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
