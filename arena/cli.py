@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from arena import __version__, cli_lists
-from arena.cli_common import F, db_option, reports_errors
+from arena.cli_common import F, db_option, reports_errors, show
 from arena.errors import ArenaError
 
 
@@ -279,21 +279,15 @@ def run(
 
     from rich.console import Console
 
+    from arena import views
     from arena.engine import Rules
-    from arena.listings import fault_digest
     from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
     from arena.secrecy import SecretFile
     from arena.store import Store
-    from arena.tournament import (
-        default_workers,
-        plan,
-        resolve,
-        standings_table,
-    )
+    from arena.tournament import default_workers, plan, resolve
     from arena.tournament import run as run_tournament
-    from arena.views import fault_digest as digest_lines
 
     rounds = DEFAULT_ROUNDS if rounds is None else rounds
     if rounds < 1:
@@ -360,10 +354,8 @@ def run(
         finally:
             if executor is not None:  # already shut down when matches ran; idempotent
                 executor.shutdown(wait=False, cancel_futures=True)
-        digests = fault_digest(store, result.tid)
-    console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
-    for line in digest_lines(digests):
-        console.print(line, soft_wrap=True)
+    console.print(views.standings_table(result.standings, title=f"Standings of {result.tid}"))
+    show(views.fault_digest_lines(views.fault_digest(result.faults)), console)
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     console.print(
         f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
@@ -419,45 +411,21 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from rich.console import Console
-
-    from arena import collusion as reports
-    from arena.listings import fault_digest
+    from arena import views
     from arena.store import Store
-    from arena.tournament import current_standings, pairwise_table, standings_json, standings_table
-    from arena.views import fault_digest as digest_lines
+    from arena.tournament import standings_report
 
     with Store(db_path, create=False) as store:
-        t = store.tournament(tid)
-        table = current_standings(store, t["id"], refit=refit)
-        names = {s.bot: s.name for s in table}
-        clones = reports.clone_report(store, t["id"])
-        rated = {s.bot: s.rating for s in table if s.rating is not None}
-        king = reports.kingmaking_report(store, t["id"], rated)
-        if collusion:
-            if as_json:
-                doc = {"tournament": t["id"], **reports.to_json(clones, king, names)}
-                click.echo(json.dumps(doc))
-            else:
-                Console(markup=False).print(reports.clone_table(clones, names))
-                Console(markup=False).print(reports.kingmaking_table(king, names))
-            return
-        if as_json:
-            click.echo(json.dumps(standings_json(store, t, table), indent=2))
-            return
-        played = store.match_count(t["id"])
-        digests = fault_digest(store, t["id"])
-    console = Console(markup=False)
-    console.print(
-        f"Tournament {t['id']} ({t['status']}): {played}/{t['total_matches']} matches, "
-        f"seed {t['seed']}, {t['rounds']} rounds"
-    )
-    console.print(standings_table(table))
-    console.print(pairwise_table(table))
-    for flag in reports.flag_lines(clones, king, names):
-        console.print(flag, soft_wrap=True, markup=False, highlight=False)
-    for line in digest_lines(digests):
-        console.print(line, soft_wrap=True)
+        report = standings_report(store, tid, refit=refit)
+    if collusion and as_json:
+        click.echo(json.dumps(views.collusion_json(report)))
+    elif collusion:
+        show([views.clone_table(report.clones, report.names)])
+        show([views.kingmaking_table(report.kingmaking, report.names)])
+    elif as_json:
+        click.echo(json.dumps(views.standings_json(report), indent=2))
+    else:
+        show(views.standings_lines(report))
 
 
 @main.command()
@@ -472,7 +440,7 @@ def replay(db_path: str, match_id: str) -> None:
         arena replay 3f2a9c
     """
     from arena.store import Store
-    from arena.tournament import replay_text
+    from arena.views import replay_text
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import click
+from rich.console import Console, RenderableType
+from rich.text import Text
 
 from arena.errors import ArenaError
 from arena.untrusted import clean_line
@@ -52,3 +54,12 @@ def limit_option(fn: F) -> F:
         show_default=True,
         help="Show at most N (0: all).",
     )(fn)
+
+
+def show(items: Iterable[RenderableType], console: Console | None = None) -> None:
+    """Print what :mod:`arena.views` made: lines (:class:`~rich.text.Text`) unwrapped, so a
+    long one stays one line; tables and plain strings as rich lays them out. No markup:
+    paths and names are printed as they are ("results[1].db" included)."""
+    console = console or Console(markup=False)
+    for item in items:
+        console.print(item, soft_wrap=isinstance(item, Text))

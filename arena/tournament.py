@@ -35,10 +35,9 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 from rich.text import Text
 
-from arena import collusion, faults, ratings, runner
+from arena import collusion, ratings, runner
 from arena.engine import Rules
 from arena.entrants import register_files, resolve, submit
 from arena.errors import ArenaError
@@ -52,8 +51,6 @@ from arena.scheduler import (
 )
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store, now
-from arena.untrusted import clean_line
-from arena.views import plain
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -62,20 +59,18 @@ P = ParamSpec("P")
 __all__ = [
     "Plan",
     "RunResult",
+    "StandingsReport",
+    "compute_standings",
+    "current_standings",
     "default_workers",
-    "pairwise_table",
     "plan",
+    "refresh_standings",
     "register_files",
-    "replay_text",
     "resolve",
     "run",
     "run_log",
-    "current_standings",
-    "refresh_standings",
     "save_standings",
-    "standings",
-    "standings_json",
-    "standings_table",
+    "standings_report",
     "submit",
 ]
 
@@ -170,6 +165,8 @@ class RunResult:
     completed: bool
     seconds: float
     standings: list[ratings.BotStanding] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    """Every fault of the tournament, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
 
 
 class _RateColumn(ProgressColumn):
@@ -364,50 +361,69 @@ def run(
     )
     result.standings = save_standings(store, tid)
     collusion.save(store, tid, {s.bot: s.rating for s in result.standings if s.rating is not None})
+    result.faults = store.faults_by_bot(tid)
     return result
 
 
 # --- standings ------------------------------------------------------------------------------
 
 
-def standings(store: Store, tid: str) -> list[ratings.BotStanding]:
+def compute_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """The standings of tournament ``tid``, computed from its stored matches."""
     names = {v.id: v.name for v in store.tournament_entrants(tid)}
     out = ratings.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
     return ratings.compute(out, names)
 
 
-def standings_json(
-    store: Store, tournament: dict[str, Any], table: Sequence[ratings.BotStanding]
-) -> dict[str, Any]:
-    """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
-    settings, counts, and ``bots``, one object per bot, best first. No dates: the same
-    tournament gives the same object, whenever and however often it was run."""
-    tid = tournament["id"]
-    versions = {
-        v.id: {"version": v.version, "sha256": v.sha256} for v in store.tournament_entrants(tid)
-    }
-    bots = ratings.to_json(table, versions)
+@dataclass
+class StandingsReport:
+    """What ``arena standings`` shows of one tournament, read and computed once
+    (:mod:`arena.views` formats it)."""
+
+    tournament: dict[str, Any]
+    """The tournament's row, with its live status."""
+    table: list[ratings.BotStanding]
+    entrants: list[BotVersion]
+    played: int
+    """Matches stored so far."""
+    commitment: str | None
+    """SHA-256 of the deal secret; None for a tournament made before deal secrets."""
+    clones: list[collusion.ClonePair]
+    kingmaking: list[collusion.KingmakingRow]
+    faults: list[dict[str, Any]]
+    """Every fault, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
+
+    @property
+    def names(self) -> dict[int, str]:
+        """Each entrant's name by version id."""
+        return {s.bot: s.name for s in self.table}
+
+
+def standings_report(
+    store: Store, tid: str | None = None, *, refit: bool = False
+) -> StandingsReport:
+    """The standings of tournament ``tid`` (default: the latest), up to date (see
+    :func:`current_standings`), with the clone and kingmaking reports and its faults."""
+    t = store.tournament(tid)
+    tid = t["id"]
+    table = current_standings(store, tid, refit=refit)
+    rated = {s.bot: s.rating for s in table if s.rating is not None}
     secret = store.tournament_secret(tid)
-    return {
-        "tournament": tid,
-        "commitment": None if secret is None else secret.commitment,
-        "status": tournament["status"],
-        "seed": tournament["seed"],
-        "rounds": tournament["rounds"],
-        "counts": {
-            "bots": len(bots),
-            "matches_played": store.match_count(tid),
-            "matches_total": tournament["total_matches"],
-            "faults": sum(b["faults"] for b in bots),
-        },
-        "bots": bots,
-    }
+    return StandingsReport(
+        tournament=t,
+        table=table,
+        entrants=store.tournament_entrants(tid),
+        played=store.match_count(tid),
+        commitment=None if secret is None else secret.commitment,
+        clones=collusion.clone_report(store, tid),
+        kingmaking=collusion.kingmaking_report(store, tid, rated),
+        faults=store.faults_by_bot(tid),
+    )
 
 
 def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
-    table = standings(store, tid)
+    table = compute_standings(store, tid)
     store.write_standings(tid, *ratings.to_rows(tid, table, now()))
     return table
 
@@ -430,7 +446,7 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ra
             and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
         ):
             return ratings.from_rows(rows, pairs)
-    table = standings(store, tid)
+    table = compute_standings(store, tid)
     try:
         store.write_standings(tid, *ratings.to_rows(tid, table, now()))
     except ArenaError:
@@ -445,82 +461,9 @@ def refresh_standings(store: Store) -> None:
         current_standings(store, t["id"])
 
 
-def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
-    """The standings as a rich table for the terminal."""
-    t = Table(title=title)
-    for col, justify in (
-        ("#", "right"),
-        ("bot", "left"),
-        ("rating (95% interval)", "right"),
-        ("matches", "right"),
-        ("wins", "right"),
-        ("mean place", "right"),
-        ("faults", "right"),
-    ):
-        t.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for s in table:
-        t.add_row(
-            "-" if s.rank is None else str(s.rank),
-            plain(s.name, 60),
-            ratings.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
-            str(s.matches),
-            str(s.wins),
-            "-" if s.mean_place is None else f"{s.mean_place:.2f}",
-            str(s.faults),
-        )
-    notes = ratings.rating_notes(table)
-    if notes:
-        t.caption = notes
-    return t
-
-
-def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
-    """How often the row bot placed above the column bot, with a 95 % interval."""
-    t = Table(title="Placed above (row over column, 95% interval)")
-    t.add_column("")
-    for s in table:
-        t.add_column(plain(s.name, 60), justify="center")
-    for s in table:
-        cells = []
-        for o in table:
-            p = s.above.get(o.bot)
-            cells.append("-" if o.bot == s.bot or p is None else ratings.rate_text(p))
-        t.add_row(plain(s.name, 60), *cells)
-    return t
-
-
 def default_workers() -> int:
     """Worker processes when ``--workers`` is not given: the usable cores."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def replay_text(store: Store, match_id: str) -> str:
-    """A stored match as text, hand by hand (``arena replay``)."""
-    from arena.engine import HandResult
-    from arena.transcript import format_hand
-
-    m, hands = store.match(match_id)
-    versions = [store.bot_version(m[f"bot{s}"]) for s in range(3)]
-    # Names were checked at submission; a database from before that may hold anything.
-    labels = [f"{clean_line(v.name, 60)} (seat {s})" for s, v in enumerate(versions)]
-    out = [
-        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round'] + 1}, "
-        f"seating {m['seating'] + 1} of 6, seed {m['seed']}",
-        "Seats: " + ", ".join(labels),
-        "",
-    ]
-    for h in hands:
-        out.append(format_hand(HandResult.from_dict(h), labels))
-        out.append("")
-    for f in store.match_faults(m["id"]):
-        # One line: a bot's message cannot print a line that looks like the arena's own.
-        fault = faults.describe(f, versions[f["seat"]].filename)
-        out.append(f"Fault: {labels[f['seat']]}: {fault}")
-    if len(out) > 3 + 2 * len(hands):
-        out.append(f"(the whole fault messages: arena faults --match {m['id']} --full)")
-    final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
-    out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
-    return "\n".join(out)

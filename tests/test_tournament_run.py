@@ -24,7 +24,7 @@ from arena.engine import Rules
 from arena.sandbox import Limits
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
-from arena.tournament import plan, register_files, run, standings
+from arena.tournament import compute_standings, plan, register_files, run
 
 BOTS = {
     "first.py": """
@@ -140,7 +140,7 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     assert len(faults) == 3 * 6
     assert {f["kind"] for f in faults} == {"crash"}
     assert all("third time unlucky" in f["message"] for f in faults)
-    table = {s.name: s for s in standings(serial, tid)}
+    table = {s.name: s for s in compute_standings(serial, tid)}
     assert table["crashy"].faults == table["crashy"].matches == 18
     assert table["crashy"].mean_place == 3.0
     assert table["crashy"].rank == 4

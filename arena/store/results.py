@@ -6,7 +6,7 @@ that standings and replays need; the derived tables (standings, reports) replace
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from arena.store.base import StoreBase
@@ -217,3 +217,42 @@ class MatchRecords(StoreBase):
                 self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
                 if rows:
                     self.db.table(table).insert_all(rows)
+
+    def stored_deals(self, tid: str) -> Iterator[dict[str, Any]]:
+        """Every stored hand's deal, dealer and up-card with its match, in match and hand
+        order (what ``arena verify`` recomputes).
+
+        A match without hands still yields one row (its hand columns NULL). ``deal`` is the
+        JSON text of the record's deal: only that part of each record is read.
+        """
+        cur = self.conn.execute(
+            "SELECT m.id, m.seed, m.round, m.bot0, m.bot1, m.bot2, m.hands_played, "
+            "h.hand_number, h.dealer, h.upcard, json_extract(h.record, '$.deal') AS deal "
+            "FROM matches m LEFT JOIN hands h ON h.match_id = m.id "
+            "WHERE m.tournament_id = ? ORDER BY m.id, h.hand_number",
+            (tid,),
+        )
+        names = [d[0] for d in cur.description]
+        for row in cur:
+            yield dict(zip(names, row, strict=True))
+
+    def duplicate_hands(self, tid: str) -> Iterator[tuple[Any, ...]]:
+        """Every stored hand's record with its match's bots, by set, round, match and hand:
+        ``(set_key, round, match id, bot0, bot1, bot2, record JSON)``.
+
+        Streamed (a large tournament's records do not fit in memory at once); the order
+        brings the six seatings of each duplicate set and round together.
+        """
+        return self.conn.execute(
+            "SELECT m.set_key, m.round, m.id, m.bot0, m.bot1, m.bot2, h.record "
+            "FROM matches m JOIN hands h ON h.match_id = m.id "
+            "WHERE m.tournament_id = ? ORDER BY m.set_key, m.round, m.id, h.hand_number",
+            (tid,),
+        )
+
+    def fault_decisions(self, tid: str) -> list[tuple[str, int, int | None]]:
+        """Every fault of the tournament as ``(match id, seat, decision)`` (decision None:
+        while loading)."""
+        return self.conn.execute(
+            "SELECT match_id, seat, decision FROM faults WHERE tournament_id = ?", (tid,)
+        ).fetchall()

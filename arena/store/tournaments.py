@@ -43,7 +43,7 @@ class TournamentRecords(StoreBase):
             row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
             found = row.fetchone()
             if found is not None:
-                current = secrecy.secret_by_id(self.conn, found[0])
+                current = self._secret(found[0])
                 if secret is not None and (current is None or current.secret != secret):
                     raise ArenaError(
                         f"tournament {tid} was started with another deal secret than the "
@@ -55,7 +55,7 @@ class TournamentRecords(StoreBase):
                     (stamp, tid),
                 )
                 return current
-            chosen = secrecy.choose_secret(self.conn, int(config["seed"]), secret, stamp)
+            chosen = self._choose_secret(int(config["seed"]), secret, stamp)
             self.db.table("tournaments").insert(
                 {
                     "id": tid,
@@ -77,11 +77,50 @@ class TournamentRecords(StoreBase):
             )
             return chosen
 
+    def _secret(self, secret_id: int | None) -> DealSecret | None:
+        # None for None: a tournament made before deal secrets.
+        if secret_id is None:
+            return None
+        return DealSecret.from_row(
+            self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])[0]
+        )
+
+    def _choose_secret(self, seed: int, secret: bytes | None, stamp: str) -> DealSecret:
+        """The secret of a new tournament of ``seed``, inside the caller's write transaction.
+
+        ``secret`` (imported from a secret file) is stored once and used as given. Without
+        one, the newest secret drawn here for ``seed`` that was never revealed is shared; when
+        there is none, a fresh one is drawn. An imported secret is never shared this way: it
+        may be public.
+        """
+        if secret is not None:
+            found = self.conn.execute(
+                "SELECT id FROM deal_secrets WHERE commitment = ?", (secrecy.commitment(secret),)
+            ).fetchone()
+            origin = "imported"
+        else:
+            found = self.conn.execute(
+                "SELECT id FROM deal_secrets WHERE seed = ? AND origin = 'drawn' "
+                "AND revealed_at IS NULL ORDER BY id DESC LIMIT 1",
+                (seed,),
+            ).fetchone()
+            secret, origin = secrecy.new_secret(), "drawn"
+        if found is None:
+            cur = self.conn.execute(
+                "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (seed, secret.hex(), secrecy.commitment(secret), origin, stamp),
+            )
+            found = (cur.lastrowid,)
+        chosen = self._secret(found[0])
+        assert chosen is not None
+        return chosen
+
     def tournament_secret(self, tid: str) -> DealSecret | None:
         """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
         row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
         found = row.fetchone()
-        return None if found is None else secrecy.secret_by_id(self.conn, found[0])
+        return None if found is None else self._secret(found[0])
 
     def set_status(self, tid: str, status: str) -> None:
         """Record that the tournament is ``running``, ``interrupted`` or ``finished``.
