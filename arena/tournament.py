@@ -302,9 +302,9 @@ def run(
     if todo and executor is None:
         # Fail here, in one line, rather than in every worker's initializer (which would only
         # surface as a broken process pool).
-        from arena.sandbox.layers import plan as sandbox_plan
+        from arena.sandbox.layers import choose_isolation
 
-        sandbox_plan(unsafe)
+        choose_isolation(unsafe)
     if todo:
         with run_log(log_path), _interrupts() as interrupted:
             log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
