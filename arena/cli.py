@@ -7,12 +7,11 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
 from arena import __version__, cli_lists
-from arena.cli_common import F, db_option, reports_errors, show
+from arena.cli_common import F, checked_by, db_option, reports_errors, show
 from arena.errors import ArenaError
 
 
@@ -124,12 +123,6 @@ def source_bytes_option(fn: F) -> F:
     )(fn)
 
 
-def _source_cap(limits: dict[str, Any], override: int | None) -> int:
-    from arena.entrants import source_limit
-
-    return override if override is not None else source_limit(limits)
-
-
 @main.command()
 @db_option
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -167,7 +160,7 @@ def submit(
     from arena.sandbox import Limits
     from arena.store import Store
 
-    limits = Limits().to_dict()
+    limits = Limits()
     owner = current_owner()
     with Store(db_path) as store:
         version, created = submit_bot(
@@ -188,6 +181,30 @@ def submit(
         click.echo(f"{version.name}: same content as version {version.version}; nothing stored")
 
 
+def _check_rounds(rounds: int) -> None:
+    from arena.tournament import check_rounds
+
+    check_rounds(rounds)
+
+
+def _check_workers(workers: int) -> None:
+    from arena.tournament import check_workers
+
+    check_workers(workers)
+
+
+def _check_decision_seconds(seconds: float) -> None:
+    from arena.tournament import run_limits
+
+    run_limits(decision_seconds=seconds)
+
+
+def _check_match_cpu_seconds(seconds: float) -> None:
+    from arena.tournament import run_limits
+
+    run_limits(match_cpu_seconds=seconds)
+
+
 @main.command()
 @db_option
 @click.argument("bots_or_files", metavar="[FILE|BOT]...", nargs=-1)
@@ -195,10 +212,17 @@ def submit(
     "--rounds",
     type=int,
     default=None,
+    callback=checked_by(_check_rounds),
     help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20]",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
-@click.option("--workers", type=int, default=None, help="Worker processes  [default: usable cores]")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    callback=checked_by(_check_workers),
+    help="Worker processes  [default: usable cores]",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -224,14 +248,16 @@ def submit(
 )
 @click.option(
     "--decision-seconds",
-    type=click.FloatRange(0, 3600, min_open=True),
+    type=float,
     default=None,
+    callback=checked_by(_check_decision_seconds),
     help="CPU seconds per bot decision, its own process (5x on the wall clock)  [default: 1.0]",
 )
 @click.option(
     "--match-cpu-seconds",
-    type=click.FloatRange(0, 3600, min_open=True),
+    type=float,
     default=None,
+    callback=checked_by(_check_match_cpu_seconds),
     help="CPU budget of each bot per match  [default: 20.0]",
 )
 @click.option(
@@ -280,67 +306,32 @@ def run(
     from rich.console import Console
 
     from arena import views
-    from arena.engine import Rules
-    from arena.owners import current_owner
-    from arena.sandbox import Limits
     from arena.scheduler import DEFAULT_ROUNDS
-    from arena.secrecy import SecretFile
     from arena.store import Store
-    from arena.tournament import default_workers, plan, resolve
+    from arena.tournament import prepare, run_limits, worker_count
     from arena.tournament import run as run_tournament
 
-    rounds = DEFAULT_ROUNDS if rounds is None else rounds
-    if rounds < 1:
-        raise click.BadParameter(f"must be at least 1, not {rounds}", param_hint="--rounds")
-    workers = default_workers() if workers is None else workers
-    if workers < 1:
-        raise click.BadParameter(f"must be at least 1, not {workers}", param_hint="--workers")
-    # No markup: paths and names are printed as they are ("results[1].db" included).
     console = Console(markup=False)
     executor = None
     if cluster is not None:  # checked first: a cluster that cannot play fails in one line
         from arena.cluster import open_executor
 
         executor = open_executor(cluster, unsafe_no_sandbox=unsafe)
-        workers = executor.workers
-    # The limits are part of the tournament's identity: other limits, another tournament.
-    limits = Limits().to_dict()
-    if decision_seconds is not None:
-        limits["decision_seconds"] = decision_seconds
-    if match_cpu_seconds is not None:
-        limits["match_cpu_seconds"] = match_cpu_seconds
-    # An owner key only when files may be stored (bundled and submitted names need none).
-    files = any(Path(a).is_file() for a in bots_or_files)
-    imported = SecretFile.read(secret_file) if secret_file else None
+    workers = worker_count(workers, executor)
+    log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
     with Store(db_path) as store:
-        versions = resolve(
+        the_plan = prepare(
             store,
             bots_or_files,
-            owner=current_owner() if files else None,
-            max_bytes=_source_cap(limits, max_source_bytes),
-        )
-        the_plan = plan(
-            store,
-            versions,
-            rounds=rounds,
+            rounds=DEFAULT_ROUNDS if rounds is None else rounds,
             seed=seed,
-            rules=Rules(),
-            limits=limits,
-            secret_file=imported,
+            limits=run_limits(
+                decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
+            ),
+            secret_file=secret_file,
+            max_source_bytes=max_source_bytes,
         )
-        done = the_plan.total - len(the_plan.todo)
-        console.print(
-            f"Tournament {the_plan.tid}: {len(versions)} bots, {the_plan.total} matches"
-            + (f" ({done} already stored)" if done else "")
-            + f", {workers} worker{'s' * (workers != 1)}"
-        )
-        console.print(
-            f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
-            if the_plan.commitment
-            else "Note: made before deal secrets, this tournament deals from public seeds",
-            soft_wrap=True,
-        )
-        log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
+        show(views.plan_lines(the_plan, workers), console)
         try:
             result = run_tournament(
                 store,
@@ -354,14 +345,7 @@ def run(
         finally:
             if executor is not None:  # already shut down when matches ran; idempotent
                 executor.shutdown(wait=False, cancel_futures=True)
-    console.print(views.standings_table(result.standings, title=f"Standings of {result.tid}"))
-    show(views.fault_digest_lines(views.fault_digest(result.faults)), console)
-    rate = result.played / result.seconds if result.seconds > 0 else 0.0
-    console.print(
-        f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
-        f"{result.already + result.played}/{result.total} stored in {db_path} (log: {log_file})",
-        soft_wrap=True,
-    )
+    show(views.run_lines(result, db_path, log_file), console)
     if not result.completed:
         click.echo(
             "Interrupted: finished matches are stored; run the same command again to resume.",

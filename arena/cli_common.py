@@ -11,7 +11,7 @@ import click
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidOption
 from arena.untrusted import clean_line
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -43,6 +43,27 @@ def reports_errors(fn: F) -> F:
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+Callback = Callable[[click.Context, click.Parameter, Any], Any]
+
+
+def checked_by(check: Callable[[Any], object]) -> Callback:
+    """A click callback running the library's own check of an option's value (None: not
+    given), so that each check is written once: a value it refuses is a usage error of the
+    option (exit code 2)."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is not None:
+            try:
+                check(value)
+            except InvalidOption as e:
+                raise click.BadParameter(e.problem) from None
+            except ArenaError as e:
+                raise click.BadParameter(str(e)) from None
+        return value
+
+    return callback
 
 
 def limit_option(fn: F) -> F:

@@ -32,7 +32,7 @@ from arena.scheduler import MatchSpec
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as MpEvent
 
-    from arena.sandbox import BotPool, MatchOutcome
+    from arena.sandbox import BotPool, BotSource, Limits, MatchOutcome
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +48,11 @@ _PR_SET_CHILD_SUBREAPER: Final = 36
 class Batch:
     """One task for a worker: some matches, and everything needed to play them."""
 
-    rules: dict[str, Any]
-    limits: dict[str, Any]
+    rules: Rules
+    limits: Limits
     unsafe_no_sandbox: bool
-    sources: dict[str, tuple[str, str, str]]  # entrant key -> (name, source, filename)
+    sources: dict[str, BotSource]
+    """The bot file of each entrant in these matches, by :attr:`~arena.scheduler.Entrant.key`."""
     matches: tuple[MatchSpec, ...]
 
 
@@ -60,23 +61,22 @@ def batches(
     *,
     workers: int,
     rules: Rules,
-    limits: dict[str, Any],
+    limits: Limits,
     unsafe_no_sandbox: bool,
-    sources: dict[str, tuple[str, str, str]],
+    sources: dict[str, BotSource],
 ) -> Iterator[Batch]:
     """Split ``specs`` (in order) into batches of about 1/16 of a worker's share each."""
     size = max(1, min(MAX_BATCH, len(specs) // max(1, workers * 16)))
-    rules_d = rules.to_dict()
     for start in range(0, len(specs), size):
         chunk = tuple(specs[start : start + size])
         keys = {e.key for spec in chunk for e in spec.seats}
-        yield Batch(rules_d, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, chunk)
+        yield Batch(rules, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, chunk)
 
 
 # --- the worker side ----------------------------------------------------------------------
 
 _pool: BotPool | None = None
-_pool_key: tuple[str, bool] | None = None
+_pool_key: tuple[Limits, bool] | None = None
 _stop: MpEvent | None = None
 # (pid, index among the usable CPUs, lock file fd, the CPUs the process could use before)
 _cpu: tuple[int, int, int, set[int]] | None = None
@@ -118,21 +118,21 @@ def claim_cpu() -> int | None:
     return None
 
 
-def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool) -> None:
+def init_worker(limits: Limits, unsafe_no_sandbox: bool) -> None:
     """Create this worker process's bot pool (one per worker, reused by every batch).
 
     The worker (and so its bots) is pinned to a CPU of its own when one is free
     (:func:`claim_cpu`).
     """
     global _pool, _pool_key
-    from arena.sandbox import BotPool, Limits
+    from arena.sandbox import BotPool
 
-    key = (repr(sorted(limits.items())), unsafe_no_sandbox)
+    key = (limits, unsafe_no_sandbox)
     if _pool is not None and _pool_key == key:
         return
     close_worker()
     cpu = claim_cpu()
-    _pool = BotPool(Limits.from_dict(limits), unsafe_no_sandbox=unsafe_no_sandbox, cpu=cpu)
+    _pool = BotPool(limits, unsafe_no_sandbox=unsafe_no_sandbox, cpu=cpu)
     _pool_key = key
     log.debug("worker %d: bot pool ready", os.getpid())
 
@@ -159,7 +159,7 @@ def release_cpu() -> None:
 def _init_local_worker(
     stop: MpEvent,
     parent: int,
-    limits: dict[str, Any],
+    limits: Limits,
     unsafe_no_sandbox: bool,
 ) -> None:
     """Initializer of the local process pool's workers."""
@@ -201,19 +201,16 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     reached its bots, so its result might differ from an uninterrupted run; the next run plays
     it again.
     """
-    from arena.sandbox import BotSource
-
     init_worker(batch.limits, batch.unsafe_no_sandbox)  # no-op when the initializer ran
     assert _pool is not None
-    rules = Rules.from_dict(batch.rules)
     out: list[dict[str, Any]] = []
     for spec in batch.matches:
         if _stopping():
             break
         started = time.perf_counter()
-        sources = [BotSource(*batch.sources[e.key]) for e in spec.seats]
+        sources = [batch.sources[e.key] for e in spec.seats]
         # The deal seed (keyed by the tournament's secret), never the secret itself.
-        outcome = _pool.play_match(sources, spec.deal_seed, rules)
+        outcome = _pool.play_match(sources, spec.deal_seed, batch.rules)
         duration = time.perf_counter() - started
         if _stopping():
             break
@@ -257,7 +254,7 @@ def fork_context() -> multiprocessing.context.BaseContext:
 
 
 def make_executor(
-    workers: int, limits: dict[str, Any], unsafe_no_sandbox: bool, stop: MpEvent
+    workers: int, limits: Limits, unsafe_no_sandbox: bool, stop: MpEvent
 ) -> cf.Executor:
     """The local executor: ``workers`` forked processes, each with its own bot pool.
 

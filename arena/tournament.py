@@ -9,6 +9,7 @@ This module ties them together for the ``submit``, ``run`` and ``standings`` com
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import functools
 import logging
 import multiprocessing
@@ -16,7 +17,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,10 +40,12 @@ from rich.text import Text
 
 from arena import collusion, ratings, runner
 from arena.engine import Rules
-from arena.entrants import register_files, resolve, submit
-from arena.errors import ArenaError
+from arena.entrants import check_field, register_files, resolve, submit
+from arena.errors import ArenaError, InvalidOption
 from arena.runlock import RunLock
+from arena.sandbox import BotSource, Limits
 from arena.scheduler import (
+    DEFAULT_ROUNDS,
     Entrant,
     MatchSpec,
     match_count,
@@ -60,10 +63,13 @@ __all__ = [
     "Plan",
     "RunResult",
     "StandingsReport",
+    "check_rounds",
+    "check_workers",
     "compute_standings",
     "current_standings",
     "default_workers",
     "plan",
+    "prepare",
     "refresh_standings",
     "register_files",
     "resolve",
@@ -86,7 +92,7 @@ class Plan:
     config: dict[str, Any]
     versions: list[BotVersion]
     rules: Rules
-    limits: dict[str, Any]
+    limits: Limits
     matches: list[MatchSpec]
     todo: list[MatchSpec]
     commitment: str | None = None
@@ -98,6 +104,86 @@ class Plan:
         return len(self.matches)
 
 
+def check_rounds(rounds: int) -> int:
+    """``rounds`` when a tournament can have that many (at least 1), else InvalidOption."""
+    if rounds < 1:
+        raise InvalidOption("--rounds", f"must be at least 1, not {rounds}")
+    return rounds
+
+
+def check_workers(workers: int) -> int:
+    """``workers`` when a run can have that many worker processes (at least 1), else
+    InvalidOption."""
+    if workers < 1:
+        raise InvalidOption("--workers", f"must be at least 1, not {workers}")
+    return workers
+
+
+def worker_count(workers: int | None, executor: Any = None) -> int:
+    """How many workers a run has: a cluster executor's, else ``workers`` (checked), else
+    the usable cores."""
+    if executor is not None:
+        return int(executor.workers)
+    return default_workers() if workers is None else check_workers(workers)
+
+
+def run_limits(
+    *, decision_seconds: float | None = None, match_cpu_seconds: float | None = None
+) -> Limits:
+    """The sandbox's default limits with ``arena run``'s overrides (None: the default).
+
+    The limits are part of the tournament's identity: other limits, another tournament.
+    """
+    limits = Limits()
+    if decision_seconds is not None:
+        limits = dataclasses.replace(limits, decision_seconds=decision_seconds)
+    if match_cpu_seconds is not None:
+        limits = dataclasses.replace(limits, match_cpu_seconds=match_cpu_seconds)
+    return limits
+
+
+def prepare(
+    store: Store,
+    bots_or_files: Sequence[str],
+    *,
+    rounds: int = DEFAULT_ROUNDS,
+    seed: int = 1,
+    rules: Rules | None = None,
+    limits: Limits | None = None,
+    secret_file: str | Path | None = None,
+    max_source_bytes: int | None = None,
+) -> Plan:
+    """The tournament ``arena run BOTS_OR_FILES`` plays: its bots (:func:`resolve`: files
+    registered, names looked up) and its :func:`plan`.
+
+    An owner key is read (or made) only when a file may be stored; bundled and submitted
+    names need none. Files larger than ``max_source_bytes`` (default: the limits'
+    ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
+    (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
+    """
+    from arena.owners import current_owner
+
+    check_rounds(rounds)  # before anything is registered
+    limits = limits or Limits()
+    imported = SecretFile.read(secret_file) if secret_file else None
+    files = any(Path(a).is_file() for a in bots_or_files)
+    versions = resolve(
+        store,
+        bots_or_files,
+        owner=current_owner() if files else None,
+        max_bytes=limits.source_bytes if max_source_bytes is None else max_source_bytes,
+    )
+    return plan(
+        store,
+        versions,
+        rounds=rounds,
+        seed=seed,
+        rules=rules or Rules(),
+        limits=limits,
+        secret_file=imported,
+    )
+
+
 def plan(
     store: Store,
     versions: Sequence[BotVersion],
@@ -105,7 +191,7 @@ def plan(
     rounds: int,
     seed: int,
     rules: Rules,
-    limits: dict[str, Any],
+    limits: Limits,
     secret_file: SecretFile | None = None,
 ) -> Plan:
     """Create (or find again) the tournament of these bots and settings; list what is left.
@@ -119,12 +205,9 @@ def plan(
             f"the secret file holds the deal secret of seed {secret_file.seed}, not of "
             f"--seed {seed}"
         )
-    if rounds < 1:
-        raise ArenaError(f"--rounds must be at least 1, not {rounds}")
-    if len(versions) < 3:
-        have = ", ".join(v.name for v in versions) or "none"
-        raise ArenaError(f"a tournament needs at least three bots (have {have})")
+    check_rounds(rounds)
     names = [v.name for v in versions]
+    check_field(names)
     if len(set(names)) != len(names):
         raise ArenaError("a tournament cannot have two bots with the same name")
     versions = sorted(versions, key=lambda v: v.name)
@@ -133,7 +216,8 @@ def plan(
         "rounds": rounds,
         "seed": seed,
         "rules": rules.to_dict(),
-        "limits": dict(sorted(limits.items())),
+        # Sorted keys, as the tournament id has always hashed them: a resumed run finds it.
+        "limits": dict(sorted(limits.to_dict().items())),
     }
     tid = tournament_id(config)
     entrants = [Entrant(v.name, v.sha256, v.id) for v in versions]
@@ -263,6 +347,76 @@ def _under_run_lock(
     return locked
 
 
+def _progress(console: Console) -> Progress:
+    """The run's progress bar: matches stored of the whole tournament, rate and ETA."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def _play_todo(
+    store: Store,
+    the_plan: Plan,
+    work: Iterable[runner.Batch],
+    *,
+    workers: int,
+    unsafe: bool,
+    console: Console,
+    executor: cf.Executor | None,
+) -> tuple[int, bool]:
+    """Play ``work`` with a progress bar, storing each batch; return how many matches were
+    stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
+    marks the tournament ``interrupted`` and is one ArenaError line."""
+    tid, played = the_plan.tid, 0
+    with _interrupts() as interrupted, _progress(console) as progress:
+        stop = runner.fork_context().Event()
+        done = the_plan.total - len(the_plan.todo)
+        task = progress.add_task("matches", total=the_plan.total, completed=done)
+
+        def store_batch(records: list[dict[str, Any]]) -> None:
+            nonlocal played
+            store.write_results(tid, records)
+            played += len(records)
+            progress.advance(task, len(records))
+
+        if executor is None:
+            executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
+        try:
+            completed = runner.drive(
+                executor,
+                work,
+                in_flight=2 * workers,
+                on_results=store_batch,
+                should_stop=interrupted.is_set,
+                on_stop=stop.set,
+            )
+        except ArenaError:
+            store.set_status(tid, "interrupted")
+            raise
+        except Exception as e:
+            store.set_status(tid, "interrupted")
+            # Not a bot's fault (those are recorded): the arena itself failed.
+            raise ArenaError(
+                f"the run stopped ({type(e).__name__}: {e}); finished matches are "
+                "stored, run the same command again to resume"
+            ) from None
+        except BaseException:  # a second Ctrl-C: workers drop their batches at once
+            stop.set()
+            store.set_status(tid, "interrupted")
+            raise
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return played, completed
+
+
 @_under_run_lock
 def run(
     store: Store,
@@ -282,78 +436,41 @@ def run(
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
-    if workers < 1:
-        raise ArenaError(f"--workers must be at least 1, not {workers}")
-    console = console or Console()
+    check_workers(workers)
     tid, todo = the_plan.tid, the_plan.todo
     started = time.perf_counter()
     already = the_plan.total - len(todo)
-    played = 0
-    sources = {f"{v.name}:{v.sha256}": (v.name, v.source, v.filename) for v in the_plan.versions}
-    work = runner.batches(
-        todo,
-        workers=workers,
-        rules=the_plan.rules,
-        limits=the_plan.limits,
-        unsafe_no_sandbox=unsafe,
-        sources=sources,
-    )
-    completed = True
-    if todo and executor is None:
-        # Fail here, in one line, rather than in every worker's initializer (which would only
-        # surface as a broken process pool).
-        from arena.sandbox.layers import choose_isolation
-
-        choose_isolation(unsafe)
+    played, completed = 0, True
     if todo:
-        with run_log(log_path), _interrupts() as interrupted:
+        if executor is None:
+            # Fail here, in one line, rather than in every worker's initializer (which would
+            # only surface as a broken process pool).
+            from arena.sandbox.layers import choose_isolation
+
+            choose_isolation(unsafe)
+        sources = {
+            Entrant(v.name, v.sha256, v.id).key: BotSource(v.name, v.source, v.filename)
+            for v in the_plan.versions
+        }
+        work = runner.batches(
+            todo,
+            workers=workers,
+            rules=the_plan.rules,
+            limits=the_plan.limits,
+            unsafe_no_sandbox=unsafe,
+            sources=sources,
+        )
+        with run_log(log_path):
             log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
-            stop = runner.fork_context().Event()
-            columns = (
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                _RateColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
+            played, completed = _play_todo(
+                store,
+                the_plan,
+                work,
+                workers=workers,
+                unsafe=unsafe,
+                console=console or Console(),
+                executor=executor,
             )
-            with Progress(*columns, console=console, transient=False) as progress:
-                task = progress.add_task("matches", total=the_plan.total, completed=already)
-
-                def store_batch(records: list[dict[str, Any]]) -> None:
-                    nonlocal played
-                    store.write_results(tid, records)
-                    played += len(records)
-                    progress.advance(task, len(records))
-
-                if executor is None:
-                    executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
-                try:
-                    completed = runner.drive(
-                        executor,
-                        work,
-                        in_flight=2 * workers,
-                        on_results=store_batch,
-                        should_stop=interrupted.is_set,
-                        on_stop=stop.set,
-                    )
-                except ArenaError:
-                    store.set_status(tid, "interrupted")
-                    raise
-                except Exception as e:
-                    store.set_status(tid, "interrupted")
-                    # Not a bot's fault (those are recorded): the arena itself failed.
-                    raise ArenaError(
-                        f"the run stopped ({type(e).__name__}: {e}); finished matches are "
-                        "stored, run the same command again to resume"
-                    ) from None
-                except BaseException:  # a second Ctrl-C: workers drop their batches at once
-                    stop.set()
-                    store.set_status(tid, "interrupted")
-                    raise
-                finally:
-                    executor.shutdown(wait=True, cancel_futures=True)
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed else "interrupted")
     result = RunResult(

@@ -25,7 +25,7 @@ from rich.text import Text
 from arena import collusion, faults, ratings
 from arena.owners import describe as describe_owner
 from arena.store import Store
-from arena.tournament import StandingsReport
+from arena.tournament import Plan, RunResult, StandingsReport
 from arena.untrusted import clean, clean_line
 
 
@@ -36,6 +36,41 @@ def plain(value: object, limit: int = 200) -> Text:
 
 def _name(names: dict[int, str], bot: int) -> Text:
     return plain(names[bot], 60)
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
+    """``arena run`` before it plays: the tournament, its size, and its deal commitment."""
+    done = the_plan.total - len(the_plan.todo)
+    bots = len(the_plan.versions)
+    head = (
+        f"Tournament {the_plan.tid}: {bots} bots, {the_plan.total} matches"
+        + (f" ({done} already stored)" if done else "")
+        + f", {workers} worker{'s' * (workers != 1)}"
+    )
+    deals = Text(
+        f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
+        if the_plan.commitment
+        else "Note: made before deal secrets, this tournament deals from public seeds"
+    )
+    return [head, deals]
+
+
+def run_lines(result: RunResult, db_path: object, log_path: object) -> list[RenderableType]:
+    """``arena run`` after it played: the standings, each faulty bot's faults, and what was
+    played and stored where."""
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    summary = Text(
+        f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
+        f"{result.already + result.played}/{result.total} stored in {db_path} (log: {log_path})"
+    )
+    return [
+        standings_table(result.standings, title=f"Standings of {result.tid}"),
+        *fault_digest_lines(fault_digest(result.faults)),
+        summary,
+    ]
 
 
 # --- standings ------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def run_in_process(
     db: Path, files: list[Path], rounds: int, workers: int, executor: Any = None
 ) -> Store:
     store = Store(db)
-    limits = Limits().to_dict()
+    limits = Limits()
     versions = register_files(store, files)
     the_plan = plan(
         store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits, secret_file=SECRET
@@ -171,7 +171,7 @@ def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     store = run_in_process(tmp_path / "a.db", files, rounds=1, workers=2)
     before = dump(tmp_path / "a.db")
-    limits = Limits().to_dict()
+    limits = Limits()
     versions = register_files(store, files)
     again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
     assert again.todo == [] and again.commitment == commitment(SECRET.secret)
