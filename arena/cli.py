@@ -305,11 +305,8 @@ def run(
 
     from rich.console import Console
 
-    from arena import views
-    from arena.scheduler import DEFAULT_ROUNDS
+    from arena import tournament, views
     from arena.store import Store
-    from arena.tournament import prepare, run_limits, worker_count
-    from arena.tournament import run as run_tournament
 
     console = Console(markup=False)
     executor = None
@@ -317,31 +314,27 @@ def run(
         from arena.cluster import open_executor
 
         executor = open_executor(cluster, unsafe_no_sandbox=unsafe)
-    workers = worker_count(workers, executor)
+    workers = tournament.worker_count(workers, executor)
     log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
+    limits = tournament.run_limits(
+        decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
+    )
     with Store(db_path) as store:
-        the_plan = prepare(
+        the_plan = tournament.prepare(
             store,
             bots_or_files,
-            rounds=DEFAULT_ROUNDS if rounds is None else rounds,
+            rounds=rounds,
             seed=seed,
-            limits=run_limits(
-                decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
-            ),
+            limits=limits,
             secret_file=secret_file,
             max_source_bytes=max_source_bytes,
         )
         show(views.plan_lines(the_plan, workers), console)
         try:
-            result = run_tournament(
-                store,
-                the_plan,
-                workers=workers,
-                unsafe=unsafe,
-                console=console,
-                log_path=log_file,
-                executor=executor,
-            )
+            result = tournament.run(
+                store, the_plan, workers=workers, unsafe=unsafe, console=console,
+                log_path=log_file, executor=executor,
+            )  # fmt: skip
         finally:
             if executor is not None:  # already shut down when matches ran; idempotent
                 executor.shutdown(wait=False, cancel_futures=True)

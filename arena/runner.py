@@ -7,7 +7,9 @@ batches, keeps a bounded number in flight and gives each finished batch to the p
 SQLite writer. Any executor works: :func:`make_executor` builds the local process pool (an
 explicit ``fork`` context, so that multiprocessing-logging carries worker log records to the
 parent's handlers); a cluster executor only needs :func:`init_worker` / :func:`close_worker` run
-in each worker, and the rest is unchanged.
+in each worker, and the rest is unchanged. The parent's side of a run's processes is here too:
+how many workers by default, the run's log file that worker processes write to, and Ctrl-C as a
+flag the run polls.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ import multiprocessing
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
+
+import multiprocessing_logging  # type: ignore[import-untyped]
 
 from arena.engine import Rules
 from arena.errors import ArenaError
@@ -241,6 +249,80 @@ def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> d
 
 
 # --- the parent side ----------------------------------------------------------------------
+
+
+def default_workers() -> int:
+    """Worker processes when ``--workers`` is not given: the usable cores."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def run_log(path: Path | None, level: int = logging.INFO) -> Iterator[None]:
+    """Send the ``arena`` logger, worker processes included, to the run's log file.
+
+    multiprocessing-logging wraps the handlers so forked workers send their records to this
+    process over a queue; it refuses any start method but ``fork``, so that is pinned first
+    (Python 3.14 defaults to forkserver).
+    """
+    if path is None:
+        yield
+        return
+    if multiprocessing.get_start_method(allow_none=True) is None:
+        multiprocessing.set_start_method("fork")
+    logger = logging.getLogger("arena")
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
+    old_level = logger.level
+    logger.setLevel(min(level, old_level) if old_level else level)
+    logger.addHandler(handler)
+    try:
+        multiprocessing_logging.install_mp_handler(logger)
+    except AssertionError:
+        logger.removeHandler(handler)
+        handler.close()
+        raise ArenaError(
+            "arena run needs the 'fork' start method, but multiprocessing is set to "
+            f"{multiprocessing.get_start_method()!r}"
+        ) from None
+    try:
+        yield
+    finally:
+        wrappers = [
+            h
+            for h in logger.handlers
+            if isinstance(h, multiprocessing_logging.MultiProcessingHandler)
+        ]
+        multiprocessing_logging.uninstall_mp_handler(logger)
+        for w in wrappers:
+            w.close()  # drains the queue into the wrapped handler, then closes both
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+
+
+@contextmanager
+def interrupts() -> Iterator[threading.Event]:
+    """Turn the first Ctrl-C (or SIGTERM) into a flag the run polls; a second one aborts."""
+    flag = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if flag.is_set():
+            raise KeyboardInterrupt
+        flag.set()
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 def fork_context() -> multiprocessing.context.BaseContext:

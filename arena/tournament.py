@@ -12,19 +12,12 @@ import concurrent.futures as cf
 import dataclasses
 import functools
 import logging
-import multiprocessing
-import os
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, Concatenate, ParamSpec
 
-import multiprocessing_logging  # type: ignore[import-untyped]
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -67,14 +60,12 @@ __all__ = [
     "check_workers",
     "compute_standings",
     "current_standings",
-    "default_workers",
     "plan",
     "prepare",
     "refresh_standings",
     "register_files",
     "resolve",
     "run",
-    "run_log",
     "save_standings",
     "standings_report",
     "submit",
@@ -124,7 +115,7 @@ def worker_count(workers: int | None, executor: Any = None) -> int:
     the usable cores."""
     if executor is not None:
         return int(executor.workers)
-    return default_workers() if workers is None else check_workers(workers)
+    return runner.default_workers() if workers is None else check_workers(workers)
 
 
 def run_limits(
@@ -146,7 +137,7 @@ def prepare(
     store: Store,
     bots_or_files: Sequence[str],
     *,
-    rounds: int = DEFAULT_ROUNDS,
+    rounds: int | None = None,
     seed: int = 1,
     rules: Rules | None = None,
     limits: Limits | None = None,
@@ -160,10 +151,11 @@ def prepare(
     names need none. Files larger than ``max_source_bytes`` (default: the limits'
     ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
     (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
+    ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`.
     """
     from arena.owners import current_owner
 
-    check_rounds(rounds)  # before anything is registered
+    rounds = check_rounds(DEFAULT_ROUNDS if rounds is None else rounds)  # before registering
     limits = limits or Limits()
     imported = SecretFile.read(secret_file) if secret_file else None
     files = any(Path(a).is_file() for a in bots_or_files)
@@ -261,72 +253,6 @@ class _RateColumn(ProgressColumn):
         return Text("" if speed is None else f"{speed:.1f} matches/s", style="progress.data.speed")
 
 
-@contextmanager
-def run_log(path: Path | None, level: int = logging.INFO) -> Iterator[None]:
-    """Send the ``arena`` logger, worker processes included, to the run's log file.
-
-    multiprocessing-logging wraps the handlers so forked workers send their records to this
-    process over a queue; it refuses any start method but ``fork``, so that is pinned first
-    (Python 3.14 defaults to forkserver).
-    """
-    if path is None:
-        yield
-        return
-    if multiprocessing.get_start_method(allow_none=True) is None:
-        multiprocessing.set_start_method("fork")
-    logger = logging.getLogger("arena")
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
-    )
-    old_level = logger.level
-    logger.setLevel(min(level, old_level) if old_level else level)
-    logger.addHandler(handler)
-    try:
-        multiprocessing_logging.install_mp_handler(logger)
-    except AssertionError:
-        logger.removeHandler(handler)
-        handler.close()
-        raise ArenaError(
-            "arena run needs the 'fork' start method, but multiprocessing is set to "
-            f"{multiprocessing.get_start_method()!r}"
-        ) from None
-    try:
-        yield
-    finally:
-        wrappers = [
-            h
-            for h in logger.handlers
-            if isinstance(h, multiprocessing_logging.MultiProcessingHandler)
-        ]
-        multiprocessing_logging.uninstall_mp_handler(logger)
-        for w in wrappers:
-            w.close()  # drains the queue into the wrapped handler, then closes both
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
-
-
-@contextmanager
-def _interrupts() -> Iterator[threading.Event]:
-    """Turn the first Ctrl-C (or SIGTERM) into a flag the run polls; a second one aborts."""
-    flag = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield flag
-        return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if flag.is_set():
-            raise KeyboardInterrupt
-        flag.set()
-
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield flag
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
 def _under_run_lock(
     play: Callable[Concatenate[Store, Plan, P], RunResult],
 ) -> Callable[Concatenate[Store, Plan, P], RunResult]:
@@ -376,7 +302,7 @@ def _play_todo(
     stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
     marks the tournament ``interrupted`` and is one ArenaError line."""
     tid, played = the_plan.tid, 0
-    with _interrupts() as interrupted, _progress(console) as progress:
+    with runner.interrupts() as interrupted, _progress(console) as progress:
         stop = runner.fork_context().Event()
         done = the_plan.total - len(the_plan.todo)
         task = progress.add_task("matches", total=the_plan.total, completed=done)
@@ -460,7 +386,7 @@ def run(
             unsafe_no_sandbox=unsafe,
             sources=sources,
         )
-        with run_log(log_path):
+        with runner.run_log(log_path):
             log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
             played, completed = _play_todo(
                 store,
@@ -576,11 +502,3 @@ def refresh_standings(store: Store) -> None:
     :func:`current_standings`)."""
     for t in store.tournaments():
         current_standings(store, t["id"])
-
-
-def default_workers() -> int:
-    """Worker processes when ``--workers`` is not given: the usable cores."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
