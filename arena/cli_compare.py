@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli_common import (
-    db_option,
-    reports_errors,
-    source_bytes_option,
-    source_cap,
-    unsafe_option,
-)
+from arena.cli_common import db_option, reports_errors, source_bytes_option, unsafe_option
 from arena.compare import DEFAULT_MAX_SETS, DEFAULT_THIRD, Comparison
 from arena.store import Store
 from arena.untrusted import clean_line
 from arena.views import plain
+
+if TYPE_CHECKING:
+    from arena.sequential import Design
+    from arena.tournament import Plan
 
 _OPEN_UNIT = click.FloatRange(0, 1, min_open=True, max_open=True)
 _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
@@ -111,39 +110,20 @@ def compare(
         arena compare montecarlo heuristic --third random --max-sets 300
     """
     from arena import compare as comparisons
-    from arena.engine import Rules
-    from arena.entrants import SameBot
-    from arena.owners import current_owner
-    from arena.sandbox import Limits
     from arena.sequential import Design
-    from arena.tournament import default_workers, run
+    from arena.tournament import run, worker_count
 
     if p0 >= p1:
         raise click.BadParameter(f"need --p0 < --p1 (have {p0:g} and {p1:g})", param_hint="--p0")
     if a == b or (Path(a).is_file() and Path(b).is_file() and Path(a).samefile(b)):
         raise click.BadParameter("A and B are the same bot", param_hint="A B")
-    workers = default_workers() if workers is None else workers
-    design = Design(p0, p1, alpha, beta, max_sets)
-    limits = Limits().to_dict()
+    workers = worker_count(workers)
     # Progress and verdict on stderr with --json, so that stdout is the JSON object alone.
     console = Console(markup=False, stderr=as_json)
-    files = any(Path(x).is_file() for x in (a, b, third))
     with Store(db_path) as store:
-        try:
-            the_plan = comparisons.plan(
-                store,
-                a,
-                b,
-                third,
-                design=design,
-                seed=seed,
-                rules=Rules(),
-                limits=limits,
-                owner=current_owner() if files else None,
-                max_bytes=source_cap(limits, max_source_bytes),
-            )
-        except SameBot as e:
-            raise click.UsageError(clean_line(str(e), 200)) from None
+        the_plan = _plan(
+            store, (a, b, third), Design(p0, p1, alpha, beta, max_sets), seed, max_source_bytes
+        )
         before = comparisons.comparison(store, the_plan.tid)
         console.print(_header(before, workers), soft_wrap=True)
         if the_plan.commitment:
@@ -165,6 +145,29 @@ def compare(
             err=True,
         )
         sys.exit(130)
+
+
+def _plan(
+    store: Store, bots: tuple[str, str, str], design: Design, seed: int, max_bytes: int | None
+) -> Plan:
+    """The comparison of A and B (with the third) by this design: a usage error when A and B
+    are one bot."""
+    from arena import compare as comparisons
+    from arena.engine import Rules
+    from arena.entrants import SameBot
+    from arena.owners import current_owner
+    from arena.sandbox import Limits
+
+    limits = Limits()
+    files = any(Path(x).is_file() for x in bots)
+    try:
+        return comparisons.plan(
+            store, *bots, design=design, seed=seed, rules=Rules(), limits=limits,
+            owner=current_owner() if files else None,
+            max_bytes=limits.source_bytes if max_bytes is None else max_bytes,
+        )  # fmt: skip
+    except SameBot as e:
+        raise click.UsageError(clean_line(str(e), 200)) from None
 
 
 def _header(c: Comparison, workers: int) -> str:

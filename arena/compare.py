@@ -31,6 +31,7 @@ from arena.engine import Rules
 from arena.entrants import DEFAULT_SOURCE_BYTES, resolve
 from arena.errors import ArenaError
 from arena.runner import Wait
+from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
 from arena.secrecy import SecretFile, deal_seed
 from arena.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
@@ -149,6 +150,11 @@ class CompareSchedule:
         if completed and self.test.decision is not None:
             store.set_extent(self.tid, self.test.sets, store.match_count(self.tid))
 
+    def why(self) -> str:
+        """The verdict so far (names are checked bot names; cleaned for older databases)."""
+        a, b = (clean_line(m.name, 60) for m in self.members[:2])
+        return self.test.status().verdict(a, b)
+
 
 def _identity(role: str, v: BotVersion) -> dict[str, str]:
     return {"role": role, "name": v.name, "sha256": v.sha256}
@@ -163,7 +169,7 @@ def plan(
     design: Design,
     seed: int,
     rules: Rules,
-    limits: dict[str, Any],
+    limits: Limits,
     owner: str | None = None,
     max_bytes: int = DEFAULT_SOURCE_BYTES,
     secret_file: SecretFile | None = None,
@@ -192,7 +198,7 @@ def plan(
         "rounds": design.max_sets,
         "seed": seed,
         "rules": rules.to_dict(),
-        "limits": dict(sorted(limits.items())),
+        "limits": dict(sorted(limits.to_dict().items())),
     }
     tid = tournament_id(config)
     versions = list({v.id: v for v in (va, vb, vc)}.values())

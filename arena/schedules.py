@@ -48,6 +48,10 @@ class Schedule(Protocol):
         """Record the end of a run (``completed``: the schedule ran out, nothing stopped it)."""
         ...
 
+    def why(self) -> str:
+        """Why the schedule stopped, or (interrupted) where it stands: one line."""
+        ...
+
 
 def unfold(
     schedule: Schedule, make: Callable[[Sequence[MatchSpec]], Iterator[Batch]]

@@ -12,6 +12,7 @@ from typing import Any
 
 from arena import compare
 from arena.engine import Rules
+from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, MatchSpec
 from arena.sequential import Design
 from arena.store import Store
@@ -46,7 +47,7 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
     with Store(db) as store:
         the_plan = compare.plan(
             store, a, b, design=Design(0.5, 0.75, 0.05, 0.05, 30), seed=7, rules=Rules(),
-            limits={"decision_seconds": 1.0},
+            limits=Limits(decision_seconds=1.0),
         )  # fmt: skip
         schedule = the_plan.schedule
         assert isinstance(schedule, compare.CompareSchedule) and schedule.start(store)

@@ -22,13 +22,14 @@ from cli_support import arena, arena_script, ok, one_error_line
 from arena import compare
 from arena.engine import Rules
 from arena.runner import WAIT
+from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, match_seed
 from arena.secrecy import SecretFile
 from arena.sequential import Design, half_points, replay
 from arena.store import COMPARE, Store
 from arena.tournament import run
 
-LIMITS = {"decision_seconds": 1.0}
+LIMITS = Limits(decision_seconds=1.0)
 
 
 def plan_in(store: Store, a: str = "heuristic", b: str = "random", **design: Any) -> Any:

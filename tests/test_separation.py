@@ -17,6 +17,7 @@ from cli_support import arena, ok
 from arena.engine import Rules
 from arena.ratings import BotStanding, Pair
 from arena.runner import WAIT
+from arena.sandbox import Limits
 from arena.secrecy import SecretFile
 from arena.separation import Adjacent, UntilSeparated, adjacent_pairs, check
 from arena.store import Store
@@ -76,9 +77,9 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as store:
         versions = register_files(store, bots(tmp_path))
         the_plan = plan(
-            store, versions, rounds=10, seed=1, rules=Rules(), limits={}, until_separated=True
+            store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits(), until_separated=True
         )
-        fixed = plan(store, versions, rounds=10, seed=1, rules=Rules(), limits={})
+        fixed = plan(store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits())
         assert the_plan.tid != fixed.tid  # another tournament than the fixed one
         assert the_plan.config["until"] == "separated" and the_plan.total == 60
         schedule = the_plan.schedule
@@ -104,7 +105,7 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
 
         # Read again (a rerun): the stored rounds are checked in order; nothing is left.
         again = plan(
-            store, versions, rounds=10, seed=1, rules=Rules(), limits={}, until_separated=True
+            store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits(), until_separated=True
         )
         assert again.tid == the_plan.tid
         assert again.schedule.start(store) is False
@@ -177,7 +178,7 @@ def run_until_separated(db: Path, files: list[Path], workers: int) -> tuple[str,
     with Store(db) as store:
         versions = register_files(store, files)
         the_plan = plan(
-            store, versions, rounds=30, seed=2, rules=Rules(), limits={"decision_seconds": 1.0},
+            store, versions, rounds=30, seed=2, rules=Rules(), limits=Limits(decision_seconds=1.0),
             secret_file=SECRET, until_separated=True,
         )  # fmt: skip
         result = run(store, the_plan, workers=workers, log_path=db.with_suffix(".log"))
