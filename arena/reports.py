@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from arena import ratings
 from arena.duplicate import (
@@ -140,7 +141,6 @@ def bias_table(bias: SeatBias) -> Table:
             _estimate(p.edge, 3, signed=True),
             str(p.matches),
         )
-    t.caption = f"Verdict: {bias.verdict}"
     return t
 
 
@@ -159,11 +159,12 @@ def cycle_lines(reports: Reports) -> list[str]:
     return out
 
 
-def terminal(reports: Reports) -> list[Table | str]:
-    """What ``arena standings`` prints of the reports, in order."""
-    out: list[Table | str] = []
+def terminal(reports: Reports) -> list[Table | Text]:
+    """What ``arena standings`` prints of the reports, in order (lines as :class:`Text`, to
+    print unwrapped: a verdict stays one line to read or grep)."""
+    out: list[Table | Text] = []
     if reports.scores:
         out.append(duplicate_table(reports))
     if reports.bias.positions:
-        out.append(bias_table(reports.bias))
-    return [*out, *cycle_lines(reports)]
+        out += [bias_table(reports.bias), Text(f"Seat bias verdict: {reports.bias.verdict}")]
+    return [*out, *(Text(line) for line in cycle_lines(reports))]

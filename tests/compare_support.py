@@ -7,29 +7,34 @@ on a decided comparison without playing it (the sandboxed command has its own te
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
+from site_support import FirstLegal
+
 from arena import compare
-from arena.engine import Rules
+from arena.engine import Rules, play_match
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, MatchSpec
 from arena.sequential import Design
 from arena.store import Store
 
 
+@functools.cache
+def _a_real_hand() -> dict[str, Any]:
+    """The first hand of a real match (the site's replay pages read every field of it)."""
+    players = [FirstLegal(), FirstLegal(), FirstLegal()]
+    return play_match(players, seed=11, rules=Rules()).hands[0].to_dict()
+
+
 def worker_record(spec: MatchSpec, places: tuple[int, int, int]) -> dict[str, Any]:
-    """The record of ``spec`` finishing with ``places`` by seat, with one plain hand."""
-    hand = {
-        "hand_number": 0, "dealer": 0, "upcard": "AS", "trump": "S", "maker": 0, "alone": [],
-        "sitting_out": None, "passed_out": False, "tricks_won": [3, 1, 1], "points": [1, 0, 0],
-        "scores_before": [0, 0, 0], "log": [],
-    }  # fmt: skip
+    """The record of ``spec`` finishing with ``places`` by seat, with one real hand."""
     return {
         "match_id": spec.match_id, "round": spec.round, "seating": spec.seating,
         "seed": spec.seed, "set_key": spec.set_key, "bots": [e.version_id for e in spec.seats],
         "scores": [10 - 3 * (p - 1) for p in places], "placements": list(places),
-        "truncated": False, "hands": [hand], "faults": [], "stats": [{}] * 3,
+        "truncated": False, "hands": [_a_real_hand()], "faults": [], "stats": [{}] * 3,
         "logs": ["", "", ""], "duration_seconds": 0.1,
     }  # fmt: skip
 

@@ -80,11 +80,22 @@ def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> Non
     assert scores["a"]["points"]["value"] == 5.25 and scores["b"]["points"]["value"] == 7.75
     assert got.variance_ratio == pytest.approx((1.5625 + 5.0625) / (2 * 3.0625))
     assert doc["duplicate"]["variance_ratio"] == round((1.5625 + 5.0625) / 6.125, 3)
-    # Seat bias: dealer seat 0 in deal x and seat 2 in deal y.
+    # Seat bias: dealer seat 0 in deal x and seat 2 in deal y. By deal, the dealer's mean
+    # place is 1.5 and 2.5, the left's 3 and 2, the right's 1.5 and 1.5: means 2, 2.5, 1.5,
+    # standard errors 0.5, 0.5 and 0. The right's edge (-0.5, no spread) is significant, the
+    # others' intervals (+-12.706 * 0.5) are wide.
     bias = doc["seat_bias"]
     assert [p["name"] for p in bias["positions"]] == ["dealer", "dealer's left", "dealer's right"]
-    assert sum(p["matches"] for p in bias["positions"]) == 12
-    assert bias["verdict"].startswith("no seat position is favoured")
+    assert [p["matches"] for p in bias["positions"]] == [4, 4, 4]
+    assert [p["place"]["value"] for p in bias["positions"]] == [2.0, 2.5, 1.5]
+    assert [p["edge"]["value"] for p in bias["positions"]] == [0.0, 0.5, -0.5]
+    assert bias["positions"][1]["edge"]["low"] == round(0.5 - T1 * 0.5, 4)
+    assert bias["positions"][2]["edge"]["low"] == bias["positions"][2]["edge"]["high"] == -0.5
+    assert bias["favoured"] == ["dealer's right"] and bias["disfavoured"] == []
+    assert bias["verdict"] == (
+        "the game as configured favours the dealer's right (mean place 1.500, -0.500 against "
+        "the average), over 2 deals"
+    )
     assert doc["cycles"] == []
 
 
@@ -116,7 +127,8 @@ def test_standings_prints_and_exports_the_same_reports(tmp_path: Path) -> None:
     assert all(b["matches"] == 36 for b in doc["duplicate"]["bots"])  # 3 sets x 2 rounds x 6
     text = ok(arena("standings", "--db", db, cwd=tmp_path))
     assert "Duplicate score: points minus the par of the same cards" in text
-    assert "Seat and dealer bias" in text and f"Verdict: {want['seat_bias']['verdict']}" in text
+    assert "Seat and dealer bias" in text
+    assert f"Seat bias verdict: {want['seat_bias']['verdict']}\n" in text
     assert "No non-transitive cycle with every edge significant." in text
     best = want["duplicate"]["bots"][0]
     assert f"{best['score']['value']:+.2f} [{best['score']['low']:+.2f}," in text
