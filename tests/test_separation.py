@@ -6,6 +6,7 @@ then real sandboxed runs stop early, stop at the cap, resume, and equal a serial
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from pathlib import Path
@@ -96,12 +97,18 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
         assert schedule.last is not None and not schedule.last.separated
         assert schedule.describe() == "round 1: 0 of 2 adjacent pairs separated"
         schedule.stored(finish_round(store, the_plan.tid, second, order))
-        assert list(items) == []  # x always first, z always last: separated after round 2
+        # x always first, z always last: each pair's rate is 1 over 2, 3, 4 units, whose 95 %
+        # intervals start at 0.07, 0.49 and 0.70: separated after round 4.
+        for r in (2, 3):
+            more = next(items)
+            assert {m.round for m in more} == {r} and not schedule.last.separated
+            schedule.stored(finish_round(store, the_plan.tid, more, order))
+        assert list(itertools.islice(items, 3)) == []
         assert schedule.last.separated and schedule.stopped
-        assert schedule.why().startswith("Stopped after round 2: every pair of adjacent bots")
+        assert schedule.why().startswith("Stopped after round 4: every pair of adjacent bots")
         schedule.finish(store, completed=True)
         t = store.tournament(the_plan.tid)
-        assert (t["rounds"], t["total_matches"]) == (2, 12)
+        assert (t["rounds"], t["total_matches"]) == (4, 24)
 
         # Read again (a rerun): the stored rounds are checked in order; nothing is left.
         again = plan(
@@ -109,15 +116,15 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
         )
         assert again.tid == the_plan.tid
         assert again.schedule.start(store) is False
-        assert again.schedule.last.rounds == 2
+        assert again.schedule.last.rounds == 4
 
 
 def test_the_check_reads_only_the_rounds_it_is_asked_about(tmp_path: Path) -> None:
     names = {1: "x", 2: "y", 3: "z"}
-    rows = [(f"1,2,3/{r}", 1, 2, 3, 1, 2, 3) for r in range(3) for _ in range(6)]
+    rows = [(f"1,2,3/{r}", 1, 2, 3, 1, 2, 3) for r in range(4) for _ in range(6)]
     assert check(names, rows, 1).pairs[0].pair.matches == 6  # type: ignore[union-attr]
-    assert check(names, rows, 3).pairs[0].pair.matches == 18  # type: ignore[union-attr]
-    assert not check(names, rows, 1).separated and check(names, rows, 3).separated
+    assert check(names, rows, 4).pairs[0].pair.matches == 24  # type: ignore[union-attr]
+    assert not check(names, rows, 3).separated and check(names, rows, 4).separated
 
 
 CRASHER = """
