@@ -429,8 +429,8 @@ def run(
         )
         work = make(todo) if lazy is None else unfold(lazy, make)
         with runner.run_log(log_path):
-            left = f"{len(todo)} matches" if lazy is None else "matches scheduled as results come"
-            log.info("tournament %s: %s to play, %d workers", tid, left, workers)
+            left = f"{len(todo)} matches to play" if lazy is None else "playing as scheduled"
+            log.info("tournament %s: %s, %d workers", tid, left, workers)
             played, completed = _play_todo(
                 store,
                 the_plan,
