@@ -68,3 +68,44 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
         store.set_status(the_plan.tid, "finished")
         schedule.finish(store, completed=True)
         return compare.comparison(store, the_plan.tid)
+
+
+def small_record(
+    mid: str, rnd: int, bots: list[int], scores: list[int], dealer: int
+) -> dict[str, Any]:
+    """A worker record (as arena.runner makes it) with one hand dealt by ``dealer``."""
+    hand = {
+        "hand_number": 0, "dealer": dealer, "upcard": "AS", "trump": "S", "maker": 0,
+        "alone": [], "sitting_out": None, "passed_out": False, "tricks_won": [3, 1, 1],
+        "points": [1, 0, 0], "scores_before": [0, 0, 0], "log": [[2, "bid1", "order"]],
+    }  # fmt: skip
+    places = [1 + sum(o > s for o in scores) for s in scores]
+    return {
+        "match_id": mid, "round": rnd, "seating": 0, "seed": 42 + rnd, "set_key": "1,2,3",
+        "bots": bots, "scores": scores, "placements": places, "truncated": False,
+        "hands": [hand], "faults": [], "stats": [{}] * 3, "logs": ["", "", ""],
+        "duration_seconds": 0.5,
+    }  # fmt: skip
+
+
+def store_small_tournament(db: Path) -> str:
+    """Tournament ``t1``: two deals of bots a, b, c (ids 1, 2, 3), two seatings each, c
+    keeping seat 2; the first dealer is seat 0 in deal x, seat 2 in deal y. The reports'
+    values for it are worked out by hand in tests/test_duplicate_reports.py and
+    tests/test_reports.py. Returns its id."""
+    with Store(db) as store:
+        for name in ("a", "b", "c"):
+            store.add_bot_version(name, f"class Bot: name = {name!r}", f"{name}.py")
+        config = {"bots": [], "seed": 1, "rounds": 2, "rules": {}, "limits": {}}
+        store.ensure_tournament("t1", config, [1, 2, 3], 4)
+        store.write_results(
+            "t1",
+            [
+                small_record("x1", 0, [1, 2, 3], [10, 4, 6], dealer=0),
+                small_record("x2", 0, [2, 1, 3], [7, 3, 10], dealer=0),
+                small_record("y1", 1, [1, 2, 3], [2, 10, 5], dealer=2),
+                small_record("y2", 1, [2, 1, 3], [10, 6, 1], dealer=2),
+            ],
+        )
+        store.set_status("t1", "finished")
+    return "t1"

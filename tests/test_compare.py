@@ -10,14 +10,13 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import arena, arena_script, ok, one_error_line
+from cli_support import arena, arena_script, ok, one_error_line, stored_matches
 
 from arena import compare
 from arena.engine import Rules
@@ -54,18 +53,6 @@ def record(spec: Any, places: tuple[int, int, int]) -> dict[str, Any]:
         "truncated": False, "hands": [hand], "faults": [], "stats": [{}] * 3,
         "logs": ["", "", ""], "duration_seconds": 0.1,
     }  # fmt: skip
-
-
-def stored(db: Path) -> int:
-    """Matches stored in ``db`` so far (0 before it exists), read without locking it."""
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
 
 
 def places_for(spec: Any, by_role: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -328,14 +315,14 @@ def test_ctrl_c_keeps_finished_matches_and_the_same_command_resumes(tmp_path: Pa
     proc = subprocess.Popen([arena_script(), *cmd], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     deadline = time.monotonic() + 240
-    while stored(tmp_path / "arena.db") < 8:
+    while stored_matches(tmp_path / "arena.db") < 8:
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out, err)
     assert "Interrupted: finished matches are stored" in err
-    kept = stored(tmp_path / "arena.db")
+    kept = stored_matches(tmp_path / "arena.db")
     assert kept >= 8
     with Store(tmp_path / "arena.db", create=False) as store:
         t = store.tournament()

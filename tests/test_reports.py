@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from cli_support import arena, ok
-from compare_support import store_comparison
+from compare_support import store_comparison, store_small_tournament
 from site_support import soup, store_tournament, texts
 
 from arena import reports
@@ -24,42 +24,11 @@ from arena.tournament import current_standings
 T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
 
 
-def stored(mid: str, rnd: int, bots: list[int], scores: list[int], dealer: int) -> dict[str, Any]:
-    """A worker record with one hand dealt by ``dealer``."""
-    hand = {
-        "hand_number": 0, "dealer": dealer, "upcard": "AS", "trump": "S", "maker": 0,
-        "alone": [], "sitting_out": None, "passed_out": False, "tricks_won": [3, 1, 1],
-        "points": [1, 0, 0], "scores_before": [0, 0, 0], "log": [],
-    }  # fmt: skip
-    places = [1 + sum(o > s for o in scores) for s in scores]
-    return {
-        "match_id": mid, "round": rnd, "seating": 0, "seed": 42 + rnd, "set_key": "1,2,3",
-        "bots": bots, "scores": scores, "placements": places, "truncated": False,
-        "hands": [hand], "faults": [], "stats": [{}] * 3, "logs": ["", "", ""],
-        "duration_seconds": 0.5,
-    }  # fmt: skip
-
-
 @pytest.fixture
 def small(tmp_path: Path) -> tuple[Path, str]:
-    """Two deals of bots a, b, c (ids 1, 2, 3), two seatings each; c keeps seat 2."""
+    """The small tournament of compare_support (two deals of a, b, c)."""
     db = tmp_path / "arena.db"
-    with Store(db) as store:
-        for name in ("a", "b", "c"):
-            store.add_bot_version(name, f"class Bot: name = {name!r}", f"{name}.py")
-        config = {"bots": [], "seed": 1, "rounds": 2, "rules": {}, "limits": {}}
-        store.ensure_tournament("t1", config, [1, 2, 3], 4)
-        store.write_results(
-            "t1",
-            [
-                stored("x1", 0, [1, 2, 3], [10, 4, 6], dealer=0),
-                stored("x2", 0, [2, 1, 3], [7, 3, 10], dealer=0),
-                stored("y1", 1, [1, 2, 3], [2, 10, 5], dealer=2),
-                stored("y2", 1, [2, 1, 3], [10, 6, 1], dealer=2),
-            ],
-        )
-        store.set_status("t1", "finished")
-    return db, "t1"
+    return db, store_small_tournament(db)
 
 
 def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> None:
