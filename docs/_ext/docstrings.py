@@ -3,11 +3,13 @@ rendered as Markdown.
 
 The docstrings are written for ``help()`` and Sphinx habits: they cite other names with roles
 (``:func:`play_match```, ``:class:`~arena.rules.Rules```) and show doctest sessions
-(``>>> ...``). Markdown would print the roles literally and read ``obs["legal"][-1]`` in a
-session as a reference link. This extension turns each role into an optional cross-reference
-of mkdocs-autorefs (a link when the name is documented on the site, plain code otherwise, so
-``mkdocs build --strict`` warns only about real problems) and fences each doctest session as
-``pycon`` code. The docstrings themselves stay as they are.
+(``>>> ...``) and literal blocks after ``::``. Markdown would print the roles and the ``::``
+literally and read ``obs["legal"][-1]`` in a session as a reference link. This extension turns
+each role into an optional cross-reference of mkdocs-autorefs (a link when the name is
+documented on the site, plain code otherwise, so ``mkdocs build --strict`` warns only about
+real problems), fences each doctest session as ``pycon`` code, and ends the paragraph before
+a literal block with one colon (the indented block is Markdown code as it stands). The
+docstrings themselves stay as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import griffe
 
 ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):`(~?)([\w.]+)(\(\))?`")
+LITERAL = re.compile(r"::$(?=\n\s*\n)", re.M)
 
 
 def role_to_autoref(match: re.Match[str], module: str) -> str:
@@ -56,4 +59,5 @@ class DocstringMarkdown(griffe.Extension):
             return
         module = obj.path if obj.is_module else obj.module.path
         text = ROLE.sub(lambda m: role_to_autoref(m, module), obj.docstring.value)
+        text = LITERAL.sub(":", text)
         obj.docstring.value = fence_doctests(text) if ">>>" in text else text
