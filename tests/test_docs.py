@@ -307,6 +307,17 @@ def test_every_page_is_in_the_navigation() -> None:
     assert listed == {str(p.relative_to(DOCS)) for p in PAGES}
 
 
+def test_architecture_draws_the_layers_the_layout_test_enforces() -> None:
+    # The layer table of docs/architecture.md, lowest first, is tests/test_layout.py's LAYERS.
+    from test_layout import LAYERS
+
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| [^|]+ \| ([^|]+) \|", page, re.M)
+    drawn = [tuple(m.rstrip("/") for m in re.findall(r"`([^`]+)`", mods)) for _, mods in rows]
+    assert [int(n) for n, _ in rows] == list(range(len(LAYERS)))
+    assert [set(d) for d in drawn] == [set(u) - {"__init__"} for u in LAYERS]
+
+
 def test_every_benchmark_is_on_the_benchmarks_page() -> None:
     page = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
     for script in sorted((REPO / "bench").glob("*.py")):
