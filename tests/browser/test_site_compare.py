@@ -3,17 +3,12 @@ phone (390 px) and a desktop (1280 px): shown, drawn, inside the screen, no cons
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from browser_support import (
-    DESKTOP,
-    PHONE,
-    clear_viewport,
     console_errors,
     screenshot,
-    set_viewport,
     visible_texts,
 )
 from compare_support import store_comparison
@@ -33,17 +28,6 @@ def compared_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Compa
     compared = store_comparison(root / "arena.db")
     render_site(root / "arena.db", root / "site")
     return root / "site", compared
-
-
-@pytest.fixture(params=[PHONE, DESKTOP], ids=["phone", "desktop"])
-def viewport(request: pytest.FixtureRequest, browser: webdriver.Chrome) -> Iterator[int]:
-    """Each test at a phone's and a desktop's size; yields the width."""
-    width, height = request.param
-    set_viewport(browser, width, height)
-    try:
-        yield width
-    finally:
-        clear_viewport(browser)
 
 
 def fits(driver: webdriver.Chrome) -> bool:
