@@ -10,8 +10,15 @@ import sys
 
 import click
 
-from arena import __version__, cli_lists
-from arena.cli_common import F, checked_by, db_option, reports_errors, show
+from arena import __version__, cli_compare, cli_lists
+from arena.cli_common import (
+    checked_by,
+    db_option,
+    reports_errors,
+    show,
+    source_bytes_option,
+    unsafe_option,
+)
 from arena.errors import ArenaError
 
 
@@ -107,27 +114,6 @@ def doctor(as_json: bool, no_live: bool, cluster: str | None, db_path: str) -> N
 # --- tournament commands ---
 
 
-def unsafe_option(fn: F) -> F:
-    """The shared ``--unsafe-no-sandbox`` flag (trusted bots only)."""
-    return click.option(
-        "--unsafe-no-sandbox",
-        "unsafe",
-        is_flag=True,
-        help="Run bots without the sandbox's isolation layers (trusted bots only).",
-    )(fn)
-
-
-def source_bytes_option(fn: F) -> F:
-    """The shared ``--max-source-bytes N`` option: the largest bot file read."""
-    return click.option(
-        "--max-source-bytes",
-        "max_source_bytes",
-        type=click.IntRange(1, 1 << 30),
-        default=None,
-        help="Refuse bot files larger than this  [default: 1048576]",
-    )(fn)
-
-
 @main.command()
 @db_option
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -218,7 +204,14 @@ def _check_match_cpu_seconds(seconds: float) -> None:
     type=int,
     default=None,
     callback=checked_by(_check_rounds),
-    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20]",
+    help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20; "
+    "with --until-separated, the most: 200]",
+)
+@click.option(
+    "--until-separated",
+    is_flag=True,
+    help="Add rounds until every pair of bots adjacent in the standings is separated at 95% "
+    "(or --rounds is reached), then say why it stopped; see docs/tournaments.md.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
 @click.option(
@@ -279,6 +272,7 @@ def run(
     db_path: str,
     bots_or_files: tuple[str, ...],
     rounds: int | None,
+    until_separated: bool,
     seed: int,
     workers: int | None,
     out_dir: str,
@@ -302,9 +296,9 @@ def run(
     \b
     Example:
         arena run my_bot.py heuristic random --rounds 4
-        arena run --workers 2            # every submitted bot
-        arena run greedy heuristic my_bot.py
+        arena run --workers 2            # every submitted bot (or: greedy heuristic my_bot.py)
         arena run --cluster tcp://10.0.0.5:8786   # on a Dask cluster
+        arena run heuristic montecarlo random --until-separated --rounds 500
     """
     from pathlib import Path
 
@@ -326,14 +320,10 @@ def run(
     )
     with Store(db_path) as store:
         the_plan = tournament.prepare(
-            store,
-            bots_or_files,
-            rounds=rounds,
-            seed=seed,
-            limits=limits,
-            secret_file=secret_file,
-            max_source_bytes=max_source_bytes,
-        )
+            store, bots_or_files, rounds=rounds, seed=seed, limits=limits,
+            secret_file=secret_file, max_source_bytes=max_source_bytes,
+            until_separated=until_separated,
+        )  # fmt: skip
         show(views.plan_lines(the_plan, workers), console)
         try:
             result = tournament.run(
@@ -380,10 +370,12 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """Show the standings of the latest (or a given) tournament.
 
     Per bot: matches, wins, mean place, faults (matches forfeited) and a Plackett-Luce rating
-    with a 95% interval; then how often each bot placed above each other one, and each faulty
-    bot's faults in one line each (arena faults shows them all). Reads the standings stored by
-    `arena run`; recomputes them when matches were added since (docs/statistics.md says what
-    each number means).
+    with a 95% interval; then how often each bot placed above each other one, each bot's
+    duplicate score, the seat and dealer bias, non-transitive cycles, and each faulty bot's
+    faults in one line each (arena faults shows them all). Reads the standings stored by
+    `arena run`; recomputes them when matches were added since (docs/statistics.md and
+    docs/evaluation.md say what each number means). The latest tournament is the latest round
+    robin; a comparison (arena compare) is shown with --tournament ID: its test and verdict.
 
     \b
     Example:
@@ -394,20 +386,27 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     import json
 
     from arena import views
-    from arena.store import Store
+    from arena.reports import terminal, tournament_reports
+    from arena.store import COMPARE, ROUND_ROBIN, Store
     from arena.tournament import standings_report
 
     with Store(db_path, create=False) as store:
-        report = standings_report(store, tid, refit=refit)
+        t = store.tournament(tid, prefer=ROUND_ROBIN)
+        if t["kind"] == COMPARE:
+            cli_compare.show_comparison(store, t["id"], as_json=as_json)
+            return
+        report = standings_report(store, t["id"], refit=refit)
+        duplicate = tournament_reports(store, t["id"], report.table)
     if collusion and as_json:
         click.echo(json.dumps(views.collusion_json(report)))
     elif collusion:
         show([views.clone_table(report.clones, report.names)])
         show([views.kingmaking_table(report.kingmaking, report.names)])
     elif as_json:
-        click.echo(json.dumps(views.standings_json(report), indent=2))
+        doc = {**views.standings_json(report), **duplicate.to_dict()}
+        click.echo(json.dumps(doc, indent=2))
     else:
-        show(views.standings_lines(report))
+        show([*views.standings_lines(report), *terminal(duplicate)])
 
 
 @main.command()
@@ -542,7 +541,7 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
         server.server_close()
 
 
-for _command in cli_lists.COMMANDS:
+for _command in (*cli_lists.COMMANDS, *cli_compare.COMMANDS):
     main.add_command(_command)
 
 from arena.play import play  # noqa: E402  (a command of its own module, registered here)

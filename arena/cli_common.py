@@ -84,3 +84,24 @@ def show(items: Iterable[RenderableType], console: Console | None = None) -> Non
     console = console or Console(markup=False)
     for item in items:
         console.print(item, soft_wrap=isinstance(item, Text))
+
+
+def unsafe_option(fn: F) -> F:
+    """The shared ``--unsafe-no-sandbox`` flag (trusted bots only)."""
+    return click.option(
+        "--unsafe-no-sandbox",
+        "unsafe",
+        is_flag=True,
+        help="Run bots without the sandbox's isolation layers (trusted bots only).",
+    )(fn)
+
+
+def source_bytes_option(fn: F) -> F:
+    """The shared ``--max-source-bytes N`` option: the largest bot file read."""
+    return click.option(
+        "--max-source-bytes",
+        "max_source_bytes",
+        type=click.IntRange(1, 1 << 30),
+        default=None,
+        help="Refuse bot files larger than this  [default: 1048576]",
+    )(fn)

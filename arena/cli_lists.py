@@ -89,7 +89,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
             return
         rows = store.tournaments()
     if as_json:
-        keep = ("id", "status", "seed", "rounds", "total_matches", "done", "created_at")
+        keep = ("id", "kind", "status", "seed", "rounds", "total_matches", "done", "created_at")
         extra = ("updated_at", "commitment", "secret")
         click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
         return

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_SOURCE_BYTES",
     "BotFile",
+    "SameBot",
     "check_field",
     "check_name",
     "check_owner",
@@ -280,6 +281,10 @@ def _store_all(
     ]
 
 
+class SameBot(ArenaError):
+    """Two arguments name the same bot (or two bots share a name): bad input of the caller."""
+
+
 def _check_distinct(args: Sequence[str], picked: Sequence[BotFile | BotVersion]) -> None:
     seen: dict[str, int] = {}
     for i, p in enumerate(picked):
@@ -289,8 +294,8 @@ def _check_distinct(args: Sequence[str], picked: Sequence[BotFile | BotVersion])
         a, b = args[j], args[i]
         files = isinstance(picked[i], BotFile) and isinstance(picked[j], BotFile)
         if files and a != b and not _same_file(a, b):
-            raise ArenaError(f"two bots are named {p.name!r}: {a} and {b}")
-        raise ArenaError(f"bot {p.name!r} is given twice ({a}, {b})")
+            raise SameBot(f"two bots are named {p.name!r}: {a} and {b}")
+        raise SameBot(f"bot {p.name!r} is given twice ({a}, {b})")
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -306,17 +311,18 @@ def resolve(
     *,
     owner: str | None = None,
     max_bytes: int = DEFAULT_SOURCE_BYTES,
+    minimum: int = 3,
 ) -> list[BotVersion]:
     """The bots of ``arena run ARGS``: each a bot file (registered), a bundled bot's name
     (``random``, ``heuristic``, ``montecarlo``: its file, registered on first use and again when
     it changed) or a submitted bot's name (its latest version); no ARGS means every submitted
-    bot.
+    bot. ``minimum`` is the fewest bots the caller needs (``arena compare`` resolves two).
 
     Everything is checked before anything is stored: a bad field registers no file.
     """
     if not args:
         found = store.latest_versions()
-        check_field([v.name for v in found])
+        check_field([v.name for v in found], minimum)
         return found
     picked: list[BotFile | BotVersion] = []
     reserved = bundled_names()
@@ -335,13 +341,15 @@ def resolve(
                 )
             picked.append(version)
     _check_distinct(list(args), picked)
-    check_field([p.name for p in picked])
+    check_field([p.name for p in picked], minimum)
     return _store_all(store, picked, owner)
 
 
-def check_field(names: Sequence[str]) -> None:
-    """A tournament needs three or more bots with distinct names."""
-    if len(names) < 3:
+def check_field(names: Sequence[str], minimum: int = 3) -> None:
+    """A tournament needs three (``minimum``) or more bots with distinct names."""
+    if len(names) < minimum:
         raise ArenaError(
             f"a tournament needs at least three bots (have {', '.join(names) or 'none'})"
+            if minimum == 3
+            else f"need at least {minimum} bots (have {', '.join(names) or 'none'})"
         )

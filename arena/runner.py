@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import ctypes
+import enum
 import fcntl
 import logging
 import multiprocessing
@@ -43,6 +44,17 @@ if TYPE_CHECKING:
     from arena.sandbox import BotPool, BotSource, Limits, MatchOutcome
 
 log = logging.getLogger(__name__)
+
+
+class Wait(enum.Enum):
+    """What a lazy schedule yields when its next batch depends on results still out."""
+
+    WAIT = "wait"
+
+
+WAIT: Final = Wait.WAIT
+"""Yielded by a schedule given to :func:`drive` for "nothing to submit until more results
+are in" (a round that must finish before the next one is decided on)."""
 
 MAX_BATCH: Final = 20
 """Matches per task at most: big enough to amortise a cluster's per-task cost, small enough
@@ -353,7 +365,7 @@ def make_executor(
 
 def drive(
     executor: cf.Executor,
-    work: Iterable[Batch],
+    work: Iterable[Batch | Wait],
     *,
     in_flight: int,
     on_results: Callable[[list[dict[str, Any]]], None],
@@ -362,6 +374,9 @@ def drive(
 ) -> bool:
     """Submit ``work`` keeping at most ``in_flight`` batches queued; hand over each result.
 
+    ``work`` may be lazy: it is read only when a batch can be submitted, after the results
+    handed over so far, and may yield :data:`WAIT` when its next batch depends on results
+    still out (it is asked again after the next result; it must not wait on nothing).
     Returns True when every batch ran, False when ``should_stop()`` turned true first (then
     ``on_stop`` runs once, not-started batches are cancelled, and the results of the batches
     already running are still handed over). A batch that raised stops the run: the others
@@ -383,13 +398,18 @@ def drive(
     while True:
         if not stopped and error is None and should_stop():
             halt()
-        while not (stopped or exhausted or error) and len(pending) < in_flight:
+        waiting = False
+        while not (stopped or exhausted or error or waiting) and len(pending) < in_flight:
             batch = next(todo, None)
             if batch is None:
                 exhausted = True
+            elif batch is WAIT:
+                waiting = True
             else:
                 pending.add(executor.submit(play_batch, batch))
         if not pending:
+            if waiting and not (stopped or error):
+                raise RuntimeError("the schedule waits for results, but none are out")
             break
         done, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
         for f in done:

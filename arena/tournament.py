@@ -45,8 +45,9 @@ from arena.scheduler import (
     schedule,
     tournament_id,
 )
+from arena.schedules import Schedule, unfold
 from arena.secrecy import SecretFile
-from arena.store import BotVersion, Store, now
+from arena.store import ROUND_ROBIN, BotVersion, Store, now
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -88,6 +89,10 @@ class Plan:
     todo: list[MatchSpec]
     commitment: str | None = None
     """SHA-256 of the tournament's deal secret; None for one made before deal secrets."""
+    kind: str = ROUND_ROBIN
+    """:data:`arena.store.ROUND_ROBIN` (standings are computed) or :data:`arena.store.COMPARE`."""
+    schedule: Schedule | None = None
+    """Plays instead of ``todo`` when set: a schedule that unfolds as results come in."""
 
     @property
     def total(self) -> int:
@@ -143,6 +148,7 @@ def prepare(
     limits: Limits | None = None,
     secret_file: str | Path | None = None,
     max_source_bytes: int | None = None,
+    until_separated: bool = False,
 ) -> Plan:
     """The tournament ``arena run BOTS_OR_FILES`` plays: its bots (:func:`resolve`: files
     registered, names looked up) and its :func:`plan`.
@@ -151,11 +157,16 @@ def prepare(
     names need none. Files larger than ``max_source_bytes`` (default: the limits'
     ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
     (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
-    ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`.
+    ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
+    it is the most rounds played (see :func:`plan`).
     """
     from arena.owners import current_owner
 
-    rounds = check_rounds(DEFAULT_ROUNDS if rounds is None else rounds)  # before registering
+    if rounds is None:
+        from arena.separation import UNTIL_SEPARATED_ROUNDS
+
+        rounds = UNTIL_SEPARATED_ROUNDS if until_separated else DEFAULT_ROUNDS
+    rounds = check_rounds(rounds)  # before registering
     limits = limits or Limits()
     imported = SecretFile.read(secret_file) if secret_file else None
     files = any(Path(a).is_file() for a in bots_or_files)
@@ -173,6 +184,7 @@ def prepare(
         rules=rules or Rules(),
         limits=limits,
         secret_file=imported,
+        until_separated=until_separated,
     )
 
 
@@ -185,12 +197,15 @@ def plan(
     rules: Rules,
     limits: Limits,
     secret_file: SecretFile | None = None,
+    until_separated: bool = False,
 ) -> Plan:
     """Create (or find again) the tournament of these bots and settings; list what is left.
 
     A new tournament gets the deal secret of ``secret_file`` (to reproduce a tournament of
     another database) or else the database's unrevealed secret for ``seed``, drawn when
-    there is none (:meth:`Store.ensure_tournament`).
+    there is none (:meth:`Store.ensure_tournament`). With ``until_separated`` it adds rounds
+    only until every pair of adjacent bots in the standings is separated
+    (:mod:`arena.separation`), ``rounds`` at most: another tournament than the fixed one.
     """
     if secret_file is not None and secret_file.seed != seed:
         raise ArenaError(
@@ -211,6 +226,8 @@ def plan(
         # Sorted keys, as the tournament id has always hashed them: a resumed run finds it.
         "limits": dict(sorted(limits.to_dict().items())),
     }
+    if until_separated:
+        config["until"] = "separated"
     tid = tournament_id(config)
     entrants = [Entrant(v.name, v.sha256, v.id) for v in versions]
     secret = store.ensure_tournament(
@@ -224,7 +241,12 @@ def plan(
     done = store.finished_match_ids(tid)
     todo = [m for m in matches if m.match_id not in done]
     commitment = None if secret is None else secret.commitment
-    return Plan(tid, config, versions, rules, limits, matches, todo, commitment)
+    the_plan = Plan(tid, config, versions, rules, limits, matches, todo, commitment)
+    if until_separated:
+        from arena.separation import UntilSeparated
+
+        the_plan.schedule = UntilSeparated(tid, matches)
+    return the_plan
 
 
 # --- running --------------------------------------------------------------------------------
@@ -243,6 +265,9 @@ class RunResult:
     standings: list[ratings.BotStanding] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     """Every fault of the tournament, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
+    stopped: str | None = None
+    """Why a tournament that stops by its own rule stopped, or where it stands (None: a
+    fixed schedule)."""
 
 
 class _RateColumn(ProgressColumn):
@@ -273,8 +298,16 @@ def _under_run_lock(
     return locked
 
 
-def _progress(console: Console) -> Progress:
-    """The run's progress bar: matches stored of the whole tournament, rate and ETA."""
+def _progress(console: Console, total: int | None) -> Progress:
+    """The run's progress line: a bar of matches stored towards ``total``, rate and ETA; or
+    (None: a schedule with no bound) the count, the rate and the time."""
+    if total is None:
+        columns: tuple[ProgressColumn, ...] = (
+            TextColumn("{task.description}"),
+            _RateColumn(),
+            TimeElapsedColumn(),
+        )
+        return Progress(*columns, console=console, transient=False)
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -291,7 +324,7 @@ def _progress(console: Console) -> Progress:
 def _play_todo(
     store: Store,
     the_plan: Plan,
-    work: Iterable[runner.Batch],
+    work: Iterable[runner.Batch | runner.Wait],
     *,
     workers: int,
     unsafe: bool,
@@ -301,17 +334,22 @@ def _play_todo(
     """Play ``work`` with a progress bar, storing each batch; return how many matches were
     stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
     marks the tournament ``interrupted`` and is one ArenaError line."""
-    tid, played = the_plan.tid, 0
-    with runner.interrupts() as interrupted, _progress(console) as progress:
+    tid, played, lazy = the_plan.tid, 0, the_plan.schedule
+    total = the_plan.total if lazy is None else lazy.total
+    with runner.interrupts() as interrupted, _progress(console, total) as progress:
         stop = runner.fork_context().Event()
-        done = the_plan.total - len(the_plan.todo)
-        task = progress.add_task("matches", total=the_plan.total, completed=done)
+        done = the_plan.total - len(the_plan.todo) if lazy is None else store.match_count(tid)
+        title = "matches" if lazy is None else lazy.describe()
+        task = progress.add_task(title, total=total, completed=done)
 
         def store_batch(records: list[dict[str, Any]]) -> None:
             nonlocal played
             store.write_results(tid, records)
             played += len(records)
             progress.advance(task, len(records))
+            if lazy is not None:
+                lazy.stored(records)
+                progress.update(task, description=lazy.describe())
 
         if executor is None:
             executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
@@ -324,6 +362,8 @@ def _play_todo(
                 should_stop=interrupted.is_set,
                 on_stop=stop.set,
             )
+            if lazy is not None:  # its last check came after the last result
+                progress.update(task, description=lazy.describe())
         except ArenaError:
             store.set_status(tid, "interrupted")
             raise
@@ -354,7 +394,8 @@ def run(
     log_path: Path | None = None,
     executor: cf.Executor | None = None,
 ) -> RunResult:
-    """Play every match of ``the_plan.todo`` in ``workers`` processes, storing each batch.
+    """Play every match of ``the_plan.todo`` (or, when set, of ``the_plan.schedule`` as it
+    unfolds) in ``workers`` processes, storing each batch.
 
     Holds the tournament's run lock throughout (a second run of it is refused).
     ``executor`` replaces the local process pool (a cluster's executor whose workers run
@@ -363,11 +404,11 @@ def run(
     every finished match is stored and the tournament is marked ``interrupted``.
     """
     check_workers(workers)
-    tid, todo = the_plan.tid, the_plan.todo
+    tid, todo, lazy = the_plan.tid, the_plan.todo, the_plan.schedule
     started = time.perf_counter()
-    already = the_plan.total - len(todo)
+    already = the_plan.total - len(todo) if lazy is None else store.match_count(tid)
     played, completed = 0, True
-    if todo:
+    if bool(todo) if lazy is None else lazy.start(store):
         if executor is None:
             # Fail here, in one line, rather than in every worker's initializer (which would
             # only surface as a broken process pool).
@@ -378,16 +419,18 @@ def run(
             Entrant(v.name, v.sha256, v.id).key: BotSource(v.name, v.source, v.filename)
             for v in the_plan.versions
         }
-        work = runner.batches(
-            todo,
+        make = functools.partial(
+            runner.batches,
             workers=workers,
             rules=the_plan.rules,
             limits=the_plan.limits,
             unsafe_no_sandbox=unsafe,
             sources=sources,
         )
+        work = make(todo) if lazy is None else unfold(lazy, make)
         with runner.run_log(log_path):
-            log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
+            left = f"{len(todo)} matches to play" if lazy is None else "playing as scheduled"
+            log.info("tournament %s: %s, %d workers", tid, left, workers)
             played, completed = _play_todo(
                 store,
                 the_plan,
@@ -399,11 +442,16 @@ def run(
             )
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed else "interrupted")
-    result = RunResult(
-        tid, the_plan.total, played, already, completed, time.perf_counter() - started
-    )
-    result.standings = save_standings(store, tid)
-    collusion.save(store, tid, {s.bot: s.rating for s in result.standings if s.rating is not None})
+    total = the_plan.total
+    if lazy is not None:
+        lazy.finish(store, completed)
+        total = int(store.tournament(tid)["total_matches"])
+    result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
+    result.stopped = None if lazy is None else lazy.why()
+    if the_plan.kind == ROUND_ROBIN:  # a comparison has no standings
+        result.standings = save_standings(store, tid)
+        rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
+        collusion.save(store, tid, rated)
     result.faults = store.faults_by_bot(tid)
     return result
 
@@ -501,4 +549,5 @@ def refresh_standings(store: Store) -> None:
     """Bring the stored standings of every tournament up to date (see
     :func:`current_standings`)."""
     for t in store.tournaments():
-        current_standings(store, t["id"])
+        if t.get("kind", ROUND_ROBIN) == ROUND_ROBIN:  # a comparison has no standings
+            current_standings(store, t["id"])

@@ -44,9 +44,11 @@ def _name(names: dict[int, str], bot: int) -> Text:
 def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
     """``arena run`` before it plays: the tournament, its size, and its deal commitment."""
     done = the_plan.total - len(the_plan.todo)
-    bots = len(the_plan.versions)
+    bots = len(the_plan.versions)  # "at most": a schedule that stops by its own rule
     head = (
-        f"Tournament {the_plan.tid}: {bots} bots, {the_plan.total} matches"
+        f"Tournament {the_plan.tid}: {bots} bots, "
+        + ("at most " if the_plan.schedule is not None else "")
+        + f"{the_plan.total} matches"
         + (f" ({done} already stored)" if done else "")
         + f", {workers} worker{'s' * (workers != 1)}"
     )
@@ -69,6 +71,7 @@ def run_lines(result: RunResult, db_path: object, log_path: object) -> list[Rend
     return [
         standings_table(result.standings, title=f"Standings of {result.tid}"),
         *fault_digest_lines(fault_digest(result.faults)),
+        *([] if result.stopped is None else [Text(result.stopped)]),
         summary,
     ]
 
@@ -449,7 +452,10 @@ def tournaments_table(rows: Sequence[dict[str, Any]]) -> Table:
     for col in ("status", "bots", "matches", "seed", "rounds", "last run", "commitment"):
         table.add_column(col)
     for r in rows:
-        names = ", ".join(str(b["name"]) for b in json.loads(r["config"])["bots"])
+        bots = [str(b["name"]) for b in json.loads(r["config"])["bots"]]
+        names = ", ".join(bots)
+        if r.get("kind") == "compare":  # A, B and the third seat
+            names = f"compare {bots[0]} with {bots[1]} (third seat {bots[2]})"
         table.add_row(
             r["id"],
             r["status"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -64,3 +65,15 @@ def write_bot(folder: Path, filename: str, source: str) -> Path:
     path = folder / filename
     path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
     return path
+
+
+def stored_matches(db: Path) -> int:
+    """Matches stored in ``db`` so far (0 before it exists), read without locking it."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0

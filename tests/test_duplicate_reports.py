@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import pytest
+from compare_support import store_small_tournament
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from site_support import store_tournament
@@ -201,37 +201,9 @@ def test_edges_read_from_either_direction_and_longer_cycles() -> None:
 # --- from a real database ---------------------------------------------------------------------
 
 
-def stored(mid: str, rnd: int, bots: list[int], scores: list[int], dealer: int) -> dict[str, Any]:
-    """A worker record (as arena.runner makes it) with one hand dealt by ``dealer``."""
-    hand = {
-        "hand_number": 0, "dealer": dealer, "upcard": "AS", "trump": "S", "maker": 0,
-        "alone": [], "sitting_out": None, "passed_out": False, "tricks_won": [3, 1, 1],
-        "points": [1, 0, 0], "scores_before": [0, 0, 0], "log": [[2, "bid1", "order"]],
-    }  # fmt: skip
-    places = [1 + sum(o > s for o in scores) for s in scores]
-    return {
-        "match_id": mid, "round": rnd, "seating": 0, "seed": 42 + rnd, "set_key": "1,2,3",
-        "bots": bots, "scores": scores, "placements": places, "truncated": False,
-        "hands": [hand], "faults": [], "stats": [{}] * 3, "logs": ["", "", ""],
-        "duration_seconds": 0.5,
-    }  # fmt: skip
-
-
 def test_reports_from_a_small_database(tmp_path: Path) -> None:
+    store_small_tournament(tmp_path / "arena.db")
     store = Store(tmp_path / "arena.db")
-    for name in ("a", "b", "c"):
-        store.add_bot_version(name, f"class Bot: name = {name!r}", f"{name}.py")
-    config = {"bots": [], "seed": 1, "rounds": 2, "rules": {}, "limits": {}}
-    store.ensure_tournament("t1", config, [1, 2, 3], 4)
-    store.write_results(
-        "t1",
-        [
-            stored("x1", 0, [1, 2, 3], [10, 4, 6], dealer=0),
-            stored("x2", 0, [2, 1, 3], [7, 3, 10], dealer=0),
-            stored("y1", 1, [1, 2, 3], [2, 10, 5], dealer=2),
-            stored("y2", 1, [2, 1, 3], [10, 6, 1], dealer=2),
-        ],
-    )
     records = seat_records(store.rows(SEATS_SQL, ["t1"]))
     assert len(records) == 12
     assert {r.deal for r in records} == {"1,2,3/0", "1,2,3/1"}

@@ -24,9 +24,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("sandbox",),
     ("scheduler", "secrecy", "ratings", "faults", "owners", "runlock", "sequential", "duplicate"),
     ("store",),
-    ("entrants", "runner", "collusion", "cluster", "tournament"),
-    ("views", "site"),
-    ("cli", "cli_common", "cli_lists", "play", "demo"),
+    ("entrants", "runner", "collusion", "cluster", "tournament", "schedules", "separation"),
+    ("compare",),
+    ("views", "site", "reports"),
+    ("cli", "cli_common", "cli_lists", "cli_compare", "play", "demo"),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import stored_matches
 
 from arena.engine import Rules
 from arena.sandbox import Limits
@@ -198,21 +199,10 @@ def arena_cmd(db: Path, files: list[Path], *extra: str) -> list[str]:
     ]
 
 
-def stored(db: Path) -> int:
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
-
-
 def wait_for_matches(db: Path, proc: subprocess.Popen[bytes], at_least: int) -> int:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        n = stored(db)
+        n = stored_matches(db)
         if n >= at_least:
             return n
         assert proc.poll() is None, "arena run ended before it could be interrupted"
@@ -244,7 +234,7 @@ def test_kill_9_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     while workers_of(broken) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert workers_of(broken) == []
-    partial = stored(broken)
+    partial = stored_matches(broken)
     assert 4 <= partial < 30
     rerun = subprocess.run(arena_cmd(broken, files, *rounds), capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
@@ -326,7 +316,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None
     assert report["rc"] == 130, report
     assert "Interrupted" in report["err"] and "Traceback" not in report["err"]
     assert report["left"] == []
-    kept = stored(db)
+    kept = stored_matches(db)
     assert report["before"] <= kept < 30
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT status FROM tournaments").fetchone()[0] == "interrupted"
@@ -341,7 +331,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None
     rerun = subprocess.run(cmd, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert f"Played {30 - kept} matches" in rerun.stdout
-    assert stored(db) == 30
+    assert stored_matches(db) == 30
 
 
 def children_of(pid: int) -> list[int]:
@@ -372,10 +362,10 @@ def test_a_killed_worker_stops_the_run_in_one_line_and_rerun_resumes(tmp_path: P
     assert proc.returncode == 1, (out, err)
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: the run stopped"), err
-    kept = stored(db)
+    kept = stored_matches(db)
     rerun = subprocess.run(cmd, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
-    assert f"Played {30 - kept} matches" in rerun.stdout and stored(db) == 30
+    assert f"Played {30 - kept} matches" in rerun.stdout and stored_matches(db) == 30
 
 
 def test_workers_claim_distinct_cpus_and_release_them(tmp_path: Path) -> None:

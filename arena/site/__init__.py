@@ -4,8 +4,9 @@
 PosixPath('site/index.html')
 
 Pages (all links relative, so the site works from ``file://`` and any static host):
-``index.html`` (leaderboard of the latest tournament, charts), ``h2h.html`` (head-to-head
-matrix), ``tournaments/<id>.html``, ``bots/<name>.html`` and ``matches/<id>.html``.
+``index.html`` (leaderboard of the latest round robin, charts, duplicate reports, the
+comparisons), ``h2h.html`` (head-to-head matrix), ``tournaments/<id>.html`` (a round robin, or
+a comparison with its LLR chart), ``bots/<name>.html`` and ``matches/<id>.html``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import datetime as _dt
 from pathlib import Path
 
 from arena import __version__
+from arena.reports import Reports, tournament_reports
 from arena.site import botpage, data
 from arena.site.charts import line_chart, place_chart
+from arena.site.comparison import ComparisonView, comparison_view
 from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
@@ -54,8 +57,12 @@ def _render(store: Store, out: Path, with_logs: bool) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     refs = data.bot_refs(store)
     tours = data.tournaments(store, refs)
-    all_standings = {t.id: data.leaderboard(store, t.id, refs) for t in tours}
-    current = tours[0] if tours else None
+    # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
+    robins = [t for t in tours if not t.is_comparison]
+    all_standings = {t.id: data.leaderboard(store, t.id, refs) for t in robins}
+    duplicate = {t.id: tournament_reports(store, t.id) for t in robins}
+    compared = {t.id: comparison_view(store, t.id, refs) for t in tours if t.is_comparison}
+    current = robins[0] if robins else None
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(
         out,
@@ -76,18 +83,13 @@ def _render(store: Store, out: Path, with_logs: bool) -> Path:
         rating_chart=rating_svg,
         place_chart=places_svg,
         fair=fairness(store, current, refs) if current else None,
+        duplicate=duplicate[current.id] if current else None,
+        refs=refs,
+        comparisons=[(t, compared[t.id]) for t in tours if t.is_comparison],
     )
     pairs = data.pairwise(store, current.id) if current else {}
     writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
-    for t in tours:
-        writer.page(
-            t.href,
-            "tournament.html",
-            tournament=t,
-            standings=all_standings[t.id],
-            matches=data.matches(store, refs, tid=t.id),
-            fair=fairness(store, t, refs),
-        )
+    _tournament_pages(writer, store, refs, tours, all_standings, duplicate, compared)
     lines = dict(history)
     for bot in botpage.bot_details(store, refs, all_standings, tours, with_logs=with_logs):
         own = [(bot.name, lines[bot.name])] if bot.name in lines else []
@@ -114,3 +116,28 @@ def _render(store: Store, out: Path, with_logs: bool) -> Path:
         score_chart = line_chart(series, x_label="hand", y_label="score", width=1000, height=240)
         writer.page(m.href, "match.html", m=m, detail=detail, score_chart=score_chart)
     return index
+
+
+def _tournament_pages(
+    writer: Writer,
+    store: Store,
+    refs: dict[int, data.BotRef],
+    tours: list[data.Tournament],
+    all_standings: dict[str, list[data.Standing]],
+    duplicate: dict[str, Reports],
+    compared: dict[str, ComparisonView],
+) -> None:
+    """One page per tournament: a round robin's standings and reports, or a comparison's
+    test with its LLR chart and verdict."""
+    for t in tours:
+        writer.page(
+            t.href,
+            "compare.html" if t.is_comparison else "tournament.html",
+            tournament=t,
+            standings=all_standings.get(t.id, []),
+            matches=data.matches(store, refs, tid=t.id),
+            fair=fairness(store, t, refs),
+            duplicate=duplicate.get(t.id),
+            refs=refs,
+            view=compared.get(t.id),
+        )

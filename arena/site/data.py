@@ -18,7 +18,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
-from arena.store import Store
+from arena.store import COMPARE, ROUND_ROBIN, Store
 from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -127,11 +127,19 @@ class Tournament:
     """SHA-256 of the deal secret; None for a tournament made before deal secrets."""
     secret: str | None = None
     """The deal secret in hex, only once the tournament has finished."""
+    kind: str = ROUND_ROBIN
+    """:data:`arena.store.ROUND_ROBIN` or :data:`arena.store.COMPARE` (a comparison's page
+    shows its test instead of standings)."""
 
     @property
     def href(self) -> str:
         """Path of the tournament page, relative to the site root."""
         return f"tournaments/{self.id}.html"
+
+    @property
+    def is_comparison(self) -> bool:
+        """Whether this is an ``arena compare`` run rather than a round robin."""
+        return self.kind == COMPARE
 
     @property
     def progress(self) -> float:
@@ -162,6 +170,7 @@ def tournaments(store: Store, refs: dict[int, BotRef]) -> list[Tournament]:
                 bots=sorted(versions, key=lambda b: b.name.lower()),
                 commitment=r["commitment"],
                 secret=r["secret"],
+                kind=r.get("kind") or ROUND_ROBIN,  # a database not migrated to 6 has none
             )
         )
     return out

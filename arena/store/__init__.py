@@ -22,10 +22,19 @@ from arena.store.bots import BotRecords, BotVersion, sha256_text
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
-from arena.store.schema import MIGRATIONS, now
+from arena.store.schema import COMPARE, MIGRATIONS, ROUND_ROBIN, now
 from arena.store.tournaments import TournamentRecords
 
-__all__ = ["LOG_CAP", "MIGRATIONS", "BotVersion", "Store", "now", "sha256_text"]
+__all__ = [
+    "COMPARE",
+    "LOG_CAP",
+    "MIGRATIONS",
+    "ROUND_ROBIN",
+    "BotVersion",
+    "Store",
+    "now",
+    "sha256_text",
+]
 
 
 class Store(BotRecords, TournamentRecords, MatchRecords, PageReads, ListingReads):

@@ -148,6 +148,22 @@ class MatchRecords(StoreBase):
             [tid],
         )
 
+    def duplicate_seats(self, tid: str) -> list[dict[str, Any]]:
+        """Every stored seat of the tournament with its deal and its match's first dealer: the
+        rows of :data:`arena.duplicate.SEATS_SQL`, which the duplicate reports read."""
+        from arena.duplicate import SEATS_SQL
+
+        return self.rows(SEATS_SQL, [tid])
+
+    def seating_results(self, tid: str) -> list[tuple[int, ...]]:
+        """Every stored match of the tournament as ``(round, seating, place0, place1, place2,
+        score0, score1, score2)``, in round and seating order (a comparison's sets)."""
+        return self.conn.execute(
+            "SELECT round, seating, place0, place1, place2, score0, score1, score2 "
+            "FROM matches WHERE tournament_id = ? ORDER BY round, seating",
+            (tid,),
+        ).fetchall()
+
     def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
         row = self._by_prefix("matches", "match", prefix)

@@ -18,6 +18,12 @@ import sqlite_utils
 from arena.errors import ArenaError
 from arena.store.dbfile import Transaction
 
+ROUND_ROBIN: Final = "round-robin"
+"""The ``kind`` of a duplicate round-robin tournament (``arena run``)."""
+
+COMPARE: Final = "compare"
+"""The ``kind`` of a sequential comparison of two bots (``arena compare``)."""
+
 
 def now() -> str:
     """The current UTC time as stored: ``2026-11-30T09:12:03Z``."""
@@ -166,12 +172,21 @@ def _m5_standings(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m6_kinds(db: sqlite_utils.Database) -> None:
+    # Every tournament stored before this migration is a duplicate round robin.
+    _script(
+        db,
+        f"ALTER TABLE tournaments ADD COLUMN kind TEXT NOT NULL DEFAULT '{ROUND_ROBIN}'",
+    )
+
+
 MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]], ...]] = (
     (1, "bots, versions, tournaments, matches, seats, hands, faults, logs", _m1_core),
     (2, "ratings and pairwise tables, faults index", _m2_ratings),
     (3, "deal secrets and commitments; clone and kingmaking reports", _m3_secrets),
     (4, "owner key of each bot name", _m4_owners),
     (5, "ratings: optional rating and rank, one-sided bounds, units, method", _m5_standings),
+    (6, "tournament kinds: round robin or compare", _m6_kinds),
 )
 """Numbered migrations, applied in order; each one runs in its own transaction."""
 

@@ -15,7 +15,7 @@ from arena.errors import ArenaError
 from arena.secrecy import DealSecret
 from arena.store.base import StoreBase
 from arena.store.bots import BotVersion
-from arena.store.schema import now
+from arena.store.schema import ROUND_ROBIN, now
 
 
 class TournamentRecords(StoreBase):
@@ -29,8 +29,12 @@ class TournamentRecords(StoreBase):
         total: int,
         *,
         secret: bytes | None = None,
+        kind: str = ROUND_ROBIN,
     ) -> DealSecret | None:
         """Create the tournament row (or mark an existing one running again); return its secret.
+
+        ``kind`` is :data:`ROUND_ROBIN` or :data:`COMPARE`; ``config["rounds"]`` is the number of
+        rounds (for a tournament that stops by its own rule, the most it may play).
 
         A new tournament takes ``secret`` when given (imported from a secret file), else the
         newest unrevealed secret drawn in this database for its seed, else a fresh one: the
@@ -70,6 +74,7 @@ class TournamentRecords(StoreBase):
                     "updated_at": stamp,
                     "finished_at": None,
                     "secret_id": chosen.id,
+                    "kind": kind,
                 }
             )
             self.db.table("tournament_bots").insert_all(
@@ -116,6 +121,16 @@ class TournamentRecords(StoreBase):
         assert chosen is not None
         return chosen
 
+    def set_extent(self, tid: str, rounds: int, total: int) -> None:
+        """Record the rounds and matches that a tournament which stops by its own rule (a
+        comparison, ``arena run --until-separated``) played in the end; its ``config`` keeps
+        the most it could have played, which is part of its identity."""
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE tournaments SET rounds = ?, total_matches = ? WHERE id = ?",
+                (rounds, total, tid),
+            )
+
     def tournament_secret(self, tid: str) -> DealSecret | None:
         """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
         row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
@@ -143,13 +158,17 @@ class TournamentRecords(StoreBase):
                     (stamp, tid),
                 )
 
-    def tournament(self, tid: str | None = None) -> dict[str, Any]:
-        """The tournament ``tid`` (a unique prefix will do), or the most recently run one.
+    def tournament(self, tid: str | None = None, *, prefer: str | None = None) -> dict[str, Any]:
+        """The tournament ``tid`` (a unique prefix will do), or the most recently run one (of
+        kind ``prefer`` when there is one).
 
         Its ``status`` is the live one (see :meth:`tournaments`).
         """
         if tid is None:
-            rows = self.rows("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC")
+            rows = self.rows(
+                "SELECT * FROM tournaments ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
+                [prefer],
+            )
             if not rows:
                 raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
             return self._live(rows[0])

@@ -12,7 +12,13 @@ from selenium import webdriver
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser_support import chromium  # noqa: E402 (needs the path above)
+from browser_support import (  # noqa: E402 (needs the path above)
+    DESKTOP,
+    PHONE,
+    chromium,
+    clear_viewport,
+    set_viewport,
+)
 from site_support import run_tournament, serving  # noqa: E402
 
 
@@ -34,3 +40,14 @@ def browser() -> Iterator[webdriver.Chrome]:
     """One headless Chromium for the session (its console log is read by the tests)."""
     with chromium() as driver:
         yield driver
+
+
+@pytest.fixture(params=[PHONE, DESKTOP], ids=["phone", "desktop"])
+def viewport(request: pytest.FixtureRequest, browser: webdriver.Chrome) -> Iterator[int]:
+    """Each test at a phone's and a desktop's size; yields the width."""
+    width, height = request.param
+    set_viewport(browser, width, height)
+    try:
+        yield width
+    finally:
+        clear_viewport(browser)

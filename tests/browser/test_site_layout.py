@@ -9,14 +9,12 @@ folder (printed with ``-s``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from browser_support import (
     DESKTOP,
     PHONE,
-    clear_viewport,
     console_errors,
     name_geometry,
     screenshot,
@@ -42,17 +40,6 @@ def long_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store_tournament(root / "arena.db", [(n, "Someone With A Long Name") for n in LONG_NAMES])
     render_site(root / "arena.db", root / "site")
     return root / "site"
-
-
-@pytest.fixture(params=[PHONE, DESKTOP], ids=["phone", "desktop"])
-def viewport(request: pytest.FixtureRequest, browser: webdriver.Chrome) -> Iterator[int]:
-    """Each test at a phone's and a desktop's size; yields the width."""
-    width, height = request.param
-    set_viewport(browser, width, height)
-    try:
-        yield width
-    finally:
-        clear_viewport(browser)
 
 
 def no_page_overflow(driver: webdriver.Chrome) -> None:

@@ -1,0 +1,227 @@
+"""``arena compare A B``: the sequential test of "is A stronger than B?" on the command line.
+
+Thin, like the rest of the command line: the comparison is :mod:`arena.compare`, the test
+:mod:`arena.sequential`, the run :func:`arena.tournament.run`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli_common import db_option, reports_errors, source_bytes_option, unsafe_option
+from arena.compare import DEFAULT_MAX_SETS, DEFAULT_THIRD, Comparison
+from arena.store import Store
+from arena.untrusted import clean_line
+from arena.views import plain
+
+if TYPE_CHECKING:
+    from arena.sequential import Design
+    from arena.tournament import Plan
+
+_OPEN_UNIT = click.FloatRange(0, 1, min_open=True, max_open=True)
+_ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
+
+
+@click.command()
+@db_option
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option(
+    "--third",
+    default=DEFAULT_THIRD,
+    show_default=True,
+    help="The bot in the third seat (a file or a bot name; may be A or B).",
+)
+@click.option("--p0", type=_OPEN_UNIT, default=0.50, show_default=True, help="H0: rate <= p0.")
+@click.option("--p1", type=_OPEN_UNIT, default=0.55, show_default=True, help="H1: rate >= p1.")
+@click.option(
+    "--alpha",
+    type=_ERROR_RATE,
+    default=0.05,
+    show_default=True,
+    help="Chance of accepting H1 when the rate is p0.",
+)
+@click.option(
+    "--beta",
+    type=_ERROR_RATE,
+    default=0.05,
+    show_default=True,
+    help="Chance of accepting H0 when the rate is p1.",
+)
+@click.option(
+    "--max-sets",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_SETS,
+    show_default=True,
+    help="Sets after which an undecided test ends inconclusive (6 matches each).",
+)
+@click.option(
+    "--workers", type=click.IntRange(1), default=None, help="Worker processes  [default: cores]"
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Log file of the run  [default: the database's name with .log]",
+)
+@source_bytes_option
+@unsafe_option
+@reports_errors
+def compare(
+    db_path: str,
+    a: str,
+    b: str,
+    third: str,
+    p0: float,
+    p1: float,
+    alpha: float,
+    beta: float,
+    max_sets: int,
+    workers: int | None,
+    seed: int,
+    as_json: bool,
+    log_path: str | None,
+    max_source_bytes: int | None,
+    unsafe: bool,
+) -> None:
+    """Is A stronger than B? Play duplicate sets until a sequential test decides.
+
+    A and B are bot files or bot names (bundled: random, heuristic, montecarlo). Each set is
+    a fresh deal played in all 6 seatings of A, B and the third bot, sandboxed, in parallel;
+    its score is A's placed-above rate over B. After each complete set (in set order) a
+    generalized SPRT decides between H0 (rate <= p0) and H1 (rate >= p1) with error rates
+    alpha and beta, or plays on; after --max-sets it ends inconclusive. The same command
+    again continues an interrupted comparison. Exit code 0 whatever the decision (read it
+    from the verdict or --json), 130 when interrupted. docs/evaluation.md explains it all.
+
+    \b
+    Example:
+        arena compare my_bot_v2.py my_bot --p1 0.55
+        arena compare heuristic random --p1 0.75 --json
+        arena compare montecarlo heuristic --third random --max-sets 300
+    """
+    from arena import compare as comparisons
+    from arena.sequential import Design
+    from arena.tournament import run, worker_count
+
+    if p0 >= p1:
+        raise click.BadParameter(f"need --p0 < --p1 (have {p0:g} and {p1:g})", param_hint="--p0")
+    if a == b or (Path(a).is_file() and Path(b).is_file() and Path(a).samefile(b)):
+        raise click.BadParameter("A and B are the same bot", param_hint="A B")
+    workers = worker_count(workers)
+    # Progress and verdict on stderr with --json, so that stdout is the JSON object alone.
+    console = Console(markup=False, stderr=as_json)
+    with Store(db_path) as store:
+        the_plan = _plan(
+            store, (a, b, third), Design(p0, p1, alpha, beta, max_sets), seed, max_source_bytes
+        )
+        before = comparisons.comparison(store, the_plan.tid)
+        console.print(_header(before, workers), soft_wrap=True)
+        if the_plan.commitment:
+            console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
+        log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
+        result = run(
+            store, the_plan, workers=workers, unsafe=unsafe, console=console, log_path=log_file
+        )
+        done = comparisons.comparison(store, the_plan.tid)
+    _report(done, console, as_json)
+    console.print(
+        f"Played {result.played} matches in {result.seconds:.1f} s; {done.matches} stored in "
+        f"{db_path} (log: {log_file})",
+        soft_wrap=True,
+    )
+    if not result.completed:
+        click.echo(
+            "Interrupted: finished matches are stored; run the same command again to resume.",
+            err=True,
+        )
+        sys.exit(130)
+
+
+def _plan(
+    store: Store, bots: tuple[str, str, str], design: Design, seed: int, max_bytes: int | None
+) -> Plan:
+    """The comparison of A and B (with the third) by this design: a usage error when A and B
+    are one bot."""
+    from arena import compare as comparisons
+    from arena.engine import Rules
+    from arena.entrants import SameBot
+    from arena.owners import current_owner
+    from arena.sandbox import Limits
+
+    limits = Limits()
+    files = any(Path(x).is_file() for x in bots)
+    try:
+        return comparisons.plan(
+            store, *bots, design=design, seed=seed, rules=Rules(), limits=limits,
+            owner=current_owner() if files else None,
+            max_bytes=limits.source_bytes if max_bytes is None else max_bytes,
+        )  # fmt: skip
+    except SameBot as e:
+        raise click.UsageError(clean_line(str(e), 200)) from None
+
+
+def _header(c: Comparison, workers: int) -> str:
+    d, (a, b) = c.design, c.names()
+    stored = f", {c.matches} matches already stored" if c.matches else ""
+    return (
+        f"Comparison {c.tid}: {a} (A) against {b} (B), third seat "
+        f"{clean_line(c.bots['third'].name, 60)}; H0 rate <= {d.p0:g}, H1 rate >= {d.p1:g}, "
+        f"alpha {d.alpha:g}, beta {d.beta:g}, at most {d.max_sets} sets{stored}; "
+        f"{workers} worker{'s' * (workers != 1)}"
+    )
+
+
+def _report(c: Comparison, console: Console, as_json: bool) -> None:
+    """The comparison's line and verdict (and its JSON object on stdout)."""
+    import json
+
+    if as_json:
+        click.echo(json.dumps(c.to_dict(), indent=2))
+    console.print(c.result.line(), soft_wrap=True)
+    console.print(c.verdict(), soft_wrap=True)
+
+
+def roles_table(c: Comparison) -> Table:
+    """How A, B and the third fared in the sets the test counted."""
+    t = Table(title=f"In the {c.test.sets} sets counted")
+    t.add_column("role")
+    t.add_column("bot")
+    for col in ("matches", "wins", "mean place", "mean points"):
+        t.add_column(col, justify="right")
+    for r in c.roles:
+        mp, pts = r.mean_place, r.mean_points
+        t.add_row(
+            {"a": "A", "b": "B"}.get(r.role, r.role),
+            plain(f"{r.bot.name} v{r.bot.version}", 70),
+            str(r.matches),
+            str(r.wins),
+            "-" if mp is None else f"{mp:.2f}",
+            "-" if pts is None else f"{pts:.2f}",
+        )
+    return t
+
+
+def show_comparison(store: Store, tid: str, *, as_json: bool) -> None:
+    """``arena standings --tournament ID`` of a comparison: its test, verdict and roles."""
+    from arena import compare as comparisons
+
+    c = comparisons.comparison(store, tid)
+    console = Console(markup=False, stderr=as_json)
+    if not as_json:
+        console.print(f"Comparison {c.tid} ({c.status}): {c.matches} matches", soft_wrap=True)
+        console.print(roles_table(c))
+    _report(c, console, as_json)
+
+
+COMMANDS = (compare,)
+"""The commands of this module, added to ``arena`` by :mod:`arena.cli`."""

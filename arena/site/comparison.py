@@ -1,0 +1,70 @@
+"""A comparison's page (``arena compare``): its LLR chart, its verdict, its three roles.
+
+Read through :func:`arena.compare.comparison`, the same re-reading of the stored sets that
+``arena compare --json`` and ``arena standings --tournament ID`` print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.compare import ROLES, Comparison, Role, comparison
+from arena.sequential import Status
+from arena.site.charts import LineChart, line_chart
+from arena.site.data import BotRef
+from arena.store import Store
+
+ROLE_NAMES = {"a": "A", "b": "B", "third": "third seat"}
+"""How each role is labelled on the page."""
+
+
+@dataclass(frozen=True)
+class RoleRow:
+    """One row of the roles table: the role, its bot (for the link) and its record."""
+
+    label: str
+    bot: BotRef
+    record: Role
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    """Everything a comparison's page shows."""
+
+    comparison: Comparison
+    bots: dict[str, BotRef]
+    """By role: ``a``, ``b``, ``third``."""
+    roles: list[RoleRow]
+    chart: LineChart
+
+    @property
+    def result(self) -> Status:
+        """Where the test stands (sets, rate, interval, LLR, decision)."""
+        return self.comparison.result
+
+
+def llr_chart(c: Comparison) -> LineChart:
+    """The LLR after each set, between the two bounds that stop the test."""
+    history = c.test.history
+    if not history:
+        return line_chart([], x_label="sets", y_label="LLR")
+    last = len(history)
+    path = [(0.0, 0.0, 0.0, 0.0)] + [(k, v, v, v) for k, v in enumerate(history, 1)]
+    up, low = c.design.upper, c.design.lower
+    return line_chart(
+        [
+            ("LLR after each set", path),
+            (f"accept H1 at {up:+.2f}", [(0.0, up, up, up), (last, up, up, up)]),
+            (f"accept H0 at {low:+.2f}", [(0.0, low, low, low), (last, low, low, low)]),
+        ],
+        x_label="sets",
+        y_label="LLR",
+    )
+
+
+def comparison_view(store: Store, tid: str, refs: dict[int, BotRef]) -> ComparisonView:
+    """The page of comparison ``tid``."""
+    c = comparison(store, tid)
+    bots = {r: refs[c.bots[r].id] for r in ROLES}
+    roles = [RoleRow(ROLE_NAMES[r.role], bots[r.role], r) for r in c.roles]
+    return ComparisonView(c, bots, roles, llr_chart(c))

@@ -1,0 +1,176 @@
+"""The duplicate reports where users see them: ``arena standings`` (text and JSON) and the site.
+
+Hand-computed values on a small database; then the same reports through the real console
+script and in the rendered pages, which must all show one computation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import arena, ok
+from compare_support import store_comparison, store_small_tournament
+from site_support import soup, store_tournament, texts
+
+from arena import reports
+from arena.duplicate import SEATS_SQL, seat_records
+from arena.ratings import BotStanding, Pair
+from arena.store import Store
+from arena.tournament import current_standings
+
+T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> tuple[Path, str]:
+    """The small tournament of compare_support (two deals of a, b, c)."""
+    db = tmp_path / "arena.db"
+    return db, store_small_tournament(db)
+
+
+def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> None:
+    db, tid = small
+    with Store(db, create=False) as store:
+        got = reports.tournament_reports(store, tid)
+    doc = got.to_dict()
+    # Duplicate scores (worked out in tests/test_duplicate_reports.py): bot a -5/4 with a
+    # standard error of 1.75 over the two deals, bot b +5/4; c has no par (alone in seat 2).
+    scores = {d["name"]: d for d in doc["duplicate"]["bots"]}
+    assert list(scores) == ["b", "a"]
+    assert scores["a"]["score"] == {
+        "value": -1.25, "low": round(-1.25 - T1 * 1.75, 4), "high": round(-1.25 + T1 * 1.75, 4),
+        "deals": 2,
+    }  # fmt: skip
+    # Raw points: a 13 and 8 over two seats per deal (variance 2 * 2 * 2.5^2 / 16), b 11 and
+    # 20 (2 * 2 * 4.5^2 / 16); both duplicate variances are 3.0625. Pooled: 6.625 / 6.125.
+    assert scores["a"]["points"]["value"] == 5.25 and scores["b"]["points"]["value"] == 7.75
+    assert got.variance_ratio == pytest.approx((1.5625 + 5.0625) / (2 * 3.0625))
+    assert doc["duplicate"]["variance_ratio"] == round((1.5625 + 5.0625) / 6.125, 3)
+    # Seat bias: dealer seat 0 in deal x and seat 2 in deal y. By deal, the dealer's mean
+    # place is 1.5 and 2.5, the left's 3 and 2, the right's 1.5 and 1.5: means 2, 2.5, 1.5,
+    # standard errors 0.5, 0.5 and 0. The right's edge (-0.5, no spread) is significant, the
+    # others' intervals (+-12.706 * 0.5) are wide.
+    bias = doc["seat_bias"]
+    assert [p["name"] for p in bias["positions"]] == ["dealer", "dealer's left", "dealer's right"]
+    assert [p["matches"] for p in bias["positions"]] == [4, 4, 4]
+    assert [p["place"]["value"] for p in bias["positions"]] == [2.0, 2.5, 1.5]
+    assert [p["edge"]["value"] for p in bias["positions"]] == [0.0, 0.5, -0.5]
+    assert bias["positions"][1]["edge"]["low"] == round(0.5 - T1 * 0.5, 4)
+    assert bias["positions"][2]["edge"]["low"] == bias["positions"][2]["edge"]["high"] == -0.5
+    assert bias["favoured"] == ["dealer's right"] and bias["disfavoured"] == []
+    assert bias["verdict"] == (
+        "the game as configured favours the dealer's right (mean place 1.500, -0.500 against "
+        "the average), over 2 deals"
+    )
+    assert doc["cycles"] == []
+
+
+def test_a_cycle_is_named_by_its_bots() -> None:
+    def bot(i: int, name: str, beats: int) -> BotStanding:
+        return BotStanding(i, name, matches=24, rank=1, above={beats: Pair(24, 16, 4, 0.56, 0.8)})
+
+    table = [bot(1, "rock", 2), bot(2, "scissors", 3), bot(3, "paper", 1)]
+    got = reports.build([], table)
+    (cycle,) = got.cycles
+    assert got.cycle_names(cycle) == ["rock", "scissors", "paper"]
+    assert got.to_dict()["cycles"] == [
+        {"bots": ["rock", "scissors", "paper"], "intervals": [[0.56, 0.8]] * 3}
+    ]
+    (line,) = reports.cycle_lines(got)
+    assert line.startswith("Cycle: rock > scissors > paper > rock (every edge significant")
+    assert got.scores == () and got.variance_ratio is None
+
+
+def test_standings_prints_and_exports_the_same_reports(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
+    with Store(db, create=False) as store:
+        table = current_standings(store, tid)
+        want = reports.build(seat_records(store.rows(SEATS_SQL, [tid])), table).to_dict()
+    doc = json.loads(ok(arena("standings", "--json", "--db", db, cwd=tmp_path)))
+    assert {k: doc[k] for k in ("duplicate", "seat_bias", "cycles")} == want
+    assert doc["tournament"] == tid and len(doc["duplicate"]["bots"]) == 4
+    assert all(b["matches"] == 36 for b in doc["duplicate"]["bots"])  # 3 sets x 2 rounds x 6
+    text = ok(arena("standings", "--db", db, cwd=tmp_path))
+    assert "Duplicate score: points minus the par of the same cards" in text
+    assert "Seat and dealer bias" in text
+    assert f"Seat bias verdict: {want['seat_bias']['verdict']}\n" in text
+    assert "No non-transitive cycle with every edge significant." in text
+    best = want["duplicate"]["bots"][0]
+    assert f"{best['score']['value']:+.2f} [{best['score']['low']:+.2f}," in text
+
+
+# --- the site ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Any]:
+    """A round robin, then a comparison (newer), rendered by ``arena render``."""
+    root = tmp_path_factory.mktemp("reports-site")
+    db = root / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None)], rounds=3)
+    compared = store_comparison(db)
+    ok(arena("render", "--db", db, "--out", root / "site", cwd=root))
+    return root, tid, compared
+
+
+def test_the_comparison_stays_off_the_leaderboard(site: tuple[Path, str, Any]) -> None:
+    root, tid, compared = site
+    page = soup(root / "site" / "index.html")
+    assert page.select_one(".hero .lede a code").get_text() == tid  # the round robin
+    assert sorted(texts(page.select("table.standings a.bot"))) == ["a", "b", "c"]
+    (row,) = page.select("table.comparisons tbody tr")
+    cells = texts(row.select("td"))
+    assert cells[0].startswith(compared.tid) and cells[1:4] == ["heuristic", "random", "heuristic"]
+    assert cells[4] == str(compared.test.sets) and cells[5] == "H1"
+    kinds = texts(
+        page.select("section h2 + .table-scroll table:not(.comparisons) tbody td:nth-of-type(2)")
+    )
+    assert sorted(kinds) == ["comparison", "round robin"]
+    # A comparison has no standings of its own (`arena render` refreshed only the round robin).
+    with Store(root / "arena.db", create=False) as store:
+        assert store.read_standings(compared.tid) == ([], [])
+
+
+def test_the_comparison_page_shows_its_chart_and_verdict(site: tuple[Path, str, Any]) -> None:
+    root, _, compared = site
+    page = soup(root / "site" / "tournaments" / f"{compared.tid}.html")
+    assert texts(page.select(".decision")) == [compared.verdict() + "."]
+    assert "decision-h1" in page.select_one(".decision")["class"]
+    facts = dict(zip(texts(page.select(".test-state dt")), texts(page.select(".test-state dd")),
+                     strict=True))  # fmt: skip
+    assert facts["Sets counted"] == f"{compared.test.sets} ({compared.matches} matches stored)"
+    assert facts["LLR"].startswith(f"{compared.test.llr:+.2f}")
+    # The chart: the LLR after each set from 0, and the two bounds, in the legend.
+    svg = page.select_one("#llr-chart-title").find_parent("svg")
+    lines = svg.select("polyline")
+    assert len(lines[0]["points"].split()) == compared.test.sets + 1
+    assert [len(p["points"].split()) for p in lines[1:]] == [2, 2]
+    assert texts(page.select(".legend .name")) == [
+        "LLR after each set", "accept H1 at +2.94", "accept H0 at -2.94",
+    ]  # fmt: skip
+    roles = [texts(r.select("td")) for r in page.select("table.roles tbody tr")]
+    assert [r[0] for r in roles] == ["A", "B", "third seat"]
+    a = compared.roles[0]
+    assert roles[0][2:5] == [str(a.matches), str(a.wins), f"{a.mean_place:.2f}"]
+    assert page.select_one("#deals") is not None  # the deal commitment, as any tournament
+
+
+def test_the_round_robin_pages_show_the_reports(site: tuple[Path, str, Any]) -> None:
+    root, tid, _ = site
+    with Store(root / "arena.db", create=False) as store:
+        want = reports.tournament_reports(store, tid)
+    for path in (root / "site" / "index.html", root / "site" / "tournaments" / f"{tid}.html"):
+        page = soup(path)
+        panel = page.select_one("#duplicate")
+        rows = [texts(r.select("td")) for r in panel.select("table.duplicate-scores tbody tr")]
+        assert [r[0] for r in rows] == [want.names[d.bot] for d in want.scores]
+        first = want.scores[0].score
+        assert rows[0][1] == f"{first.value:+.2f} [{first.low:+.2f}, {first.high:+.2f}]"
+        bias = [texts(r.select("td"))[0] for r in panel.select("table.seat-bias tbody tr")]
+        assert bias == ["dealer", "dealer's left", "dealer's right"]
+        assert texts(panel.select(".bias-verdict")) == [f"Verdict: {want.bias.verdict}."]
+        assert panel.select_one(".no-cycles") is not None
