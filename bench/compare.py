@@ -27,7 +27,11 @@
    (or ``--max-sets``). Reported: how often H1 was accepted at ``p = p0`` (the false-positive
    rate, against alpha) and at ``p = p1`` (the power, against 1 - beta), with Monte-Carlo
    standard errors; the mean and 90th percentile of sets to a decision; and how often the
-   rate's 95 % interval, read when the test stops, contains the true ``p``.
+   rate's 95 % interval, read when the test stops, contains the true ``p``: the one
+   ``arena compare`` shows (``Status.ci``, a confidence sequence) and the fixed-sample one
+   (``rate_interval``), with their mean widths. Besides ``p0`` and ``p1`` the true rate is
+   also put half-way between them and 0.05 beyond ``p1``, and the default design is also run
+   with at most 60 sets (many tests then end inconclusive).
 
 Example::
 
