@@ -51,23 +51,17 @@ SCENARIOS = [
         tie_first=0.03,
         tie_second=0.1,
     ),
-    Scenario(
-        "6-bots-10-everything",
-        (0.9, 0.5, 0.2, 0.0, -0.4, -1.0),
-        10,
-        correlation=0.3,
-        seat_luck=0.3,
-        tie_first=0.03,
-        tie_second=0.1,
-    ),
-    Scenario(
-        "6-bots-50-everything",
-        (0.9, 0.5, 0.2, 0.0, -0.4, -1.0),
-        50,
-        correlation=0.3,
-        seat_luck=0.3,
-        tie_first=0.03,
-        tie_second=0.1,
+    *(
+        Scenario(
+            f"6-bots-{rounds}-everything",
+            (0.9, 0.5, 0.2, 0.0, -0.4, -1.0),
+            rounds,
+            correlation=0.3,
+            seat_luck=0.3,
+            tie_first=0.03,
+            tie_second=0.1,
+        )
+        for rounds in (10, 50)
     ),
     Scenario("4-bots-20-faulted", (0.4, 0.0, -0.4, FAULTED), 20, correlation=0.3, tie_second=0.1),
     Scenario("5-bots-10-weak-bot", (0.5, 0.2, 0.0, -0.3, -5.5), 10, correlation=0.3),
