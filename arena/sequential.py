@@ -338,6 +338,8 @@ class Status:
     llr: float
     rate: float | None
     ci: tuple[float, float]
+    """The 95 % interval for the rate: the :class:`ConfidenceSequence`'s, valid at whatever set
+    the test stopped or the reader stops reading."""
     decision: Decision | None
 
     def to_dict(self, matches: int | None = None) -> dict[str, Any]:

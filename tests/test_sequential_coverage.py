@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.duplicate import duplicate_scores
 from arena.sequential import (
     GRID,
     HALF_POINTS,
@@ -123,3 +128,29 @@ def test_a_wider_level_is_wider() -> None:
         wide.add(float(SET_SCORES[k]))
     (a, b), (c, d) = narrow.interval(), wide.interval()
     assert c < a < b < d
+
+
+@pytest.mark.slow
+def test_the_coverage_bench_knows_the_true_duplicate_scores() -> None:
+    """bench/coverage.py compares duplicate-score intervals with an exact expectation: the
+    average of the arena's own estimates over many simulated tournaments must converge to it
+    (a check of the bench, whose coverage figures rest on it)."""
+    path = Path(__file__).resolve().parent.parent / "bench" / "coverage.py"
+    spec = importlib.util.spec_from_file_location("bench_coverage_dup", path)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    sc = next(s for s in bench.SCENARIOS if s.name == "4-bots-20-faulted")
+    truth = bench.truth(sc)
+    rng = np.random.default_rng(5)
+    estimates = []
+    for _ in range(60):
+        trial = bench.Trial(sc, bench.simulate(sc, rng), rng)
+        by_bot = {d.bot: d.score.value for d in duplicate_scores(bench._seat_records(trial))}
+        estimates.append([by_bot[b] for b in range(sc.n)])
+    mean = np.mean(estimates, axis=0)
+    error = np.std(estimates, axis=0, ddof=1) / np.sqrt(len(estimates))
+    assert np.all(np.abs(mean - truth.duplicate) < 4 * error + 1e-9)
+    assert truth.duplicate[3] == pytest.approx(-4.0)  # always last: 2 points, par 6
+    assert sum(truth.duplicate) == pytest.approx(0.0, abs=1e-9)
