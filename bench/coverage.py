@@ -449,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'width (Elo / rate)':>20} {'bounds covered':>15} {'s/table':>8}"
     )
     before_rater = old_rater(args.before_ref) if args.code != "after" else None
-    reports: dict[str, Tally] = {}
+    reports: list[str] = []
     for sc in chosen:
         results = {}
         if before_rater:
@@ -457,7 +457,11 @@ def main(argv: list[str] | None = None) -> int:
             results.update(run(sc, reps, args.seed, {"before": before_rater}))
         if args.code != "before":
             results.update(run(sc, args.reps, args.seed, {"after": new_rater}, reports=True))
-            reports[sc.name] = results["after"]
+            cells = (
+                f"{results['after'].cell(c):>15} {results['after'].width(c):>6}"
+                for c in CHECKS_SHOWN
+            )
+            reports.append(f"{sc.name:<30} {' '.join(cells)}")
         for name, t in results.items():
             print(
                 f"{sc.name:<30} {name:<7} {t.cell('rating'):>15} {t.cell('pairwise'):>15} "
@@ -465,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t.count('bound'):>15} {t.seconds / max(1, t.tables):>8.4f}",
                 flush=True,
             )
+        if reports:
+            print(f"{'':<30} reports {reports[-1][31:]}", flush=True)
     if reports:
         print(
             f"\nThe reports' intervals (same tournaments): duplicate score (points), and "
@@ -473,9 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             f"fixed-sample one\n{'scenario':<30} {'duplicate':>15} {'width':>6} "
             f"{'sequential':>15} {'width':>6} {'fixed-sample':>15} {'width':>6}"
         )
-        for name, t in reports.items():
-            cells = (f"{t.cell(c):>15} {t.width(c):>6}" for c in CHECKS_SHOWN)
-            print(f"{name:<30} {' '.join(cells)}")
+        print("\n".join(reports))
     return 0
 
 
