@@ -63,7 +63,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from arena.duplicate import SeatRecord, duplicate_scores
+from arena.duplicate import duplicate_scores
 from arena.ratings import BASE, ELO_SCALE, BotStanding, Outcomes, compute
 from arena.sequential import Design, SequentialTest, half_points, rate_interval
 
@@ -75,7 +75,7 @@ from coverage_model import (  # noqa: E402  (bench/coverage_model.py)
     Scenario,
     Truth,
     orders,
-    points,
+    seat_records,
     simulate,
     triples,
     truth,
@@ -206,27 +206,10 @@ def check_pairwise(table: Sequence[Any], tr: Truth, trial: Trial | None = None) 
     return c
 
 
-def _seat_records(trial: Trial) -> list[SeatRecord]:
-    out = trial.out
-    score = points(out, trial.rng)
-    return [
-        SeatRecord(
-            f"m{m}",
-            str(out.unit[m]),
-            s,
-            int(out.bots[m, s]),
-            int(score[m, s]),
-            int(out.places[m, s]),
-        )
-        for m in range(len(out.unit))
-        for s in range(3)
-    ]
-
-
 def check_duplicate(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     """Every bot's duplicate-score interval against its expected duplicate score."""
     c = Counts()
-    for d in duplicate_scores(_seat_records(trial)):
+    for d in duplicate_scores(seat_records(trial.out, trial.rng)):
         low, high = d.score.low, d.score.high
         if low is None or high is None:
             continue

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.duplicate import SeatRecord
 from arena.ratings import Outcomes
 from arena.ratings.model import Choices, fit_choices
 
@@ -182,6 +183,23 @@ def points(out: Outcomes, rng: np.random.Generator) -> np.ndarray:
     noise = rng.integers(-1, 2, size=out.places.shape)
     result: np.ndarray = POINTS[out.places] + deal_luck[out.unit] + noise
     return result
+
+
+def seat_records(out: Outcomes, rng: np.random.Generator) -> list[SeatRecord]:
+    """The tournament's seats as the duplicate reports read them, with :func:`points` drawn."""
+    score = points(out, rng)
+    return [
+        SeatRecord(
+            f"m{m}",
+            str(out.unit[m]),
+            s,
+            int(out.bots[m, s]),
+            int(score[m, s]),
+            int(out.places[m, s]),
+        )
+        for m in range(len(out.unit))
+        for s in range(3)
+    ]
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from pathlib import Path
 
@@ -133,19 +133,18 @@ def test_the_coverage_bench_knows_the_true_duplicate_scores() -> None:
     """bench/coverage.py compares duplicate-score intervals with an exact expectation: the
     average of the arena's own estimates over many simulated tournaments must converge to it
     (a check of the bench, whose coverage figures rest on it)."""
-    path = Path(__file__).resolve().parent.parent / "bench" / "coverage.py"
-    spec = importlib.util.spec_from_file_location("bench_coverage_dup", path)
-    assert spec and spec.loader
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
-    sc = next(s for s in bench.SCENARIOS if s.name == "4-bots-20-faulted")
-    truth = bench.truth(sc)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    try:
+        model = importlib.import_module("coverage_model")
+    finally:
+        sys.path.pop(0)
+    sc = next(s for s in model.SCENARIOS if s.name == "4-bots-20-faulted")
+    truth = model.truth(sc)
     rng = np.random.default_rng(5)
     estimates = []
     for _ in range(60):
-        trial = bench.Trial(sc, bench.simulate(sc, rng), rng)
-        by_bot = {d.bot: d.score.value for d in duplicate_scores(bench._seat_records(trial))}
+        records = model.seat_records(model.simulate(sc, rng), rng)
+        by_bot = {d.bot: d.score.value for d in duplicate_scores(records)}
         estimates.append([by_bot[b] for b in range(sc.n)])
     mean = np.mean(estimates, axis=0)
     error = np.std(estimates, axis=0, ddof=1) / np.sqrt(len(estimates))
