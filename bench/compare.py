@@ -27,7 +27,11 @@
    (or ``--max-sets``). Reported: how often H1 was accepted at ``p = p0`` (the false-positive
    rate, against alpha) and at ``p = p1`` (the power, against 1 - beta), with Monte-Carlo
    standard errors; the mean and 90th percentile of sets to a decision; and how often the
-   rate's 95 % interval, read when the test stops, contains the true ``p``.
+   rate's 95 % interval, read when the test stops, contains the true ``p``: the one
+   ``arena compare`` shows (``Status.ci``, a confidence sequence) and the fixed-sample one
+   (``rate_interval``), with their mean widths. Besides ``p0`` and ``p1`` the true rate is
+   also put half-way between them and 0.05 beyond ``p1``, and the default design is also run
+   with at most 60 sets (many tests then end inconclusive).
 
 Example::
 
@@ -53,13 +57,18 @@ from scipy import optimize, stats
 from arena.botfile import bundled
 from arena.sequential import (
     HALF_POINTS,
+    LEVEL,
     SET_SCORES,
+    ConfidenceSequence,
     Design,
     half_points,
     llr,
     profile,
+    rate_interval,
     replay,
+    stakes,
     threshold,
+    wager,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -76,6 +85,13 @@ FIRST_SEED = {"edge": 100_000, "close": 200_000, "copy": 300_000}
 
 PAIRS_OF_HYPOTHESES = ((0.50, 0.55), (0.50, 0.60), (0.45, 0.55))
 """The (p0, p1) choices measured."""
+
+DESIGNS: tuple[tuple[float, float, int | None], ...] = (
+    *((p0, p1, None) for p0, p1 in PAIRS_OF_HYPOTHESES),
+    (0.50, 0.55, 60),
+)
+"""The designs measured: each (p0, p1) up to ``--max-sets``, and the default one stopped at
+60 sets (many tests then end inconclusive, a stopping time of another kind)."""
 
 
 # --- 1. real set scores -----------------------------------------------------------------------
@@ -159,12 +175,14 @@ def tilted(dist: np.ndarray, p: float) -> np.ndarray:
 
 
 def simulate(
-    dist: np.ndarray, design: Design, tests: int, seed: int, chunk: int = 256
+    dist: np.ndarray, design: Design, tests: int, seed: int, widths: int = 400, chunk: int = 256
 ) -> dict[str, np.ndarray]:
     """Run ``tests`` sequential tests on set scores drawn from ``dist``, side by side.
 
     Returns per test: the decision (1 = H1, 0 = H0, -1 = none within ``design.max_sets``), the
-    sets it took, and whether the 95 % interval at the stop contained the true rate.
+    sets it took, whether the interval shown at the stop (the confidence sequence, ``cs``)
+    and the fixed-sample one (``el``) contained the true rate; and, for the first ``widths``
+    tests, the width of each at the stop.
     """
     rng = np.random.default_rng(seed)
     p = mean(dist)
@@ -172,31 +190,58 @@ def simulate(
     counts = np.zeros((tests, HALF_POINTS + 1), dtype=int)
     decision = np.full(tests, -1)
     sets = np.full(tests, cap)
-    covered = np.zeros(tests, dtype=bool)
+    covered = {k: np.zeros(tests, dtype=bool) for k in ("cs", "el")}
+    width = {k: np.full(min(widths, tests), np.nan) for k in ("cs", "el")}
+    # The confidence sequence's state: the gamblers' log capital at the true rate (all tests)
+    # and on the whole grid (the first ``widths`` tests, for the width), and the running sums
+    # its bets are made from: exactly arena.sequential.ConfidenceSequence, vectorised.
+    total, spread = np.zeros(tests), np.zeros(tests)
+    at_p = np.zeros((2, tests))
+    grid = [ConfidenceSequence() for _ in range(min(widths, tests))]
+    threshold_cs = math.log(1.0 / (1.0 - LEVEL))
     active = np.arange(tests)
     done = 0
     while active.size and done < cap:
         # Draw a block of sets for the tests still running, then walk through it set by set.
         block = rng.choice(HALF_POINTS + 1, size=(active.size, min(chunk, cap - done)), p=dist)
         for j in range(block.shape[1]):
-            counts[active, block[:, j]] += 1
+            k = block[:, j]
+            x = SET_SCORES[k]
+            up, down = stakes(np.full(active.size, p), wager(done, spread[active]))
+            at_p[0, active] += np.log1p(up * (x - p))
+            at_p[1, active] += np.log1p(-down * (x - p))
+            total[active] += x
+            spread[active] += (x - (0.5 + total[active]) / (done + 2)) ** 2
+            for i in np.flatnonzero(active < len(grid)):
+                grid[active[i]].add(float(x[i]))
+            counts[active, k] += 1
             done += 1
             value = llr(counts[active], design.p0, design.p1)
             h1, h0 = value >= design.upper, value <= design.lower
-            stop = h1 | h0
+            stop = h1 | h0 | (done >= cap)
             if stop.any():
                 who = active[stop]
-                decision[who] = h1[stop].astype(int)
+                decision[who] = np.where(h1[stop], 1, np.where(h0[stop], 0, -1))
                 sets[who] = done
-                # The interval is {s : 2 l(s) <= threshold}, and l grows away from the
-                # centre: it contains p exactly when 2 l(p) is within the threshold.
-                covered[who] = 2 * profile(counts[who], p) <= threshold(done)
+                # The fixed-sample interval is {s : 2 l(s) <= threshold}, and l grows away
+                # from the centre: it contains p exactly when 2 l(p) is within the threshold.
+                covered["el"][who] = 2 * profile(counts[who], p) <= threshold(done)
+                mixed = np.logaddexp(at_p[0, who], at_p[1, who]) - math.log(2.0)
+                covered["cs"][who] = mixed < threshold_cs
+                for i in who[who < len(grid)]:
+                    low, high = grid[i].interval()
+                    width["cs"][i] = high - low
+                    low, high = rate_interval(counts[i])
+                    width["el"][i] = high - low
                 active, block = active[~stop], block[~stop]
             if not active.size:
                 break
-    if active.size:
-        covered[active] = 2 * profile(counts[active], p) <= threshold(done)
-    return {"decision": decision, "sets": sets, "covered": covered}
+    return {
+        "decision": decision,
+        "sets": sets,
+        **{f"covered_{k}": v for k, v in covered.items()},
+        **{f"width_{k}": v for k, v in width.items()},
+    }
 
 
 def rate_with_error(hits: int, n: int) -> str:
@@ -236,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--beta", type=float, default=0.05)
     ap.add_argument("--max-sets", type=int, default=20_000, help="cap per simulated test")
     ap.add_argument("--seed", type=int, default=1, help="simulation seed")
+    ap.add_argument(
+        "--widths", type=int, default=400, help="tests per row whose interval widths are averaged"
+    )
     args = ap.parse_args(argv)
 
     scores = load_or_play(args.sets_file, args.play, args.workers)
@@ -261,30 +309,42 @@ def main(argv: list[str] | None = None) -> int:
     ):
         print(f"| {n} | {f_cov} | {chi_cov} |")
     header = (
-        f"\n| p0 | p1 | population | true p | accepts H1 | target | mean sets | p90 sets "
-        f"| undecided | CI coverage at stop |\n|{'---|' * 10}"
+        f"\n| p0 | p1 | max sets | population | true p | accepts H1 | target | mean sets "
+        f"| p90 sets | undecided | fixed-sample CI covered | shown CI covered "
+        f"| mean width fixed / shown |\n|{'---|' * 13}"
     )
     print(header)
     t0 = time.perf_counter()
     row = 0
-    for p0, p1 in PAIRS_OF_HYPOTHESES:
-        design = Design(p0, p1, args.alpha, args.beta, args.max_sets)
+    for p0, p1, max_sets in DESIGNS:
+        design = Design(p0, p1, args.alpha, args.beta, max_sets or args.max_sets)
+        rates = (
+            (p0, f"α = {args.alpha}"),
+            ((p0 + p1) / 2, "-"),
+            (p1, f"1-β = {1 - args.beta:g}"),
+            (p1 + 0.05, f"≥ {1 - args.beta:g}"),
+        )
         for family in ("mixture", "tilted"):
-            for p, target in ((p0, f"α = {args.alpha}"), (p1, f"1-β = {1 - args.beta:g}")):
+            for p, target in rates:
                 if family == "mixture":
                     dist = mixture(dists["close"], dists["edge"], p)
                 else:
                     dist = tilted(dists["close"], p)
+                if design.max_sets != args.max_sets:  # error rates are for untruncated tests
+                    target = "-"
                 row += 1
-                r = simulate(dist, design, args.tests, args.seed * 1000 + row)
+                r = simulate(dist, design, args.tests, args.seed * 1000 + row, args.widths)
                 n = args.tests
                 decided = r["decision"] >= 0
+                mean_sets = f"{r['sets'][decided].mean():.0f}" if decided.any() else "-"
                 print(
-                    f"| {p0:.2f} | {p1:.2f} | {family} | {mean(dist):.4f} "
+                    f"| {p0:.2f} | {p1:.2f} | {design.max_sets} | {family} | {mean(dist):.4f} "
                     f"| {rate_with_error(int((r['decision'] == 1).sum()), n)} | {target} "
-                    f"| {r['sets'][decided].mean():.0f} | {np.percentile(r['sets'], 90):.0f} "
+                    f"| {mean_sets} | {np.percentile(r['sets'], 90):.0f} "
                     f"| {int((~decided).sum())} "
-                    f"| {rate_with_error(int(r['covered'].sum()), n)} |",
+                    f"| {rate_with_error(int(r['covered_el'].sum()), n)} "
+                    f"| {rate_with_error(int(r['covered_cs'].sum()), n)} "
+                    f"| {np.nanmean(r['width_el']):.3f} / {np.nanmean(r['width_cs']):.3f} |",
                     flush=True,
                 )
     print(f"\n{row} rows of {args.tests} tests in {time.perf_counter() - t0:.0f} s")

@@ -16,7 +16,15 @@ and every interval is compared with the true value on the same scale:
   strength minus the mean true strength of the bots the table centres on);
 - **bound**: the one-sided 95 % bound of a bot that never placed above (below) the rated
   bots, against its true rating (a bot that always faults has none: any bound covers);
-- **pairwise**: each placed-above interval against the true rate.
+- **pairwise**: each placed-above interval against the true rate;
+- **duplicate**: each bot's duplicate score interval (``arena.duplicate.duplicate_scores``,
+  what ``arena standings`` and the site show) against its exact expected duplicate score.
+  The simulated points are the place's points plus the luck of the cards held in that seat
+  (shared by the unit's six seatings: what duplicate scoring cancels) and noise;
+- **sequential**: ``arena compare`` of bots 0 and 1 (third: bot 2) on duplicate sets drawn
+  from the same model, H0 ``p <= 0.50`` against H1 ``p >= 0.55``, at most 200 sets: the
+  interval it shows when it stops (``Status.ci``) against the true placed-above rate;
+  **sequential-fixed** is the fixed-sample interval read at the same moment, for comparison.
 
 The model, per match: with probability ``seat_luck`` the deal decides (the seats are ordered
 by a Plackett-Luce draw on the seat strengths, shared by the unit's six seatings, so the luck
@@ -34,228 +42,59 @@ replicates; the bots and pairs of one tournament are averaged first). ``--code b
 main's ``arena/ratings.py`` (loaded from ``git show`` into a temporary module) on the same
 tournaments, for the before/after table of docs/statistics.md.
 
-Hook for more intervals (issue 15: the duplicate score, the sequential test's estimate): add
-a :class:`Check` to ``CHECKS``; it gets the standings, the scenario's truth and the simulated
-outcomes, and returns (covered, total) counts.
+Hook for more intervals: add a :class:`Check` to ``CHECKS``; it gets the standings, the
+scenario's truth and the simulated tournament (:class:`Trial`), and returns (covered, total)
+counts. The model itself is in ``bench/coverage_model.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import itertools
 import math
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
+from arena.duplicate import duplicate_scores
 from arena.ratings import BASE, ELO_SCALE, BotStanding, Outcomes, compute
-from arena.ratings.model import Choices, fit_choices
+from arena.sequential import Design, SequentialTest, half_points, rate_interval
 
-PERMS = list(itertools.permutations(range(3)))
-FAULTED = -math.inf
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from coverage_model import (  # noqa: E402  (bench/coverage_model.py)
+    FAULTED,
+    PERMS,
+    SCENARIOS,
+    Scenario,
+    Truth,
+    orders,
+    seat_records,
+    simulate,
+    triples,
+    truth,
+)
 
+__all__ = ["FAULTED", "PERMS", "SCENARIOS", "Scenario", "orders", "triples", "main", "run"]
 
-@dataclass(frozen=True)
-class Scenario:
-    """A tournament model: log-strengths (``FAULTED`` for a bot that always faults) and luck."""
-
-    name: str
-    theta: tuple[float, ...]
-    rounds: int
-    correlation: float = 0.0
-    seat_luck: float = 0.0
-    seats: tuple[float, float, float] = (0.3, 0.0, -0.3)
-    tie_first: float = 0.0
-    tie_second: float = 0.0
-
-    @property
-    def n(self) -> int:
-        """Number of bots."""
-        return len(self.theta)
-
-
-SCENARIOS = [
-    Scenario("3-bots-10-rounds", (0.5, 0.0, -0.5), 10),
-    Scenario("3-bots-50-rounds", (0.5, 0.0, -0.5), 50),
-    Scenario("4-bots-10-correlated", (0.6, 0.2, 0.0, -0.6), 10, correlation=0.5),
-    Scenario(
-        "5-bots-20-ties-seat-luck",
-        (0.8, 0.3, 0.0, -0.2, -0.8),
-        20,
-        seat_luck=0.4,
-        tie_first=0.03,
-        tie_second=0.1,
-    ),
-    Scenario(
-        "6-bots-10-everything",
-        (0.9, 0.5, 0.2, 0.0, -0.4, -1.0),
-        10,
-        correlation=0.3,
-        seat_luck=0.3,
-        tie_first=0.03,
-        tie_second=0.1,
-    ),
-    Scenario(
-        "6-bots-50-everything",
-        (0.9, 0.5, 0.2, 0.0, -0.4, -1.0),
-        50,
-        correlation=0.3,
-        seat_luck=0.3,
-        tie_first=0.03,
-        tie_second=0.1,
-    ),
-    Scenario("4-bots-20-faulted", (0.4, 0.0, -0.4, FAULTED), 20, correlation=0.3, tie_second=0.1),
-    Scenario("5-bots-10-weak-bot", (0.5, 0.2, 0.0, -0.3, -5.5), 10, correlation=0.3),
-    Scenario("4-bots-30-duplicate-luck", (0.3, 0.1, 0.0, -0.3), 30, seat_luck=0.7),
-    Scenario("3-bots-10-deal-decides", (0.5, 0.0, -0.5), 10, seat_luck=0.9),
-    Scenario("3-bots-10-strong-correlation", (0.5, 0.0, -0.5), 10, correlation=0.8),
-]
-"""3-6 bots, 10-50 rounds; with and without correlation inside a unit, ties, seat luck, a
-bot that always faults and one that rarely places above anybody. The last two are stress
-cases: measured on the bundled bots, the deal decides every match between two copies of one
-deterministic bot, and the six seatings of a unit are nearly independent otherwise (design
-effect 1.16 for heuristic against random, i.e. a within-unit correlation near 0.03, where
-``correlation=0.8`` has about 0.8)."""
-
-
-# --- the model -----------------------------------------------------------------------------
-
-
-def triples(n: int) -> np.ndarray:
-    """Every set of three bots, ``(sets, 3)``."""
-    return np.asarray(list(itertools.combinations(range(n), 3)), dtype=np.int64)
-
-
-def simulate(sc: Scenario, rng: np.random.Generator) -> Outcomes:
-    """One tournament drawn from the scenario, as the arena's :class:`Outcomes`."""
-    sets = triples(sc.n)
-    units = len(sets) * sc.rounds
-    members = np.repeat(sets, sc.rounds, axis=0)  # (units, 3)
-    perm = np.asarray(PERMS)  # (6, 3): seat -> member slot
-    unit = np.repeat(np.arange(units), 6)
-    slot = np.tile(perm, (units, 1))  # (matches, 3)
-    bots = np.take_along_axis(members[unit], slot, axis=1)
-    theta = np.asarray(sc.theta)
-    faulted = np.isinf(theta[bots])
-    strength = np.where(faulted, 0.0, theta[bots])
-    m = len(unit)
-    shared_bot = rng.gumbel(size=(units, 3))
-    shared_seat = rng.gumbel(size=(units, 3))
-    fresh = strength + rng.gumbel(size=(m, 3))
-    copied = strength + np.take_along_axis(shared_bot[unit], slot, axis=1)
-    by_seat = np.asarray(sc.seats) + shared_seat[unit]
-    u = rng.random(m)[:, None]
-    key = np.where(
-        u < sc.seat_luck, by_seat, np.where(u < sc.seat_luck + sc.correlation, copied, fresh)
-    )
-    key = np.where(faulted, -np.inf, key)
-    order = np.argsort(-key, axis=1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(3)[None, :].repeat(m, 0), axis=1)
-    places = rank + 1
-    ok = ~faulted
-    top_two = np.take_along_axis(ok, order[:, :2], axis=1).all(axis=1)
-    bottom_two = np.take_along_axis(ok, order[:, 1:], axis=1).all(axis=1)
-    v = rng.random(m)
-    tie1 = (v < sc.tie_first) & top_two
-    tie2 = (v >= sc.tie_first) & (v < sc.tie_first + sc.tie_second) & bottom_two
-    places = np.where(tie1[:, None] & (places == 2), 1, places)
-    places = np.where(tie2[:, None] & (places == 3), 2, places)
-    both_faulted = faulted.sum(axis=1) == 2
-    places = np.where(both_faulted[:, None] & (places == 3), 2, places)
-    faults = np.bincount(bots[faulted], minlength=sc.n)
-    return Outcomes(tuple(range(sc.n)), unit, bots, places, faults, units)
-
-
-def orders(sc: Scenario, seated: Sequence[int]) -> list[tuple[tuple[int, ...], float]]:
-    """Exact distribution of one match's finishing order (best first) for bots seated at
-    seats 0, 1, 2; faulted bots always last."""
-    theta = [sc.theta[b] for b in seated]
-    alive = [s for s in range(3) if not math.isinf(theta[s])]
-    dead = [s for s in range(3) if math.isinf(theta[s])]
-
-    def pl(weights: list[float]) -> dict[tuple[int, ...], float]:
-        out = {}
-        for o in itertools.permutations(alive):
-            p, left = 1.0, list(alive)
-            for s in o:
-                p *= math.exp(weights[s]) / sum(math.exp(weights[r]) for r in left)
-                left.remove(s)
-            out[o] = p
-        return out
-
-    by_bot, by_seat = pl(theta), pl(list(sc.seats))
-    return [
-        (
-            tuple(seated[s] for s in o + tuple(dead)),
-            sc.seat_luck * by_seat[o] + (1 - sc.seat_luck) * by_bot[o],
-        )
-        for o in by_bot
-    ]
+# --- the checks ----------------------------------------------------------------------------
 
 
 @dataclass
-class Truth:
-    """The scenario's true log-strengths (``-inf`` for a faulted bot) and placed-above rates."""
+class Trial:
+    """One simulated tournament of a scenario, with a generator for what a check draws more
+    of (points, the sets of a comparison) so the tournaments themselves stay the same."""
 
-    theta: np.ndarray
-    rate: np.ndarray  # rate[a, b]: a placed above b (ties one half)
-
-
-def truth(sc: Scenario) -> Truth:
-    """Exact expected choices and pairwise results of one round, and the fit on them."""
-    n = sc.n
-    counts: dict[tuple[int, ...], float] = {}
-    above = np.zeros((n, n))
-    met = np.zeros((n, n))
-    for members in triples(n):
-        for perm in PERMS:
-            seated = [int(members[s]) for s in perm]
-            dead = {b for b in seated if math.isinf(sc.theta[b])}
-            for o, p in orders(sc, seated):
-                x, y, z = o
-                t1 = sc.tie_first if not ({x, y} & dead) else 0.0
-                t2 = sc.tie_second if not ({y, z} & dead) else 0.0
-                if {y, z} <= dead:
-                    t1, t2 = 0.0, 1.0
-                for places, q in (((1, 1, 3), t1), ((1, 2, 2), t2), ((1, 2, 3), 1 - t1 - t2)):
-                    if q <= 0:
-                        continue
-                    w = p * q
-                    if places[0] < places[1]:
-                        key = (x, *sorted((y, z)))
-                        counts[key] = counts.get(key, 0.0) + w
-                        if places[1] < places[2]:
-                            counts[(y, z, -1)] = counts.get((y, z, -1), 0.0) + w
-                    for i, j in itertools.permutations(range(3), 2):
-                        a, b = o[i], o[j]
-                        met[a, b] += w
-                        above[a, b] += w * (
-                            1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
-                        )
-    alive = [b for b in range(n) if not math.isinf(sc.theta[b])]
-    index = {b: i for i, b in enumerate(alive)}
-    rows, weights = [], []
-    for key, w in counts.items():
-        if key[0] in index and key[1] in index:
-            rows.append([index[key[0]], index[key[1]], index.get(key[2], -1)])
-            weights.append(w)
-    fitted = fit_choices(Choices(np.asarray(rows), np.asarray(weights)), len(alive))
-    theta = np.full(n, -np.inf)
-    theta[alive] = fitted
-    with np.errstate(invalid="ignore"):
-        return Truth(theta, above / met)
-
-
-# --- the checks ----------------------------------------------------------------------------
+    scenario: Scenario
+    out: Outcomes
+    rng: np.random.Generator
+    cache: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -263,8 +102,11 @@ class Check:
     """One kind of interval: counts how many of a tournament's intervals cover the truth."""
 
     name: str
-    run: Callable[[Sequence[Any], Truth], Counts]
-    """(standings, truth) -> counts."""
+    run: Callable[[Sequence[Any], Truth, Trial], Counts]
+    """(standings, truth, trial) -> counts."""
+    of_ratings: bool = True
+    """Whether it checks the standings table (else it runs once per tournament, whatever
+    rating code is compared)."""
 
 
 @dataclass
@@ -294,7 +136,7 @@ def _ok(x: float | None) -> bool:
     return x is not None and not math.isnan(x)
 
 
-def check_rating(table: Sequence[Any], tr: Truth) -> Counts:
+def check_rating(table: Sequence[Any], tr: Truth, trial: Trial | None = None) -> Counts:
     """Every rating interval and one-sided bound shown, against the true rating (true
     strength minus the true centre). A bound counts here too: whether a weak bot gets an
     interval or a bound depends on its luck, and coverage is over both outcomes. A bot that
@@ -321,7 +163,7 @@ def check_rating(table: Sequence[Any], tr: Truth) -> Counts:
     return c
 
 
-def check_bound(table: Sequence[Any], tr: Truth) -> Counts:
+def check_bound(table: Sequence[Any], tr: Truth, trial: Trial | None = None) -> Counts:
     """The one-sided bounds alone (a part of ``rating``), given that a bound was shown. A
     bot that always faults (true strength minus infinity) is left out, since every bound
     covers it. Not a coverage figure: like any exact test, a bound shown only after a rare
@@ -347,7 +189,7 @@ def check_bound(table: Sequence[Any], tr: Truth) -> Counts:
     return c
 
 
-def check_pairwise(table: Sequence[Any], tr: Truth) -> Counts:
+def check_pairwise(table: Sequence[Any], tr: Truth, trial: Trial | None = None) -> Counts:
     """Placed-above intervals against the true rate. Pairs whose true rate is exactly 0 or 1
     (against a bot that always faults) are left out: any interval reaching the boundary
     covers them, which says nothing about calibration."""
@@ -364,13 +206,78 @@ def check_pairwise(table: Sequence[Any], tr: Truth) -> Counts:
     return c
 
 
+def check_duplicate(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
+    """Every bot's duplicate-score interval against its expected duplicate score."""
+    c = Counts()
+    for d in duplicate_scores(seat_records(trial.out, trial.rng)):
+        low, high = d.score.low, d.score.high
+        if low is None or high is None:
+            continue
+        c.total += 1
+        c.covered += low <= tr.duplicate[d.bot] <= high
+        c.width += high - low
+        c.widths += 1
+    return c
+
+
+COMPARE: Final = Design(0.50, 0.55, max_sets=200)
+"""The comparison run in each tournament: the default hypotheses, at most 200 sets."""
+
+_pair_truth: dict[Scenario, float] = {}
+
+
+def _comparison(trial: Trial) -> tuple[SequentialTest, float]:
+    """``arena compare`` of bots 0 and 1 (third: bot 2), on sets drawn from the scenario until
+    it decides, and the true placed-above rate of 0 over 1 (cached per tournament)."""
+    if "compare" in trial.cache:
+        result: tuple[SequentialTest, float] = trial.cache["compare"]
+        return result
+    sc = trial.scenario
+    pair = replace(sc, name=f"{sc.name}-pair", theta=sc.theta[:3], rounds=40)
+    if sc not in _pair_truth:
+        _pair_truth[sc] = float(truth(pair).rate[0, 1])
+    test = SequentialTest(COMPARE)
+    while test.decision is None:
+        out = simulate(pair, trial.rng)
+        scores = np.zeros(out.units, dtype=int)
+        for m in range(len(out.unit)):
+            a, b = (int(np.flatnonzero(out.bots[m] == bot)[0]) for bot in (0, 1))
+            scores[out.unit[m]] += half_points(int(out.places[m, a]), int(out.places[m, b]))
+        for k in scores:
+            if test.add(int(k)) is not None:
+                break
+    trial.cache["compare"] = test, _pair_truth[sc]
+    return test, _pair_truth[sc]
+
+
+def _interval_check(low: float, high: float, true: float) -> Counts:
+    return Counts(int(low <= true <= high), 1, high - low, 1)
+
+
+def check_sequential(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
+    """The interval ``arena compare`` shows when it stops, against the true rate."""
+    test, true = _comparison(trial)
+    return _interval_check(*test.status().ci, true)
+
+
+def check_sequential_fixed(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
+    """The fixed-sample interval read when the same test stops (what it showed before)."""
+    test, true = _comparison(trial)
+    return _interval_check(*rate_interval(test.counts), true)
+
+
 CHECKS = [
     Check("rating", check_rating),
     Check("bound", check_bound),
     Check("pairwise", check_pairwise),
+    Check("duplicate", check_duplicate, of_ratings=False),
+    Check("sequential", check_sequential, of_ratings=False),
+    Check("sequential-fixed", check_sequential_fixed, of_ratings=False),
 ]
-"""Every interval the standings show. Issue 15's duplicate score and sequential-test
-estimate get a Check each here when they exist."""
+"""Every interval the arena shows."""
+
+CHECKS_SHOWN = ("duplicate", "sequential", "sequential-fixed")
+"""The checks of the second table (those that do not depend on the rating code)."""
 
 
 # --- running -------------------------------------------------------------------------------
@@ -464,20 +371,27 @@ def old_rater(ref: str = "main") -> Rater:
     return rate
 
 
-def run(sc: Scenario, reps: int, seed: int, raters: dict[str, Rater]) -> dict[str, Tally]:
-    """Simulate ``reps`` tournaments and check every rater's intervals on each."""
+def run(
+    sc: Scenario, reps: int, seed: int, raters: dict[str, Rater], reports: bool = False
+) -> dict[str, Tally]:
+    """Simulate ``reps`` tournaments and check every rater's intervals on each; with
+    ``reports``, also the checks that do not depend on the rating code (under the first
+    rater's name)."""
     tr = truth(sc)
     tallies = {name: Tally() for name in raters}
     rng = np.random.default_rng([seed, zlib_crc(sc.name)])
+    extra = np.random.default_rng([seed, zlib_crc(sc.name), 1])  # the tournaments stay the same
     for _ in range(reps):
         out = simulate(sc, rng)
-        for name, rate in raters.items():
+        trial = Trial(sc, out, extra)
+        for i, (name, rate) in enumerate(raters.items()):
             t0 = time.perf_counter()
             table = rate(out)
             tallies[name].seconds += time.perf_counter() - t0
             tallies[name].tables += 1
             for check in CHECKS:
-                tallies[name].add(check.name, check.run(table, tr))
+                if check.of_ratings or (reports and i == 0):
+                    tallies[name].add(check.name, check.run(table, tr, trial))
     return tallies
 
 
@@ -518,13 +432,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{'width (Elo / rate)':>20} {'bounds covered':>15} {'s/table':>8}"
     )
     before_rater = old_rater(args.before_ref) if args.code != "after" else None
+    reports: list[str] = []
     for sc in chosen:
         results = {}
         if before_rater:
             reps = args.before_reps or args.reps
             results.update(run(sc, reps, args.seed, {"before": before_rater}))
         if args.code != "before":
-            results.update(run(sc, args.reps, args.seed, {"after": new_rater}))
+            results.update(run(sc, args.reps, args.seed, {"after": new_rater}, reports=True))
+            cells = (
+                f"{results['after'].cell(c):>15} {results['after'].width(c):>6}"
+                for c in CHECKS_SHOWN
+            )
+            reports.append(f"{sc.name:<30} {' '.join(cells)}")
         for name, t in results.items():
             print(
                 f"{sc.name:<30} {name:<7} {t.cell('rating'):>15} {t.cell('pairwise'):>15} "
@@ -532,6 +452,17 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t.count('bound'):>15} {t.seconds / max(1, t.tables):>8.4f}",
                 flush=True,
             )
+        if reports:
+            print(f"{'':<30} reports {reports[-1][31:]}", flush=True)
+    if reports:
+        print(
+            f"\nThe reports' intervals (same tournaments): duplicate score (points), and "
+            f"arena compare of bots 0 and 1 ({COMPARE.p0} / {COMPARE.p1}, at most "
+            f"{COMPARE.max_sets} sets) read when it stops: the interval shown, and the "
+            f"fixed-sample one\n{'scenario':<30} {'duplicate':>15} {'width':>6} "
+            f"{'sequential':>15} {'width':>6} {'fixed-sample':>15} {'width':>6}"
+        )
+        print("\n".join(reports))
     return 0
 
 
