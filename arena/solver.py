@@ -114,8 +114,9 @@ class Solver:
     :data:`TT_LIMIT`), so later calls are cheaper. ``nodes`` counts the cards played in search.
 
     Positions are given as ``hands`` (the cards each seat holds now, by seat; the sitter's
-    cards, if given, are ignored), ``leader`` (who led the trick in progress, or leads the next) and ``trick`` (the
-    ``(seat, card)`` plays of the trick in progress so far). Values are the maker's tricks from
+    cards, if given, are ignored), ``leader`` (who led the trick in progress, or leads the
+    next) and ``trick`` (the ``(seat, card)`` plays of the trick in progress so far). Values
+    are the maker's tricks from
     the remaining ones, the trick in progress included.
     """
 
