@@ -303,7 +303,15 @@ class Solver:
             b0 = b = beta if beta < hi else hi
             allm = h0 | h1 | h2
             hand = hands[leader]
-            moves = _reps_high_first(hand, allm, block)
+            moves = []  # one card of each run of equivalent cards, highest first
+            m = hand
+            while m:
+                card = m & -m
+                m ^= card
+                above = allm & ~((card << 1) - 1) & block[card]
+                if not (above & -above) & hand:
+                    moves.append(card)
+            moves.reverse()
             maximize = leader == maker
             best = -1 if maximize else 99
             nxt = following[leader]
@@ -352,11 +360,18 @@ class Solver:
             wins = led | trump_mask
             # Order: if the other side holds the trick, win as cheaply as possible first;
             # otherwise play low. Equivalent cards are searched once.
-            moves = _reps_low_first(legal, allm, block)
+            moves = []
+            m = legal
+            while m:
+                card = m & -m
+                m ^= card
+                above = allm & ~((card << 1) - 1) & block[card]
+                if not (above & -above) & legal:
+                    moves.append(card)
             if mine != winning_side:
-                beat = [c for c in moves if c & wins and c > win_card]
-                if beat:
-                    moves = beat + [c for c in moves if not (c & wins and c > win_card)]
+                beat = wins & ~((win_card << 1) - 1)  # the cards that would take the trick
+                if legal & beat:
+                    moves = [c for c in moves if c & beat] + [c for c in moves if not c & beat]
             alpha, beta = a, b
             best = -1 if mine else 99
             nxt = following[seat]
@@ -411,13 +426,6 @@ def _reps_low_first(legal: int, allm: int, block: dict[int, int]) -> list[int]:
         above = allm & ~((card << 1) - 1) & block[card]
         if not (above & -above) & legal:
             out.append(card)
-    return out
-
-
-def _reps_high_first(hand: int, allm: int, block: dict[int, int]) -> list[int]:
-    """:func:`_reps_low_first` for a lead, highest first."""
-    out = _reps_low_first(hand, allm, block)
-    out.reverse()
     return out
 
 

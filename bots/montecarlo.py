@@ -104,36 +104,57 @@ class _Judge:
         self.eff = suit_table(trump)
         self.top = {c: i for i, c in enumerate(trump_order(trump, size))}
         self.rank = {c: power_table(trump, s)[c] for c, s in self.eff.items()}
+        self.suit = {c: SUITS.index(s) for c, s in self.eff.items()}
+        self.t = SUITS.index(trump)
+        # A value is linear in the features: each card adds its feature's weight.
+        slot = {c: self._slot(c) for c in self.eff}
+        self.bid_card = {c: BID_WEIGHTS[i] if i else 0.0 for c, i in slot.items()}
+        self.hand_card = {c: HAND_WEIGHTS[i] if i else 0.0 for c, i in slot.items()}
+
+    def _slot(self, card: str) -> int:
+        """The feature a card counts in (0: none)."""
+        if self.eff[card] == self.trump:
+            i = self.top.get(card, 4)
+            return 1 + i if i < 4 else 5
+        return 8 if card[0] == "A" else 9 if card[0] == "K" else 0
 
     def features(self, pool: Sequence[str]) -> list[float]:
         """1, the four highest trumps held, other trumps, 3+ and 4+ trumps, off-suit aces and
         kings, off-suit voids, and voids with 2+ trumps."""
         x = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-        eff, top, trump = self.eff, self.top, self.trump
-        held = {s: 0 for s in SUITS}
+        held = [0, 0, 0, 0]
         for card in pool:
-            suit = eff[card]
-            held[suit] += 1
-            if suit == trump:
-                i = top[card]
-                x[1 + i if i < 4 else 5] += 1
-            elif card[0] == "A":
-                x[8] += 1
-            elif card[0] == "K":
-                x[9] += 1
-        trumps = held[trump]
+            held[self.suit[card]] += 1
+            slot = self._slot(card)
+            if slot:
+                x[slot] += 1
+        trumps = held[self.t]
         x[6], x[7] = float(trumps >= 3), float(trumps >= 4)
-        x[10] = float(sum(1 for s in SUITS if s != trump and not held[s]))
+        x[10] = float(held.count(0) - (trumps == 0))  # off-suit voids
         x[11] = x[10] if trumps >= 2 else 0.0
         return x
 
+    def _value(self, cards: Sequence[str], per_card: dict[str, float], w: Sequence[float]) -> float:
+        """``w`` . :meth:`features` (``per_card``: each card's weight), quickly."""
+        v = w[0]
+        held = [0, 0, 0, 0]
+        suit = self.suit
+        for card in cards:
+            v += per_card[card]
+            held[suit[card]] += 1
+        trumps = held[self.t]
+        voids = held.count(0) - (trumps == 0)
+        if trumps >= 3:
+            v += w[6] + (w[7] if trumps >= 4 else 0.0)
+        return v + voids * (w[10] + w[11] if trumps >= 2 else w[10])
+
     def bid_value(self, pool: Sequence[str]) -> float:
         """Estimated tricks of the best keep a maker holding ``pool`` gets with a dummy."""
-        return sum(w * f for w, f in zip(BID_WEIGHTS, self.features(pool), strict=True))
+        return self._value(pool, self.bid_card, BID_WEIGHTS)
 
     def hand_value(self, hand: Sequence[str]) -> float:
         """Estimated tricks of ``hand`` as it is."""
-        return sum(w * f for w, f in zip(HAND_WEIGHTS, self.features(hand), strict=True))
+        return self._value(hand, self.hand_card, HAND_WEIGHTS)
 
     def keep(self, fixed: Sequence[str], pool: Sequence[str], n: int) -> list[str]:
         """The ``n`` cards of ``pool`` that make ``fixed`` + them the best hand: trumps first,
@@ -454,6 +475,7 @@ class _Sampler:
         me = obs["seat"]
         self.bids = [b for b in obs["bids"] if b["seat"] != me and b["seat"] not in self.wild]
         self.bids = [b for b in self.bids if b["round"] in (1, 2)]
+        self.maybe = {c for cards in self.info.maybe.values() for c in cards}
         self.bars = {
             s: bid_bar(self.rules, obs["scores"], s) for s in (0, 1, 2) if s != obs["seat"]
         }
@@ -568,7 +590,7 @@ class _Sampler:
         me, maker, dealer, up = obs["seat"], obs["maker"], obs["dealer"], obs["upcard"]
         judge = _judge(rules.deck, obs["trump"])
         eff = judge.eff
-        cards = [c for c in info.cards if c not in _flat(info.maybe.values())]
+        cards = [c for c in info.cards if c not in self.maybe]
         self.rng.shuffle(cards)
         hands: list[list[str]] = [[], [], []]
         dealt: dict[int, list[str]] = {}
@@ -605,7 +627,3 @@ class _Sampler:
             cards = [c for c in cards if c not in taken]
             hands[seat] = mine
         return self.likelihood(dealt), hands
-
-
-def _flat(groups: Any) -> list[str]:
-    return [c for group in groups for c in group]
