@@ -7,12 +7,11 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
 from arena import __version__, cli_lists
-from arena.cli_common import F, db_option, reports_errors
+from arena.cli_common import F, checked_by, db_option, reports_errors, show
 from arena.errors import ArenaError
 
 
@@ -124,12 +123,6 @@ def source_bytes_option(fn: F) -> F:
     )(fn)
 
 
-def _source_cap(limits: dict[str, Any], override: int | None) -> int:
-    from arena.entrants import source_limit
-
-    return override if override is not None else source_limit(limits)
-
-
 @main.command()
 @db_option
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -167,7 +160,7 @@ def submit(
     from arena.sandbox import Limits
     from arena.store import Store
 
-    limits = Limits().to_dict()
+    limits = Limits()
     owner = current_owner()
     with Store(db_path) as store:
         version, created = submit_bot(
@@ -188,6 +181,30 @@ def submit(
         click.echo(f"{version.name}: same content as version {version.version}; nothing stored")
 
 
+def _check_rounds(rounds: int) -> None:
+    from arena.tournament import check_rounds
+
+    check_rounds(rounds)
+
+
+def _check_workers(workers: int) -> None:
+    from arena.tournament import check_workers
+
+    check_workers(workers)
+
+
+def _check_decision_seconds(seconds: float) -> None:
+    from arena.tournament import run_limits
+
+    run_limits(decision_seconds=seconds)
+
+
+def _check_match_cpu_seconds(seconds: float) -> None:
+    from arena.tournament import run_limits
+
+    run_limits(match_cpu_seconds=seconds)
+
+
 @main.command()
 @db_option
 @click.argument("bots_or_files", metavar="[FILE|BOT]...", nargs=-1)
@@ -195,10 +212,17 @@ def submit(
     "--rounds",
     type=int,
     default=None,
+    callback=checked_by(_check_rounds),
     help="Deal seeds per set of three bots, each played in all 6 seatings  [default: 20]",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
-@click.option("--workers", type=int, default=None, help="Worker processes  [default: usable cores]")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    callback=checked_by(_check_workers),
+    help="Worker processes  [default: usable cores]",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -224,14 +248,16 @@ def submit(
 )
 @click.option(
     "--decision-seconds",
-    type=click.FloatRange(0, 3600, min_open=True),
+    type=float,
     default=None,
+    callback=checked_by(_check_decision_seconds),
     help="CPU seconds per bot decision, its own process (5x on the wall clock)  [default: 1.0]",
 )
 @click.option(
     "--match-cpu-seconds",
-    type=click.FloatRange(0, 3600, min_open=True),
+    type=float,
     default=None,
+    callback=checked_by(_check_match_cpu_seconds),
     help="CPU budget of each bot per match  [default: 20.0]",
 )
 @click.option(
@@ -279,97 +305,40 @@ def run(
 
     from rich.console import Console
 
-    from arena.engine import Rules
-    from arena.listings import fault_digest
-    from arena.owners import current_owner
-    from arena.sandbox import Limits
-    from arena.scheduler import DEFAULT_ROUNDS
-    from arena.secrecy import SecretFile
+    from arena import tournament, views
     from arena.store import Store
-    from arena.tournament import (
-        default_workers,
-        plan,
-        resolve,
-        standings_table,
-    )
-    from arena.tournament import run as run_tournament
-    from arena.views import fault_digest as digest_lines
 
-    rounds = DEFAULT_ROUNDS if rounds is None else rounds
-    if rounds < 1:
-        raise click.BadParameter(f"must be at least 1, not {rounds}", param_hint="--rounds")
-    workers = default_workers() if workers is None else workers
-    if workers < 1:
-        raise click.BadParameter(f"must be at least 1, not {workers}", param_hint="--workers")
-    # No markup: paths and names are printed as they are ("results[1].db" included).
     console = Console(markup=False)
     executor = None
     if cluster is not None:  # checked first: a cluster that cannot play fails in one line
         from arena.cluster import open_executor
 
         executor = open_executor(cluster, unsafe_no_sandbox=unsafe)
-        workers = executor.workers
-    # The limits are part of the tournament's identity: other limits, another tournament.
-    limits = Limits().to_dict()
-    if decision_seconds is not None:
-        limits["decision_seconds"] = decision_seconds
-    if match_cpu_seconds is not None:
-        limits["match_cpu_seconds"] = match_cpu_seconds
-    # An owner key only when files may be stored (bundled and submitted names need none).
-    files = any(Path(a).is_file() for a in bots_or_files)
-    imported = SecretFile.read(secret_file) if secret_file else None
+    workers = tournament.worker_count(workers, executor)
+    log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
+    limits = tournament.run_limits(
+        decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
+    )
     with Store(db_path) as store:
-        versions = resolve(
+        the_plan = tournament.prepare(
             store,
             bots_or_files,
-            owner=current_owner() if files else None,
-            max_bytes=_source_cap(limits, max_source_bytes),
-        )
-        the_plan = plan(
-            store,
-            versions,
             rounds=rounds,
             seed=seed,
-            rules=Rules(),
             limits=limits,
-            secret_file=imported,
+            secret_file=secret_file,
+            max_source_bytes=max_source_bytes,
         )
-        done = the_plan.total - len(the_plan.todo)
-        console.print(
-            f"Tournament {the_plan.tid}: {len(versions)} bots, {the_plan.total} matches"
-            + (f" ({done} already stored)" if done else "")
-            + f", {workers} worker{'s' * (workers != 1)}"
-        )
-        console.print(
-            f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
-            if the_plan.commitment
-            else "Note: made before deal secrets, this tournament deals from public seeds",
-            soft_wrap=True,
-        )
-        log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
+        show(views.plan_lines(the_plan, workers), console)
         try:
-            result = run_tournament(
-                store,
-                the_plan,
-                workers=workers,
-                unsafe=unsafe,
-                console=console,
-                log_path=log_file,
-                executor=executor,
-            )
+            result = tournament.run(
+                store, the_plan, workers=workers, unsafe=unsafe, console=console,
+                log_path=log_file, executor=executor,
+            )  # fmt: skip
         finally:
             if executor is not None:  # already shut down when matches ran; idempotent
                 executor.shutdown(wait=False, cancel_futures=True)
-        digests = fault_digest(store, result.tid)
-    console.print(standings_table(result.standings, title=f"Standings of {result.tid}"))
-    for line in digest_lines(digests):
-        console.print(line, soft_wrap=True)
-    rate = result.played / result.seconds if result.seconds > 0 else 0.0
-    console.print(
-        f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
-        f"{result.already + result.played}/{result.total} stored in {db_path} (log: {log_file})",
-        soft_wrap=True,
-    )
+    show(views.run_lines(result, db_path, log_file), console)
     if not result.completed:
         click.echo(
             "Interrupted: finished matches are stored; run the same command again to resume.",
@@ -377,13 +346,9 @@ def run(
         )
         sys.exit(130)
     if not no_site:
-        try:
-            from arena.site import render_site
-        except ImportError:
-            click.echo("(no site: arena.site is not available)", err=True)
-        else:
-            index = render_site(db_path, out_dir)
-            console.print(f"Site written to {index}")
+        from arena.site import publish_site
+
+        console.print(f"Site written to {publish_site(db_path, out_dir)}")
 
 
 @main.command()
@@ -423,45 +388,21 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from rich.console import Console
-
-    from arena import collusion as reports
-    from arena.listings import fault_digest
+    from arena import views
     from arena.store import Store
-    from arena.tournament import current_standings, pairwise_table, standings_json, standings_table
-    from arena.views import fault_digest as digest_lines
+    from arena.tournament import standings_report
 
     with Store(db_path, create=False) as store:
-        t = store.tournament(tid)
-        table = current_standings(store, t["id"], refit=refit)
-        names = {s.bot: s.name for s in table}
-        clones = reports.clone_report(store, t["id"])
-        rated = {s.bot: s.rating for s in table if s.rating is not None}
-        king = reports.kingmaking_report(store, t["id"], rated)
-        if collusion:
-            if as_json:
-                doc = {"tournament": t["id"], **reports.to_json(clones, king, names)}
-                click.echo(json.dumps(doc))
-            else:
-                Console(markup=False).print(reports.clone_table(clones, names))
-                Console(markup=False).print(reports.kingmaking_table(king, names))
-            return
-        if as_json:
-            click.echo(json.dumps(standings_json(store, t, table), indent=2))
-            return
-        played = store.tournament_progress(t["id"])
-        digests = fault_digest(store, t["id"])
-    console = Console(markup=False)
-    console.print(
-        f"Tournament {t['id']} ({t['status']}): {played}/{t['total_matches']} matches, "
-        f"seed {t['seed']}, {t['rounds']} rounds"
-    )
-    console.print(standings_table(table))
-    console.print(pairwise_table(table))
-    for flag in reports.flag_lines(clones, king, names):
-        console.print(flag, soft_wrap=True, markup=False, highlight=False)
-    for line in digest_lines(digests):
-        console.print(line, soft_wrap=True)
+        report = standings_report(store, tid, refit=refit)
+    if collusion and as_json:
+        click.echo(json.dumps(views.collusion_json(report)))
+    elif collusion:
+        show([views.clone_table(report.clones, report.names)])
+        show([views.kingmaking_table(report.kingmaking, report.names)])
+    elif as_json:
+        click.echo(json.dumps(views.standings_json(report), indent=2))
+    else:
+        show(views.standings_lines(report))
 
 
 @main.command()
@@ -476,7 +417,7 @@ def replay(db_path: str, match_id: str) -> None:
         arena replay 3f2a9c
     """
     from arena.store import Store
-    from arena.tournament import replay_text
+    from arena.views import replay_text
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))
@@ -537,25 +478,9 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
         arena render --out site/
         arena serve --out site/
     """
-    from arena.site import render_site
-    from arena.store import Store
-    from arena.tournament import refresh_standings
+    from arena.site import publish_site
 
-    _check_site_db(db_path)
-    with Store(db_path, create=False) as store:
-        refresh_standings(store)  # the site shows stored standings: bring them up to date
-    index = render_site(db_path, out_dir, with_logs=with_logs)
-    click.echo(f"Site written to {index}")
-
-
-def _check_site_db(db_path: str) -> None:
-    # The site reads the database itself: check it first, so a bad --db is one line, and
-    # record the end of runs that were killed, so the site does not show them running.
-    from arena.store import Store
-
-    with Store(db_path, create=False) as store:
-        if store.writable():
-            store.settle_runs()
+    click.echo(f"Site written to {publish_site(db_path, out_dir, with_logs=with_logs)}")
 
 
 @main.command()
@@ -592,15 +517,13 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
 
     check_loopback(host)
     if not (Path(out_dir) / "index.html").is_file():
-        from arena.site import render_site
+        from arena.site import publish_site
 
-        if not Path(db_path).exists():
-            raise ArenaError(
-                f"no site in {out_dir} (no index.html) and no database at {db_path} to render "
-                "one from"
-            )
-        _check_site_db(db_path)
-        click.echo(f"Site written to {render_site(db_path, out_dir)}")
+        try:
+            index = publish_site(db_path, out_dir)
+        except ArenaError as e:
+            raise ArenaError(f"no site in {out_dir} (no index.html) to serve: {e}") from None
+        click.echo(f"Site written to {index}")
     server = make_server(out_dir, host, port, quiet=quiet)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host

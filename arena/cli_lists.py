@@ -1,14 +1,15 @@
 """The listing commands of ``arena``: ``bots``, ``tournaments``, ``matches`` and ``faults``.
 
-Thin, like the rest of the command line: the queries are in :mod:`arena.listings`, the
-terminal views (every bot-controlled string escaped) in :mod:`arena.views`.
+Thin, like the rest of the command line: the queries are the store's
+(:mod:`arena.store.listings`), what is shown (every bot-controlled string escaped) is
+:mod:`arena.views`.
 """
 
 from __future__ import annotations
 
 import click
 
-from arena.cli_common import db_option, limit_option, reports_errors
+from arena.cli_common import db_option, limit_option, reports_errors, show
 
 
 @click.command()
@@ -26,8 +27,6 @@ def bots(db_path: str, as_json: bool) -> None:
     """
     import json
 
-    from rich.console import Console
-
     from arena.owners import current_owner, describe
     from arena.store import Store
     from arena.views import bots_table
@@ -43,7 +42,7 @@ def bots(db_path: str, as_json: bool) -> None:
     if not rows:
         click.echo(f"No bots in {db_path} yet (arena submit FILE)")
         return
-    Console(markup=False).print(bots_table(rows, me))
+    show([bots_table(rows, me)])
 
 
 @click.command()
@@ -72,8 +71,6 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
     """
     import json
 
-    from rich.console import Console
-
     from arena.store import Store
     from arena.views import tournaments_table
 
@@ -99,7 +96,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")
         return
-    Console(markup=False).print(tournaments_table(rows))
+    show([tournaments_table(rows)])
 
 
 @click.command()
@@ -134,29 +131,25 @@ def faults(
     """
     import json
 
-    from rich.console import Console
-
-    from arena import listings
+    from arena import views
     from arena.store import Store
-    from arena.views import fault_details, faults_table
 
     with Store(db_path, create=False) as store:
-        listings.check_bot(store, bot)
+        store.check_bot(bot)
         if match_id is not None:
-            rows, total = listings.faults(store, bot=bot, match=store.match(match_id)[0]["id"])
+            found = store.fault_listing(bot=bot, match=store.match(match_id)[0]["id"])
         else:
             t = store.tournament(tid)["id"]
-            rows, total = listings.faults(store, bot=bot, tid=t, limit=limit or None)
+            found = store.fault_listing(bot=bot, tid=t, limit=limit or None)
+    records, total = views.fault_records(found[0]), found[1]
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
-    elif not rows:
+        click.echo(json.dumps(records, indent=2))
+    elif not records:
         click.echo("No faults" + (f" of {bot}" if bot else "") + " there.")
     elif full:
-        console = Console(markup=False)
-        for line in fault_details(rows):
-            console.print(line, soft_wrap=True)
+        show(views.fault_details(records))
     else:
-        Console(markup=False).print(faults_table(rows, total))
+        show([views.faults_table(records, total)])
 
 
 @click.command()
@@ -178,22 +171,20 @@ def matches(db_path: str, bot: str | None, tid: str | None, as_json: bool, limit
     """
     import json
 
-    from rich.console import Console
-
-    from arena import listings
+    from arena import views
     from arena.store import Store
-    from arena.views import matches_table
 
     with Store(db_path, create=False) as store:
-        listings.check_bot(store, bot)
+        store.check_bot(bot)
         t = store.tournament(tid)["id"]
-        rows, total = listings.matches(store, bot=bot, tid=t, limit=limit or None)
+        found, total = store.match_listing(bot=bot, tid=t, limit=limit or None)
+    records = views.match_records(found)
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
-    elif not rows:
+        click.echo(json.dumps(records, indent=2))
+    elif not records:
         click.echo("No matches" + (f" of {bot}" if bot else "") + f" in tournament {t}.")
     else:
-        Console(markup=False).print(matches_table(rows, total))
+        show([views.matches_table(records, total)])
 
 
 COMMANDS = (bots, tournaments, matches, faults)

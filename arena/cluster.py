@@ -145,10 +145,10 @@ def probe_worker(unsafe_no_sandbox: bool = False) -> dict[str, Any]:
     }
     try:
         from arena.sandbox import probe
-        from arena.sandbox.layers import plan
+        from arena.sandbox.layers import choose_isolation
 
         report["layers"] = [_as_dict(layer) for layer in probe()]
-        plan(unsafe_no_sandbox)
+        choose_isolation(unsafe_no_sandbox)
     except ArenaError as e:
         report["sandbox_error"] = str(e)
     except ImportError as e:

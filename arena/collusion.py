@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any, Final
 
-from rich.table import Table
-
 from arena.engine import Deal, Rules, play_hand
 from arena.store import Store
 
@@ -212,27 +210,11 @@ def clone_pairs(
     return sorted(out, key=lambda p: (-(p.share or 0.0), p.bot_a, p.bot_b))
 
 
-def _duplicate_hands(store: Store, tid: str) -> Iterator[tuple[Any, ...]]:
-    """Every stored hand's record with its match's bots, by set, round, match and hand.
-
-    Streamed (a large tournament's records do not fit in memory at once); the order brings
-    the six seatings of each duplicate set and round together.
-    """
-    return store.conn.execute(
-        "SELECT m.set_key, m.round, m.id, m.bot0, m.bot1, m.bot2, h.record "
-        "FROM matches m JOIN hands h ON h.match_id = m.id "
-        "WHERE m.tournament_id = ? ORDER BY m.set_key, m.round, m.id, h.hand_number",
-        (tid,),
-    )
-
-
 def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
     faults: dict[str, dict[int, int | None]] = defaultdict(dict)
-    for f in store.rows(
-        "SELECT match_id, seat, decision FROM faults WHERE tournament_id = ?", [tid]
-    ):
-        faults[f["match_id"]][f["seat"]] = f["decision"]
-    rows = _duplicate_hands(store, tid)
+    for match_id, seat, decision in store.fault_decisions(tid):
+        faults[match_id][seat] = decision
+    rows = store.duplicate_hands(tid)
     for _, unit in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
         group = []
         for mid, hands in itertools.groupby(unit, key=lambda r: r[2]):
@@ -357,78 +339,3 @@ def save(store: Store, tid: str, ratings: dict[int, float]) -> None:
             "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
         },
     )
-
-
-# --- showing ------------------------------------------------------------------------------
-
-
-def flag_lines(
-    clones: Sequence[ClonePair], king: Sequence[KingmakingRow], names: dict[int, str]
-) -> list[str]:
-    """One line per flagged pair (``arena standings``), or one line saying there is none."""
-    lines = [
-        f"Possible clones: {names[p.bot_a]} and {names[p.bot_b]} made the same decision on "
-        f"the same observation {p.identical} times in {p.comparable} ({p.share:.1%})"
-        for p in clones
-        if p.flagged and p.share is not None
-    ]
-    lines += [
-        f"Kingmaking flag: with {names[r.bot_a]} in the match, {names[r.bot_b]} placed above "
-        f"the third bot {r.rate:.0%} of {r.matches} times (95% {r.low:.0%}-{r.high:.0%}); "
-        f"the ratings expect {r.expected:.0%}"
-        for r in king
-        if r.flagged and r.low is not None and r.high is not None
-    ]
-    if not lines:
-        compared = sum(p.comparable for p in clones)
-        lines.append(
-            f"No clone pair above {CLONE_SHARE:.0%} of identical decisions ({compared} "
-            "compared) and no kingmaking flag (arena standings --collusion for the tables)"
-        )
-    return lines
-
-
-def clone_table(clones: Sequence[ClonePair], names: dict[int, str]) -> Table:
-    """The clone report as a rich table."""
-    t = Table(title=f"Identical decisions on identical observations (flag: > {CLONE_SHARE:.0%})")
-    for col, justify in (("bots", "left"), ("share identical", "right"), ("compared", "right")):
-        t.add_column(col, justify=justify)  # type: ignore[arg-type]
-    t.add_column("flag")
-    for p in clones:
-        share = "-" if p.share is None else f"{p.share:.1%}"
-        flag = "possible clones" if p.flagged else ""
-        t.add_row(f"{names[p.bot_a]} / {names[p.bot_b]}", share, str(p.comparable), flag)
-    return t
-
-
-def kingmaking_table(king: Sequence[KingmakingRow], names: dict[int, str]) -> Table:
-    """The kingmaking table as a rich table."""
-    t = Table(title="With A in the match: B placed above the third bot, vs the ratings")
-    for col in ("A", "B", "matches", "B above third", "95% interval", "expected", "flag"):
-        t.add_column(col, justify="left" if col in ("A", "B", "flag") else "right")
-    for r in king:
-        ci = "n/a" if r.low is None or r.high is None else f"{r.low:.0%} - {r.high:.0%}"
-        t.add_row(
-            names[r.bot_a],
-            names[r.bot_b],
-            str(r.matches),
-            f"{r.rate:.0%}",
-            ci,
-            f"{r.expected:.0%}",
-            "off" if r.flagged else "",
-        )
-    return t
-
-
-def to_json(
-    clones: Sequence[ClonePair], king: Sequence[KingmakingRow], names: dict[int, str]
-) -> dict[str, Any]:
-    """Both reports as JSON-ready data, bots by name (``arena standings --collusion --json``)."""
-
-    def named(row: dict[str, Any]) -> dict[str, Any]:
-        return {**row, "bot_a": names[row["bot_a"]], "bot_b": names[row["bot_b"]]}
-
-    return {
-        "clones": [named(p.as_dict()) for p in clones],
-        "kingmaking": [named(r.as_dict()) for r in king],
-    }

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from arena import faults
 from arena.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
@@ -23,6 +23,9 @@ from arena.errors import ArenaError
 from arena.owners import BUNDLED
 from arena.store import BotVersion, Store, sha256_text
 from arena.untrusted import MAX_AUTHOR, clean_line, name_problem
+
+if TYPE_CHECKING:
+    from arena.sandbox import Limits
 
 __all__ = [
     "DEFAULT_SOURCE_BYTES",
@@ -34,7 +37,6 @@ __all__ = [
     "read_bot_file",
     "register_files",
     "resolve",
-    "source_limit",
     "submit",
     "validate",
 ]
@@ -54,12 +56,6 @@ class BotFile:
     source: str
     filename: str
     author: str | None
-
-
-def source_limit(limits: dict[str, Any] | None) -> int:
-    """The largest bot file ``limits`` allow (``source_bytes``, else 1 MiB)."""
-    value = (limits or {}).get("source_bytes", DEFAULT_SOURCE_BYTES)
-    return int(value)
 
 
 def check_name(name: str, origin: str = "--name") -> str:
@@ -185,15 +181,14 @@ def check_owner(
     )
 
 
-def validate(bot: BotFile, limits: dict[str, Any], *, smoke: bool, unsafe: bool) -> None:
+def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None:
     """Check a bot in the sandbox: it loads, and with ``smoke`` it plays whole matches against
     the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
     where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
-    from arena.sandbox import BotPool, BotSource, Limits, validate_bot
+    from arena.sandbox import BotPool, BotSource, validate_bot
 
-    lim = Limits.from_dict(limits)
     me = BotSource(bot.name, bot.source, bot.filename)
-    fault = validate_bot(me, lim, unsafe_no_sandbox=unsafe)
+    fault = validate_bot(me, limits, unsafe_no_sandbox=unsafe)
     if fault is not None:
         raise ArenaError(
             f"{bot.filename} failed its sandbox check: {faults.describe(fault, bot.filename)}"
@@ -205,7 +200,7 @@ def validate(bot: BotFile, limits: dict[str, Any], *, smoke: bool, unsafe: bool)
     ]
     if not others:
         raise ArenaError("no bundled bots to play the smoke matches against")
-    pool = BotPool(lim, unsafe_no_sandbox=unsafe)
+    pool = BotPool(limits, unsafe_no_sandbox=unsafe)
     try:
         for k, seed in enumerate(SMOKE_SEEDS):
             # Sit the new bot at a different seat each time, between two bundled bots.
@@ -226,7 +221,7 @@ def submit(
     store: Store,
     path: str | Path,
     name: str | None,
-    limits: dict[str, Any],
+    limits: Limits,
     *,
     unsafe: bool,
     owner: str | None = None,
@@ -238,7 +233,7 @@ def submit(
     Every check that needs no sandbox (size, syntax, name, owner) comes first. ``max_bytes``
     defaults to the ``source_bytes`` of ``limits``.
     """
-    cap = source_limit(limits) if max_bytes is None else max_bytes
+    cap = limits.source_bytes if max_bytes is None else max_bytes
     bot = read_bot_file(path, name, max_bytes=cap)
     latest = store.latest_version(bot.name)
     if latest is not None and latest.sha256 == sha256_text(bot.source):

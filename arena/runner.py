@@ -7,7 +7,9 @@ batches, keeps a bounded number in flight and gives each finished batch to the p
 SQLite writer. Any executor works: :func:`make_executor` builds the local process pool (an
 explicit ``fork`` context, so that multiprocessing-logging carries worker log records to the
 parent's handlers); a cluster executor only needs :func:`init_worker` / :func:`close_worker` run
-in each worker, and the rest is unchanged.
+in each worker, and the rest is unchanged. The parent's side of a run's processes is here too:
+how many workers by default, the run's log file that worker processes write to, and Ctrl-C as a
+flag the run polls.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ import multiprocessing
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
+
+import multiprocessing_logging  # type: ignore[import-untyped]
 
 from arena.engine import Rules
 from arena.errors import ArenaError
@@ -32,7 +40,7 @@ from arena.scheduler import MatchSpec
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as MpEvent
 
-    from arena.sandbox import BotPool, MatchOutcome
+    from arena.sandbox import BotPool, BotSource, Limits, MatchOutcome
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +56,11 @@ _PR_SET_CHILD_SUBREAPER: Final = 36
 class Batch:
     """One task for a worker: some matches, and everything needed to play them."""
 
-    rules: dict[str, Any]
-    limits: dict[str, Any]
+    rules: Rules
+    limits: Limits
     unsafe_no_sandbox: bool
-    sources: dict[str, tuple[str, str, str]]  # entrant key -> (name, source, filename)
+    sources: dict[str, BotSource]
+    """The bot file of each entrant in these matches, by :attr:`~arena.scheduler.Entrant.key`."""
     matches: tuple[MatchSpec, ...]
 
 
@@ -60,23 +69,22 @@ def batches(
     *,
     workers: int,
     rules: Rules,
-    limits: dict[str, Any],
+    limits: Limits,
     unsafe_no_sandbox: bool,
-    sources: dict[str, tuple[str, str, str]],
+    sources: dict[str, BotSource],
 ) -> Iterator[Batch]:
     """Split ``specs`` (in order) into batches of about 1/16 of a worker's share each."""
     size = max(1, min(MAX_BATCH, len(specs) // max(1, workers * 16)))
-    rules_d = rules.to_dict()
     for start in range(0, len(specs), size):
         chunk = tuple(specs[start : start + size])
         keys = {e.key for spec in chunk for e in spec.seats}
-        yield Batch(rules_d, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, chunk)
+        yield Batch(rules, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, chunk)
 
 
 # --- the worker side ----------------------------------------------------------------------
 
 _pool: BotPool | None = None
-_pool_key: tuple[str, bool] | None = None
+_pool_key: tuple[Limits, bool] | None = None
 _stop: MpEvent | None = None
 # (pid, index among the usable CPUs, lock file fd, the CPUs the process could use before)
 _cpu: tuple[int, int, int, set[int]] | None = None
@@ -118,21 +126,21 @@ def claim_cpu() -> int | None:
     return None
 
 
-def init_worker(limits: dict[str, Any], unsafe_no_sandbox: bool) -> None:
+def init_worker(limits: Limits, unsafe_no_sandbox: bool) -> None:
     """Create this worker process's bot pool (one per worker, reused by every batch).
 
     The worker (and so its bots) is pinned to a CPU of its own when one is free
     (:func:`claim_cpu`).
     """
     global _pool, _pool_key
-    from arena.sandbox import BotPool, Limits
+    from arena.sandbox import BotPool
 
-    key = (repr(sorted(limits.items())), unsafe_no_sandbox)
+    key = (limits, unsafe_no_sandbox)
     if _pool is not None and _pool_key == key:
         return
     close_worker()
     cpu = claim_cpu()
-    _pool = BotPool(Limits.from_dict(limits), unsafe_no_sandbox=unsafe_no_sandbox, cpu=cpu)
+    _pool = BotPool(limits, unsafe_no_sandbox=unsafe_no_sandbox, cpu=cpu)
     _pool_key = key
     log.debug("worker %d: bot pool ready", os.getpid())
 
@@ -159,7 +167,7 @@ def release_cpu() -> None:
 def _init_local_worker(
     stop: MpEvent,
     parent: int,
-    limits: dict[str, Any],
+    limits: Limits,
     unsafe_no_sandbox: bool,
 ) -> None:
     """Initializer of the local process pool's workers."""
@@ -201,19 +209,16 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     reached its bots, so its result might differ from an uninterrupted run; the next run plays
     it again.
     """
-    from arena.sandbox import BotSource
-
     init_worker(batch.limits, batch.unsafe_no_sandbox)  # no-op when the initializer ran
     assert _pool is not None
-    rules = Rules.from_dict(batch.rules)
     out: list[dict[str, Any]] = []
     for spec in batch.matches:
         if _stopping():
             break
         started = time.perf_counter()
-        sources = [BotSource(*batch.sources[e.key]) for e in spec.seats]
+        sources = [batch.sources[e.key] for e in spec.seats]
         # The deal seed (keyed by the tournament's secret), never the secret itself.
-        outcome = _pool.play_match(sources, spec.deal_seed, rules)
+        outcome = _pool.play_match(sources, spec.deal_seed, batch.rules)
         duration = time.perf_counter() - started
         if _stopping():
             break
@@ -246,6 +251,80 @@ def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> d
 # --- the parent side ----------------------------------------------------------------------
 
 
+def default_workers() -> int:
+    """Worker processes when ``--workers`` is not given: the usable cores."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def run_log(path: Path | None, level: int = logging.INFO) -> Iterator[None]:
+    """Send the ``arena`` logger, worker processes included, to the run's log file.
+
+    multiprocessing-logging wraps the handlers so forked workers send their records to this
+    process over a queue; it refuses any start method but ``fork``, so that is pinned first
+    (Python 3.14 defaults to forkserver).
+    """
+    if path is None:
+        yield
+        return
+    if multiprocessing.get_start_method(allow_none=True) is None:
+        multiprocessing.set_start_method("fork")
+    logger = logging.getLogger("arena")
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
+    old_level = logger.level
+    logger.setLevel(min(level, old_level) if old_level else level)
+    logger.addHandler(handler)
+    try:
+        multiprocessing_logging.install_mp_handler(logger)
+    except AssertionError:
+        logger.removeHandler(handler)
+        handler.close()
+        raise ArenaError(
+            "arena run needs the 'fork' start method, but multiprocessing is set to "
+            f"{multiprocessing.get_start_method()!r}"
+        ) from None
+    try:
+        yield
+    finally:
+        wrappers = [
+            h
+            for h in logger.handlers
+            if isinstance(h, multiprocessing_logging.MultiProcessingHandler)
+        ]
+        multiprocessing_logging.uninstall_mp_handler(logger)
+        for w in wrappers:
+            w.close()  # drains the queue into the wrapped handler, then closes both
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+
+
+@contextmanager
+def interrupts() -> Iterator[threading.Event]:
+    """Turn the first Ctrl-C (or SIGTERM) into a flag the run polls; a second one aborts."""
+    flag = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if flag.is_set():
+            raise KeyboardInterrupt
+        flag.set()
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 def fork_context() -> multiprocessing.context.BaseContext:
     """The ``fork`` start method, or an ArenaError where it does not exist."""
     try:
@@ -257,7 +336,7 @@ def fork_context() -> multiprocessing.context.BaseContext:
 
 
 def make_executor(
-    workers: int, limits: dict[str, Any], unsafe_no_sandbox: bool, stop: MpEvent
+    workers: int, limits: Limits, unsafe_no_sandbox: bool, stop: MpEvent
 ) -> cf.Executor:
     """The local executor: ``workers`` forked processes, each with its own bot pool.
 

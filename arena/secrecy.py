@@ -28,8 +28,7 @@ import itertools
 import json
 import re
 import secrets
-import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -101,66 +100,6 @@ class DealSecret:
             row["created_at"],
             row["revealed_at"],
         )
-
-
-def secret_by_id(conn: sqlite3.Connection, secret_id: int | None) -> DealSecret | None:
-    """The stored secret with this id (None for None: a tournament made before secrets)."""
-    if secret_id is None:
-        return None
-    cur = conn.execute("SELECT * FROM deal_secrets WHERE id = ?", (secret_id,))
-    names = [d[0] for d in cur.description]
-    return DealSecret.from_row(dict(zip(names, cur.fetchone(), strict=True)))
-
-
-def choose_secret(
-    conn: sqlite3.Connection, seed: int, secret: bytes | None, stamp: str
-) -> DealSecret:
-    """The secret of a new tournament of ``seed``, inside the caller's write transaction.
-
-    ``secret`` (imported from a secret file) is stored once and used as given. Without one,
-    the newest secret drawn here for ``seed`` that was never revealed is shared; when there is
-    none, a fresh one is drawn. An imported secret is never shared this way: it may be public.
-    """
-    if secret is not None:
-        found = conn.execute(
-            "SELECT id FROM deal_secrets WHERE commitment = ?", (commitment(secret),)
-        ).fetchone()
-        origin = "imported"
-    else:
-        found = conn.execute(
-            "SELECT id FROM deal_secrets WHERE seed = ? AND origin = 'drawn' "
-            "AND revealed_at IS NULL ORDER BY id DESC LIMIT 1",
-            (seed,),
-        ).fetchone()
-        secret, origin = new_secret(), "drawn"
-    if found is None:
-        cur = conn.execute(
-            "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (seed, secret.hex(), commitment(secret), origin, stamp),
-        )
-        found = (cur.lastrowid,)
-    chosen = secret_by_id(conn, found[0])
-    assert chosen is not None
-    return chosen
-
-
-def stored_deals(conn: sqlite3.Connection, tid: str) -> Iterator[dict[str, Any]]:
-    """Every stored hand's deal, dealer and up-card with its match, in match and hand order.
-
-    A match without hands still yields one row (its hand columns NULL). ``deal`` is the JSON
-    text of the record's deal: only that part of each record is read.
-    """
-    cur = conn.execute(
-        "SELECT m.id, m.seed, m.round, m.bot0, m.bot1, m.bot2, m.hands_played, "
-        "h.hand_number, h.dealer, h.upcard, json_extract(h.record, '$.deal') AS deal "
-        "FROM matches m LEFT JOIN hands h ON h.match_id = m.id "
-        "WHERE m.tournament_id = ? ORDER BY m.id, h.hand_number",
-        (tid,),
-    )
-    names = [d[0] for d in cur.description]
-    for row in cur:
-        yield dict(zip(names, row, strict=True))
 
 
 @dataclass(frozen=True)
@@ -303,7 +242,7 @@ def verify(store: Store, tid: str | None = None) -> Verification:
     entrants = {v.id: Entrant(v.name, v.sha256, v.id) for v in store.tournament_entrants(tid)}
     report = Verification(tid, None if stored is None else stored.commitment)
     secret = None if stored is None else stored.secret
-    for mid, rows in itertools.groupby(stored_deals(store.conn, tid), key=lambda r: r["id"]):
+    for mid, rows in itertools.groupby(store.stored_deals(tid), key=lambda r: r["id"]):
         group = list(rows)
         first = group[0]
         try:

@@ -9,21 +9,15 @@ This module ties them together for the ``submit``, ``run`` and ``standings`` com
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import functools
 import logging
-import multiprocessing
-import os
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, Concatenate, ParamSpec
 
-import multiprocessing_logging  # type: ignore[import-untyped]
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -35,15 +29,16 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 from rich.text import Text
 
-from arena import collusion, faults, ratings, runner
+from arena import collusion, ratings, runner
 from arena.engine import Rules
-from arena.entrants import register_files, resolve, submit
-from arena.errors import ArenaError
+from arena.entrants import check_field, register_files, resolve, submit
+from arena.errors import ArenaError, InvalidOption
 from arena.runlock import RunLock
+from arena.sandbox import BotSource, Limits
 from arena.scheduler import (
+    DEFAULT_ROUNDS,
     Entrant,
     MatchSpec,
     match_count,
@@ -52,8 +47,6 @@ from arena.scheduler import (
 )
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store, now
-from arena.untrusted import clean_line
-from arena.views import plain
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -62,20 +55,19 @@ P = ParamSpec("P")
 __all__ = [
     "Plan",
     "RunResult",
-    "default_workers",
-    "pairwise_table",
+    "StandingsReport",
+    "check_rounds",
+    "check_workers",
+    "compute_standings",
+    "current_standings",
     "plan",
+    "prepare",
+    "refresh_standings",
     "register_files",
-    "replay_text",
     "resolve",
     "run",
-    "run_log",
-    "current_standings",
-    "refresh_standings",
     "save_standings",
-    "standings",
-    "standings_json",
-    "standings_table",
+    "standings_report",
     "submit",
 ]
 
@@ -91,7 +83,7 @@ class Plan:
     config: dict[str, Any]
     versions: list[BotVersion]
     rules: Rules
-    limits: dict[str, Any]
+    limits: Limits
     matches: list[MatchSpec]
     todo: list[MatchSpec]
     commitment: str | None = None
@@ -103,6 +95,87 @@ class Plan:
         return len(self.matches)
 
 
+def check_rounds(rounds: int) -> int:
+    """``rounds`` when a tournament can have that many (at least 1), else InvalidOption."""
+    if rounds < 1:
+        raise InvalidOption("--rounds", f"must be at least 1, not {rounds}")
+    return rounds
+
+
+def check_workers(workers: int) -> int:
+    """``workers`` when a run can have that many worker processes (at least 1), else
+    InvalidOption."""
+    if workers < 1:
+        raise InvalidOption("--workers", f"must be at least 1, not {workers}")
+    return workers
+
+
+def worker_count(workers: int | None, executor: Any = None) -> int:
+    """How many workers a run has: a cluster executor's, else ``workers`` (checked), else
+    the usable cores."""
+    if executor is not None:
+        return int(executor.workers)
+    return runner.default_workers() if workers is None else check_workers(workers)
+
+
+def run_limits(
+    *, decision_seconds: float | None = None, match_cpu_seconds: float | None = None
+) -> Limits:
+    """The sandbox's default limits with ``arena run``'s overrides (None: the default).
+
+    The limits are part of the tournament's identity: other limits, another tournament.
+    """
+    limits = Limits()
+    if decision_seconds is not None:
+        limits = dataclasses.replace(limits, decision_seconds=decision_seconds)
+    if match_cpu_seconds is not None:
+        limits = dataclasses.replace(limits, match_cpu_seconds=match_cpu_seconds)
+    return limits
+
+
+def prepare(
+    store: Store,
+    bots_or_files: Sequence[str],
+    *,
+    rounds: int | None = None,
+    seed: int = 1,
+    rules: Rules | None = None,
+    limits: Limits | None = None,
+    secret_file: str | Path | None = None,
+    max_source_bytes: int | None = None,
+) -> Plan:
+    """The tournament ``arena run BOTS_OR_FILES`` plays: its bots (:func:`resolve`: files
+    registered, names looked up) and its :func:`plan`.
+
+    An owner key is read (or made) only when a file may be stored; bundled and submitted
+    names need none. Files larger than ``max_source_bytes`` (default: the limits'
+    ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
+    (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
+    ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`.
+    """
+    from arena.owners import current_owner
+
+    rounds = check_rounds(DEFAULT_ROUNDS if rounds is None else rounds)  # before registering
+    limits = limits or Limits()
+    imported = SecretFile.read(secret_file) if secret_file else None
+    files = any(Path(a).is_file() for a in bots_or_files)
+    versions = resolve(
+        store,
+        bots_or_files,
+        owner=current_owner() if files else None,
+        max_bytes=limits.source_bytes if max_source_bytes is None else max_source_bytes,
+    )
+    return plan(
+        store,
+        versions,
+        rounds=rounds,
+        seed=seed,
+        rules=rules or Rules(),
+        limits=limits,
+        secret_file=imported,
+    )
+
+
 def plan(
     store: Store,
     versions: Sequence[BotVersion],
@@ -110,7 +183,7 @@ def plan(
     rounds: int,
     seed: int,
     rules: Rules,
-    limits: dict[str, Any],
+    limits: Limits,
     secret_file: SecretFile | None = None,
 ) -> Plan:
     """Create (or find again) the tournament of these bots and settings; list what is left.
@@ -124,12 +197,9 @@ def plan(
             f"the secret file holds the deal secret of seed {secret_file.seed}, not of "
             f"--seed {seed}"
         )
-    if rounds < 1:
-        raise ArenaError(f"--rounds must be at least 1, not {rounds}")
-    if len(versions) < 3:
-        have = ", ".join(v.name for v in versions) or "none"
-        raise ArenaError(f"a tournament needs at least three bots (have {have})")
+    check_rounds(rounds)
     names = [v.name for v in versions]
+    check_field(names)
     if len(set(names)) != len(names):
         raise ArenaError("a tournament cannot have two bots with the same name")
     versions = sorted(versions, key=lambda v: v.name)
@@ -138,7 +208,8 @@ def plan(
         "rounds": rounds,
         "seed": seed,
         "rules": rules.to_dict(),
-        "limits": dict(sorted(limits.items())),
+        # Sorted keys, as the tournament id has always hashed them: a resumed run finds it.
+        "limits": dict(sorted(limits.to_dict().items())),
     }
     tid = tournament_id(config)
     entrants = [Entrant(v.name, v.sha256, v.id) for v in versions]
@@ -170,6 +241,8 @@ class RunResult:
     completed: bool
     seconds: float
     standings: list[ratings.BotStanding] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    """Every fault of the tournament, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
 
 
 class _RateColumn(ProgressColumn):
@@ -178,72 +251,6 @@ class _RateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         return Text("" if speed is None else f"{speed:.1f} matches/s", style="progress.data.speed")
-
-
-@contextmanager
-def run_log(path: Path | None, level: int = logging.INFO) -> Iterator[None]:
-    """Send the ``arena`` logger, worker processes included, to the run's log file.
-
-    multiprocessing-logging wraps the handlers so forked workers send their records to this
-    process over a queue; it refuses any start method but ``fork``, so that is pinned first
-    (Python 3.14 defaults to forkserver).
-    """
-    if path is None:
-        yield
-        return
-    if multiprocessing.get_start_method(allow_none=True) is None:
-        multiprocessing.set_start_method("fork")
-    logger = logging.getLogger("arena")
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
-    )
-    old_level = logger.level
-    logger.setLevel(min(level, old_level) if old_level else level)
-    logger.addHandler(handler)
-    try:
-        multiprocessing_logging.install_mp_handler(logger)
-    except AssertionError:
-        logger.removeHandler(handler)
-        handler.close()
-        raise ArenaError(
-            "arena run needs the 'fork' start method, but multiprocessing is set to "
-            f"{multiprocessing.get_start_method()!r}"
-        ) from None
-    try:
-        yield
-    finally:
-        wrappers = [
-            h
-            for h in logger.handlers
-            if isinstance(h, multiprocessing_logging.MultiProcessingHandler)
-        ]
-        multiprocessing_logging.uninstall_mp_handler(logger)
-        for w in wrappers:
-            w.close()  # drains the queue into the wrapped handler, then closes both
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
-
-
-@contextmanager
-def _interrupts() -> Iterator[threading.Event]:
-    """Turn the first Ctrl-C (or SIGTERM) into a flag the run polls; a second one aborts."""
-    flag = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield flag
-        return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if flag.is_set():
-            raise KeyboardInterrupt
-        flag.set()
-
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield flag
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
 
 
 def _under_run_lock(
@@ -266,6 +273,76 @@ def _under_run_lock(
     return locked
 
 
+def _progress(console: Console) -> Progress:
+    """The run's progress bar: matches stored of the whole tournament, rate and ETA."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def _play_todo(
+    store: Store,
+    the_plan: Plan,
+    work: Iterable[runner.Batch],
+    *,
+    workers: int,
+    unsafe: bool,
+    console: Console,
+    executor: cf.Executor | None,
+) -> tuple[int, bool]:
+    """Play ``work`` with a progress bar, storing each batch; return how many matches were
+    stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
+    marks the tournament ``interrupted`` and is one ArenaError line."""
+    tid, played = the_plan.tid, 0
+    with runner.interrupts() as interrupted, _progress(console) as progress:
+        stop = runner.fork_context().Event()
+        done = the_plan.total - len(the_plan.todo)
+        task = progress.add_task("matches", total=the_plan.total, completed=done)
+
+        def store_batch(records: list[dict[str, Any]]) -> None:
+            nonlocal played
+            store.write_results(tid, records)
+            played += len(records)
+            progress.advance(task, len(records))
+
+        if executor is None:
+            executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
+        try:
+            completed = runner.drive(
+                executor,
+                work,
+                in_flight=2 * workers,
+                on_results=store_batch,
+                should_stop=interrupted.is_set,
+                on_stop=stop.set,
+            )
+        except ArenaError:
+            store.set_status(tid, "interrupted")
+            raise
+        except Exception as e:
+            store.set_status(tid, "interrupted")
+            # Not a bot's fault (those are recorded): the arena itself failed.
+            raise ArenaError(
+                f"the run stopped ({type(e).__name__}: {e}); finished matches are "
+                "stored, run the same command again to resume"
+            ) from None
+        except BaseException:  # a second Ctrl-C: workers drop their batches at once
+            stop.set()
+            store.set_status(tid, "interrupted")
+            raise
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return played, completed
+
+
 @_under_run_lock
 def run(
     store: Store,
@@ -285,78 +362,41 @@ def run(
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
-    if workers < 1:
-        raise ArenaError(f"--workers must be at least 1, not {workers}")
-    console = console or Console()
+    check_workers(workers)
     tid, todo = the_plan.tid, the_plan.todo
     started = time.perf_counter()
     already = the_plan.total - len(todo)
-    played = 0
-    sources = {f"{v.name}:{v.sha256}": (v.name, v.source, v.filename) for v in the_plan.versions}
-    work = runner.batches(
-        todo,
-        workers=workers,
-        rules=the_plan.rules,
-        limits=the_plan.limits,
-        unsafe_no_sandbox=unsafe,
-        sources=sources,
-    )
-    completed = True
-    if todo and executor is None:
-        # Fail here, in one line, rather than in every worker's initializer (which would only
-        # surface as a broken process pool).
-        from arena.sandbox.layers import plan as sandbox_plan
-
-        sandbox_plan(unsafe)
+    played, completed = 0, True
     if todo:
-        with run_log(log_path), _interrupts() as interrupted:
+        if executor is None:
+            # Fail here, in one line, rather than in every worker's initializer (which would
+            # only surface as a broken process pool).
+            from arena.sandbox.layers import choose_isolation
+
+            choose_isolation(unsafe)
+        sources = {
+            Entrant(v.name, v.sha256, v.id).key: BotSource(v.name, v.source, v.filename)
+            for v in the_plan.versions
+        }
+        work = runner.batches(
+            todo,
+            workers=workers,
+            rules=the_plan.rules,
+            limits=the_plan.limits,
+            unsafe_no_sandbox=unsafe,
+            sources=sources,
+        )
+        with runner.run_log(log_path):
             log.info("tournament %s: %d matches to play, %d workers", tid, len(todo), workers)
-            stop = runner.fork_context().Event()
-            columns = (
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                _RateColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
+            played, completed = _play_todo(
+                store,
+                the_plan,
+                work,
+                workers=workers,
+                unsafe=unsafe,
+                console=console or Console(),
+                executor=executor,
             )
-            with Progress(*columns, console=console, transient=False) as progress:
-                task = progress.add_task("matches", total=the_plan.total, completed=already)
-
-                def store_batch(records: list[dict[str, Any]]) -> None:
-                    nonlocal played
-                    store.write_results(tid, records)
-                    played += len(records)
-                    progress.advance(task, len(records))
-
-                if executor is None:
-                    executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
-                try:
-                    completed = runner.drive(
-                        executor,
-                        work,
-                        in_flight=2 * workers,
-                        on_results=store_batch,
-                        should_stop=interrupted.is_set,
-                        on_stop=stop.set,
-                    )
-                except ArenaError:
-                    store.set_status(tid, "interrupted")
-                    raise
-                except Exception as e:
-                    store.set_status(tid, "interrupted")
-                    # Not a bot's fault (those are recorded): the arena itself failed.
-                    raise ArenaError(
-                        f"the run stopped ({type(e).__name__}: {e}); finished matches are "
-                        "stored, run the same command again to resume"
-                    ) from None
-                except BaseException:  # a second Ctrl-C: workers drop their batches at once
-                    stop.set()
-                    store.set_status(tid, "interrupted")
-                    raise
-                finally:
-                    executor.shutdown(wait=True, cancel_futures=True)
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed else "interrupted")
     result = RunResult(
@@ -364,50 +404,69 @@ def run(
     )
     result.standings = save_standings(store, tid)
     collusion.save(store, tid, {s.bot: s.rating for s in result.standings if s.rating is not None})
+    result.faults = store.faults_by_bot(tid)
     return result
 
 
 # --- standings ------------------------------------------------------------------------------
 
 
-def standings(store: Store, tid: str) -> list[ratings.BotStanding]:
+def compute_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """The standings of tournament ``tid``, computed from its stored matches."""
     names = {v.id: v.name for v in store.tournament_entrants(tid)}
     out = ratings.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
     return ratings.compute(out, names)
 
 
-def standings_json(
-    store: Store, tournament: dict[str, Any], table: Sequence[ratings.BotStanding]
-) -> dict[str, Any]:
-    """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
-    settings, counts, and ``bots``, one object per bot, best first. No dates: the same
-    tournament gives the same object, whenever and however often it was run."""
-    tid = tournament["id"]
-    versions = {
-        v.id: {"version": v.version, "sha256": v.sha256} for v in store.tournament_entrants(tid)
-    }
-    bots = ratings.to_json(table, versions)
+@dataclass
+class StandingsReport:
+    """What ``arena standings`` shows of one tournament, read and computed once
+    (:mod:`arena.views` formats it)."""
+
+    tournament: dict[str, Any]
+    """The tournament's row, with its live status."""
+    table: list[ratings.BotStanding]
+    entrants: list[BotVersion]
+    played: int
+    """Matches stored so far."""
+    commitment: str | None
+    """SHA-256 of the deal secret; None for a tournament made before deal secrets."""
+    clones: list[collusion.ClonePair]
+    kingmaking: list[collusion.KingmakingRow]
+    faults: list[dict[str, Any]]
+    """Every fault, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
+
+    @property
+    def names(self) -> dict[int, str]:
+        """Each entrant's name by version id."""
+        return {s.bot: s.name for s in self.table}
+
+
+def standings_report(
+    store: Store, tid: str | None = None, *, refit: bool = False
+) -> StandingsReport:
+    """The standings of tournament ``tid`` (default: the latest), up to date (see
+    :func:`current_standings`), with the clone and kingmaking reports and its faults."""
+    t = store.tournament(tid)
+    tid = t["id"]
+    table = current_standings(store, tid, refit=refit)
+    rated = {s.bot: s.rating for s in table if s.rating is not None}
     secret = store.tournament_secret(tid)
-    return {
-        "tournament": tid,
-        "commitment": None if secret is None else secret.commitment,
-        "status": tournament["status"],
-        "seed": tournament["seed"],
-        "rounds": tournament["rounds"],
-        "counts": {
-            "bots": len(bots),
-            "matches_played": store.tournament_progress(tid),
-            "matches_total": tournament["total_matches"],
-            "faults": sum(b["faults"] for b in bots),
-        },
-        "bots": bots,
-    }
+    return StandingsReport(
+        tournament=t,
+        table=table,
+        entrants=store.tournament_entrants(tid),
+        played=store.match_count(tid),
+        commitment=None if secret is None else secret.commitment,
+        clones=collusion.clone_report(store, tid),
+        kingmaking=collusion.kingmaking_report(store, tid, rated),
+        faults=store.faults_by_bot(tid),
+    )
 
 
 def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
-    table = standings(store, tid)
+    table = compute_standings(store, tid)
     store.write_standings(tid, *ratings.to_rows(tid, table, now()))
     return table
 
@@ -430,7 +489,7 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ra
             and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
         ):
             return ratings.from_rows(rows, pairs)
-    table = standings(store, tid)
+    table = compute_standings(store, tid)
     try:
         store.write_standings(tid, *ratings.to_rows(tid, table, now()))
     except ArenaError:
@@ -443,84 +502,3 @@ def refresh_standings(store: Store) -> None:
     :func:`current_standings`)."""
     for t in store.tournaments():
         current_standings(store, t["id"])
-
-
-def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
-    """The standings as a rich table for the terminal."""
-    t = Table(title=title)
-    for col, justify in (
-        ("#", "right"),
-        ("bot", "left"),
-        ("rating (95% interval)", "right"),
-        ("matches", "right"),
-        ("wins", "right"),
-        ("mean place", "right"),
-        ("faults", "right"),
-    ):
-        t.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for s in table:
-        t.add_row(
-            "-" if s.rank is None else str(s.rank),
-            plain(s.name, 60),
-            ratings.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
-            str(s.matches),
-            str(s.wins),
-            "-" if s.mean_place is None else f"{s.mean_place:.2f}",
-            str(s.faults),
-        )
-    notes = ratings.rating_notes(table)
-    if notes:
-        t.caption = notes
-    return t
-
-
-def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
-    """How often the row bot placed above the column bot, with a 95 % interval."""
-    t = Table(title="Placed above (row over column, 95% interval)")
-    t.add_column("")
-    for s in table:
-        t.add_column(plain(s.name, 60), justify="center")
-    for s in table:
-        cells = []
-        for o in table:
-            p = s.above.get(o.bot)
-            cells.append("-" if o.bot == s.bot or p is None else ratings.rate_text(p))
-        t.add_row(plain(s.name, 60), *cells)
-    return t
-
-
-def default_workers() -> int:
-    """Worker processes when ``--workers`` is not given: the usable cores."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def replay_text(store: Store, match_id: str) -> str:
-    """A stored match as text, hand by hand (``arena replay``)."""
-    from arena.engine import HandResult
-    from arena.transcript import format_hand
-
-    m, hands = store.match(match_id)
-    versions = [store.bot_version(m[f"bot{s}"]) for s in range(3)]
-    # Names were checked at submission; a database from before that may hold anything.
-    labels = [f"{clean_line(v.name, 60)} (seat {s})" for s, v in enumerate(versions)]
-    out = [
-        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round'] + 1}, "
-        f"seating {m['seating'] + 1} of 6, seed {m['seed']}",
-        "Seats: " + ", ".join(labels),
-        "",
-    ]
-    for h in hands:
-        out.append(format_hand(HandResult.from_dict(h), labels))
-        out.append("")
-    for f in store.match_faults(m["id"]):
-        # One line: a bot's message cannot print a line that looks like the arena's own.
-        fault = faults.describe(f, versions[f["seat"]].filename)
-        out.append(f"Fault: {labels[f['seat']]}: {fault}")
-    if len(out) > 3 + 2 * len(hands):
-        out.append(f"(the whole fault messages: arena faults --match {m['id']} --full)")
-    final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
-    out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
-    return "\n".join(out)

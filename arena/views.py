@@ -1,24 +1,32 @@
-"""Terminal views of stored results (rich tables and lines) for the ``arena`` commands.
+"""What the ``arena`` commands show: standings, pairwise and collusion tables, faults, matches,
+bots, tournaments and replays, as rich tables and lines for the terminal and as the documents
+the ``--json`` options print.
 
 Every piece of text a bot controls (its name, author, file name, fault messages) goes into a
 ``rich.text.Text`` (never parsed as markup, so ``[/oops]`` is shown as typed) after
 :func:`arena.untrusted.clean_line` (no control characters, so no escape sequence reaches the
 terminal, and one line, so nothing can pose as the arena's own output). Rounds, seatings and
-decisions are numbered from 1; seats keep the protocol's 0, 1, 2.
+decisions are numbered from 1 here, as everywhere the user reads them (the database keeps its
+0-based columns); seats keep the protocol's 0, 1, 2.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from arena.listings import BotFaults
+from arena import collusion, faults, ratings
 from arena.owners import describe as describe_owner
-from arena.untrusted import clean_line
+from arena.store import Store
+from arena.tournament import Plan, RunResult, StandingsReport
+from arena.untrusted import clean, clean_line
 
 
 def plain(value: object, limit: int = 200) -> Text:
@@ -26,7 +34,256 @@ def plain(value: object, limit: int = 200) -> Text:
     return Text(clean_line("" if value is None else str(value), limit))
 
 
-def fault_digest(digests: Sequence[BotFaults], *, per_bot: int = 3) -> list[Text]:
+def _name(names: dict[int, str], bot: int) -> Text:
+    return plain(names[bot], 60)
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
+    """``arena run`` before it plays: the tournament, its size, and its deal commitment."""
+    done = the_plan.total - len(the_plan.todo)
+    bots = len(the_plan.versions)
+    head = (
+        f"Tournament {the_plan.tid}: {bots} bots, {the_plan.total} matches"
+        + (f" ({done} already stored)" if done else "")
+        + f", {workers} worker{'s' * (workers != 1)}"
+    )
+    deals = Text(
+        f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
+        if the_plan.commitment
+        else "Note: made before deal secrets, this tournament deals from public seeds"
+    )
+    return [head, deals]
+
+
+def run_lines(result: RunResult, db_path: object, log_path: object) -> list[RenderableType]:
+    """``arena run`` after it played: the standings, each faulty bot's faults, and what was
+    played and stored where."""
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    summary = Text(
+        f"Played {result.played} matches in {result.seconds:.1f} s ({rate:.1f}/s); "
+        f"{result.already + result.played}/{result.total} stored in {db_path} (log: {log_path})"
+    )
+    return [
+        standings_table(result.standings, title=f"Standings of {result.tid}"),
+        *fault_digest_lines(fault_digest(result.faults)),
+        summary,
+    ]
+
+
+# --- standings ------------------------------------------------------------------------------
+
+
+def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
+    """The standings as a rich table for the terminal."""
+    t = Table(title=title)
+    for col, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("rating (95% interval)", "right"),
+        ("matches", "right"),
+        ("wins", "right"),
+        ("mean place", "right"),
+        ("faults", "right"),
+    ):
+        t.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for s in table:
+        t.add_row(
+            "-" if s.rank is None else str(s.rank),
+            plain(s.name, 60),
+            ratings.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
+            str(s.matches),
+            str(s.wins),
+            "-" if s.mean_place is None else f"{s.mean_place:.2f}",
+            str(s.faults),
+        )
+    notes = ratings.rating_notes(table)
+    if notes:
+        t.caption = notes
+    return t
+
+
+def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
+    """How often the row bot placed above the column bot, with a 95 % interval."""
+    t = Table(title="Placed above (row over column, 95% interval)")
+    t.add_column("")
+    for s in table:
+        t.add_column(plain(s.name, 60), justify="center")
+    for s in table:
+        cells = []
+        for o in table:
+            p = s.above.get(o.bot)
+            cells.append("-" if o.bot == s.bot or p is None else ratings.rate_text(p))
+        t.add_row(plain(s.name, 60), *cells)
+    return t
+
+
+def standings_lines(report: StandingsReport) -> list[RenderableType]:
+    """``arena standings``: the tournament, its standings and pairwise tables, the collusion
+    flags and each faulty bot's faults in one line each (lines as :class:`Text`, to print
+    unwrapped)."""
+    t = report.tournament
+    head = (
+        f"Tournament {t['id']} ({t['status']}): {report.played}/{t['total_matches']} matches, "
+        f"seed {t['seed']}, {t['rounds']} rounds"
+    )
+    return [
+        head,
+        standings_table(report.table),
+        pairwise_table(report.table),
+        *collusion_flags(report.clones, report.kingmaking, report.names),
+        *fault_digest_lines(fault_digest(report.faults)),
+    ]
+
+
+def standings_json(report: StandingsReport) -> dict[str, Any]:
+    """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
+    settings, counts, and ``bots``, one object per bot, best first. No dates: the same
+    tournament gives the same object, whenever and however often it was run."""
+    t = report.tournament
+    versions = {v.id: {"version": v.version, "sha256": v.sha256} for v in report.entrants}
+    bots = ratings.to_json(report.table, versions)
+    return {
+        "tournament": t["id"],
+        "commitment": report.commitment,
+        "status": t["status"],
+        "seed": t["seed"],
+        "rounds": t["rounds"],
+        "counts": {
+            "bots": len(bots),
+            "matches_played": report.played,
+            "matches_total": t["total_matches"],
+            "faults": sum(b["faults"] for b in bots),
+        },
+        "bots": bots,
+    }
+
+
+# --- clones and kingmaking ------------------------------------------------------------------
+
+
+def collusion_flags(
+    clones: Sequence[collusion.ClonePair],
+    king: Sequence[collusion.KingmakingRow],
+    names: dict[int, str],
+) -> list[Text]:
+    """One line per flagged pair (``arena standings``), or one line saying there is none."""
+    lines: list[Text] = []
+    for p in clones:
+        if p.flagged and p.share is not None:
+            line = Text("Possible clones: ")
+            line.append_text(_name(names, p.bot_a))
+            line.append(" and ")
+            line.append_text(_name(names, p.bot_b))
+            line.append(
+                f" made the same decision on the same observation {p.identical} times in "
+                f"{p.comparable} ({p.share:.1%})"
+            )
+            lines.append(line)
+    for r in king:
+        if r.flagged and r.low is not None and r.high is not None:
+            line = Text("Kingmaking flag: with ")
+            line.append_text(_name(names, r.bot_a))
+            line.append(" in the match, ")
+            line.append_text(_name(names, r.bot_b))
+            line.append(
+                f" placed above the third bot {r.rate:.0%} of {r.matches} times "
+                f"(95% {r.low:.0%}-{r.high:.0%}); the ratings expect {r.expected:.0%}"
+            )
+            lines.append(line)
+    if not lines:
+        compared = sum(p.comparable for p in clones)
+        lines.append(
+            Text(
+                f"No clone pair above {collusion.CLONE_SHARE:.0%} of identical decisions "
+                f"({compared} compared) and no kingmaking flag (arena standings --collusion "
+                "for the tables)"
+            )
+        )
+    return lines
+
+
+def clone_table(clones: Sequence[collusion.ClonePair], names: dict[int, str]) -> Table:
+    """The clone report as a rich table."""
+    t = Table(
+        title=f"Identical decisions on identical observations (flag: > {collusion.CLONE_SHARE:.0%})"
+    )
+    for col, justify in (("bots", "left"), ("share identical", "right"), ("compared", "right")):
+        t.add_column(col, justify=justify)  # type: ignore[arg-type]
+    t.add_column("flag")
+    for p in clones:
+        share = "-" if p.share is None else f"{p.share:.1%}"
+        flag = "possible clones" if p.flagged else ""
+        pair = _name(names, p.bot_a) + Text(" / ") + _name(names, p.bot_b)
+        t.add_row(pair, share, str(p.comparable), flag)
+    return t
+
+
+def kingmaking_table(king: Sequence[collusion.KingmakingRow], names: dict[int, str]) -> Table:
+    """The kingmaking table as a rich table."""
+    t = Table(title="With A in the match: B placed above the third bot, vs the ratings")
+    for col in ("A", "B", "matches", "B above third", "95% interval", "expected", "flag"):
+        t.add_column(col, justify="left" if col in ("A", "B", "flag") else "right")
+    for r in king:
+        ci = "n/a" if r.low is None or r.high is None else f"{r.low:.0%} - {r.high:.0%}"
+        t.add_row(
+            _name(names, r.bot_a),
+            _name(names, r.bot_b),
+            str(r.matches),
+            f"{r.rate:.0%}",
+            ci,
+            f"{r.expected:.0%}",
+            "off" if r.flagged else "",
+        )
+    return t
+
+
+def collusion_json(report: StandingsReport) -> dict[str, Any]:
+    """Both reports as one JSON-ready object, bots by name (``arena standings --collusion
+    --json``)."""
+    names = report.names
+
+    def named(row: dict[str, Any]) -> dict[str, Any]:
+        return {**row, "bot_a": names[row["bot_a"]], "bot_b": names[row["bot_b"]]}
+
+    return {
+        "tournament": report.tournament["id"],
+        "clones": [named(p.as_dict()) for p in report.clones],
+        "kingmaking": [named(r.as_dict()) for r in report.kingmaking],
+    }
+
+
+# --- faults ---------------------------------------------------------------------------------
+
+
+@dataclass
+class BotFaults:
+    """One bot's faults in a tournament, grouped by their one-line description."""
+
+    bot: str
+    count: int = 0
+    lines: Counter[str] = field(default_factory=Counter)
+    first_match: dict[str, str] = field(default_factory=dict)
+
+
+def fault_digest(rows: Sequence[dict[str, Any]]) -> list[BotFaults]:
+    """Per bot with faults (rows of :meth:`arena.store.Store.faults_by_bot`): how many, and
+    each kind of fault in one line (``crash at decision 3: raiser.py, line 5: KeyError:
+    'dummy'``) with a match showing it."""
+    out: dict[str, BotFaults] = {}
+    for r in rows:
+        entry = out.setdefault(r["name"], BotFaults(r["name"]))
+        # Decisions differ from match to match; the kind and place in the code do not.
+        line = f"{r['kind']}: {faults.summary(r['message'], r['filename'])}"
+        entry.count += 1
+        entry.lines[line] += 1
+        entry.first_match.setdefault(line, r["match_id"])
+    return list(out.values())
+
+
+def fault_digest_lines(digests: Sequence[BotFaults], *, per_bot: int = 3) -> list[Text]:
     """Per bot with faults: how many, and its most frequent faults in one line each, with a
     match to replay."""
     out: list[Text] = []
@@ -46,12 +303,37 @@ def fault_digest(digests: Sequence[BotFaults], *, per_bot: int = 3) -> list[Text
     return out
 
 
-def faults_table(rows: Sequence[dict[str, Any]], total: int) -> Table:
-    """``arena faults``: one line per fault."""
-    t = Table(title=f"Faults ({_count(len(rows), total)})")
+def fault_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``arena faults --json``: rows of :meth:`arena.store.Store.fault_listing` as objects.
+
+    Each: ``match``, ``tournament``, ``bot``, ``version``, ``seat``, ``kind``, ``decision``
+    (from 1, None while loading), ``round``, ``seating``, ``summary`` (one line: where in the
+    bot's file and the error) and ``message`` (as stored, controls stripped).
+    """
+    return [
+        {
+            "match": r["match_id"],
+            "tournament": r["tournament_id"],
+            "bot": r["name"],
+            "version": r["version"],
+            "seat": r["seat"],
+            "kind": r["kind"],
+            "decision": None if r["decision"] is None else int(r["decision"]) + 1,
+            "round": r["round"] + 1,
+            "seating": r["seating"] + 1,
+            "summary": faults.summary(r["message"], r["filename"]),
+            "message": clean(r["message"]),
+        }
+        for r in rows
+    ]
+
+
+def faults_table(records: Sequence[dict[str, Any]], total: int) -> Table:
+    """``arena faults``: one line per fault (of :func:`fault_records`)."""
+    t = Table(title=f"Faults ({_count(len(records), total)})")
     for col in ("match", "bot", "seat", "kind", "at", "where and what"):
         t.add_column(col, no_wrap=col in ("match", "at"))
-    for r in rows:
+    for r in records:
         at = "loading" if r["decision"] is None else f"decision {r['decision']}"
         t.add_row(
             r["match"],
@@ -64,11 +346,11 @@ def faults_table(rows: Sequence[dict[str, Any]], total: int) -> Table:
     return t
 
 
-def fault_details(rows: Sequence[dict[str, Any]]) -> list[Text]:
+def fault_details(records: Sequence[dict[str, Any]]) -> list[Text]:
     """``arena faults --full``: each fault with its whole message, every line of it indented
     behind a bar so that nothing in it can pass for the arena's own output."""
     out: list[Text] = []
-    for r in rows:
+    for r in records:
         at = "loading" if r["decision"] is None else f"decision {r['decision']}"
         head = Text(f"Match {r['match']} (round {r['round']}, seating {r['seating']} of 6), ")
         head.append_text(plain(f"{r['bot']} v{r['version']}", 60))
@@ -81,16 +363,55 @@ def fault_details(rows: Sequence[dict[str, Any]]) -> list[Text]:
     return out
 
 
-def matches_table(rows: Sequence[dict[str, Any]], total: int) -> Table:
-    """``arena matches``: one line per match, seats with their score and place."""
-    t = Table(title=f"Matches ({_count(len(rows), total)})")
+# --- matches, bots, tournaments -------------------------------------------------------------
+
+
+def match_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``arena matches --json``: rows of :meth:`arena.store.Store.match_listing` as objects.
+
+    Each: ``id``, ``tournament``, ``round``, ``seating`` (from 1), ``seed``, ``hands``,
+    ``truncated``, ``faults`` and ``seats``: per seat ``bot``, ``version``, ``score``,
+    ``place``, ``faulted``."""
+    out = []
+    for r in rows:
+        faulted = {int(s) for s in (r["faulted"] or "").split(",") if s}
+        out.append(
+            {
+                "id": r["id"],
+                "tournament": r["tournament_id"],
+                "round": r["round"] + 1,
+                "seating": r["seating"] + 1,
+                "seed": r["seed"],
+                "hands": r["hands_played"],
+                "truncated": bool(r["truncated"]),
+                "faults": r["faults"],
+                "seats": [
+                    {
+                        "seat": s,
+                        "bot": r[f"name{s}"],
+                        "version": r[f"ver{s}"],
+                        "score": r[f"score{s}"],
+                        "place": r[f"place{s}"],
+                        "faulted": s in faulted,
+                    }
+                    for s in range(3)
+                ],
+            }
+        )
+    return out
+
+
+def matches_table(records: Sequence[dict[str, Any]], total: int) -> Table:
+    """``arena matches``: one line per match (of :func:`match_records`), seats with their
+    score and place."""
+    t = Table(title=f"Matches ({_count(len(records), total)})")
     t.add_column("match", no_wrap=True)
     t.add_column("round", justify="right")
     t.add_column("seating", justify="right")
     for s in range(3):
         t.add_column(f"seat {s}: score (place)")
     t.add_column("hands", justify="right")
-    for r in rows:
+    for r in records:
         cells: list[Text | str] = [r["id"], str(r["round"]), f"{r['seating']} of 6"]
         for seat in r["seats"]:
             cell = plain(seat["bot"], 40)
@@ -144,3 +465,35 @@ def tournaments_table(rows: Sequence[dict[str, Any]]) -> Table:
 
 def _count(shown: int, total: int) -> str:
     return f"{total}" if shown >= total else f"{shown} of {total}; --limit 0 shows all"
+
+
+# --- replays --------------------------------------------------------------------------------
+
+
+def replay_text(store: Store, match_id: str) -> str:
+    """A stored match as text, hand by hand (``arena replay``)."""
+    from arena.engine import HandResult
+    from arena.transcript import format_hand
+
+    m, hands = store.match(match_id)
+    versions = [store.bot_version(m[f"bot{s}"]) for s in range(3)]
+    # Names were checked at submission; a database from before that may hold anything.
+    labels = [f"{clean_line(v.name, 60)} (seat {s})" for s, v in enumerate(versions)]
+    out = [
+        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round'] + 1}, "
+        f"seating {m['seating'] + 1} of 6, seed {m['seed']}",
+        "Seats: " + ", ".join(labels),
+        "",
+    ]
+    for h in hands:
+        out.append(format_hand(HandResult.from_dict(h), labels))
+        out.append("")
+    for f in store.match_faults(m["id"]):
+        # One line: a bot's message cannot print a line that looks like the arena's own.
+        fault = faults.describe(f, versions[f["seat"]].filename)
+        out.append(f"Fault: {labels[f['seat']]}: {fault}")
+    if len(out) > 3 + 2 * len(hands):
+        out.append(f"(the whole fault messages: arena faults --match {m['id']} --full)")
+    final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
+    out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
+    return "\n".join(out)

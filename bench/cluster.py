@@ -166,7 +166,7 @@ def one_run(
     """
     db = workdir / f"{tag}.db"
     db.unlink(missing_ok=True)
-    limits = Limits().to_dict()
+    limits = Limits()
     with Store(db) as store:
         versions = tournament.register_files(store, bots)
         plan = tournament.plan(store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits)

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from arena.engine import play_match  # noqa: E402
 from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed  # noqa: E402
 from arena.sandbox.client import Stage, Zygote  # noqa: E402
-from arena.sandbox.layers import plan  # noqa: E402
+from arena.sandbox.layers import choose_isolation  # noqa: E402
 from arena.sandbox.proxy import SeatProxy  # noqa: E402
 
 INSTANT = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
@@ -52,7 +52,7 @@ def pct(xs: list[float], q: float) -> float:
 
 def bench_start(n: int) -> None:
     """Cold start (a zygote: interpreter, layers, compile) and per-match start (fork to ready)."""
-    p = plan()
+    p = choose_isolation()
     stage = Stage()
     cold, warm = [], []
     try:

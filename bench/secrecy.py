@@ -36,7 +36,7 @@ from arena.engine import Rules, deal_for, play_match
 from arena.sandbox import Limits
 from arena.secrecy import deal_seed, new_secret, verify
 from arena.store import Store
-from arena.tournament import plan, register_files, run, standings
+from arena.tournament import compute_standings, plan, register_files, run
 
 BOT = """import random
 
@@ -136,7 +136,7 @@ def reports(db: Path, repeat: int) -> None:
             "WHERE m.tournament_id = ?",
             (tid,),
         ).fetchone()[0]
-        table = standings(store, tid)
+        table = compute_standings(store, tid)
         ratings = {s.bot: s.rating for s in table}
         timings: dict[str, list[float]] = {}
         report = None
@@ -145,7 +145,7 @@ def reports(db: Path, repeat: int) -> None:
                 ("verify", lambda: verify(store, tid)),
                 ("clone report", lambda: collusion.clone_report(store, tid)),
                 ("kingmaking table", lambda: collusion.kingmaking_report(store, tid, ratings)),
-                ("ratings (for scale)", lambda: standings(store, tid)),
+                ("ratings (for scale)", lambda: compute_standings(store, tid)),
             ):
                 t0 = time.perf_counter()
                 out = fn()

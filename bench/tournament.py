@@ -61,7 +61,7 @@ def one_run(
     cores that *other* processes kept busy meanwhile.
     """
     store = Store(workdir / f"{tag}.db")
-    limits = Limits().to_dict()
+    limits = Limits()
     versions = register_files(store, files)
     the_plan = plan(store, versions, rounds=rounds, seed=1, rules=Rules(), limits=limits)
     t0, busy0 = os.times(), busy_seconds()

@@ -17,7 +17,7 @@ from typing import Any
 from arena import scheduler
 from arena.engine import Rules, play_match
 from arena.runner import outcome_record
-from arena.sandbox.values import MatchOutcome, bot_random_seed
+from arena.sandbox.values import Limits, MatchOutcome, bot_random_seed
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store
 from arena.tournament import plan
@@ -35,6 +35,8 @@ RANDOM = (
     "    def act(self, obs):\n"
     "        return obs['legal'][int(self.rng.random() * len(obs['legal']))]\n"
 )
+LIMITS = Limits(decision_seconds=1.0)
+"""The limits of the tournaments played here (part of each tournament's identity)."""
 
 
 def bot_class(source: str) -> type:
@@ -77,7 +79,7 @@ def play(
 ) -> str:
     """A whole tournament of ``bots`` played in-process through :func:`arena.tournament.plan`."""
     versions = register(store, bots)
-    limits = {"decision_seconds": 1.0}
+    limits = LIMITS
     the_plan = plan(
         store,
         versions,
@@ -107,7 +109,7 @@ def play_legacy(store: Store, bots: dict[str, str], *, rounds: int = 2, seed: in
         "rounds": rounds,
         "seed": seed,
         "rules": rules.to_dict(),
-        "limits": {"decision_seconds": 1.0},
+        "limits": LIMITS.to_dict(),
     }
     tid = scheduler.tournament_id(config)
     stamp = "2026-11-30T09:00:00Z"

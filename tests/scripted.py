@@ -54,7 +54,7 @@ CONTRACT_KEYS = frozenset(
         "history",
     }
 )
-"""The keys of CONTRACT section 2."""
+"""The keys of an observation (docs/writing-a-bot.md, "The observation")."""
 EXTRA_KEYS = frozenset({"discards"})
 """Documented additions present in every observation."""
 

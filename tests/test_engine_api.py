@@ -1,5 +1,6 @@
-"""The engine's API (CONTRACT section 4): Rules, Deal, deals from seeds, play_match options,
-results and their JSON forms, and the observation contract (CONTRACT sections 2-3)."""
+"""The engine's API (docs/writing-a-bot.md, "The engine in Python"): Rules, Deal, deals from
+seeds, play_match options, results and their JSON forms, and the observation and actions
+(docs/writing-a-bot.md, "The observation" and "Phases and actions")."""
 
 from __future__ import annotations
 

@@ -190,12 +190,12 @@ def test_wilson_interval_matches_published_values(x: int, n: int, low: float, hi
 @pytest.mark.parametrize("rate", [0.0, 0.5, 1.0])
 def test_a_rate_interval_never_has_zero_width(rate: float) -> None:
     # Every unit scored the same (always above, all ties, never above): no spread at all.
-    low, high, n_eff = rate_interval(rate, 0.0, units=10, matches=60, pooled_deff=1.0)
+    interval = rate_interval(rate, 0.0, units=10, matches=60, pooled_deff=1.0)
+    assert interval is not None
+    low, high, n_eff = interval
     assert low < high and low <= rate <= high and math.isfinite(n_eff)
-    assert (
-        rate_interval(rate, 0.0, units=1, matches=6, pooled_deff=1.0)[0]
-        != rate_interval(rate, 0.0, units=1, matches=6, pooled_deff=1.0)[0]
-    )  # one unit: NaN, no interval
+    # One unit says nothing about its own spread: no interval.
+    assert rate_interval(rate, 0.0, units=1, matches=6, pooled_deff=1.0) is None
 
 
 def test_json_has_the_documented_keys() -> None:

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from inprocess import FIRST, LAST, MIDDLE, RANDOM, play, play_legacy, register
+from inprocess import FIRST, LAST, LIMITS, MIDDLE, RANDOM, play, play_legacy, register
 
 from arena.engine import Rules
 from arena.errors import ArenaError
+from arena.sandbox import Limits
 from arena.secrecy import SecretFile, commitment, deal_seed, verify
 from arena.store import Store
 from arena.tournament import plan, register_files
@@ -84,7 +85,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 
     with Store(db) as store:
         versions = register_files(store, files)
-        early = plan(store, versions, rounds=2, seed=1, rules=Rules(), limits=Limits().to_dict())
+        early = plan(store, versions, rounds=2, seed=1, rules=Rules(), limits=Limits())
     before = json.loads(arena("tournaments", "--json", "--db", db).stdout)[0]
     early_verify = arena("verify", "--db", db, ok=False)
     arena("render", "--db", db, "--out", tmp / "early-site")
@@ -297,7 +298,7 @@ def deal_seeds(store: Store, tid: str, members: set[str]) -> dict[int, str | int
         rounds=config["rounds"],
         seed=config["seed"],
         rules=Rules(),
-        limits=config["limits"],
+        limits=Limits.from_dict(config["limits"]),
     )
     return {s.round: s.deal_seed for s in again.matches if {e.name for e in s.seats} == members}
 
@@ -306,7 +307,7 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     store = Store(tmp_path / "a.db")
     bots = {"a": FIRST, "b": LAST, "c": MIDDLE, "d": RANDOM}
     v = {x.name: x for x in register(store, bots)}
-    limits = {"decision_seconds": 1.0}
+    limits = LIMITS
 
     def new(names: str, seed: int = 7, secret: SecretFile | None = None) -> tuple[str, str]:
         p = plan(
@@ -380,9 +381,7 @@ def test_a_database_from_before_deal_secrets_keeps_working(tmp_path: Path) -> No
     with Store(db) as store:  # migrates: the tournament has no secret
         assert store.tournament_secret(tid) is None
         versions = store.tournament_entrants(tid)
-        again = plan(
-            store, versions, rounds=2, seed=3, rules=Rules(), limits={"decision_seconds": 1.0}
-        )
+        again = plan(store, versions, rounds=2, seed=3, rules=Rules(), limits=LIMITS)
         # Resuming it deals from the public seeds, as it always did.
         assert again.tid == tid and again.commitment is None and again.todo == []
         assert all(s.deal_seed == s.seed for s in again.matches)

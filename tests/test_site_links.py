@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-import sqlite_utils
 from bs4 import BeautifulSoup
 from site_support import soup, store_tournament
 
@@ -46,7 +45,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]
 
 def test_slugs(site: tuple[Path, dict[str, int]]) -> None:
     out, ids = site
-    slugs = bot_slugs(sqlite_utils.Database(out.parent / "arena.db"))
+    with Store(out.parent / "arena.db", create=False) as store:
+        slugs = bot_slugs(store)
     for name, by_name in NAMES:
         assert slugs[ids[name]] == (name if by_name else str(ids[name])), name
 

@@ -24,7 +24,7 @@ from arena.engine import Rules
 from arena.sandbox import Limits
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
-from arena.tournament import plan, register_files, run, standings
+from arena.tournament import compute_standings, plan, register_files, run
 
 BOTS = {
     "first.py": """
@@ -109,7 +109,7 @@ def run_in_process(
     db: Path, files: list[Path], rounds: int, workers: int, executor: Any = None
 ) -> Store:
     store = Store(db)
-    limits = Limits().to_dict()
+    limits = Limits()
     versions = register_files(store, files)
     the_plan = plan(
         store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits, secret_file=SECRET
@@ -140,7 +140,7 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     assert len(faults) == 3 * 6
     assert {f["kind"] for f in faults} == {"crash"}
     assert all("third time unlucky" in f["message"] for f in faults)
-    table = {s.name: s for s in standings(serial, tid)}
+    table = {s.name: s for s in compute_standings(serial, tid)}
     assert table["crashy"].faults == table["crashy"].matches == 18
     assert table["crashy"].mean_place == 3.0
     assert table["crashy"].rank == 4
@@ -171,7 +171,7 @@ def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     store = run_in_process(tmp_path / "a.db", files, rounds=1, workers=2)
     before = dump(tmp_path / "a.db")
-    limits = Limits().to_dict()
+    limits = Limits()
     versions = register_files(store, files)
     again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
     assert again.todo == [] and again.commitment == commitment(SECRET.secret)

@@ -60,15 +60,18 @@ def information_inverse(hessian: np.ndarray) -> np.ndarray:
 class Contrast:
     """The spread of one contrast of log-strengths (a bot against the centre)."""
 
-    robust: float  # cluster-robust variance (floored, see MIN_DEFF)
+    robust: float | None  # cluster-robust variance (floored, see MIN_DEFF); None: too few units
     model: float  # model-based variance (independent matches)
     df: float  # degrees of freedom of the robust variance
 
     @property
-    def design_effect(self) -> float:
+    def design_effect(self) -> float | None:
         """Robust over model-based variance: how much the duplicate structure inflates
-        (> 1) or shrinks (< 1) the variance compared with independent matches."""
-        return self.robust / self.model if self.model > 0 else math.nan
+        (> 1) or shrinks (< 1) the variance compared with independent matches (None when
+        either is unknown)."""
+        if self.robust is None or not self.model > 0:
+            return None
+        return self.robust / self.model
 
 
 def contrast(c: np.ndarray, scores: np.ndarray, info_inv: np.ndarray) -> Contrast:
@@ -86,33 +89,34 @@ def contrast(c: np.ndarray, scores: np.ndarray, info_inv: np.ndarray) -> Contras
     g = len(u)
     model = float(c @ info_inv @ c)
     if g < MIN_UNITS:
-        return Contrast(math.nan, model, 0.0)
+        return Contrast(None, model, 0.0)
     s2 = float(np.dot(u, u))
     robust = max(g / (g - 1) * s2, MIN_DEFF * model)
     return Contrast(robust, model, g - 1.0)
 
 
 def contrast_interval(
-    estimate: float, variance: float, df: float, level: float = LEVEL
-) -> tuple[float, float]:
-    """Estimate ± t·se; NaNs when the variance is not available."""
-    if not (variance >= 0) or not math.isfinite(variance):
-        return math.nan, math.nan
+    estimate: float, variance: float | None, df: float, level: float = LEVEL
+) -> tuple[float, float] | None:
+    """Estimate ± t·se; None when the variance is not available."""
+    if variance is None or not (variance >= 0) or not math.isfinite(variance):
+        return None
     half = t_quantile(df, level) * math.sqrt(variance)
     return estimate - half, estimate + half
 
 
-def rate_variance(above: np.ndarray, together: np.ndarray) -> tuple[float, float, int]:
+def rate_variance(above: np.ndarray, together: np.ndarray) -> tuple[float, float | None, int]:
     """The placed-above rate over units and its cluster-robust variance.
 
     ``above[g]`` / ``together[g]``: per unit, the times A placed above B (ties one half) and
-    the times they met. Returns ``(rate, variance, units)``.
+    the times they met. Returns ``(rate, variance, units)``; the variance is None with fewer
+    than two units.
     """
     total = float(together.sum())
     rate = float(above.sum()) / total
     g = len(together)
     if g < 2:
-        return rate, math.nan, g
+        return rate, None, g
     resid = above - rate * together
     return rate, g / (g - 1) * float(np.dot(resid, resid)) / total**2, g
 
@@ -131,13 +135,14 @@ def wilson(rate: float, n_eff: float, z: float) -> tuple[float, float]:
 
 def rate_interval(
     rate: float,
-    variance: float,
+    variance: float | None,
     units: int,
     matches: float,
     pooled_deff: float,
     level: float = LEVEL,
-) -> tuple[float, float, float]:
-    """Wilson interval on the *effective* number of matches; returns ``(low, high, n_eff)``.
+) -> tuple[float, float, float] | None:
+    """Wilson interval on the *effective* number of matches; returns ``(low, high, n_eff)``,
+    or None with fewer than :data:`MIN_UNITS` units.
 
     The effective number is what makes a binomial as uncertain as the units say:
     ``rate·(1-rate) / variance`` (Kish's design effect; Korn & Graubard 1998 use it the same
@@ -147,9 +152,9 @@ def rate_interval(
     in, and the interval still has its binomial width.
     """
     if units < MIN_UNITS:
-        return math.nan, math.nan, math.nan
+        return None
     binomial = rate * (1 - rate)
-    if variance > 0 and binomial > 0:
+    if variance is not None and variance > 0 and binomial > 0:
         n_eff = binomial / variance
     else:
         n_eff = matches / pooled_deff

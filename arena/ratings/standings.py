@@ -137,12 +137,13 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
         c = -centre
         c[j] += 1.0
         spread = intervals.contrast(c, scores, info_inv)
-        lo, hi = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
-        if math.isnan(lo):
+        interval = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
+        if interval is None:
             continue
-        st.rating_low = BASE + ELO_SCALE * lo
-        st.rating_high = BASE + ELO_SCALE * hi
-        deffs.append(spread.design_effect)
+        st.rating_low = BASE + ELO_SCALE * interval[0]
+        st.rating_high = BASE + ELO_SCALE * interval[1]
+        if spread.design_effect is not None:
+            deffs.append(spread.design_effect)
     finite = [d for d in deffs if math.isfinite(d)]
     drop = BOUND_DROP * max(1.0, float(np.median(finite)) if finite else 1.0)
     for i in np.flatnonzero(side):
@@ -185,17 +186,17 @@ def _pairs(t: Tally, table: list[BotStanding]) -> None:
     deffs = [
         var / (rate * (1 - rate) / m)
         for _, _, rate, var, g, m, _ in stats
-        if g >= intervals.MIN_UNITS and var > 0 and 0 < rate < 1
+        if g >= intervals.MIN_UNITS and var is not None and var > 0 and 0 < rate < 1
     ]
     pooled = max(intervals.MIN_DEFF, float(np.median(deffs))) if deffs else 1.0
     for i, j, rate, var, g, m, ab in stats:
-        low, high, _ = intervals.rate_interval(rate, var, g, m, pooled)
+        interval = intervals.rate_interval(rate, var, g, m, pooled)
         table[i].above[table[j].bot] = Pair(
             matches=int(m),
             above=ab,
             units=g,
-            low=None if math.isnan(low) else low,
-            high=None if math.isnan(high) else high,
+            low=None if interval is None else interval[0],
+            high=None if interval is None else interval[1],
         )
 
 

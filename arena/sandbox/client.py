@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.sandbox.layers import (
-    Plan,
+    Isolation,
     UidLease,
     bwrap_argv,
     host_files,
@@ -299,25 +299,27 @@ class Child:
 class Zygote:
     """A bot host that compiled one bot file and forks a pristine child per match."""
 
-    def __init__(self, source: BotSource, copy: int, stage: Stage, plan: Plan, limits: Limits):
+    def __init__(
+        self, source: BotSource, copy: int, stage: Stage, isolation: Isolation, limits: Limits
+    ):
         self.source = source
         self.copy = copy
-        self.plan = plan
+        self.isolation = isolation
         self.limits = limits
         self.load_error: str | None = None
-        self.lease: UidLease | None = lease_uid() if plan.uid else None
+        self.lease: UidLease | None = lease_uid() if isolation.uid else None
         self.bot_path = stage.bot_file(source, copy)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours
         fd = theirs.fileno()
         lib, bot_dir = str(stage.lib), str(self.bot_path.parent)
-        if plan.bwrap:  # the same files at fixed paths inside the sandbox
+        if isolation.bwrap:  # the same files at fixed paths inside the sandbox
             binds = [(lib, "/arena"), (bot_dir, "/bot")]
             lib, bot_dir = "/arena", "/bot"
-            argv = bwrap_argv(binds, plan.python, f"{lib}/host.py", fd)
+            argv = bwrap_argv(binds, isolation.python, f"{lib}/host.py", fd)
         else:
-            argv = [plan.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
+            argv = [isolation.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
         ids: dict[str, Any] = {}
         if self.lease is not None:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
@@ -335,15 +337,15 @@ class Zygote:
         )
         theirs.close()
         # Inside bubblewrap /usr holds only the host files; without it, name each of them.
-        files = ["/usr"] if plan.bwrap else list(host_files().read_paths)
+        files = ["/usr"] if isolation.bwrap else list(host_files().read_paths)
         read_paths = [*files, lib, bot_dir, "/dev/null", "/dev/urandom"]
         cfg = {
             "lib": lib,
             "bot_path": f"{bot_dir}/{self.bot_path.name}",
             "read_paths": read_paths,
-            "landlock": plan.landlock,
-            "seccomp": plan.seccomp,
-            "nproc": plan.nproc,
+            "landlock": isolation.landlock,
+            "seccomp": isolation.seccomp,
+            "nproc": isolation.nproc,
             "limits": limits.to_dict(),
         }
         self.info: dict[str, Any] = {}
@@ -452,9 +454,16 @@ class Zygote:
             raise
         os.set_blocking(resp_r, False)
         os.set_blocking(req_w, False)
-        forks = not (self.plan.seccomp or self.plan.bwrap or self.plan.nproc)
+        forks = not (self.isolation.seccomp or self.isolation.bwrap or self.isolation.nproc)
         return Child(
-            pid, pidfd, req_w, resp_r, log, forks, self.plan.freeze, park=self.plan.seccomp
+            pid,
+            pidfd,
+            req_w,
+            resp_r,
+            log,
+            forks,
+            self.isolation.freeze,
+            park=self.isolation.seccomp,
         )
 
     def pids(self) -> list[int]:

@@ -410,6 +410,18 @@ def zygote(ctrl_fd: int) -> None:
         _fail(ctrl, "sandbox set-up failed: " + _describe(e, False))
         return
     _reply(ctrl, info)
+    _fork_children(ctrl, cfg, code, prepared, devnull, scope_fd)
+
+
+def _fork_children(
+    ctrl: socket.socket,
+    cfg: dict[str, Any],
+    code: types.CodeType,
+    prepared: tuple[str, Any] | None,
+    devnull: int,
+    scope_fd: int | None,
+) -> None:
+    """The zygote's loop: one child forked per request, until the arena goes."""
     while True:
         try:
             msg, fds, _flags, _addr = socket.recv_fds(ctrl, 4096, 3)

@@ -1,7 +1,8 @@
 """Isolation layers: what this machine offers (probed, never assumed) and how to launch a host.
 
-:func:`probe` lists every layer with whether it is active here and why; :func:`plan` turns that
-into the :class:`Plan` a :class:`~arena.sandbox.pool.BotPool` uses, or raises
+:func:`probe` lists every layer with whether it is active here and why;
+:func:`choose_isolation` turns that into the :class:`Isolation` a
+:class:`~arena.sandbox.pool.BotPool` uses, or raises
 :class:`~arena.sandbox.values.SandboxUnavailable`. ``ARENA_SANDBOX_DISABLE`` (comma-separated
 layer names) switches layers off, to try the degraded set-ups of other machines.
 """
@@ -27,11 +28,11 @@ from arena.sandbox.values import SandboxUnavailable
 
 __all__ = [
     "Layer",
-    "Plan",
+    "Isolation",
     "HostFiles",
     "host_files",
     "probe",
-    "plan",
+    "choose_isolation",
     "UidLease",
     "lease_uid",
     "become_subreaper",
@@ -63,8 +64,8 @@ class Layer:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """The layers a pool uses: the booleans the launcher and the host act on."""
+class Isolation:
+    """The isolation layers a pool uses: the booleans the launcher and the host act on."""
 
     python: str
     bwrap: bool = False
@@ -364,13 +365,13 @@ def probe() -> list[Layer]:
     return layers
 
 
-def plan(unsafe_no_sandbox: bool = False) -> Plan:
+def choose_isolation(unsafe_no_sandbox: bool = False) -> Isolation:
     """Decide the layers for a pool; raise SandboxUnavailable when nothing can isolate bots."""
     layers = probe()
     on = {la.name: la.active for la in layers}
     python = HOST_PYTHON if on["python"] else sys.executable
     if unsafe_no_sandbox:
-        return Plan(
+        return Isolation(
             python=python,
             unsafe=True,
             freeze=on["turns"],
@@ -395,7 +396,7 @@ def plan(unsafe_no_sandbox: bool = False) -> Plan:
         )
     if on["bwrap"] or on["landlock"]:
         warm_page_cache()
-    return Plan(
+    return Isolation(
         python=python,
         bwrap=on["bwrap"],
         uid=on["uid"],

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
 from arena.sandbox.client import Child, Stage, Zygote, _descendants
-from arena.sandbox.layers import Plan, become_subreaper, plan
+from arena.sandbox.layers import Isolation, become_subreaper, choose_isolation
 from arena.sandbox.proxy import SeatProxy
 from arena.sandbox.values import (
     BotSource,
@@ -68,7 +68,7 @@ class BotPool:
         cpu: int | None = None,
     ) -> None:
         self.limits = limits or Limits()
-        self.plan: Plan = plan(unsafe_no_sandbox)
+        self.isolation: Isolation = choose_isolation(unsafe_no_sandbox)
         if cpu is not None:
             # This process and the bot hosts it starts (they inherit it) share one CPU: every
             # decision's round trip then stays on that CPU, about 3x cheaper than crossing.
@@ -79,7 +79,7 @@ class BotPool:
         self._stage = Stage()
         self._zygotes: OrderedDict[tuple[str, int], Zygote] = OrderedDict()
         self._closer = weakref.finalize(self, _shutdown, self._zygotes, self._stage)
-        log.info("sandbox layers: %s", ", ".join(self.plan.active) or "none (unsafe)")
+        log.info("sandbox layers: %s", ", ".join(self.isolation.active) or "none (unsafe)")
 
     def _zygote(self, source: BotSource, copy: int, replace: Zygote | None = None) -> Zygote:
         key = (source.sha256, copy)
@@ -89,7 +89,7 @@ class BotPool:
             del self._zygotes[key]
             z = None
         if z is None:
-            z = Zygote(source, copy, self._stage, self.plan, self.limits)
+            z = Zygote(source, copy, self._stage, self.isolation, self.limits)
             self._zygotes[key] = z
             while len(self._zygotes) > self.max_zygotes:
                 self._zygotes.popitem(last=False)[1].close()
@@ -138,7 +138,7 @@ class BotPool:
             stats = [p.stats() for p in proxies]
         finally:
             children = [p.child for p in proxies if p.child is not None]
-            if not (self.plan.seccomp or self.plan.nproc or self.plan.bwrap):
+            if not (self.isolation.seccomp or self.isolation.nproc or self.isolation.bwrap):
                 self._kill_strays(children)  # bots could fork: take their trees down too
             for child in children:
                 child.kill()

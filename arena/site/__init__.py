@@ -19,22 +19,42 @@ from arena.site.charts import line_chart, place_chart
 from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
+from arena.store import Store
 
-__all__ = ["render_site"]
+__all__ = ["publish_site", "render_site"]
+
+
+def publish_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = False) -> Path:
+    """Bring the database's standings up to date, then render the site (``arena render``).
+
+    Runs that were killed are recorded as interrupted first, so the site does not show them
+    running; a database that cannot be written now (read-only, or a run holding the lock) is
+    rendered as it is. Returns the path of ``index.html``.
+    """
+    from arena.tournament import refresh_standings
+
+    with Store(db_path, create=False) as store:
+        if store.writable():
+            store.settle_runs()
+        refresh_standings(store)
+        return _render(store, Path(out_dir), with_logs)
 
 
 def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = False) -> Path:
-    """Render the whole site from the database at ``db_path`` into ``out_dir``.
+    """Render the whole site from the database at ``db_path`` into ``out_dir``, as stored.
 
     Bot logs (untrusted, possibly large) are published only when ``with_logs`` is true; a
     bot's source is never published. Returns the path of ``index.html``.
     """
-    db = data.open_db(db_path)
-    out = Path(out_dir)
+    with Store(db_path, create=False) as store:
+        return _render(store, Path(out_dir), with_logs)
+
+
+def _render(store: Store, out: Path, with_logs: bool) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    refs = data.bot_refs(db)
-    tours = data.tournaments(db, refs)
-    all_standings = {t.id: data.standings(db, t.id, refs) for t in tours}
+    refs = data.bot_refs(store)
+    tours = data.tournaments(store, refs)
+    all_standings = {t.id: data.leaderboard(store, t.id, refs) for t in tours}
     current = tours[0] if tours else None
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(
@@ -45,7 +65,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
     writer.static()
 
     rows = all_standings[current.id] if current else []
-    history = rating_history(db, current.id, refs) if current else []
+    history = rating_history(store, current.id, refs) if current else []
     rating_svg = line_chart(history, x_label="matches played", y_label="rating")
     places_svg = place_chart([(s.bot.name, s.bot.href, s.places) for s in rows])
     index = writer.page(
@@ -55,9 +75,9 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
         tournaments=tours,
         rating_chart=rating_svg,
         place_chart=places_svg,
-        fair=fairness(db, current.id, current.status, refs) if current else None,
+        fair=fairness(store, current, refs) if current else None,
     )
-    pairs = data.pairwise(db, current.id) if current else {}
+    pairs = data.pairwise(store, current.id) if current else {}
     writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
     for t in tours:
         writer.page(
@@ -65,11 +85,11 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
             "tournament.html",
             tournament=t,
             standings=all_standings[t.id],
-            matches=data.matches(db, refs, "tournament_id = ?", [t.id]),
-            fair=fairness(db, t.id, t.status, refs),
+            matches=data.matches(store, refs, tid=t.id),
+            fair=fairness(store, t, refs),
         )
     lines = dict(history)
-    for bot in botpage.bot_details(db, refs, all_standings, tours, with_logs=with_logs):
+    for bot in botpage.bot_details(store, refs, all_standings, tours, with_logs=with_logs):
         own = [(bot.name, lines[bot.name])] if bot.name in lines else []
         writer.page(
             bot.href,
@@ -81,7 +101,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = F
         if bot.latest.slug != str(bot.bot_id):
             # Bot pages used to be bots/<id>.html: links saved from then still arrive.
             writer.page(f"bots/{bot.bot_id}.html", "redirect.html", bot=bot)
-    for detail in data.match_details(db, refs, with_logs=with_logs):
+    for detail in data.match_details(store, refs, with_logs=with_logs):
         m = detail.match
         series = [
             (

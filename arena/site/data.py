@@ -1,8 +1,8 @@
-"""Read the database (docs/schema.md) into plain values for the site's templates.
+"""The site's page values, built from what the store reads (:mod:`arena.store.pages`).
 
-Read-only: the site never writes to the database. Everything read here that a bot author
-controls (names, authors, file names, fault messages, logs) is untrusted text; it stays
-plain ``str`` and is escaped by the templates. A bot's ``source`` is never selected.
+Read-only: the site never writes to the database. Everything here that a bot author controls
+(names, authors, file names, fault messages, logs) is untrusted text; it stays plain ``str``
+and is escaped by the templates. A bot's ``source`` is never read.
 """
 
 from __future__ import annotations
@@ -11,16 +11,14 @@ import json
 import re
 import urllib.parse
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import sqlite_utils
 
 from arena.errors import ArenaError
 from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
+from arena.store import Store
 from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -32,17 +30,6 @@ def safe_id(value: object) -> str:
     if not _SAFE_ID.match(text):
         raise ArenaError(f"unexpected id in the database: {text[:40]!r}")
     return text
-
-
-def open_db(db_path: str | Path) -> sqlite_utils.Database:
-    """Open an existing arena database (one clear error when there is none)."""
-    path = Path(db_path)
-    if not path.is_file():
-        raise ArenaError(f"no database at {path}: run `arena run` first (or pass --db)")
-    db = sqlite_utils.Database(path)
-    if "matches" not in db.table_names() or "bots" not in db.table_names():
-        raise ArenaError(f"{path} is not an arena database (no bots/matches tables)")
-    return db
 
 
 def json_value(text: Any, default: Any) -> Any:
@@ -59,7 +46,7 @@ _RESERVED_STEMS = frozenset(
 )
 
 
-def bot_slugs(db: sqlite_utils.Database) -> dict[int, str]:
+def bot_slugs(store: Store) -> dict[int, str]:
     """The file name stem of each bot's page, by bot id: its name, so that URLs are stable.
 
     ``bots/heuristic.html`` stays the heuristic's page whatever is submitted later. A bot
@@ -70,7 +57,7 @@ def bot_slugs(db: sqlite_utils.Database) -> dict[int, str]:
     """
     slugs: dict[int, str] = {}
     taken: set[str] = set()
-    for r in db.query("SELECT id, name FROM bots ORDER BY id"):
+    for r in store.bot_rows():
         name, folded = r["name"], r["name"].casefold()
         usable = (
             name_problem(name) is None
@@ -106,14 +93,10 @@ class BotRef:
         return bot_href(self.slug)
 
 
-def bot_refs(db: sqlite_utils.Database) -> dict[int, BotRef]:
+def bot_refs(store: Store) -> dict[int, BotRef]:
     """Every bot version by id (no source)."""
-    slugs = bot_slugs(db)
-    rows = db.query(
-        """SELECT v.id, v.bot_id, v.name, v.version, v.author,
-                  (SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest
-           FROM bot_versions v"""
-    )
+    slugs = bot_slugs(store)
+    rows = store.version_refs()
     return {
         r["id"]: BotRef(
             r["id"], r["bot_id"], r["name"], r["version"], r["author"], r["latest"],
@@ -140,6 +123,10 @@ class Tournament:
     rules: dict[str, Any]
     limits: dict[str, Any]
     bots: list[BotRef]
+    commitment: str | None = None
+    """SHA-256 of the deal secret; None for a tournament made before deal secrets."""
+    secret: str | None = None
+    """The deal secret in hex, only once the tournament has finished."""
 
     @property
     def href(self) -> str:
@@ -152,25 +139,12 @@ class Tournament:
         return self.played / self.total if self.total else 0.0
 
 
-def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tournament]:
-    """Every tournament, the most recently run first."""
+def tournaments(store: Store, refs: dict[int, BotRef]) -> list[Tournament]:
+    """Every tournament, the most recently run first, with its live status."""
     out = []
-    for r in db.query("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC"):
+    for r in store.tournaments():
         tid = safe_id(r["id"])
-        played, faults = next(
-            db.query(
-                "SELECT COUNT(*) AS n, COALESCE(SUM(faults), 0) AS f FROM matches"
-                " WHERE tournament_id = ?",
-                [tid],
-            )
-        ).values()
-        versions = [
-            refs[v["bot_version_id"]]
-            for v in db.query(
-                "SELECT bot_version_id FROM tournament_bots WHERE tournament_id = ?", [tid]
-            )
-            if v["bot_version_id"] in refs
-        ]
+        versions = [refs[v] for v in store.entrant_ids(tid) if v in refs]
         out.append(
             Tournament(
                 id=tid,
@@ -178,14 +152,16 @@ def tournaments(db: sqlite_utils.Database, refs: dict[int, BotRef]) -> list[Tour
                 rounds=r["rounds"],
                 status=r["status"],
                 total=r["total_matches"] or 0,
-                played=played,
-                faults=faults,
+                played=r["done"],
+                faults=r["faults"],
                 created_at=r["created_at"],
                 updated_at=r["updated_at"],
                 finished_at=r["finished_at"],
                 rules=json_value(r["rules"], {}),
                 limits=json_value(r["limits"], {}),
                 bots=sorted(versions, key=lambda b: b.name.lower()),
+                commitment=r["commitment"],
+                secret=r["secret"],
             )
         )
     return out
@@ -219,9 +195,7 @@ class Standing:
         return self.wins / self.matches if self.matches else 0.0
 
 
-def standings(
-    db: sqlite_utils.Database, tournament_id: str, refs: dict[int, BotRef]
-) -> list[Standing]:
+def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> list[Standing]:
     """The leaderboard of a tournament, best first.
 
     Uses the ``ratings`` table that ``arena run`` refreshes; a tournament without ratings
@@ -229,11 +203,7 @@ def standings(
     """
     places: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     counts: dict[int, dict[str, Any]] = {}
-    for r in db.query(
-        """SELECT bot_version_id AS v, place, COUNT(*) AS n, SUM(faulted) AS f
-           FROM match_seats WHERE tournament_id = ? GROUP BY bot_version_id, place""",
-        [tournament_id],
-    ):
+    for r in store.place_counts(tournament_id):
         if 1 <= r["place"] <= 3:
             places[r["v"]][r["place"] - 1] += r["n"]
         c = counts.setdefault(r["v"], {"matches": 0, "wins": 0, "places": 0, "faults": 0})
@@ -242,30 +212,25 @@ def standings(
         c["places"] += r["n"] * r["place"]
         c["faults"] += r["f"] or 0
     rows: list[Standing] = []
-    if "ratings" in db.table_names():
-        for r in db.query(
-            "SELECT * FROM ratings WHERE tournament_id = ? "
-            "ORDER BY rank IS NULL, rank, rating DESC, name",
-            [tournament_id],
-        ):
-            ref = refs.get(r["bot_version_id"])
-            if ref is None:
-                continue
-            rows.append(
-                Standing(
-                    rank=r["rank"],
-                    bot=ref,
-                    rating=r["rating"],
-                    low=r["rating_low"],
-                    high=r["rating_high"],
-                    matches=r["matches"],
-                    wins=r["wins"],
-                    mean_place=r["mean_place"],
-                    faults=r["faults"],
-                    places=places[r["bot_version_id"]],
-                    bound=r.get("rating_bound"),
-                )
+    for r in sorted(store.read_standings(tournament_id)[0], key=_leaderboard_order):
+        ref = refs.get(r["bot_version_id"])
+        if ref is None:
+            continue
+        rows.append(
+            Standing(
+                rank=r["rank"],
+                bot=ref,
+                rating=r["rating"],
+                low=r["rating_low"],
+                high=r["rating_high"],
+                matches=r["matches"],
+                wins=r["wins"],
+                mean_place=r["mean_place"],
+                faults=r["faults"],
+                places=places[r["bot_version_id"]],
+                bound=r["rating_bound"],
             )
+        )
     if rows:
         return rows
     order = sorted(counts, key=lambda v: counts[v]["places"] / max(1, counts[v]["matches"]))
@@ -281,14 +246,15 @@ def standings(
     return rows
 
 
-def pairwise(db: sqlite_utils.Database, tournament_id: str) -> dict[tuple[int, int], Any]:
+def _leaderboard_order(row: dict[str, Any]) -> tuple[bool, int, bool, float, str]:
+    # Ranked first, by rank; then by rating, highest first, bots without one last; then name.
+    rating = row["rating"]
+    return (row["rank"] is None, row["rank"] or 0, rating is None, -(rating or 0.0), row["name"])
+
+
+def pairwise(store: Store, tournament_id: str) -> dict[tuple[int, int], Any]:
     """``(a, b) -> row`` of the ``pairwise`` table (rate, low, high, matches) for a tournament."""
-    if "pairwise" not in db.table_names():
-        return {}
-    return {
-        (r["bot_a"], r["bot_b"]): r
-        for r in db.query("SELECT * FROM pairwise WHERE tournament_id = ?", [tournament_id])
-    }
+    return {(r["bot_a"], r["bot_b"]): r for r in store.read_standings(tournament_id)[1]}
 
 
 @dataclass
@@ -334,14 +300,15 @@ def _match_row(r: dict[str, Any], refs: dict[int, BotRef]) -> MatchRow:
 
 
 def matches(
-    db: sqlite_utils.Database,
+    store: Store,
     refs: dict[int, BotRef],
-    where: str = "1",
-    params: list[Any] | None = None,
+    *,
+    tid: str | None = None,
+    versions: Sequence[int] | None = None,
 ) -> list[MatchRow]:
-    """Matches in tournament order (round, set, seating), filtered by an SQL ``where``."""
-    sql = f"SELECT * FROM matches WHERE {where} ORDER BY tournament_id, round, set_key, seating"
-    return [_match_row(r, refs) for r in db.query(sql, params or [])]
+    """Matches in tournament order (round, set, seating): of one tournament, with one of
+    ``versions`` seated, or all."""
+    return [_match_row(r, refs) for r in store.match_rows(tid=tid, versions=versions)]
 
 
 @dataclass
@@ -385,15 +352,17 @@ def without_source_lines(message: str) -> str:
 
 
 def faults(
-    db: sqlite_utils.Database, refs: dict[int, BotRef], where: str, params: list[Any]
+    store: Store,
+    refs: dict[int, BotRef],
+    *,
+    match_id: str | None = None,
+    versions: Sequence[int] | None = None,
 ) -> list[Fault]:
-    """Faults filtered by an SQL ``where`` on the ``faults`` table."""
+    """The faults of one match, or of some bot versions."""
     return [
         Fault(safe_id(r["match_id"]), r["seat"], refs[r["bot_version_id"]], r["kind"],
               without_source_lines(r["message"] or ""), r["decision"])
-        for r in db.query(
-            f"SELECT * FROM faults WHERE {where} ORDER BY tournament_id, match_id, seat", params
-        )
+        for r in store.fault_rows(match_id=match_id, versions=versions)
     ]  # fmt: skip
 
 
@@ -444,18 +413,13 @@ class MatchDetail:
 
 
 def match_details(
-    db: sqlite_utils.Database, refs: dict[int, BotRef], *, with_logs: bool
+    store: Store, refs: dict[int, BotRef], *, with_logs: bool
 ) -> Iterator[MatchDetail]:
     """Every match with its hands, one at a time (a site may have thousands of matches)."""
-    for m in matches(db, refs):
-        hands = [
-            hand_view(json_value(h["record"], {}))
-            for h in db.query(
-                "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [m.id]
-            )
-        ]
+    for m in matches(store, refs):
+        hands = [hand_view(record) for record in store.hand_records(m.id)]
         stats: list[SeatStats | None] = [None, None, None]
-        for s in db.query("SELECT * FROM match_seats WHERE match_id = ?", [m.id]):
+        for s in store.seat_rows(m.id):
             stats[s["seat"]] = SeatStats(
                 s["decisions"] or 0,
                 s["asked"] or 0,
@@ -463,7 +427,7 @@ def match_details(
                 s["max_think_seconds"] or 0.0,
             )
         logs: list[str | None] = [None, None, None]
-        if with_logs and "bot_logs" in db.table_names():
-            for lg in db.query("SELECT seat, text FROM bot_logs WHERE match_id = ?", [m.id]):
-                logs[lg["seat"]] = lg["text"]
-        yield MatchDetail(m, hands, faults(db, refs, "match_id = ?", [m.id]), stats, logs)
+        if with_logs:
+            for seat, text in store.match_logs(m.id).items():
+                logs[seat] = text
+        yield MatchDetail(m, hands, faults(store, refs, match_id=m.id), stats, logs)

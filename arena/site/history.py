@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import sqlite_utils
-
 from arena import ratings
 from arena.ratings.outcomes import MatchRow
 from arena.site.data import BotRef
+from arena.store import Store
 
 CHECKPOINTS = 16
 """At most this many points per line: enough for a smooth line, few refits."""
 
 
 def rating_history(
-    db: sqlite_utils.Database, tournament_id: str, refs: dict[int, BotRef]
+    store: Store, tournament_id: str, refs: dict[int, BotRef]
 ) -> list[tuple[str, list[tuple[float, float, float, float]]]]:
     """``(bot name, [(matches played, rating, rating, rating), ...])`` per bot, best last fit
     first. Each point is the rating :func:`arena.ratings.compute` gives on the matches
@@ -24,13 +23,7 @@ def rating_history(
     it had no rating yet (no decisive result, or only a one-sided bound)."""
     seats: dict[str, list[tuple[int, int]]] = defaultdict(list)
     unit: dict[str, str] = {}
-    for r in db.query(
-        """SELECT s.match_id, m.set_key, m.round, s.bot_version_id, s.place
-           FROM match_seats s JOIN matches m ON m.id = s.match_id
-           WHERE s.tournament_id = ?
-           ORDER BY m.finished_at, m.round, m.set_key, m.seating, s.seat""",
-        [tournament_id],
-    ):
+    for r in store.seats_in_finish_order(tournament_id):
         unit.setdefault(r["match_id"], f"{r['set_key']}/{r['round']}")
         seats[r["match_id"]].append((r["bot_version_id"], r["place"]))
     rows: list[MatchRow] = [

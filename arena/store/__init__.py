@@ -1,0 +1,33 @@
+"""The SQLite store (``arena.db``) through sqlite-utils: migrations, bots, tournaments, results.
+
+Only the parent process writes (workers return plain records); writes are batched, one
+transaction per batch, and idempotent: every row is upserted by its natural key, so storing a
+batch twice changes nothing. The schema is documented for users in ``docs/schema.md``.
+
+One module per concern, all of them methods of the one :class:`Store`:
+
+- :mod:`arena.store.dbfile`: the file (created private, connected, locked, errors in one line)
+- :mod:`arena.store.schema`: the numbered migrations and applying them
+- :mod:`arena.store.base`: opening and checking a database, transactions, live run status
+- :mod:`arena.store.bots`: bots and their versions
+- :mod:`arena.store.tournaments`: tournaments, their deal secrets and entrants
+- :mod:`arena.store.results`: finished matches, and the standings and reports derived from them
+- :mod:`arena.store.pages`: what the static site reads
+- :mod:`arena.store.listings`: what the listing commands read
+"""
+
+from __future__ import annotations
+
+from arena.store.bots import BotRecords, BotVersion, sha256_text
+from arena.store.listings import ListingReads
+from arena.store.pages import PageReads
+from arena.store.results import LOG_CAP, MatchRecords
+from arena.store.schema import MIGRATIONS, now
+from arena.store.tournaments import TournamentRecords
+
+__all__ = ["LOG_CAP", "MIGRATIONS", "BotVersion", "Store", "now", "sha256_text"]
+
+
+class Store(BotRecords, TournamentRecords, MatchRecords, PageReads, ListingReads):
+    """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
+    read and write of the arena's database goes through one of these."""

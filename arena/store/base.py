@@ -1,0 +1,149 @@
+"""The open database under :class:`arena.store.Store`: opening, checking, migrating, closing,
+transactions, queries by id prefix, and the live status of runs.
+
+The record classes of the store (:mod:`arena.store.bots`, :mod:`arena.store.tournaments`,
+:mod:`arena.store.results`, :mod:`arena.store.pages`) build on :class:`StoreBase`; the file
+itself (modes, locks, errors) is :mod:`arena.store.dbfile`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Self
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+from arena.runlock import holder
+from arena.store import dbfile, schema
+
+
+class StoreBase:
+    """An open ``arena.db``: checks it is SQLite, not locked and not from a newer arena, then
+    migrates it.
+
+    ``create=True`` (the commands that write) creates a missing file and checks at once that
+    the database can be written; a new file that is still empty when the ``with`` block fails
+    is removed again, so a refused command leaves nothing behind. ``create=False`` (the
+    commands that only read) refuses a missing file and reads a database on a read-only file
+    system as it is. ``upto`` stops migrating at that version (tests of old databases).
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True, upto: int | None = None):
+        self.path = Path(path)
+        self.writer = create
+        self.created = dbfile.create_private(self.path, create)
+        try:
+            self.conn, immutable = dbfile.connect(self.path, writer=create)
+        except BaseException:
+            self._discard()
+            raise
+        self.db = sqlite_utils.Database(self.conn)
+        try:
+            self.conn.execute("PRAGMA schema_version").fetchone()
+            schema.check_arena_schema(self.conn, self.path)
+            if not immutable and self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if mode != "wal":
+                    raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            schema.migrate(self.db, self.path, upto)
+            if self.writer:
+                with self._transaction():
+                    pass  # a read-only or locked database is refused now, before any work
+                self.settle_runs()
+        except BaseException as e:
+            self.conn.close()
+            self._discard()
+            if isinstance(e, sqlite3.DatabaseError):
+                raise ArenaError(dbfile.explain(self.path, e)) from None
+            raise
+
+    def _discard(self) -> None:
+        # Only a file this Store created, so a refused command leaves no empty database.
+        if self.created:
+            dbfile.discard(self.path)
+            self.created = False
+
+    def _is_empty(self) -> bool:
+        try:
+            row = self.conn.execute(
+                "SELECT NOT EXISTS (SELECT 1 FROM bots) AND NOT EXISTS (SELECT 1 FROM tournaments)"
+            ).fetchone()
+        except sqlite3.Error:
+            return False
+        return bool(row[0])
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        empty = exc_type is not None and self.created and self._is_empty()
+        self.close()
+        if empty:
+            self._discard()
+
+    def _transaction(self) -> dbfile.Transaction:
+        return dbfile.Transaction(self.conn, self.path)
+
+    def applied_migrations(self) -> list[int]:
+        """Version numbers of the migrations applied to this database."""
+        return schema.applied(self.conn)
+
+    def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        """Run a query and return its rows as dicts."""
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    def _by_prefix(self, table: str, what: str, prefix: str) -> dict[str, Any]:
+        # substr, not LIKE: the user's text is matched literally (no % or _ wildcards).
+        rows = self.rows(
+            f"SELECT * FROM {table} WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 11",
+            [len(prefix), prefix.lower()],
+        )
+        if not rows or not prefix:
+            raise ArenaError(f"no {what} with id {prefix!r} in {self.path}")
+        if len(rows) > 1:
+            ids = ", ".join(r["id"] for r in rows[:10])
+            more = " and more" if len(rows) > 10 else ""
+            raise ArenaError(f"{what} id {prefix!r} is ambiguous: {ids}{more}")
+        return rows[0]
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def writable(self) -> bool:
+        """Whether this database can be written now (not read-only, not locked)."""
+        try:
+            with self._transaction():
+                return True
+        except ArenaError:
+            return False
+
+    def settle_runs(self) -> None:
+        """Store ``interrupted`` for every tournament marked ``running`` that no run holds
+        (its run was killed), so the site and other tools read the truth too."""
+        rows = self.conn.execute("SELECT id FROM tournaments WHERE status = 'running'")
+        for (tid,) in rows.fetchall():
+            if holder(self.path, tid) is None:
+                with self._transaction():
+                    self.conn.execute(
+                        "UPDATE tournaments SET status = 'interrupted' "
+                        "WHERE id = ? AND status = 'running'",
+                        (tid,),
+                    )
+
+    def _live(self, row: dict[str, Any]) -> dict[str, Any]:
+        # The stored status, corrected by the run lock: "running" only while a run holds it.
+        running = holder(self.path, row["id"])
+        if running is not None:
+            row["status"] = "running"
+        elif row["status"] == "running":
+            row["status"] = "interrupted"
+        return row

@@ -1,0 +1,182 @@
+"""What the static site (:mod:`arena.site`) reads from the store: read-only queries that never
+select a bot's ``source``.
+
+The site turns these rows into its page values (:mod:`arena.site.data`); everything in them
+that a bot author controls (names, authors, file names, fault messages, logs) is untrusted
+text, escaped by the templates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from arena.store.base import StoreBase
+
+
+def _among(column: str, ids: Sequence[int]) -> str:
+    """``column IN (?, ?, ...)`` for ``len(ids)`` parameters."""
+    return f"{column} IN ({','.join('?' * len(ids))})"
+
+
+class PageReads(StoreBase):
+    """The site's queries: bots and versions, entrants, matches, faults, hands, logs, reports."""
+
+    def bot_rows(self) -> list[dict[str, Any]]:
+        """Every bot: ``id``, ``name``, ``created_at``, oldest first."""
+        return self.rows("SELECT id, name, created_at FROM bots ORDER BY id")
+
+    def version_refs(self) -> list[dict[str, Any]]:
+        """Every bot version (no source): ``id``, ``bot_id``, ``name``, ``version``,
+        ``author`` and its bot's ``latest`` version number."""
+        return self.rows(
+            "SELECT v.id, v.bot_id, v.name, v.version, v.author, "
+            "(SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest "
+            "FROM bot_versions v"
+        )
+
+    def entrant_ids(self, tid: str) -> list[int]:
+        """The ids of the bot versions entered in tournament ``tid``."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id FROM tournament_bots WHERE tournament_id = ?", (tid,)
+        )
+        return [r[0] for r in rows]
+
+    def place_counts(self, tid: str) -> list[dict[str, Any]]:
+        """Per bot version (``v``) and ``place``: matches (``n``) and faults (``f``)."""
+        return self.rows(
+            "SELECT bot_version_id AS v, place, COUNT(*) AS n, SUM(faulted) AS f "
+            "FROM match_seats WHERE tournament_id = ? GROUP BY bot_version_id, place",
+            [tid],
+        )
+
+    def match_rows(
+        self, *, tid: str | None = None, versions: Sequence[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """Stored matches (of one tournament, or with one of ``versions`` seated, or all) in
+        schedule order: tournament, round, set, seating."""
+        where, params = "1", list[Any]()
+        if tid is not None:
+            where, params = "tournament_id = ?", [tid]
+        elif versions is not None:
+            seated = _among("bot_version_id", versions)
+            where, params = f"id IN (SELECT match_id FROM match_seats WHERE {seated})", [*versions]
+        return self.rows(
+            f"SELECT * FROM matches WHERE {where} ORDER BY tournament_id, round, set_key, seating",
+            params,
+        )
+
+    def fault_rows(
+        self, *, match_id: str | None = None, versions: Sequence[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """Stored faults of one match or of some bot versions, in tournament and match order."""
+        params: list[Any]
+        if match_id is not None:
+            where, params = "match_id = ?", [match_id]
+        else:
+            where, params = _among("bot_version_id", versions or []), [*(versions or [])]
+        return self.rows(
+            f"SELECT * FROM faults WHERE {where} ORDER BY tournament_id, match_id, seat", params
+        )
+
+    def hand_records(self, match_id: str) -> list[dict[str, Any]]:
+        """The full records of a match's hands, in order."""
+        rows = self.conn.execute(
+            "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    def seat_rows(self, match_id: str) -> list[dict[str, Any]]:
+        """The ``match_seats`` rows of one match (scores, places, timing)."""
+        return self.rows("SELECT * FROM match_seats WHERE match_id = ?", [match_id])
+
+    def match_logs(self, match_id: str) -> dict[int, str]:
+        """What each seat's bot printed in one match (capped when stored), by seat."""
+        rows = self.conn.execute("SELECT seat, text FROM bot_logs WHERE match_id = ?", (match_id,))
+        return {int(seat): text for seat, text in rows}
+
+    def report_rows(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The stored clone pairs (most identical first) and kingmaking rows (flagged first)
+        of tournament ``tid``."""
+        return (
+            self.rows(
+                "SELECT * FROM clone_pairs WHERE tournament_id = ? "
+                "ORDER BY share DESC, bot_a, bot_b",
+                [tid],
+            ),
+            self.rows(
+                "SELECT * FROM kingmaking WHERE tournament_id = ? "
+                "ORDER BY flagged DESC, bot_a, bot_b",
+                [tid],
+            ),
+        )
+
+    def seats_in_finish_order(self, tid: str) -> list[dict[str, Any]]:
+        """Every seat of the tournament (``match_id``, ``set_key``, ``round``,
+        ``bot_version_id``, ``place``) in the order its matches finished."""
+        return self.rows(
+            "SELECT s.match_id, m.set_key, m.round, s.bot_version_id, s.place "
+            "FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "WHERE s.tournament_id = ? "
+            "ORDER BY m.finished_at, m.round, m.set_key, m.seating, s.seat",
+            [tid],
+        )
+
+    # -- a bot's page: every version of one bot together -----------------------------------
+
+    def version_rows(self, versions: Sequence[int]) -> list[dict[str, Any]]:
+        """Each version (no source), newest first, with its seats played (``n``) and mean
+        place (``mp``)."""
+        return self.rows(
+            "SELECT v.version, v.sha256, v.filename, v.author, v.submitted_at, "
+            "COUNT(s.match_id) AS n, AVG(s.place) AS mp "
+            "FROM bot_versions v LEFT JOIN match_seats s ON s.bot_version_id = v.id "
+            f"WHERE {_among('v.id', versions)} GROUP BY v.id ORDER BY v.version DESC",
+            versions,
+        )
+
+    def opponent_places(self, versions: Sequence[int]) -> list[dict[str, Any]]:
+        """Per seat of these versions and each opponent in the same match: the version's
+        place (``pa``), the opponent's (``pb``) and the opponent's version id (``ob``)."""
+        return self.rows(
+            "SELECT a.place AS pa, b.place AS pb, b.bot_version_id AS ob "
+            "FROM match_seats a JOIN match_seats b "
+            "ON a.match_id = b.match_id AND a.seat != b.seat "
+            f"WHERE {_among('a.bot_version_id', versions)}",
+            versions,
+        )
+
+    def hands_played_by(self, versions: Sequence[int]) -> list[dict[str, Any]]:
+        """Every hand these versions played: ``trump``, ``maker``, ``seat`` (theirs), and
+        ``alone`` and ``points`` decoded."""
+        rows = self.rows(
+            "SELECT h.trump, h.maker, h.alone, h.points, s.seat "
+            "FROM hands h JOIN match_seats s ON s.match_id = h.match_id "
+            f"WHERE {_among('s.bot_version_id', versions)}",
+            versions,
+        )
+        for h in rows:
+            h["alone"] = [] if h["alone"] is None else json.loads(h["alone"])
+            h["points"] = [0, 0, 0] if h["points"] is None else json.loads(h["points"])
+        return rows
+
+    def timing(self, versions: Sequence[int]) -> dict[str, Any]:
+        """These versions' seats played (``seats``), decisions (``d``), times asked (``a``),
+        seconds thinking (``ts``) and the longest single decision (``mx``)."""
+        return self.rows(
+            "SELECT COUNT(*) AS seats, COALESCE(SUM(decisions), 0) AS d, "
+            "COALESCE(SUM(asked), 0) AS a, COALESCE(SUM(think_seconds), 0) AS ts, "
+            "COALESCE(MAX(max_think_seconds), 0) AS mx "
+            f"FROM match_seats WHERE {_among('bot_version_id', versions)}",
+            versions,
+        )[0]
+
+    def log_rows(self, versions: Sequence[int], limit: int) -> list[dict[str, Any]]:
+        """What these versions printed: ``match_id`` and ``text`` of the first ``limit``
+        matches by id."""
+        return self.rows(
+            "SELECT match_id, text FROM bot_logs "
+            f"WHERE {_among('bot_version_id', versions)} ORDER BY match_id LIMIT ?",
+            [*versions, limit],
+        )

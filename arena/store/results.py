@@ -1,0 +1,258 @@
+"""Match results in the store: the records workers return, stored in one transaction per
+batch and upserted by their natural keys (storing a batch twice changes nothing); the reads
+that standings and replays need; the derived tables (standings, reports) replaced whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from arena.store.base import StoreBase
+from arena.store.schema import now
+
+LOG_CAP: Final = 8192
+"""Characters of a bot's output kept per match and seat."""
+
+
+def _match_row(tid: str, r: dict[str, Any], stamp: str) -> dict[str, Any]:
+    bots = r["bots"]
+    return {
+        "id": r["match_id"],
+        "tournament_id": tid,
+        "set_key": r["set_key"],
+        "round": r["round"],
+        "seating": r["seating"],
+        "seed": r["seed"],
+        **{f"bot{s}": bots[s] for s in range(3)},
+        **{f"score{s}": r["scores"][s] for s in range(3)},
+        **{f"place{s}": r["placements"][s] for s in range(3)},
+        "hands_played": len(r["hands"]),
+        "truncated": int(r["truncated"]),
+        "faults": len({f["seat"] for f in r["faults"]}),
+        "duration_seconds": r["duration_seconds"],
+        "status": "finished",
+        "finished_at": stamp,
+    }
+
+
+def _seat_rows(tid: str, r: dict[str, Any]) -> list[dict[str, Any]]:
+    faulted = {f["seat"] for f in r["faults"]}
+    out = []
+    for s in range(3):
+        st = r["stats"][s] if s < len(r["stats"]) else {}
+        out.append(
+            {
+                "match_id": r["match_id"],
+                "seat": s,
+                "tournament_id": tid,
+                "bot_version_id": r["bots"][s],
+                "score": r["scores"][s],
+                "place": r["placements"][s],
+                "faulted": int(s in faulted),
+                "decisions": int(st.get("decisions", 0)),
+                "asked": int(st.get("asked", 0)),
+                "think_seconds": float(st.get("think_seconds", 0.0)),
+                "max_think_seconds": float(st.get("max_seconds", 0.0)),
+                "cpu_seconds": float(st.get("cpu_seconds", 0.0)),
+            }
+        )
+    return out
+
+
+def _log_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for s in range(3):
+        text = r["logs"][s] if s < len(r["logs"]) else ""
+        if text:
+            out.append(
+                {
+                    "match_id": r["match_id"],
+                    "seat": s,
+                    "bot_version_id": r["bots"][s],
+                    "text": text[:LOG_CAP],
+                    "truncated": int(len(text) > LOG_CAP),
+                }
+            )
+    return out
+
+
+def _fault_rows(tid: str, r: dict[str, Any]) -> list[dict[str, Any]]:
+    # One row per seat: the sandbox records only a seat's first fault.
+    faulted = {f["seat"]: f for f in r["faults"]}
+    return [
+        {
+            "match_id": r["match_id"],
+            "seat": s,
+            "tournament_id": tid,
+            "bot_version_id": r["bots"][s],
+            "kind": f["kind"],
+            "message": f["message"],
+            "decision": f.get("decision"),
+        }
+        for s, f in faulted.items()
+    ]
+
+
+def _hand_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "match_id": r["match_id"],
+            "hand_number": h["hand_number"],
+            "dealer": h["dealer"],
+            "upcard": h["upcard"],
+            "trump": h["trump"],
+            "maker": h["maker"],
+            "alone": json.dumps(h["alone"]),
+            "sitting_out": h["sitting_out"],
+            "passed_out": int(h["passed_out"]),
+            "tricks_won": json.dumps(h["tricks_won"]),
+            "points": json.dumps(h["points"]),
+            "scores_before": json.dumps(h["scores_before"]),
+            "record": json.dumps(h, separators=(",", ":")),
+        }
+        for h in r["hands"]
+    ]
+
+
+class MatchRecords(StoreBase):
+    """The ``matches``, ``match_seats``, ``hands``, ``faults`` and ``bot_logs`` tables, and
+    the tables derived from them (``ratings``, ``pairwise``, the collusion reports)."""
+
+    def write_results(self, tid: str, records: Sequence[dict[str, Any]]) -> None:
+        """Store finished matches (worker records) in one transaction, upserting by key."""
+        if not records:
+            return
+        stamp = now()
+        matches = [_match_row(tid, r, stamp) for r in records]
+        seats = [row for r in records for row in _seat_rows(tid, r)]
+        hands = [row for r in records for row in _hand_rows(r)]
+        faults = [row for r in records for row in _fault_rows(tid, r)]
+        logs = [row for r in records for row in _log_rows(r)]
+        with self._transaction():
+            self.db.table("matches").upsert_all(matches, pk="id")
+            self.db.table("match_seats").upsert_all(seats, pk=("match_id", "seat"))
+            self.db.table("hands").upsert_all(hands, pk=("match_id", "hand_number"))
+            if faults:
+                self.db.table("faults").upsert_all(faults, pk=("match_id", "seat"))
+            if logs:
+                self.db.table("bot_logs").upsert_all(logs, pk=("match_id", "seat"))
+
+    def seat_results(self, tid: str) -> list[dict[str, Any]]:
+        """Every stored seat of the tournament with its match's set and round."""
+        return self.rows(
+            "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.place, "
+            "s.faulted FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
+            [tid],
+        )
+
+    def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The match whose id starts with ``prefix``, and its hands' full records in order."""
+        row = self._by_prefix("matches", "match", prefix)
+        hands = [
+            json.loads(r["record"])
+            for r in self.rows(
+                "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [row["id"]]
+            )
+        ]
+        return row, hands
+
+    def match_faults(self, match_id: str) -> list[dict[str, Any]]:
+        """The faults of one match, by seat."""
+        return self.rows("SELECT * FROM faults WHERE match_id = ? ORDER BY seat", [match_id])
+
+    def match_outcomes(self, tid: str) -> list[tuple[str, int, int, int, int, int, int]]:
+        """Every finished match of the tournament as ``(unit, bot0, bot1, bot2, place0,
+        place1, place2)``, the unit being its duplicate set and round (``"1,2,5/0"``).
+
+        Plain tuples straight from the ``matches`` table: a refresh of the standings reads
+        100,000 matches in a fraction of a second."""
+        return self.conn.execute(
+            "SELECT set_key || '/' || round, bot0, bot1, bot2, place0, place1, place2 "
+            "FROM matches WHERE tournament_id = ? ORDER BY id",
+            (tid,),
+        ).fetchall()
+
+    def fault_counts(self, tid: str) -> dict[int, int]:
+        """Matches forfeited by a fault, per bot version id."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id, COUNT(*) FROM faults WHERE tournament_id = ? "
+            "GROUP BY bot_version_id",
+            (tid,),
+        )
+        return {int(b): int(n) for b, n in rows}
+
+    def match_count(self, tid: str) -> int:
+        """Finished matches of the tournament."""
+        row = self.conn.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ?", (tid,))
+        return int(row.fetchone()[0])
+
+    def read_standings(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
+        return (
+            self.rows("SELECT * FROM ratings WHERE tournament_id = ?", [tid]),
+            self.rows("SELECT * FROM pairwise WHERE tournament_id = ?", [tid]),
+        )
+
+    def write_standings(
+        self, tid: str, ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
+    ) -> None:
+        """Replace the stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
+        with self._transaction():
+            self.conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
+            self.conn.execute("DELETE FROM pairwise WHERE tournament_id = ?", (tid,))
+            if ratings:
+                self.db.table("ratings").insert_all(ratings)
+            if pairwise:
+                self.db.table("pairwise").insert_all(pairwise)
+
+    def replace_tournament_rows(
+        self, tid: str, tables: dict[str, Sequence[dict[str, Any]]]
+    ) -> None:
+        """Replace the rows of tournament ``tid`` in each of ``tables`` in one transaction."""
+        with self._transaction():
+            for table, rows in tables.items():
+                self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
+                if rows:
+                    self.db.table(table).insert_all(rows)
+
+    def stored_deals(self, tid: str) -> Iterator[dict[str, Any]]:
+        """Every stored hand's deal, dealer and up-card with its match, in match and hand
+        order (what ``arena verify`` recomputes).
+
+        A match without hands still yields one row (its hand columns NULL). ``deal`` is the
+        JSON text of the record's deal: only that part of each record is read.
+        """
+        cur = self.conn.execute(
+            "SELECT m.id, m.seed, m.round, m.bot0, m.bot1, m.bot2, m.hands_played, "
+            "h.hand_number, h.dealer, h.upcard, json_extract(h.record, '$.deal') AS deal "
+            "FROM matches m LEFT JOIN hands h ON h.match_id = m.id "
+            "WHERE m.tournament_id = ? ORDER BY m.id, h.hand_number",
+            (tid,),
+        )
+        names = [d[0] for d in cur.description]
+        for row in cur:
+            yield dict(zip(names, row, strict=True))
+
+    def duplicate_hands(self, tid: str) -> Iterator[tuple[Any, ...]]:
+        """Every stored hand's record with its match's bots, by set, round, match and hand:
+        ``(set_key, round, match id, bot0, bot1, bot2, record JSON)``.
+
+        Streamed (a large tournament's records do not fit in memory at once); the order
+        brings the six seatings of each duplicate set and round together.
+        """
+        return self.conn.execute(
+            "SELECT m.set_key, m.round, m.id, m.bot0, m.bot1, m.bot2, h.record "
+            "FROM matches m JOIN hands h ON h.match_id = m.id "
+            "WHERE m.tournament_id = ? ORDER BY m.set_key, m.round, m.id, h.hand_number",
+            (tid,),
+        )
+
+    def fault_decisions(self, tid: str) -> list[tuple[str, int, int | None]]:
+        """Every fault of the tournament as ``(match id, seat, decision)`` (decision None:
+        while loading)."""
+        return self.conn.execute(
+            "SELECT match_id, seat, decision FROM faults WHERE tournament_id = ?", (tid,)
+        ).fetchall()

@@ -1,0 +1,192 @@
+"""Tournaments in the store: creating one with its deal secret, its status, its entrants.
+
+A tournament's row keeps its configuration JSON exactly as planned (its id is the hash of
+it, :func:`arena.scheduler.tournament_id`), so a resumed run finds it again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from arena import secrecy
+from arena.errors import ArenaError
+from arena.secrecy import DealSecret
+from arena.store.base import StoreBase
+from arena.store.bots import BotVersion
+from arena.store.schema import now
+
+
+class TournamentRecords(StoreBase):
+    """The ``tournaments`` and ``tournament_bots`` tables, with the deal secret of each."""
+
+    def ensure_tournament(
+        self,
+        tid: str,
+        config: dict[str, Any],
+        version_ids: Iterable[int],
+        total: int,
+        *,
+        secret: bytes | None = None,
+    ) -> DealSecret | None:
+        """Create the tournament row (or mark an existing one running again); return its secret.
+
+        A new tournament takes ``secret`` when given (imported from a secret file), else the
+        newest unrevealed secret drawn in this database for its seed, else a fresh one: the
+        tournaments of one seed share their deals until one of them finishes and so reveals
+        the secret. An existing tournament keeps its own secret (None for one created before
+        deal secrets, dealt from its public seeds); another ``secret`` for it is an error.
+        """
+        stamp = now()
+        with self._transaction():
+            row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+            found = row.fetchone()
+            if found is not None:
+                current = self._secret(found[0])
+                if secret is not None and (current is None or current.secret != secret):
+                    raise ArenaError(
+                        f"tournament {tid} was started with another deal secret than the "
+                        "secret file's; rerun it without --secret-file"
+                    )
+                self.conn.execute(
+                    "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
+                    "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
+                    (stamp, tid),
+                )
+                return current
+            chosen = self._choose_secret(int(config["seed"]), secret, stamp)
+            self.db.table("tournaments").insert(
+                {
+                    "id": tid,
+                    "config": json.dumps(config, sort_keys=True),
+                    "seed": config["seed"],
+                    "rounds": config["rounds"],
+                    "rules": json.dumps(config["rules"], sort_keys=True),
+                    "limits": json.dumps(config["limits"], sort_keys=True),
+                    "status": "running",
+                    "total_matches": total,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                    "finished_at": None,
+                    "secret_id": chosen.id,
+                }
+            )
+            self.db.table("tournament_bots").insert_all(
+                {"tournament_id": tid, "bot_version_id": v} for v in version_ids
+            )
+            return chosen
+
+    def _secret(self, secret_id: int | None) -> DealSecret | None:
+        # None for None: a tournament made before deal secrets.
+        if secret_id is None:
+            return None
+        return DealSecret.from_row(
+            self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])[0]
+        )
+
+    def _choose_secret(self, seed: int, secret: bytes | None, stamp: str) -> DealSecret:
+        """The secret of a new tournament of ``seed``, inside the caller's write transaction.
+
+        ``secret`` (imported from a secret file) is stored once and used as given. Without
+        one, the newest secret drawn here for ``seed`` that was never revealed is shared; when
+        there is none, a fresh one is drawn. An imported secret is never shared this way: it
+        may be public.
+        """
+        if secret is not None:
+            found = self.conn.execute(
+                "SELECT id FROM deal_secrets WHERE commitment = ?", (secrecy.commitment(secret),)
+            ).fetchone()
+            origin = "imported"
+        else:
+            found = self.conn.execute(
+                "SELECT id FROM deal_secrets WHERE seed = ? AND origin = 'drawn' "
+                "AND revealed_at IS NULL ORDER BY id DESC LIMIT 1",
+                (seed,),
+            ).fetchone()
+            secret, origin = secrecy.new_secret(), "drawn"
+        if found is None:
+            cur = self.conn.execute(
+                "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (seed, secret.hex(), secrecy.commitment(secret), origin, stamp),
+            )
+            found = (cur.lastrowid,)
+        chosen = self._secret(found[0])
+        assert chosen is not None
+        return chosen
+
+    def tournament_secret(self, tid: str) -> DealSecret | None:
+        """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
+        row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+        found = row.fetchone()
+        return None if found is None else self._secret(found[0])
+
+    def set_status(self, tid: str, status: str) -> None:
+        """Record that the tournament is ``running``, ``interrupted`` or ``finished``.
+
+        Finishing reveals the tournament's deal secret: it is published from then on, and no
+        new tournament draws it again.
+        """
+        stamp = now()
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE tournaments SET status = ?, updated_at = ?, "
+                "finished_at = CASE WHEN ? = 'finished' THEN coalesce(finished_at, ?) "
+                "ELSE finished_at END WHERE id = ?",
+                (status, stamp, status, stamp, tid),
+            )
+            if status == "finished":
+                self.conn.execute(
+                    "UPDATE deal_secrets SET revealed_at = coalesce(revealed_at, ?) "
+                    "WHERE id = (SELECT secret_id FROM tournaments WHERE id = ?)",
+                    (stamp, tid),
+                )
+
+    def tournament(self, tid: str | None = None) -> dict[str, Any]:
+        """The tournament ``tid`` (a unique prefix will do), or the most recently run one.
+
+        Its ``status`` is the live one (see :meth:`tournaments`).
+        """
+        if tid is None:
+            rows = self.rows("SELECT * FROM tournaments ORDER BY updated_at DESC, rowid DESC")
+            if not rows:
+                raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
+            return self._live(rows[0])
+        row = self._by_prefix("tournaments", "tournament", tid)
+        return self._live(row)
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament with its count of stored matches (``done``) and of their faults
+        (``faults``), newest first.
+
+        ``status`` is the live one: ``running`` only while an ``arena run`` of it holds its
+        lock (:mod:`arena.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
+        Each row also has its secret's ``commitment`` and, only once the tournament has
+        finished, ``secret`` (both None for a tournament made before deal secrets).
+        """
+        rows = self.rows(
+            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done, "
+            "(SELECT COALESCE(SUM(faults), 0) FROM matches m WHERE m.tournament_id = t.id) "
+            "AS faults, s.commitment, s.secret FROM tournaments t "
+            "LEFT JOIN deal_secrets s ON s.id = t.secret_id "
+            "ORDER BY t.updated_at DESC, t.rowid DESC"
+        )
+        for r in rows:
+            self._live(r)
+            r["secret"] = secrecy.shown_secret(r["status"], r["secret"])
+        return rows
+
+    def finished_match_ids(self, tid: str) -> set[str]:
+        """Ids of the tournament's matches already stored."""
+        rows = self.conn.execute("SELECT id FROM matches WHERE tournament_id = ?", (tid,))
+        return {r[0] for r in rows}
+
+    def tournament_entrants(self, tid: str) -> list[BotVersion]:
+        """The bot versions playing in tournament ``tid``."""
+        rows = self.rows(
+            "SELECT v.* FROM bot_versions v JOIN tournament_bots t ON t.bot_version_id = v.id "
+            "WHERE t.tournament_id = ? ORDER BY v.name",
+            [tid],
+        )
+        return [BotVersion.from_row(r) for r in rows]
