@@ -276,140 +276,168 @@ class Solver:
     ) -> tuple[
         Callable[[int, int, int], int], Callable[[int, int, int, int, int, int, int, int], int]
     ]:
-        """The search as two closures over this hand's tables (local names are fastest)."""
-        lay = self.layout
-        trump_mask, block = lay.trump_mask, lay.block
-        hands = self._hands
-        maker, players, following = self.maker, self.players, self.following
-        table = self.table
-        solver = self
-
-        def trick_start(leader: int, alpha: int, beta: int) -> int:
-            """Maker's tricks from a trick start (the leader holds cards), within the window."""
-            h0, h1, h2 = hands
-            key = (h0 << 66) | (h1 << 34) | (h2 << 2) | leader
-            bounds = table.get(key)
-            remaining = (hands[leader]).bit_count()
-            lo, hi = 0, remaining
-            if bounds is not None:
-                lo, hi = bounds >> 4, bounds & 15
-                if lo >= beta or lo == hi:
-                    return lo
-                if hi <= alpha:
-                    return hi
-            if hi <= alpha or beta <= lo:  # the window is outside what is possible here
-                return hi if hi <= alpha else lo
-            a0 = a = alpha if alpha > lo else lo
-            b0 = b = beta if beta < hi else hi
-            allm = h0 | h1 | h2
-            hand = hands[leader]
-            moves = []  # one card of each run of equivalent cards, highest first
-            m = hand
-            while m:
-                card = m & -m
-                m ^= card
-                above = allm & ~((card << 1) - 1) & block[card]
-                if not (above & -above) & hand:
-                    moves.append(card)
-            moves.reverse()
-            maximize = leader == maker
-            best = -1 if maximize else 99
-            nxt = following[leader]
-            searched = 0
-            for card in moves:
-                searched += 1
-                hands[leader] = hand ^ card
-                v = follow(1, nxt, block[card], leader, card, allm, a, b)
-                if maximize:
-                    if v > best:
-                        best = v
-                        if v > a:
-                            a = v
-                            if a >= b:
-                                break
-                else:
-                    if v < best:
-                        best = v
-                        if v < b:
-                            b = v
-                            if a >= b:
-                                break
-            hands[leader] = hand
-            solver.nodes += searched
-            # Store what this search proved: a fail-high is a lower bound, a fail-low an upper.
-            if best <= a0:
-                hi = best if best < hi else hi
-            elif best >= b0:
-                lo = best if best > lo else lo
-            else:
-                lo = hi = best
-            if len(table) >= TT_LIMIT:
-                table.clear()
-            table[key] = (lo << 4) | hi
-            return best
-
-        def follow(
-            plays: int, seat: int, led: int, win_seat: int, win_card: int, allm: int, a: int, b: int
-        ) -> int:
-            """Value with ``seat`` to play the ``plays``-th card of a trick (0-based)."""
-            hand = hands[seat]
-            legal = (hand & led) or hand
-            last = plays + 1 == players
-            mine = seat == maker
-            winning_side = win_seat == maker
-            wins = led | trump_mask
-            # Order: if the other side holds the trick, win as cheaply as possible first;
-            # otherwise play low. Equivalent cards are searched once.
-            moves = []
-            m = legal
-            while m:
-                card = m & -m
-                m ^= card
-                above = allm & ~((card << 1) - 1) & block[card]
-                if not (above & -above) & legal:
-                    moves.append(card)
-            if mine != winning_side:
-                beat = wins & ~((win_card << 1) - 1)  # the cards that would take the trick
-                if legal & beat:
-                    moves = [c for c in moves if c & beat] + [c for c in moves if not c & beat]
-            alpha, beta = a, b
-            best = -1 if mine else 99
-            nxt = following[seat]
-            searched = 0
-            for card in moves:
-                searched += 1
-                if card & wins and card > win_card:
-                    ws, wc = seat, card
-                else:
-                    ws, wc = win_seat, win_card
-                hands[seat] = hand ^ card
-                if last:
-                    won = 1 if ws == maker else 0
-                    if hands[ws]:
-                        v = won + trick_start(ws, alpha - won, beta - won)
-                    else:
-                        v = won
-                else:
-                    v = follow(plays + 1, nxt, led, ws, wc, allm, alpha, beta)
-                if mine:
-                    if v > best:
-                        best = v
-                        if v > alpha:
-                            alpha = v
-                            if alpha >= beta:
-                                break
-                else:
-                    if v < best:
-                        best = v
-                        if v < beta:
-                            beta = v
-                            if alpha >= beta:
-                                break
-            hands[seat] = hand
-            solver.nodes += searched
-            return best
-
+        """The search as two mutually recursive closures over this hand's tables (local names
+        are the fastest to reach in CPython)."""
+        trick_start, bind = _lead_search(self)
+        follow = _follow_search(self, trick_start)
+        bind(follow)
         return trick_start, follow
+
+
+def _lead_search(
+    solver: Solver,
+) -> tuple[Callable[[int, int, int], int], Callable[[Callable[..., int]], None]]:
+    """The search at a trick start, and the setter that gives it the search inside a trick."""
+    lay = solver.layout
+    block, hands, table = lay.block, solver._hands, solver.table
+    maker, following = solver.maker, solver.following
+    follow: Callable[..., int] = _unbound
+
+    def bind(inside: Callable[..., int]) -> None:
+        nonlocal follow
+        follow = inside
+
+    def trick_start(leader: int, alpha: int, beta: int) -> int:
+        """Maker's tricks from a trick start (the leader holds cards), within the window."""
+        h0, h1, h2 = hands
+        key = (h0 << 66) | (h1 << 34) | (h2 << 2) | leader
+        bounds = table.get(key)
+        remaining = (hands[leader]).bit_count()
+        lo, hi = 0, remaining
+        if bounds is not None:
+            lo, hi = bounds >> 4, bounds & 15
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+        if hi <= alpha or beta <= lo:  # the window is outside what is possible here
+            return hi if hi <= alpha else lo
+        a0 = a = alpha if alpha > lo else lo
+        b0 = b = beta if beta < hi else hi
+        allm = h0 | h1 | h2
+        hand = hands[leader]
+        moves = []  # one card of each run of equivalent cards, highest first
+        m = hand
+        while m:
+            card = m & -m
+            m ^= card
+            above = allm & ~((card << 1) - 1) & block[card]
+            if not (above & -above) & hand:
+                moves.append(card)
+        moves.reverse()
+        maximize = leader == maker
+        best = -1 if maximize else 99
+        nxt = following[leader]
+        searched = 0
+        for card in moves:
+            searched += 1
+            hands[leader] = hand ^ card
+            v = follow(1, nxt, block[card], leader, card, allm, a, b)
+            if maximize:
+                if v > best:
+                    best = v
+                    if v > a:
+                        a = v
+                        if a >= b:
+                            break
+            else:
+                if v < best:
+                    best = v
+                    if v < b:
+                        b = v
+                        if a >= b:
+                            break
+        hands[leader] = hand
+        solver.nodes += searched
+        # Store what this search proved: a fail-high is a lower bound, a fail-low an upper.
+        if best <= a0:
+            hi = best if best < hi else hi
+        elif best >= b0:
+            lo = best if best > lo else lo
+        else:
+            lo = hi = best
+        if len(table) >= TT_LIMIT:
+            table.clear()
+        table[key] = (lo << 4) | hi
+        return best
+
+    return trick_start, bind
+
+
+def _follow_search(
+    solver: Solver, trick_start: Callable[[int, int, int], int]
+) -> Callable[[int, int, int, int, int, int, int, int], int]:
+    """The search inside a trick (after its lead), handing over to ``trick_start``."""
+    lay = solver.layout
+    trump_mask, block, hands = lay.trump_mask, lay.block, solver._hands
+    maker, players, following = solver.maker, solver.players, solver.following
+
+    def follow(
+        plays: int, seat: int, led: int, win_seat: int, win_card: int, allm: int, a: int, b: int
+    ) -> int:
+        """Value with ``seat`` to play the ``plays``-th card of a trick (0-based)."""
+        hand = hands[seat]
+        legal = (hand & led) or hand
+        last = plays + 1 == players
+        mine = seat == maker
+        winning_side = win_seat == maker
+        wins = led | trump_mask
+        # Order: if the other side holds the trick, win as cheaply as possible first;
+        # otherwise play low. Equivalent cards are searched once.
+        moves = []
+        m = legal
+        while m:
+            card = m & -m
+            m ^= card
+            above = allm & ~((card << 1) - 1) & block[card]
+            if not (above & -above) & legal:
+                moves.append(card)
+        if mine != winning_side:
+            beat = wins & ~((win_card << 1) - 1)  # the cards that would take the trick
+            if legal & beat:
+                moves = [c for c in moves if c & beat] + [c for c in moves if not c & beat]
+        alpha, beta = a, b
+        best = -1 if mine else 99
+        nxt = following[seat]
+        searched = 0
+        for card in moves:
+            searched += 1
+            if card & wins and card > win_card:
+                ws, wc = seat, card
+            else:
+                ws, wc = win_seat, win_card
+            hands[seat] = hand ^ card
+            if last:
+                won = 1 if ws == maker else 0
+                if hands[ws]:
+                    v = won + trick_start(ws, alpha - won, beta - won)
+                else:
+                    v = won
+            else:
+                v = follow(plays + 1, nxt, led, ws, wc, allm, alpha, beta)
+            if mine:
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+            else:
+                if v < best:
+                    best = v
+                    if v < beta:
+                        beta = v
+                        if alpha >= beta:
+                            break
+        hands[seat] = hand
+        solver.nodes += searched
+        return best
+
+    return follow
+
+
+def _unbound(*args: int) -> int:
+    raise AssertionError("the lead search is used before its follow search is bound")
 
 
 def _reps_low_first(legal: int, allm: int, block: dict[int, int]) -> list[int]:
