@@ -8,6 +8,7 @@ is not legal, so finishing a match is itself the legality check.
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 import random
 import subprocess
@@ -44,8 +45,9 @@ def make(name: str, seed: object, **kwargs: Any) -> Any:
     """A bot built as the arena builds it: ``random`` seeded first, then ``Bot()``."""
     cls = load_bot_class(bundled(name))
     random.seed(seed)
-    if name == "montecarlo" and "rollouts" not in kwargs:
-        kwargs["rollouts"] = 40  # keep the suite quick; the search is the same code
+    if name == "montecarlo":
+        # Fewer worlds keep the suite quick; the search is the same code.
+        kwargs = {"play_worlds": 10, "bid_worlds": 6, **kwargs}
     return cls(**kwargs)
 
 
@@ -140,7 +142,7 @@ cls = load_bot_class(bundled({name!r}))
 bots = []
 for s in range(3):
     random.seed(f"hash/{{s}}")
-    bots.append(cls(rollouts=40) if {name!r} == "montecarlo" else cls())
+    bots.append(cls(play_worlds=10, bid_worlds=6) if {name!r} == "montecarlo" else cls())
 m = play_match(bots, seed=3)
 print([h.log for h in m.hands])
 """
@@ -170,14 +172,44 @@ def test_decisions_stay_under_the_sandbox_limit_at_default_settings(name: str) -
     assert max(b.slowest for b in bots) < SANDBOX_DECISION_SECONDS
 
 
-def test_montecarlo_time_cap_cuts_a_search_short() -> None:
-    # With far more rollouts than fit, the budget (a safety cap) must still end each decision.
-    bot = Recorder(make("montecarlo", "cap", rollouts=10**7, budget=0.05))
+class Worlds:
+    """Wraps a montecarlo bot: records how many worlds each decision with a choice played out."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.done: dict[str, list[int]] = {"play": [], "before play": []}
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        action = self.bot.act(obs)
+        if len(obs["legal"]) > 1 and obs["phase"] != "joker_trump":
+            self.done["play" if obs["phase"] == "play" else "before play"].append(
+                self.bot.worlds_done
+            )
+        return action
+
+
+def _worlds_in_a_match(clock: Any, budget: float) -> dict[str, list[int]]:
+    bot = Worlds(make("montecarlo", "cap", play_worlds=7, bid_worlds=3, budget=budget, clock=clock))
     others = [make("heuristic", f"cap/{s}") for s in range(2)]
-    play_match([bot, *others], seed=4, scores=[9, 9, 8])
-    # 10**7 rollouts would take minutes; the cap ends each search after one world past 0.05 s
-    # (the bound leaves room for a loaded machine, below the sandbox's 1 s).
-    assert 0.05 <= bot.slowest < 0.9
+    play_match([bot, *others], seed=4, scores=[6, 7, 5])
+    assert bot.done["play"] and bot.done["before play"]
+    return bot.done
+
+
+def test_montecarlo_stops_at_its_count_when_time_is_plenty() -> None:
+    done = _worlds_in_a_match(lambda: 0.0, budget=0.15)  # a clock that never moves
+    assert set(done["play"]) == {7} and set(done["before play"]) == {3}
+
+
+def test_montecarlo_stops_drawing_worlds_when_the_clock_says_so() -> None:
+    # A fake CPU clock 10 ms further on at every reading: the decision reads it once at its
+    # start and once after each world, so a 25 ms budget ends every search after 3 worlds,
+    # below both counts (the real clock is the same code, read the same way).
+    ticks = itertools.count()
+    done = _worlds_in_a_match(lambda: 0.01 * next(ticks), budget=0.025)
+    assert set(done["play"]) == {3} and set(done["before play"]) == {3}
+    done = _worlds_in_a_match(lambda: 0.01 * next(ticks), budget=0.005)
+    assert set(done["play"]) == {1} and set(done["before play"]) == {1}
 
 
 ALLOWED_IMPORTS = {
@@ -188,6 +220,7 @@ ALLOWED_IMPORTS = {
     "itertools",
     "typing",
     "collections",
+    "collections.abc",
     "functools",
 }
 STAGED = {f"arena.{path.stem}" for path in _PURE}
@@ -259,11 +292,11 @@ _ROUND2_HEARTS = [
 
 @pytest.mark.parametrize("name", ("heuristic", "montecarlo"))
 def test_a_defender_does_not_overtrump_a_partner_who_holds_the_trick(name: str) -> None:
-    # Seat 2 (co-defender) led the boss A of spades, the maker (seat 1) followed; we are last.
+    # Seat 0 (co-defender) led the boss A of spades, the maker (seat 1) followed; we are last.
     hand = ["JH", "9D", "TD", "QC", "KC"]
     obs = _obs(
-        seat=0, maker=1, upcard="TS", bids=_ROUND2_HEARTS, hand=hand, legal=hand,
-        trick=[[2, "AS"], [1, "9S"]],
+        seat=2, maker=1, upcard="TS", bids=_ROUND2_HEARTS, hand=hand, legal=hand,
+        trick=[[0, "AS"], [1, "9S"]],
     )  # fmt: skip
     assert make(name, 1).act(obs) != "JH"
 
