@@ -26,7 +26,7 @@ else play low).
 >>> solver = Solver(trump="H", maker=1)
 >>> hands = [["JD", "9C", "TC", "KS", "QS"], ["JH", "AH", "QH", "TH", "AC"],
 ...          ["KH", "AD", "KD", "QD", "TS"]]
->>> solver.solve(hands, leader=1)   # rules.md section 11: the maker can take all five
+>>> solver.solve(hands, leader=1)   # docs/rules.md section 11: the maker takes all five
 5
 >>> solver.card_values(hands, leader=1)["AC"]
 4

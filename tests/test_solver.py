@@ -244,3 +244,12 @@ def test_a_sitters_cards_are_out_of_play() -> None:
     # Seat 2 sits out: its left bower plays no part. The maker leads JH, then loses 9C to AC.
     assert solver.solve(hands, leader=0) == 1
     assert solver.card_values(hands, leader=0) == {"JH": 1, "9C": 1}
+
+
+def test_the_module_examples_run_as_printed() -> None:
+    import doctest
+
+    import arena.solver
+
+    result = doctest.testmod(arena.solver)
+    assert result.attempted >= 2 and result.failed == 0
