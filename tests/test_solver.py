@@ -253,3 +253,23 @@ def test_the_module_examples_run_as_printed() -> None:
 
     result = doctest.testmod(arena.solver)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_the_guide_example_runs_as_printed() -> None:
+    # docs/writing-a-bot.md shows the solver on one position; its comments state the answers.
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "writing-a-bot.md").read_text("utf-8")
+    section = guide.split("### The open-hand solver", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    scope: dict[str, Any] = {}
+    exec(block.group(1), scope)
+    checked = 0
+    for line in block.group(1).splitlines():
+        code, sep, comment = line.partition("  # ")
+        if sep and code.startswith("solver."):
+            assert eval(code, scope) == int(comment.split(":")[0]), line
+            checked += 1
+    assert checked == 2
