@@ -127,6 +127,20 @@ def bootstrap(
     return stats[int(0.025 * n_boot)], stats[min(n_boot - 1, int(0.975 * n_boot))]
 
 
+def _progress(
+    sets: list[dict[str, Any]], done: dict[str, Any], total: int, names: list[str]
+) -> None:
+    """Keep a finished set, and say on stderr how far the run is, with the first bot's rates
+    so far (a long run can be judged, or stopped, before it ends)."""
+    sets.append(done)
+    a = [i for i, n in enumerate(names) if n == names[0]]
+    rates = []
+    for other in sorted(set(names) - {names[0]}, key=names.index):
+        b = [i for i, n in enumerate(names) if n == other]
+        rates.append(f"over {other} {pair_score(sets, a, b):.3f}")
+    print(f"set {len(sets)}/{total}: {names[0]} " + ", ".join(rates), file=sys.stderr)
+
+
 def _parse_rules(items: list[str]) -> dict[str, Any]:
     rules: dict[str, Any] = {}
     for item in items:
@@ -166,12 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     names = [_bot_name(p) for p in paths]
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
+    sets: list[dict[str, Any]] = []
     if args.workers > 1:
         with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
-            sets = pool.map(play_set, seeds, chunksize=1)
+            for done in pool.imap(play_set, seeds, chunksize=1):
+                _progress(sets, done, len(seeds), names)
     else:
         _init(paths, rules)
-        sets = [play_set(s) for s in seeds]
+        for seed in seeds:
+            _progress(sets, play_set(seed), len(seeds), names)
     wall = time.perf_counter() - t0
 
     print(f"{len(sets)} duplicate sets x 6 seatings = {6 * len(sets)} matches, {wall:.0f} s")
