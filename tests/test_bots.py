@@ -381,3 +381,23 @@ def test_the_guide_example_bot_is_legal_and_beats_random(tmp_path: Path) -> None
                     total += 1
                     above += m.placements[seat] < m.placements[other]
     assert above / total > 0.7
+
+
+@pytest.mark.slow
+def test_montecarlo_plays_sandboxed_matches_at_the_default_limits() -> None:
+    # The real thing: the bot file staged with arena.solver, in the sandbox, at the arena's
+    # default limits (1 s of CPU per decision, 20 s per match), in all three seats at once.
+    from arena.sandbox import BotPool, BotSource, Limits
+
+    mc = BotSource.from_path(str(bundled("montecarlo")))
+    others = [BotSource.from_path(str(bundled(n))) for n in ("heuristic", "random_bot")]
+    with BotPool(Limits()) as pool:
+        for seed, srcs in ((1, [mc, *others]), (2, [others[0], mc, mc])):
+            out = pool.play_match(srcs, seed, Rules())
+            assert out.faults == [] and out.result.winners
+            for seat, src in enumerate(srcs):
+                if src is mc:
+                    stats = out.stats[seat]
+                    assert stats["asked"] > 10
+                    assert stats["max_seconds"] < Limits().decision_seconds
+                    assert stats["cpu_seconds"] < Limits().match_cpu_seconds
