@@ -126,6 +126,21 @@ def test_same_seed_same_actions(name: str) -> None:
     assert run() == run()
 
 
+@pytest.mark.parametrize("vname", sorted(VARIANTS))
+def test_montecarlo_is_deterministic_in_every_variant(vname: str) -> None:
+    # Short matches (from 7-7-7) against a chaotic opponent, so bids, alone and the keep occur.
+    rules = VARIANTS[vname]
+    deals = [_joker_deal()] if rules.deck == 25 else None
+
+    def run() -> list[Any]:
+        bots = [make("montecarlo", f"{vname}/det"), make("heuristic", 1), _chaos(3)]
+        m = play_match(bots, seed=vname, rules=rules, scores=[7, 7, 7], deals=deals)
+        return [h.log for h in m.hands]
+
+    first = run()
+    assert first and first == run()
+
+
 def test_different_seeds_change_the_random_bot() -> None:
     logs = []
     for tag in ("a", "b"):
