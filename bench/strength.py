@@ -181,14 +181,19 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
     sets: list[dict[str, Any]] = []
-    if args.workers > 1:
-        with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
-            for done in pool.imap(play_set, seeds, chunksize=1):
-                _progress(sets, done, len(seeds), names)
-    else:
-        _init(paths, rules)
-        for seed in seeds:
-            _progress(sets, play_set(seed), len(seeds), names)
+    try:
+        if args.workers > 1:
+            with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
+                for done in pool.imap(play_set, seeds, chunksize=1):
+                    _progress(sets, done, len(seeds), names)
+        else:
+            _init(paths, rules)
+            for seed in seeds:
+                _progress(sets, play_set(seed), len(seeds), names)
+    except KeyboardInterrupt:  # report the sets finished so far (the first ones, in order)
+        print(f"interrupted: {len(sets)} sets finished", file=sys.stderr)
+        if not sets:
+            return 1
     wall = time.perf_counter() - t0
 
     print(f"{len(sets)} duplicate sets x 6 seatings = {6 * len(sets)} matches, {wall:.0f} s")
