@@ -316,7 +316,7 @@ def _lead_search(
         b0 = b = beta if beta < hi else hi
         allm = h0 | h1 | h2
         hand = hands[leader]
-        moves = []  # one card of each run of equivalent cards, highest first
+        moves = []  # one card of each run of equivalent cards, highest first (inlined: hot)
         m = hand
         while m:
             card = m & -m
@@ -438,23 +438,6 @@ def _follow_search(
 
 def _unbound(*args: int) -> int:
     raise AssertionError("the lead search is used before its follow search is bound")
-
-
-def _reps_low_first(legal: int, allm: int, block: dict[int, int]) -> list[int]:
-    """One card of each run of equivalent cards in ``legal``, lowest first.
-
-    A card is skipped when the next card still in play above it, in its suit, is also in
-    ``legal``: with nothing between them the two are worth the same.
-    """
-    out = []
-    m = legal
-    while m:
-        card = m & -m
-        m ^= card
-        above = allm & ~((card << 1) - 1) & block[card]
-        if not (above & -above) & legal:
-            out.append(card)
-    return out
 
 
 def _groups(legal: int, allm: int, block: dict[int, int]) -> list[tuple[int, int]]:
