@@ -57,6 +57,8 @@ KEEP_CANDIDATES = 6
 """Keep options (by estimated value) played out in the keep phase."""
 BUDGET_SECONDS = 0.15
 """Safety cap on one decision's CPU time (the arena allows 1 s)."""
+MAKER_DISCOUNT = 0.5
+"""Chance that a real maker takes one trick fewer than the open-handed solver says (bids only)."""
 MATCH_CPU_SOFT = 10.0
 """CPU seconds of a match after which decisions use a quarter of the worlds (20 s allowed)."""
 
@@ -291,12 +293,14 @@ class Bot:
         bid_worlds: int = BID_WORLDS,
         budget: float = BUDGET_SECONDS,
         clock: Callable[[], float] = time.process_time,
+        maker_discount: float = MAKER_DISCOUNT,
     ) -> None:
         self.rng = random.Random(random.getrandbits(64) if seed is None else seed)
         self.play_worlds = play_worlds
         self.bid_worlds = bid_worlds
         self.budget = budget
         self.clock = clock
+        self.maker_discount = maker_discount
         self.cpu_spent = 0.0
         self.worlds_done = 0  # worlds played out by the last decision (for tests and benches)
         self.nodes = 0  # solver nodes searched in this match
@@ -372,7 +376,7 @@ class Bot:
                 state = world.copy()
                 state.apply(action)
                 _finish_bidding(state, sampler.wild, self.rng)
-                totals[k] += value.of(_add(obs["scores"], self._points(state, solvers)))[me]
+                totals[k] += self._hand_value(state, solvers, value, obs["scores"], me)
             self.worlds_done += 1
             if self._out_of_time(start):
                 break
@@ -381,18 +385,36 @@ class Bot:
         best = max(range(len(legal)), key=lambda k: (round(totals[k], 9), legal[k] == "pass"))
         return list(legal[best]) if obs["phase"] == "keep" else legal[best]
 
-    @staticmethod
-    def _points(state: GameState, solvers: dict[tuple[Any, ...], Solver]) -> list[int]:
-        """The points of a hand played out open-handed from the start of play."""
+    def _hand_value(
+        self,
+        state: GameState,
+        solvers: dict[tuple[Any, ...], Solver],
+        value: MatchValue,
+        scores: Sequence[int],
+        me: int,
+    ) -> float:
+        """Our match value after a hand played out open-handed from the start of play.
+
+        An open-handed maker is never wrong about where a card lies, so a real one takes
+        fewer tricks than the solver gives: the maker's tricks are taken as the solver's with
+        probability ``1 - discount`` and one fewer with probability ``discount``.
+        """
         if state.phase == OVER:
-            return [0, 0, 0]  # thrown in
+            return value.of(_add(scores, (0, 0, 0)))[me]  # thrown in
         key = (state.trump, state.maker, state.sitting_out)
         solver = solvers.get(key)
         if solver is None:
             solver = solvers[key] = Solver.for_state(state)
         made = solver.solve_state(state)
         maker: int = state.maker  # type: ignore[assignment]
-        return hand_points(state.rules, maker, state.alone, _final_tricks(maker, state.alone, made))
+        rules, alone = state.rules, state.alone
+
+        def of(tricks: int) -> float:
+            points = hand_points(rules, maker, alone, _final_tricks(maker, alone, tricks))
+            return value.of(_add(scores, points))[me]
+
+        f = self.maker_discount
+        return of(made) if not f or not made else (1.0 - f) * of(made) + f * of(made - 1)
 
 
 def _add(scores: Sequence[int], points: Sequence[int]) -> tuple[int, int, int]:
