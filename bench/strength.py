@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
+import signal
 import statistics
 import sys
 import time
@@ -52,6 +54,7 @@ def _bot_name(path: str) -> str:
 
 
 def _init(paths: list[str], rules: dict[str, Any]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _SETUP["classes"] = [load_bot_class(p) for p in paths]
     _SETUP["rules"] = Rules.from_dict(rules)
 
@@ -184,7 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.workers > 1:
             with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
-                for done in pool.imap(play_set, seeds, chunksize=1):
+                results = pool.imap(play_set, seeds, chunksize=1)
+                while len(sets) < len(seeds):
+                    try:  # wake up now and then, so that Ctrl-C is seen at once
+                        done = results.next(timeout=0.5)
+                    except multiprocessing.TimeoutError:
+                        continue
                     _progress(sets, done, len(seeds), names)
         else:
             _init(paths, rules)
