@@ -184,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
     sets: list[dict[str, Any]] = []
+    # A run started in the background inherits an ignored SIGINT: take it back, so that
+    # `kill -INT` stops it with a report too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         if args.workers > 1:
             with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:

@@ -57,7 +57,7 @@ KEEP_CANDIDATES = 6
 """Keep options (by estimated value) played out in the keep phase."""
 BUDGET_SECONDS = 0.15
 """Safety cap on one decision's CPU time (the arena allows 1 s)."""
-MAKER_DISCOUNT = 0.5
+MAKER_DISCOUNT = 0.25
 """Chance that a real maker takes one trick fewer than the open-handed solver says (bids only)."""
 MATCH_CPU_SOFT = 10.0
 """CPU seconds of a match after which decisions use a quarter of the worlds (20 s allowed)."""
