@@ -13,7 +13,7 @@ ROUNDS ?= 20
 SANDBOX_PACKAGES := bubblewrap python3-seccomp python3-venv
 TEST_PACKAGES := $(SANDBOX_PACKAGES) chromium chromium-driver
 
-.PHONY: check lint types test bench setup setup-test tournament
+.PHONY: check lint types test bench docs screenshots setup setup-test setup-docs tournament
 
 # The test command (README): set up, then lint, types and the whole test suite.
 check: lint types test
@@ -52,9 +52,15 @@ $(VENV)/.arena-setup-test: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
+$(VENV)/.arena-setup-docs: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $@
+
 setup: $(VENV)/.arena-setup
 
 setup-test: $(VENV)/.arena-setup-test
+
+setup-docs: $(VENV)/.arena-setup-docs
 
 # The main job: a duplicate round robin of the bundled bots into arena.db, and the site.
 tournament: setup
@@ -64,3 +70,12 @@ bench: setup
 	$(PY) bench/engine.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/tournament.py
+
+# The documentation site (mkdocs.yml, docs/) into site-docs/; strict: a broken link, a missing
+# page or an unreadable docstring fails the build. (site/ is the standings site.)
+docs: setup-docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# The README's screenshots (docs/images/): a small real tournament's site in headless Chromium.
+screenshots: setup-test
+	$(PY) bench/screenshots.py

@@ -15,7 +15,12 @@ from arena.cli_common import F, checked_by, db_option, reports_errors, show
 from arena.errors import ArenaError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Documentation: docs/ in the repository (getting-started, writing-a-bot, rules, "
+    "protocol, tournaments, site, statistics, evaluation, sandbox, schema, benchmarks, api); "
+    "`make docs` builds it into a site.",
+)
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Euchre Arena: Three-Handed (Cutthroat) Euchre tournaments for sandboxed bots.

@@ -1,6 +1,6 @@
 """Benchmark: the same tournament through the local process pool and a 2-worker Dask cluster.
 
-Run by hand (figures go to README "Cluster runs" and docs/cluster.md)::
+Run by hand (figures go to docs/benchmarks.md)::
 
     python bench/cluster.py                    # 3 instant bots, 60 rounds = 360 matches, 3 reps
     python bench/cluster.py --rounds 20 --reps 1

@@ -1,6 +1,6 @@
 """Benchmark of the sandbox: bot start (cold and per match), decision round trip, matches/s.
 
-Run by hand (numbers go to README "Sandbox"), e.g.::
+Run by hand (numbers go to docs/benchmarks.md), e.g.::
 
     python bench/sandbox.py                 # everything, default sizes
     python bench/sandbox.py --matches 600   # longer throughput runs

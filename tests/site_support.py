@@ -25,6 +25,7 @@ from arena import scheduler
 from arena.botfile import bundled
 from arena.cli import main
 from arena.engine import Rules, play_match
+from arena.secrecy import SecretFile
 from arena.store import Store
 from arena.tournament import save_standings
 
@@ -74,7 +75,12 @@ def run_tournament(root: Path) -> Path:
     files = [str(bundled("random_bot")), str(bundled("heuristic"))]
     files += [str(root / "last.py"), str(root / "crashy.py")]
     db = str(root / "arena.db")
+    # A fixed deal secret: every run of the suite plays the same deals and seeds the bots
+    # the same way, so the pages under test are the same on every machine.
+    secret = root / "secret.json"
+    secret.write_text(SecretFile(11, bytes(range(32))).to_json())
     args = ["run", *files, "--rounds", "1", "--seed", "11", "--workers", "2", "--db", db]
+    args += ["--secret-file", str(secret)]
     result = CliRunner().invoke(main, [*args, "--out", str(root / "site")])
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(

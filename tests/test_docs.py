@@ -1,24 +1,35 @@
-"""The documentation says what the code does: checked against the engine, and every link and
-citation lands on something that exists in the repository."""
+"""The documentation says what the code does: checked against the engine, every link and
+citation lands on something that exists in the repository, the README stays a short front door
+whose bot and commands work, and the documentation site builds in strict mode."""
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
+import io
+import random
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import arena, ok
 from scripted import WORKED_DEAL, Script
 from test_engine_worked_example import STEPS
 
 from arena import engine
-from arena.engine import PHASES, Rules, play_hand
+from arena.botfile import bundled, load_bot_class
+from arena.engine import PHASES, Rules, play_hand, play_match
+from arena.sandbox import Limits, validate_bot
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
+README = (REPO / "README.md").read_text(encoding="utf-8")
+# Every page of the documentation site (docs/_ext holds the site's build extension, no page).
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "_ext" not in p.parts)
 RULES = (DOCS / "rules.md").read_text(encoding="utf-8")
 GUIDE = (DOCS / "writing-a-bot.md").read_text(encoding="utf-8")
 
@@ -93,7 +104,7 @@ def slug(heading: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "doc", [*sorted(DOCS.glob("*.md")), REPO / "README.md"], ids=lambda p: p.name
+    "doc", [*PAGES, REPO / "README.md"], ids=lambda p: str(p.relative_to(REPO))
 )
 def test_links_between_docs_resolve(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
@@ -205,3 +216,136 @@ def test_engine_example_runs_as_printed() -> None:
         assert got == want or (isinstance(got, tuple) and list(got) == list(want)), line
         checked += 1
     assert checked >= 4
+
+
+# --- The README: a short front door whose bot and commands work -------------------------------
+
+
+def test_readme_is_a_short_front_door() -> None:
+    lines = README.splitlines()
+    assert len(lines) < 150, len(lines)
+    # Pictures of the real site, kept in the repository (bench/screenshots.py makes them).
+    for image in ("docs/images/leaderboard.png", "docs/images/replay.png"):
+        assert f"]({image})" in README
+        assert (REPO / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
+    # History and measurements live in CHANGELOG.md and docs/benchmarks.md, not here.
+    assert not re.search(r"\b\d\d:\d\d UTC\b|\b20\d\d-\d\d-\d\d\b|\bissue \d+", README)
+    figures = re.compile(r"/s\b|µs|\d ms\b|\d+(\.\d+)?x\b")
+    speed = [p for p in README.split("\n\n") if figures.search(p)]
+    assert len(speed) == 1 and "docs/benchmarks.md" in speed[0], speed
+    assert len(speed[0].splitlines()) <= 2, speed  # one sentence, wrapped at most once
+    # The everyday commands are those of the real command line.
+    for command in re.findall(r"^arena (\w+)", README, re.M):
+        assert command in {*COMMANDS, "compare"}, command
+
+
+COMMANDS = {
+    "bots", "demo", "doctor", "faults", "matches", "play", "render", "replay", "run",
+    "serve", "standings", "submit", "tournaments", "verify",
+}  # fmt: skip
+
+
+def readme_bot() -> type:
+    """The ``Bot`` class of the README's smallest bot."""
+    (block,) = re.findall(r"## The smallest bot\n.*?```python\n(.*?)```", README, re.S)
+    scope: dict[str, Any] = {}
+    exec(compile(block, "README.md", "exec"), scope)
+    return scope["Bot"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(deck=25), Rules(deck=32), Rules(stick_the_dealer=True)],
+    ids=["24", "25", "32", "stick"],
+)
+def test_readme_bot_plays_every_variant(rules: Rules) -> None:
+    bot = readme_bot()
+    opponent = load_bot_class(bundled("random"))
+    first = 0
+    for seed in range(12):
+        random.seed(seed)
+        match = play_match([bot(), opponent(), opponent()], seed=seed, rules=rules)
+        assert not match.truncated  # every answer was legal (else IllegalAction) and it bid
+        first += match.placements[0] == 1
+    assert first >= 6  # it does beat two random bots
+
+
+@pytest.mark.slow
+def test_readme_bot_passes_the_sandbox_check() -> None:
+    (block,) = re.findall(r"## The smallest bot\n.*?```python\n(.*?)```", README, re.S)
+    assert validate_bot(block, Limits()) is None
+
+
+def test_engine_page_runs_as_printed() -> None:
+    """Each ``print(...)  # value`` line of docs/engine.md prints that value."""
+    text = (DOCS / "engine.md").read_text(encoding="utf-8")
+    checked = 0
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "engine.md", "exec"), {})
+        wanted = [c.strip() for c in re.findall(r"^print\(.*?\)\s+# (.+)$", block, re.M)]
+        assert out.getvalue().splitlines() == wanted
+        checked += len(wanted)
+    assert checked >= 3
+
+
+# --- The documentation site ------------------------------------------------------------------
+
+
+def test_help_points_to_the_docs(tmp_path: Path) -> None:
+    out = " ".join(ok(arena("--help", cwd=tmp_path)).split())
+    found = re.search(r"Documentation: docs/ in the repository \(([^)]+)\)", out)
+    assert found, out
+    for page in found.group(1).split(", "):
+        assert (DOCS / f"{page}.md").is_file() or (DOCS / page / "index.md").is_file(), page
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\s+- (?:[^:\n]+: )?(\S+\.md)$", config, re.M))
+    assert listed == {str(p.relative_to(DOCS)) for p in PAGES}
+
+
+def test_architecture_draws_the_layers_the_layout_test_enforces() -> None:
+    # The layer table of docs/architecture.md, lowest first, is tests/test_layout.py's LAYERS.
+    from test_layout import LAYERS
+
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| [^|]+ \| ([^|]+) \|", page, re.M)
+    drawn = [tuple(m.rstrip("/") for m in re.findall(r"`([^`]+)`", mods)) for _, mods in rows]
+    assert [int(n) for n, _ in rows] == list(range(len(LAYERS)))
+    assert [set(d) for d in drawn] == [set(u) - {"__init__"} for u in LAYERS]
+
+
+def test_every_benchmark_is_on_the_benchmarks_page() -> None:
+    page = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    for script in sorted((REPO / "bench").glob("*.py")):
+        if script.name == "screenshots.py":
+            continue  # pictures for the README, not a measurement
+        assert f"python bench/{script.name}" in page, script.name
+
+
+@pytest.mark.slow
+def test_docs_site_builds_in_strict_mode(tmp_path: Path) -> None:
+    """``mkdocs build --strict``, as CI runs it: no broken link, missing page or docstring
+    griffe cannot read; the API pages show the docstrings; nothing is loaded from the web."""
+    out = tmp_path / "site-docs"
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
+    assert build.returncode == 0, build.stderr
+    assert "WARNING" not in build.stderr, build.stderr
+    for page in PAGES:
+        assert (out / page.relative_to(DOCS)).with_suffix(".html").is_file(), page
+    api = (out / "api" / "engine.html").read_text(encoding="utf-8")
+    assert "play_match" in api and "deal_for" in api
+    assert 'href="#arena.engine.deal_for"' in api  # a Sphinx role became a link
+    for html in out.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        assert not re.search(r":(func|class|meth|mod):`", text), html
+        assert not re.search(r"<(link|script)[^>]+(href|src)=\"https?:", text), html

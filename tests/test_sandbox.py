@@ -160,7 +160,7 @@ def test_refuses_without_isolation_and_unsafe_still_limits_time(
     assert "\n" not in str(err.value) and "--unsafe-no-sandbox" in str(err.value)
     loop = BotSource("loop", (ATTACKS / "infinite_loop.py").read_text())
     with BotPool(Limits(decision_seconds=0.3), unsafe_no_sandbox=True) as pool:
-        assert pool.plan.unsafe and not pool.plan.bwrap and not pool.plan.seccomp
+        assert pool.isolation.unsafe and not pool.isolation.bwrap and not pool.isolation.seccomp
         out = pool.play_match([loop, source("random_bot"), source("random_bot")], 4)
     assert [(f.seat, f.kind) for f in out.faults] == [(0, "timeout")]
 
@@ -176,7 +176,7 @@ def test_degraded_layer_sets_still_contain_attacks(
     subs = {"@@DB@@": str(REPO / "pyproject.toml"), "@@MARK_DIR@@": "/tmp"}
     with BotPool(Limits(decision_seconds=1.0)) as pool:
         for name in disabled.split(","):
-            assert name not in pool.plan.active
+            assert name not in pool.isolation.active
         for attack in ("read_files", "kill_victim", "fork_bomb", "write_files"):
             text = (ATTACKS / f"{attack}.py").read_text()
             for key, value in subs.items():
@@ -217,7 +217,7 @@ bot = BotSource.from_path({str(tmp_path / "random_bot.py")!r})
 spy = BotSource("spy", open({str(tmp_path / "read_files.py")!r}).read().replace("@@DB@@", "/x"))
 with BotPool(Limits(decision_seconds=1.0)) as pool:
     out = pool.play_match([spy, bot, bot], 3)
-    print(json.dumps({{"uid": os.getuid(), "active": pool.plan.active, "log": out.logs[0],
+    print(json.dumps({{"uid": os.getuid(), "active": pool.isolation.active, "log": out.logs[0],
                       "faults": [f.to_dict() for f in out.faults]}}))
 """
     cmd = ["setpriv", "--reuid=62000", "--regid=62000", "--clear-groups"]
@@ -570,7 +570,7 @@ def test_escaped_daemons_die_with_their_match_when_nothing_stops_forks(
     daemon = BotSource("daemon", (ATTACKS / "setsid_escape.py").read_text())
     victim = source("random_bot")
     with BotPool(FAST) as pool:
-        assert pool.plan.active == [
+        assert pool.isolation.active == [
             "python",
             "nnp",
             "landlock",

@@ -257,7 +257,7 @@ def test_attack_fails(
         if name == "kill_everything":
             # kill(-1, SIGKILL) as root takes the machine down unless contained: run it only
             # behind the layers verified to stop it (seccomp denies kill, Landlock scopes it).
-            assert pool.plan.seccomp and pool.plan.landlock >= 6 and pool.plan.bwrap
+            assert pool.isolation.seccomp and pool.isolation.landlock >= 6 and pool.isolation.bwrap
         outcome = pool.play_match([_attacker(name, targets), victim, victim], SEED)
         uids, pids = pool.uids(), pool.host_pids()
     finally:

@@ -244,5 +244,9 @@ def test_a_cpu_thief_cannot_take_an_honest_bots_time() -> None:
     for seat in (0, 2):
         stats = out.stats[seat]
         assert out.fault_of(seat) is None, out.faults
-        # Its CPU fits within its own turns: it never ran while another bot thought.
-        assert stats["cpu_seconds"] <= stats["think_seconds"] + 0.05, stats
+        # Its CPU fits within its own turns: it never ran while another bot thought. Had it
+        # run during the honest bot's 3 x 0.6 s of thinking on their shared CPU, it would have
+        # taken well over a second. What it does get is a sliver per turn: its forced turns
+        # (not in think_seconds) and the moment between its answer and the arena's SIGSTOP,
+        # which grows with the machine's load (0.09 s over 70 turns seen on a busy runner).
+        assert stats["cpu_seconds"] <= stats["think_seconds"] + 0.3, stats

@@ -56,7 +56,7 @@ class BotPool:
     layer works here, unless ``unsafe_no_sandbox`` (trusted bots only: processes, limits and
     faults, no isolation). ``cpu`` (e.g. the worker's index) pins this process and its bots to
     one CPU (the ``cpu``-th it may use, modulo their number): with one worker per CPU this is
-    the fastest set-up (README "Sandbox" has the figures). Not thread-safe: one per process.
+    the fastest set-up (docs/benchmarks.md has the figures). Not thread-safe: one per process.
     """
 
     def __init__(

@@ -3,16 +3,57 @@ rendered bot names."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
 PHONE = (390, 844)
 """A phone's viewport in CSS pixels (an iPhone 12 to 15)."""
 DESKTOP = (1280, 900)
+
+# The flags this machine needs for Chromium as root, with nothing fetched from the network.
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
+
+
+@contextmanager
+def chromium() -> Iterator[webdriver.Chrome]:
+    """A headless Debian Chromium driven by its own chromedriver, with a throw-away profile and
+    its console log kept (the browser tests and ``bench/screenshots.py``)."""
+    binary = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    assert binary and driver_path, "install Debian's chromium and chromium-driver (.ci/run)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument("--window-size=1280,900")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def console_errors(driver: webdriver.Chrome) -> list[dict[str, Any]]:
