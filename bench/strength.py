@@ -10,7 +10,9 @@ difference; the 95 % interval comes from a bootstrap that resamples whole duplic
 
 As the sandbox does, the ``random`` module is seeded with ``bot_random_seed(seed, seat)`` right
 before each bot is constructed, so runs are reproducible. Each bot's decisions are timed in
-CPU seconds of its process (mean, median, 99th percentile and maximum are printed).
+CPU seconds of its process (mean, median, 99th percentile and maximum are printed). A bot
+that counts its search in an attribute ``nodes`` (the bundled ``montecarlo`` counts the solver's
+nodes) also gets its search speed printed: nodes per CPU second of its decisions.
 
 Example::
 
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
+import signal
 import statistics
 import sys
 import time
@@ -50,24 +54,30 @@ def _bot_name(path: str) -> str:
 
 
 def _init(paths: list[str], rules: dict[str, Any]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _SETUP["classes"] = [load_bot_class(p) for p in paths]
     _SETUP["rules"] = Rules.from_dict(rules)
 
 
 class Timed:
-    """A bot whose decisions are timed (CPU seconds of this process, appended to ``times``)."""
+    """A bot whose decisions are timed (CPU seconds of this process, appended to ``times``),
+    and whose search nodes (its ``nodes`` attribute, if it keeps one) are added to
+    ``nodes[0]``."""
 
-    def __init__(self, bot: Any, times: list[float]) -> None:
+    def __init__(self, bot: Any, times: list[float], nodes: list[int]) -> None:
         self.bot = bot
         self.times = times
+        self.nodes = nodes
 
     def act(self, obs: dict[str, Any]) -> Any:
         """The bot's answer, timed."""
+        before = getattr(self.bot, "nodes", 0)
         c0 = time.process_time()
         try:
             return self.bot.act(obs)
         finally:
             self.times.append(time.process_time() - c0)
+            self.nodes[0] += getattr(self.bot, "nodes", 0) - before
 
 
 def play_set(seed: int) -> dict[str, Any]:
@@ -76,18 +86,20 @@ def play_set(seed: int) -> dict[str, Any]:
     classes, rules = _SETUP["classes"], _SETUP["rules"]
     places: list[list[int]] = []
     times: list[list[float]] = [[], [], []]
+    nodes: list[list[int]] = [[0], [0], [0]]
     t0 = time.perf_counter()
     for perm in permutations(range(3)):
         bots = []
         for seat, who in enumerate(perm):
             random.seed(bot_random_seed(seed, seat))
-            bots.append(Timed(classes[who](), times[who]))
+            bots.append(Timed(classes[who](), times[who], nodes[who]))
         m = play_match(bots, seed=seed, rules=rules)
         by_bot = [0, 0, 0]
         for seat, who in enumerate(perm):
             by_bot[who] = m.placements[seat]
         places.append(by_bot)
-    return {"seed": seed, "places": places, "seconds": time.perf_counter() - t0, "times": times}
+    seconds = time.perf_counter() - t0
+    return {"seed": seed, "places": places, "seconds": seconds, "times": times, "nodes": nodes}
 
 
 def pair_score(sets: Sequence[dict[str, Any]], a: list[int], b: list[int]) -> float:
@@ -116,6 +128,20 @@ def bootstrap(
     k = len(per_set)
     stats = sorted(statistics.fmean(rng.choices(per_set, k=k)) for _ in range(n_boot))
     return stats[int(0.025 * n_boot)], stats[min(n_boot - 1, int(0.975 * n_boot))]
+
+
+def _progress(
+    sets: list[dict[str, Any]], done: dict[str, Any], total: int, names: list[str]
+) -> None:
+    """Keep a finished set, and say on stderr how far the run is, with the first bot's rates
+    so far (a long run can be judged, or stopped, before it ends)."""
+    sets.append(done)
+    a = [i for i, n in enumerate(names) if n == names[0]]
+    rates = []
+    for other in sorted(set(names) - {names[0]}, key=names.index):
+        b = [i for i, n in enumerate(names) if n == other]
+        rates.append(f"over {other} {pair_score(sets, a, b):.3f}")
+    print(f"set {len(sets)}/{total}: {names[0]} " + ", ".join(rates), file=sys.stderr)
 
 
 def _parse_rules(items: list[str]) -> dict[str, Any]:
@@ -157,12 +183,28 @@ def main(argv: list[str] | None = None) -> int:
     names = [_bot_name(p) for p in paths]
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
-    if args.workers > 1:
-        with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
-            sets = pool.map(play_set, seeds, chunksize=1)
-    else:
-        _init(paths, rules)
-        sets = [play_set(s) for s in seeds]
+    sets: list[dict[str, Any]] = []
+    # A run started in the background inherits an ignored SIGINT: take it back, so that
+    # `kill -INT` stops it with a report too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        if args.workers > 1:
+            with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
+                results = pool.imap(play_set, seeds, chunksize=1)
+                while len(sets) < len(seeds):
+                    try:  # wake up now and then, so that Ctrl-C is seen at once
+                        done = results.next(timeout=0.5)
+                    except multiprocessing.TimeoutError:
+                        continue
+                    _progress(sets, done, len(seeds), names)
+        else:
+            _init(paths, rules)
+            for seed in seeds:
+                _progress(sets, play_set(seed), len(seeds), names)
+    except KeyboardInterrupt:  # report the sets finished so far (the first ones, in order)
+        print(f"interrupted: {len(sets)} sets finished", file=sys.stderr)
+        if not sets:
+            return 1
     wall = time.perf_counter() - t0
 
     print(f"{len(sets)} duplicate sets x 6 seatings = {6 * len(sets)} matches, {wall:.0f} s")
@@ -187,16 +229,21 @@ def main(argv: list[str] | None = None) -> int:
         for n in distinct
     }
     print("mean place: " + ", ".join(f"{n} {v:.3f}" for n, v in mean_place.items()))
-    print(f"{'decision CPU ms':<16} {'decisions':>9} {'mean':>7} {'p50':>7} {'p99':>7} {'max':>7}")
+    print(
+        f"{'decision CPU ms':<16} {'decisions':>9} {'mean':>7} {'p50':>7} {'p99':>7} {'max':>7}"
+        f" {'knodes/s':>9}"
+    )
     for n in distinct:
         ms = sorted(1e3 * t for s in sets for i in range(3) if names[i] == n for t in s["times"][i])
         p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+        searched = sum(s["nodes"][i][0] for s in sets for i in range(3) if names[i] == n)
+        speed = f"{searched / sum(ms):>9.1f}" if searched else f"{'-':>9}"  # nodes/ms = k/s
         print(
             f"{n:<16} {len(ms):>9} {statistics.fmean(ms):>7.3f} {statistics.median(ms):>7.3f}"
-            f" {p99:>7.3f} {ms[-1]:>7.3f}"
+            f" {p99:>7.3f} {ms[-1]:>7.3f} {speed}"
         )
     if args.json:
-        kept = [{k: v for k, v in s.items() if k != "times"} for s in sets]
+        kept = [{k: v for k, v in s.items() if k not in ("times", "nodes")} for s in sets]
         out = {"bots": names, "rules": rules, "pairs": report, "sets": kept}
         Path(args.json).write_text(json.dumps(out, indent=1), encoding="utf-8")
     return 0

@@ -1,35 +1,33 @@
-"""A determinized Monte-Carlo reference bot for Three-Handed Euchre with a dummy.
+"""Perfect-information Monte Carlo over an exact open-hand solver: the reference bot to beat.
 
-For every decision with more than one legal action it
+Every decision with a choice is made the same way: guess the hidden cards many times
+(*worlds*), play each legal action out in every world, and take the action with the best mean
+*match value* (what the outcome does to our expected final place, not just the points).
 
-1. draws *worlds*: the hidden cards dealt consistently with everything public to this seat:
-   cards played, suits a player has shown void in, where the up-card went (a dealer who picked
-   it up holds it until played), cards known dead (our own discards, an up-card left in the
-   kitty). The maker's hand is modelled as the best keep of its own 5 cards plus a random dummy
-   (it must contain what the maker has played and respect its voids), and before play the
-   other players' bids filter the worlds (a passer is unlikely to hold a strong hand, a maker
-   likely does);
-2. plays every candidate action in every world (the same worlds for each candidate) and
-   finishes the hand with fast greedy rollouts in a compact integer simulation of its own
-   (bots cannot import the engine in the sandbox): the rest of the bidding, pick-up, discard,
-   keep and all five tricks, with simple rule-based policies for every player;
-3. scores each outcome by a match-equity estimate (the expected number of opponents we finish
-   above, from the scores after the hand) and picks the best mean.
+* **Worlds** are drawn consistently with everything this seat has seen
+  (:func:`arena.worlds.unseen`: cards played, voids shown, where the up-card went) and
+  weighted by what the others' bids reveal. A model of a bidder (the bundled heuristic's
+  thresholds, on a linear estimate of its dummy-aware hand value fitted by
+  ``bench/fit_bid_model.py``) gives the likelihood of each bid given a guessed hand; more
+  worlds are drawn than solved, and the solved ones are resampled by that weight. A maker
+  who took the dummy is modelled as keeping its best cards, a dealer who picked up as
+  discarding its weakest.
+* **Card play**: in every world :class:`arena.solver.Solver` finds the exact number of tricks
+  the maker takes after each legal card with best play by everyone (double-dummy).
+* **Bidding, pick-up, discard, going alone and the keep**: in every world each candidate is
+  applied to the world's :class:`arena.game.GameState`, the rest of the bidding is played
+  by the bidder model (the same model for us), then the hand is solved open-handed.
+* **Match value**: the expected number of opponents we finish above, from a model of how
+  hands end (make, march, euchre), computed exactly over every score line with the rules'
+  own scoring (:func:`arena.rules.hand_points`, :func:`arena.rules.match_winners`). A point
+  near the target is worth more than one at the start.
 
-The ``keep`` phase first ranks all 252 (or 462) options with a hand-strength heuristic and
-plays out only the best :data:`KEEP_CANDIDATES`.
+**Determinism and time.** The numbers of worlds are fixed (:data:`PLAY_WORLDS`,
+:data:`BID_WORLDS`), so the bot is a function of its seed and the observations. The CPU clock
+is a safety cap only: a decision stops drawing worlds after :data:`BUDGET_SECONDS`, and once
+the match has used :data:`MATCH_CPU_SOFT` seconds later decisions use a quarter of the worlds.
 
-**Determinism and time.** The number of rollouts per decision is fixed (:data:`ROLLOUTS`,
-spread over the candidates), calibrated to take well under the per-decision budget on this
-machine class: in a sandboxed tournament here about 11 ms per decision on average, rarely
-over 100 ms, and 0.33 s of CPU per match, for a 200 ms budget. The clock (``time.perf_counter``)
-is only a safety cap: if a decision ever reaches ``budget`` seconds, the search stops early
-with the worlds done so far; and once a match has used :data:`MATCH_CPU_SOFT` CPU seconds
-(only in very long matches) later searches use an eighth of the rollouts, to stay inside
-the sandbox's per-match CPU budget. Only then does timing affect the choice; otherwise the bot
-is a pure function of its seed and the observations.
-
-One file, standard library and :mod:`arena.cards` only; no threads; memory stays small.
+One file, the standard library and the modules the sandbox stages for every bot.
 """
 
 from __future__ import annotations
@@ -37,752 +35,617 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
+from itertools import combinations
 from typing import Any
 
-from arena.cards import JOKER, SUITS, deck, power_table, suit_table
+from arena.cards import SUITS, power_table, suit_table, trump_order
+from arena.game import OVER, GameState, rules_of
+from arena.rules import Rules, hand_points, lone_defender, match_winners, placements
+from arena.solver import Solver
+from arena.worlds import determinize, sample_state, unseen
 
 Obs = dict[str, Any]
 
-ROLLOUTS = 600
-"""Simulated hands per decision, divided among the candidate actions."""
-MIN_WORLDS = 6
-"""Worlds per candidate even when there are many candidates."""
+PLAY_WORLDS = 40
+"""Worlds solved per card-play decision."""
+BID_WORLDS = 24
+"""Worlds per decision before play (every candidate action is played out in each)."""
+DRAWS_PER_WORLD = 4
+"""Worlds drawn per world solved, when bids are there to weigh them."""
 KEEP_CANDIDATES = 6
-"""Keep options (by heuristic rank) that are played out."""
-BUDGET_SECONDS = 0.2
-"""Safety cap on one decision's wall-clock time."""
+"""Keep options (by estimated value) played out in the keep phase."""
+BUDGET_SECONDS = 0.15
+"""Safety cap on one decision's CPU time (the arena allows 1 s)."""
+MAKER_DISCOUNT = 0.25
+"""Chance that a real maker takes one trick fewer than the open-handed solver says (bids only)."""
 MATCH_CPU_SOFT = 10.0
-"""CPU seconds of a match after which searches shrink 8-fold (the sandbox allows 20 per match)."""
-BID_ATTEMPTS = 6
-"""Draws per world when filtering worlds by the other players' bids."""
+"""CPU seconds of a match after which decisions use a quarter of the worlds (20 s allowed)."""
 
-# Opponent model for bidding: own-hand strength (no dummy) needed to bid. Calibrated against
-# the heuristic bot's dummy-aware bidding, with which it agrees on ~88 % of round-1 hands.
-TAU_ROUND1 = 1.0
-TAU_ROUND2 = 0.85
+# ----- the bidder model (fitted by bench/fit_bid_model.py) -----
 
-_TRUMP_STATIC = (1.0, 0.85, 0.7, 0.55, 0.45, 0.38, 0.33, 0.3, 0.3, 0.3)
-_LENGTH_BONUS = (0.0, 0.0, 0.1, 0.35, 0.7, 1.0, 1.0, 1.0)
-_TRUMP_VALUE = (1.0, 0.8, 0.62, 0.48, 0.38, 0.33, 0.3, 0.3, 0.3, 0.3, 0.3)
-_OFF_VALUE = (0.72, 0.28, 0.07, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0)
+BID_BAR = 3.05
+"""Estimated tricks of the best keep a bidder wants (the heuristic's threshold)."""
+BID_SCALE = 0.2
+"""Logistic scale of a bid's likelihood around the bar (the fit says 0.11 for the heuristic; wider
+for other bidders)."""
+BID_FLOOR = 0.05
+"""Least likelihood of any bid: a bidder may be another kind of player than the model."""
+BID_WEIGHTS = (
+    2.684,
+    0.866,
+    0.765,
+    0.661,
+    0.576,
+    0.428,
+    -0.033,
+    -0.291,
+    0.242,
+    0.053,
+    -0.008,
+    0.018,
+)
+"""Dummy-aware value of a 5- or 6-card holding: see :func:`_features`."""
+HAND_WEIGHTS = (0.096, 1.097, 0.925, 0.756, 0.606, 0.416, 0.378, 0.521, 0.697, 0.274, 0.031, 0.249)
+"""Value of a 5-card hand as it is (for keeps and discards): see :func:`_features`."""
+HAND_OUTCOMES = ((0.42, 3, None), (0.2, 5, None), (0.35, 1, None), (0.03, 0, 5))
+"""How hands end, for the match value: (probability, maker's tricks, lone defender's)."""
 
 
-class _Tables:
-    """One deck under one trump as integers: card ``i`` is ``cards[i]``; suits are 0..3."""
+def _likely(margin: float) -> float:
+    """The model's probability of a bid whose value is ``margin`` above the bar."""
+    p = 1.0 / (1.0 + math.exp(-margin / BID_SCALE)) if margin > -30 * BID_SCALE else 0.0
+    return BID_FLOOR + (1.0 - 2.0 * BID_FLOOR) * p
 
-    def __init__(self, cards: list[str], trump: str) -> None:
-        st = suit_table(trump)
-        self.cards = cards
+
+class _Judge:
+    """A deck under one trump, for judging holdings: features and the fitted values."""
+
+    def __init__(self, size: int, trump: str) -> None:
+        self.trump = trump
+        self.eff = suit_table(trump)
+        self.top = {c: i for i, c in enumerate(trump_order(trump, size))}
+        self.rank = {c: power_table(trump, s)[c] for c, s in self.eff.items()}
+        self.suit = {c: SUITS.index(s) for c, s in self.eff.items()}
         self.t = SUITS.index(trump)
-        self.eff = [SUITS.index(st[c]) for c in cards]
-        self.pow = [[power_table(trump, s)[c] for c in cards] for s in SUITS]
-        # A card's strength within its own suit: trumps 100 and up, plain suits 1..8.
-        self.val = [self.pow[self.eff[i]][i] for i in range(len(cards))]
-        order = sorted(
-            (i for i in range(len(cards)) if self.eff[i] == self.t),
-            key=self.val.__getitem__,
-            reverse=True,
-        )
-        static = [0.0] * len(cards)
-        for pos, i in enumerate(order):
-            static[i] = _TRUMP_STATIC[min(pos, len(_TRUMP_STATIC) - 1)]
-        for i in range(len(cards)):
-            if self.eff[i] != self.t:
-                static[i] = 0.6 if self.val[i] == 8 else (0.15 if self.val[i] == 7 else 0.0)
-        self.static = static
+        # A value is linear in the features: each card adds its feature's weight.
+        slot = {c: self._slot(c) for c in self.eff}
+        self.bid_card = {c: BID_WEIGHTS[i] if i else 0.0 for c, i in slot.items()}
+        self.hand_card = {c: HAND_WEIGHTS[i] if i else 0.0 for c, i in slot.items()}
 
-    def strength(self, hand: list[int]) -> float:
-        """Static own-hand strength for bidding (expected tricks without the dummy, roughly)."""
-        eff, t = self.eff, self.t
-        n = 0
-        v = 0.0
-        suits = [0, 0, 0, 0]
-        for c in hand:
-            v += self.static[c]
-            s = eff[c]
-            suits[s] += 1
-            if s == t:
-                n += 1
-        v += _LENGTH_BONUS[min(n, 7)]
-        if n >= 2:
-            v += 0.2 * sum(1 for s in range(4) if s != t and suits[s] == 0)
-        return v
+    def _slot(self, card: str) -> int:
+        """The feature a card counts in (0: none)."""
+        if self.eff[card] == self.trump:
+            i = self.top.get(card, 4)
+            return 1 + i if i < 4 else 5
+        return 8 if card[0] == "A" else 9 if card[0] == "K" else 0
 
-    def keep_rank(self, c: int) -> float:
-        """Order of preference when keeping cards (trumps first, then aces, kings, ...)."""
-        return (
-            (10.0 + self.val[c]) if self.eff[c] == self.t else self.static[c] + 0.01 * self.val[c]
-        )
+    def features(self, pool: Sequence[str]) -> list[float]:
+        """1, the four highest trumps held, other trumps, 3+ and 4+ trumps, off-suit aces and
+        kings, off-suit voids, and voids with 2+ trumps."""
+        x = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        held = [0, 0, 0, 0]
+        for card in pool:
+            held[self.suit[card]] += 1
+            slot = self._slot(card)
+            if slot:
+                x[slot] += 1
+        trumps = held[self.t]
+        x[6], x[7] = float(trumps >= 3), float(trumps >= 4)
+        x[10] = float(held.count(0) - (trumps == 0))  # off-suit voids
+        x[11] = x[10] if trumps >= 2 else 0.0
+        return x
 
-    def fast_keep(self, pool: list[int], n: int = 5) -> list[int]:
-        """A quick keep: trumps (highest first), then aces, then cards of suits already kept.
+    def _value(self, cards: Sequence[str], per_card: dict[str, float], w: Sequence[float]) -> float:
+        """``w`` . :meth:`features` (``per_card``: each card's weight), quickly."""
+        v = w[0]
+        held = [0, 0, 0, 0]
+        suit = self.suit
+        for card in cards:
+            v += per_card[card]
+            held[suit[card]] += 1
+        trumps = held[self.t]
+        voids = held.count(0) - (trumps == 0)
+        if trumps >= 3:
+            v += w[6] + (w[7] if trumps >= 4 else 0.0)
+        return v + voids * (w[10] + w[11] if trumps >= 2 else w[10])
 
-        Filling from suits already held keeps the other suits void, so trumps can ruff them.
-        """
-        ranked = sorted(pool, key=self.keep_rank, reverse=True)
-        eff, t, static = self.eff, self.t, self.static
-        kept = [c for c in ranked if eff[c] == t or static[c] >= 0.6][:n]
-        if len(kept) < n:
-            suits = {eff[c] for c in kept}
-            rest = [c for c in ranked if c not in kept]
-            # Stable sort: within each group the keep rank order stays.
-            rest.sort(key=lambda c: eff[c] not in suits)
-            kept += rest[: n - len(kept)]
-        return kept
+    def bid_value(self, pool: Sequence[str]) -> float:
+        """Estimated tricks of the best keep a maker holding ``pool`` gets with a dummy."""
+        return self._value(pool, self.bid_card, BID_WEIGHTS)
 
-    def best_discard(self, hand: list[int], forbidden: int | None) -> int:
-        """The card whose loss leaves the strongest hand (never ``forbidden``)."""
-        best, best_v = -1, -1.0
-        for c in hand:
-            if c == forbidden:
-                continue
-            rest = [x for x in hand if x != c]
-            v = self.strength(rest) + 0.001 * sum(self.val[x] for x in rest)
+    def hand_value(self, hand: Sequence[str]) -> float:
+        """Estimated tricks of ``hand`` as it is."""
+        return self._value(hand, self.hand_card, HAND_WEIGHTS)
+
+    def keep(self, fixed: Sequence[str], pool: Sequence[str], n: int) -> list[str]:
+        """The ``n`` cards of ``pool`` that make ``fixed`` + them the best hand: trumps first,
+        the rest tried among the six highest others."""
+        eff, trump, rank = self.eff, self.trump, self.rank
+        trumps = sorted((c for c in pool if eff[c] == trump), key=rank.__getitem__, reverse=True)
+        if len(trumps) >= n:
+            return trumps[:n]
+        others = sorted((c for c in pool if eff[c] != trump), key=rank.__getitem__, reverse=True)
+        need = n - len(trumps)
+        best: list[str] = others[:need]
+        best_v = -99.0
+        for fill in combinations(others[:6], need):
+            v = self.hand_value([*fixed, *trumps, *fill])
             if v > best_v:
-                best, best_v = c, v
-        return best
+                best, best_v = list(fill), v
+        return trumps + best
+
+    def discard(self, hand: Sequence[str], keep: Sequence[str] = ()) -> str:
+        """The card of ``hand`` (not in ``keep``) whose loss leaves the best hand."""
+        options = [c for c in hand if c not in keep]
+        return max(options, key=lambda c: self.hand_value([x for x in hand if x != c]))
 
 
-def hand_value(cards: list[str], trump: str, live: set[str]) -> float:
-    """Estimated tricks a maker takes with ``cards``: used to rank keep options.
+_JUDGES: dict[tuple[int, str], _Judge] = {}
 
-    ``live`` holds the cards that may still be in another player's hand.
+
+def _judge(size: int, trump: str) -> _Judge:
+    found = _JUDGES.get((size, trump))
+    if found is None:
+        found = _JUDGES[(size, trump)] = _Judge(size, trump)
+    return found
+
+
+def bid_bar(rules: Rules, scores: Sequence[int], seat: int) -> float:
+    """The bidder model's bar at a score line: lower when one made hand wins the match,
+    higher when a euchre would hand it to an opponent (as the heuristic bot bids)."""
+    opp = max(s for i, s in enumerate(scores) if i != seat)
+    made = hand_points(rules, seat, (), [3 if s == seat else 1 for s in (0, 1, 2)])[seat]
+    euchre = max(hand_points(rules, seat, (), [0, 0, 0]))
+    bar = BID_BAR
+    if scores[seat] + made >= rules.target:
+        bar -= 0.45
+    if opp + euchre >= rules.target:
+        bar += 0.35
+    if opp + made >= rules.target:
+        bar -= 0.2
+    return bar
+
+
+# ----- match value -----
+
+
+class MatchValue:
+    """Expected number of opponents each seat finishes above, from any score line.
+
+    Exact for the model :data:`HAND_OUTCOMES` (each seat equally likely to make trump): a
+    memoised recursion over score lines with the rules' scoring and end of match.
     """
-    eff = suit_table(trump)
-    trumps = [c for c in cards if eff[c] == trump]
-    total = _LENGTH_BONUS[len(trumps)]
-    ttable = power_table(trump, trump)
-    for c in trumps:
-        p = ttable[c]
-        total += _TRUMP_VALUE[min(sum(1 for x in live if ttable[x] > p), 10)]
-    for suit in SUITS:
-        if suit == trump:
-            continue
-        mine = [c for c in cards if eff[c] == suit]
-        if not mine:
-            total += 0.25 if len(trumps) >= 2 else (0.1 if trumps else 0.0)
-            continue
-        table = power_table(trump, suit)
-        for i, c in enumerate(sorted(mine, key=table.__getitem__, reverse=True)):
-            p = table[c]
-            v = _OFF_VALUE[min(sum(1 for x in live if eff[x] == suit and table[x] > p), 8)]
-            total += v * (0.5 if i else 1.0) * (0.8 if len(mine) >= 3 else 1.0)
-    return min(total, 5.0)
 
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.cap = rules.target + 8  # a tie at the top that goes on this long: stop there
+        self.outcomes: list[tuple[float, list[int]]] = []
+        for p, made, lone in HAND_OUTCOMES:
+            for maker in (0, 1, 2):
+                won = [0, 0, 0]
+                won[maker] = made
+                alone: list[int] = []
+                if lone is not None:
+                    alone = [(maker + 1) % 3]
+                    won[alone[0]] = lone
+                self.outcomes.append((p / 3, hand_points(rules, maker, alone, won)))
+        self.memo: dict[tuple[int, int, int], tuple[float, float, float]] = {}
 
-def _points(
-    rules: Obs, maker: int, maker_alone: bool, lone_def: int | None, won: list[int]
-) -> list[int]:
-    """Points of one hand (docs/rules.md section 7)."""
-    pts = [0, 0, 0]
-    m = won[maker]
-    if m == 5:
-        pts[maker] = rules["lone_maker_march"] if maker_alone else 3
-    elif m >= 3:
-        pts[maker] = 1
-    else:
-        each = 4 if lone_def is not None and won[lone_def] == 5 else 2
-        if lone_def is not None and rules["lone_defender_scoring"] == "lone_only":
-            pts[lone_def] = each
+    def of(self, scores: Sequence[int]) -> tuple[float, float, float]:
+        """The three seats' expected placed-above counts."""
+        key = (scores[0], scores[1], scores[2])
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        if match_winners(key, self.rules) or max(key) >= self.cap:
+            place = placements(key)
+            found = tuple(  # type: ignore[assignment]
+                sum(1.0 if place[i] < place[j] else 0.5 if place[i] == place[j] else 0.0
+                    for j in (0, 1, 2) if j != i)
+                for i in (0, 1, 2)
+            )  # fmt: skip
         else:
-            for d in (0, 1, 2):
-                if d != maker:
-                    pts[d] = each
-    return pts
+            a = b = c = 0.0
+            for p, pts in self.outcomes:
+                v = self.of((key[0] + pts[0], key[1] + pts[1], key[2] + pts[2]))
+                a += p * v[0]
+                b += p * v[1]
+                c += p * v[2]
+            found = (a, b, c)
+        self.memo[key] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
 
 
-def equity(scores: list[int], me: int, rules: Obs) -> float:
-    """Expected number of opponents we finish above, estimated from ``scores``.
-
-    Exact once the match is over; before that a logistic in the score difference that grows
-    steeper as the match nears its end.
-    """
-    target = rules["target"]
-    top = max(scores)
-    mine = scores[me]
-    if top >= target and (
-        sum(1 for s in scores if s == top) == 1 or rules["tie_policy"] == "shared_win"
-    ):
-        return sum(
-            1.0 if mine > scores[j] else (0.5 if mine == scores[j] else 0.0)
-            for j in (0, 1, 2)
-            if j != me
-        )
-    k = 0.25 + 0.45 * min(top, target) / target
-    return sum(1.0 / (1.0 + math.exp(-k * (mine - scores[j]))) for j in (0, 1, 2) if j != me)
+_MATCH_VALUES: dict[Rules, MatchValue] = {}
 
 
-class _World:
-    """A determinization: current hands of the three seats, the dummy, and dead cards."""
+def match_value(rules: Rules) -> MatchValue:
+    """The :class:`MatchValue` of ``rules``, made once per process."""
+    found = _MATCH_VALUES.get(rules)
+    if found is None:
+        found = _MATCH_VALUES[rules] = MatchValue(rules)
+    return found
 
-    __slots__ = ("hands", "dummy")
 
-    def __init__(self, hands: list[list[int]], dummy: list[int]) -> None:
-        self.hands = hands
-        self.dummy = dummy
+def _final_tricks(maker: int, alone: Sequence[int], made: int) -> list[int]:
+    """Tricks by seat when the maker took ``made``: a lone defender took the rest."""
+    won = [0, 0, 0]
+    won[maker] = made
+    lone = lone_defender(maker, alone)
+    won[lone if lone is not None else (maker + 1) % 3] = 5 - made
+    return won
+
+
+# ----- the bot -----
 
 
 class Bot:
-    """Determinized Monte-Carlo search with greedy rollouts and a match-equity objective."""
+    """Perfect-information Monte Carlo: weighted worlds, an exact solver, match value."""
 
     name = "montecarlo"
     author = "Euchre Arena"
 
     def __init__(
-        self, seed: int | None = None, rollouts: int = ROLLOUTS, budget: float = BUDGET_SECONDS
+        self,
+        seed: int | None = None,
+        play_worlds: int = PLAY_WORLDS,
+        bid_worlds: int = BID_WORLDS,
+        budget: float = BUDGET_SECONDS,
+        clock: Callable[[], float] = time.process_time,
+        maker_discount: float = MAKER_DISCOUNT,
     ) -> None:
         self.rng = random.Random(random.getrandbits(64) if seed is None else seed)
-        self.rollouts = rollouts
+        self.play_worlds = play_worlds
+        self.bid_worlds = bid_worlds
         self.budget = budget
-        self.cpu_spent = 0.0  # this match's CPU so far, against the sandbox's match budget
-        self.wild: frozenset[int] = frozenset()  # opponents that play like random bots
-
-    # ----- helpers -----
-    def tables(self, obs: Obs, trump: str) -> _Tables:
-        """The integer tables of this match's deck under ``trump``."""
-        return _tables(obs, trump)
+        self.clock = clock
+        self.maker_discount = maker_discount
+        self.cpu_spent = 0.0
+        self.worlds_done = 0  # worlds played out by the last decision (for tests and benches)
+        self.nodes = 0  # solver nodes searched in this match
+        self._solvers: dict[tuple[Any, ...], Solver] = {}
 
     def act(self, obs: Obs) -> Any:
-        """Return one legal action for ``obs`` (a 5-card list in the ``keep`` phase)."""
+        """One legal action for ``obs`` (5 cards in the ``keep`` phase)."""
         legal = obs["legal"]
-        if len(legal) == 1:
-            return legal[0]
-        phase = obs["phase"]
-        if phase == "joker_trump":
-            return legal[0]  # named blind: every suit is alike
-        c0 = time.process_time()
-        self.wild = _wild_seats(obs)
+        self.worlds_done = 0
+        if len(legal) == 1 or obs["phase"] == "joker_trump":
+            return legal[0]  # a Joker dealer names trump blind: every suit is alike
+        start = self.clock()
         try:
-            if phase == "play":
-                return self._search_play(obs)
-            if phase == "keep":
-                return self._search_keep(obs)
-            return self._search_preplay(obs)
+            if obs["phase"] == "play":
+                return self._play(obs, start)
+            return self._before_play(obs, start)
         finally:
-            self.cpu_spent += time.process_time() - c0
+            self.cpu_spent += self.clock() - start
 
-    def _n_worlds(self, n_candidates: int) -> int:
-        rollouts = self.rollouts
-        if self.cpu_spent > MATCH_CPU_SOFT:
-            rollouts //= 8  # a very long match: stay inside the match CPU budget
-        return max(MIN_WORLDS, rollouts // max(1, n_candidates))
+    def _count(self, worlds: int) -> int:
+        return worlds if self.cpu_spent < MATCH_CPU_SOFT else max(4, worlds // 4)
 
-    # ----- play phase -----
-    def _search_play(self, obs: Obs) -> str:
-        t0 = time.perf_counter()
-        trump = obs["trump"]
-        T = self.tables(obs, trump)
-        idx = {c: i for i, c in enumerate(T.cards)}
+    def _out_of_time(self, start: float) -> bool:
+        return self.clock() - start > self.budget
+
+    # ----- card play -----
+
+    def _play(self, obs: Obs, start: float) -> str:
+        me, maker, rules = obs["seat"], obs["maker"], rules_of(obs)
+        key = (obs["hand_number"], obs["trump"], maker, obs["sitting_out"], rules.deck)
+        solver = self._solvers.get(key)
+        if solver is None:
+            self._solvers = {key: Solver(obs["trump"], maker, obs["sitting_out"], rules.deck)}
+            solver = self._solvers[key]
+        won = sum(1 for t in obs["tricks"] if t["winner"] == maker)
+        value = match_value(rules)
+        by_made = [
+            value.of(_add(obs["scores"], hand_points(rules, maker, obs["alone"], tricks)))[me]
+            for tricks in (_final_tricks(maker, obs["alone"], m) for m in range(6))
+        ]
         legal = obs["legal"]
-        cands = [idx[c] for c in legal]
-        sampler = _PlaySampler(obs, T, idx, self.wild)
-        me = obs["seat"]
-        totals = [0.0] * len(cands)
-        worlds = self._n_worlds(len(cands))
-        trick = [(s, idx[c]) for s, c in obs["trick"]]
-        won = [0, 0, 0]
-        for t in obs["tricks"]:
-            won[t["winner"]] += 1
-        lone_def = _lone_defender(obs)
-        maker_alone = obs["maker"] in obs["alone"]
-        for _ in range(worlds):
-            hands = sampler.sample(self.rng)
-            hands[me] = [idx[c] for c in obs["hand"]]
-            for k, c in enumerate(cands):
-                h = [list(x) for x in hands]
-                h[me].remove(c)
-                tr = [*trick, (me, c)]
-                w = _play_out(
-                    T,
-                    h,
-                    tr,
-                    _next_seat(me, obs["sitting_out"]),
-                    won[:],
-                    obs["maker"],
-                    obs["sitting_out"],
-                    self.wild,
-                    self.rng,
-                )
-                pts = _points(obs["rules"], obs["maker"], maker_alone, lone_def, w)
-                totals[k] += equity(_add(obs["scores"], pts), me, obs["rules"])
-            if time.perf_counter() - t0 > self.budget:
+        trick = [(s, c) for s, c in obs["trick"]]
+        leader = trick[0][0] if trick else me
+        totals = dict.fromkeys(legal, 0.0)
+        tricks = dict.fromkeys(legal, 0.0)
+        nodes = solver.nodes
+        for hands in _Sampler(obs, self.rng).play_worlds(self._count(self.play_worlds)):
+            hands[me] = obs["hand"]
+            for card, made in solver.card_values(hands, leader, trick).items():
+                totals[card] += by_made[won + made]
+                tricks[card] += made
+            self.worlds_done += 1
+            if self._out_of_time(start):
                 break
-        best = max(range(len(cands)), key=totals.__getitem__)
-        return str(legal[best])
+        self.nodes += solver.nodes - nodes
+        sign = 1.0 if me == maker else -1.0
+        return max(legal, key=lambda c: (round(totals[c], 9), sign * tricks[c]))
 
-    # ----- keep phase -----
-    def _search_keep(self, obs: Obs) -> list[str]:
-        t0 = time.perf_counter()
-        trump = obs["trump"]
-        T = self.tables(obs, trump)
-        idx = {c: i for i, c in enumerate(T.cards)}
-        me = obs["seat"]
-        pool = obs["hand"] + obs["dummy"]
-        live = set(T.cards) - set(pool) - set(obs.get("discards") or [])
-        up = obs["upcard"]
-        if obs["pickup"] is not True and up != JOKER:
-            live.discard(up)
-        ranked = sorted(obs["legal"], key=lambda k: -hand_value(list(k), trump, live))
-        cands = [list(k) for k in ranked[:KEEP_CANDIDATES]]
-        totals = [0.0] * len(cands)
-        worlds = self._n_worlds(len(cands))
-        sampler = _DealSampler(obs, T, idx, self.wild)
-        leader = _opening_leader(obs)
-        for _ in range(worlds):
-            w = sampler.sample(self.rng, bids=False)
-            for k, keep in enumerate(cands):
-                h = [list(x) for x in w.hands]
-                h[me] = [idx[c] for c in keep]
-                if obs["sitting_out"] is not None:
-                    h[obs["sitting_out"]] = []
-                won = _play_out(
-                    T, h, [], leader, [0, 0, 0], me, obs["sitting_out"], self.wild, self.rng
-                )
-                pts = _points(obs["rules"], me, False, _lone_defender(obs), won)
-                totals[k] += equity(_add(obs["scores"], pts), me, obs["rules"])
-            if time.perf_counter() - t0 > self.budget:
-                break
-        best = max(range(len(cands)), key=totals.__getitem__)
-        return cands[best]
+    # ----- bidding, pick-up, discard, alone, keep -----
 
-    # ----- bidding, pick-up, discard, alone -----
-    def _search_preplay(self, obs: Obs) -> Any:
-        t0 = time.perf_counter()
-        legal = obs["legal"]
+    def _before_play(self, obs: Obs, start: float) -> Any:
+        me, rules = obs["seat"], rules_of(obs)
+        legal: list[Any] = obs["legal"]
+        if obs["phase"] == "keep":
+            judge = _judge(rules.deck, obs["trump"])
+            legal = sorted(legal, key=lambda k: -judge.hand_value(k))[:KEEP_CANDIDATES]
         totals = [0.0] * len(legal)
-        worlds = self._n_worlds(len(legal))
-        # The worlds are dealt under some trump's tables only to index cards; any suit works.
-        T0 = self.tables(obs, obs["trump"] or "C")
-        idx = {c: i for i, c in enumerate(T0.cards)}
-        sampler = _DealSampler(obs, T0, idx, self.wild)
-        for _ in range(worlds):
-            w = sampler.sample(self.rng, bids=True)
+        value = match_value(rules)
+        solvers: dict[tuple[Any, ...], Solver] = {}
+        sampler = _Sampler(obs, self.rng)
+        for world in sampler.deal_worlds(self._count(self.bid_worlds)):
             for k, action in enumerate(legal):
-                totals[k] += self._simulate(obs, w, action, idx)
-            if time.perf_counter() - t0 > self.budget:
+                state = world.copy()
+                state.apply(action)
+                _finish_bidding(state, sampler.wild, self.rng)
+                totals[k] += self._hand_value(state, solvers, value, obs["scores"], me)
+            self.worlds_done += 1
+            if self._out_of_time(start):
                 break
-        # On a tie prefer "pass": the quiet action (never go alone on a coin flip).
-        best = max(range(len(legal)), key=lambda k: (totals[k], legal[k] == "pass"))
-        return legal[best]
+        self.nodes += sum(s.nodes for s in solvers.values())
+        # On a tie prefer the quiet action: "pass" (never go alone on a coin flip).
+        best = max(range(len(legal)), key=lambda k: (round(totals[k], 9), legal[k] == "pass"))
+        return list(legal[best]) if obs["phase"] == "keep" else legal[best]
 
-    def _simulate(self, obs: Obs, w: _World, action: Any, idx: dict[str, int]) -> float:
-        """Finish the hand from this pre-play decision with ``action``; return our equity."""
-        me, dealer, rules = obs["seat"], obs["dealer"], obs["rules"]
-        phase = obs["phase"]
-        hands = [list(h) for h in w.hands]
-        up_s = obs["upcard"]
-        up = idx[up_s]
-        up_suit = None if up_s == JOKER else up_s[1]
-        order = ((dealer + 1) % 3, (dealer + 2) % 3, dealer)
-        trump: str | None = obs["trump"]
-        maker: int | None = obs["maker"]
-        pickup: bool | None = obs["pickup"]
-        made_in_round1 = False
-        stuck_rule = rules["stick_the_dealer"]
-        wild = self.wild
-        rnd = self.rng.random
+    def _hand_value(
+        self,
+        state: GameState,
+        solvers: dict[tuple[Any, ...], Solver],
+        value: MatchValue,
+        scores: Sequence[int],
+        me: int,
+    ) -> float:
+        """Our match value after a hand played out open-handed from the start of play.
 
+        An open-handed maker is never wrong about where a card lies, so a real one takes
+        fewer tricks than the solver gives: the maker's tricks are taken as the solver's with
+        probability ``1 - discount`` and one fewer with probability ``discount``.
+        """
+        if state.phase == OVER:
+            return value.of(_add(scores, (0, 0, 0)))[me]  # thrown in
+        key = (state.trump, state.maker, state.sitting_out)
+        solver = solvers.get(key)
+        if solver is None:
+            solver = solvers[key] = Solver.for_state(state)
+        made = solver.solve_state(state)
+        maker: int = state.maker  # type: ignore[assignment]
+        rules, alone = state.rules, state.alone
+
+        def of(tricks: int) -> float:
+            points = hand_points(rules, maker, alone, _final_tricks(maker, alone, tricks))
+            return value.of(_add(scores, points))[me]
+
+        f = self.maker_discount
+        return of(made) if not f or not made else (1.0 - f) * of(made) + f * of(made - 1)
+
+
+def _add(scores: Sequence[int], points: Sequence[int]) -> tuple[int, int, int]:
+    return (scores[0] + points[0], scores[1] + points[1], scores[2] + points[2])
+
+
+def _finish_bidding(state: GameState, wild: frozenset[int], rng: random.Random) -> None:
+    """Play the decisions before the first lead by the bidder model (random for ``wild``)."""
+    rules = state.rules
+    while state.phase not in ("play", OVER):
+        seat: int = state.turn  # type: ignore[assignment]
+        phase = state.phase
+        legal = state.legal_actions()
+        hand = state.hands[seat]
+        if phase == "keep":
+            judge = _judge(rules.deck, state.trump)  # type: ignore[arg-type]
+            state.apply(judge.keep((), [*hand, *state.dummy], 5))
+            continue
+        if seat in wild and phase in ("bid1", "bid2", "alone"):
+            state.apply(legal[int(rng.random() * len(legal))])
+            continue
         if phase == "bid1":
-            pos = sum(1 for b in obs["bids"] if b["round"] == 1)
-            T = self.tables(obs, str(up_suit))
-            for i in range(pos, 3):
-                s = order[i]
-                if i == pos:
-                    a = action
-                elif s in wild:
-                    a = "order" if rnd() < 0.5 else "pass"
-                else:
-                    h = hands[s] + [up] if s == dealer else hands[s]
-                    a = "order" if T.strength(h) >= TAU_ROUND1 else "pass"
-                if a == "order":
-                    trump, maker, made_in_round1 = up_suit, s, True
-                    break
-        if phase in ("bid1", "bid2") and maker is None:
-            pos = sum(1 for b in obs["bids"] if b["round"] == 2) if phase == "bid2" else 0
-            names = [x for x in SUITS if x != up_suit or rules["round2_allow_turned_down"]]
-            for i in range(pos, 3):
-                s = order[i]
-                stuck = s == dealer and stuck_rule
-                if phase == "bid2" and i == pos:
-                    a = action
-                elif s in wild:
-                    opts = names if stuck else ["pass", *names]
-                    a = opts[int(rnd() * len(opts))]
-                else:
-                    best, best_v = "pass", -1.0
-                    for x in names:
-                        v = self.tables(obs, x).strength(hands[s])
-                        if v > best_v:
-                            best, best_v = x, v
-                    a = best if (stuck or best_v >= TAU_ROUND2) else "pass"
-                if a != "pass":
-                    trump, maker = a, s
-                    break
-            if maker is None:
-                return equity(list(obs["scores"]), me, rules)
-        assert trump is not None and maker is not None
-        T = self.tables(obs, trump)
-        if made_in_round1 or phase == "pickup":
-            if maker == dealer or rules["dealer_pickup"] == "mandatory":
-                pickup = True
-            elif phase == "pickup":
-                pickup = action == "pickup"
-            else:
-                pickup = dealer not in wild or rnd() < 0.5
-            if pickup:
-                hands[dealer].append(up)
-                if maker != dealer:
-                    hands[dealer].remove(T.best_discard(hands[dealer], up))
-        if phase == "discard" and maker != me:
-            hands[me].remove(idx[action])
-        # Going alone: our own decision, and wild opponents on a coin flip; others pass.
-        alone: list[int] = list(obs["alone"])
-        sitter: int | None = obs["sitting_out"]
-        asked = (maker, (maker + 1) % 3, (maker + 2) % 3)
-        start = asked.index(me) if phase == "alone" else 0
-        if phase == "discard" and me in alone:
-            start = 3  # a lone dealer-maker discards after everyone was asked
-        for s in asked[start:]:
-            if sitter is not None:
-                break
-            if phase == "alone" and s == me:
-                says = action == "alone"
-            else:
-                says = s in wild and rnd() < 0.5
-            if says:
-                alone.append(s)
-                if s != maker:
-                    sitter = 3 - maker - s
-        maker_alone = maker in alone
-        lone_def = next((s for s in alone if s != maker), None)
-        if maker_alone:
-            if len(hands[maker]) == 6:
-                if phase == "discard" and maker == me:
-                    hands[me].remove(idx[action])
-                else:
-                    hands[maker].remove(T.best_discard(hands[maker], up))
-        elif maker in wild:
-            hands[maker] = self.rng.sample(hands[maker] + w.dummy, 5)
-        else:
-            hands[maker] = T.fast_keep(hands[maker] + w.dummy)
-        if sitter is not None:
-            hands[sitter] = []
-        if lone_def is not None and maker_alone:
-            leader = lone_def if rules["both_alone_lead"] == "lone_defender" else maker
-        elif lone_def is not None:
-            leader = _next_seat(lone_def, sitter)
-        elif maker_alone:
-            leader = _next_seat(maker, sitter)
-        else:
-            leader = _next_seat(dealer, sitter)
-        won = _play_out(T, hands, [], leader, [0, 0, 0], maker, sitter, wild, self.rng)
-        pts = _points(rules, maker, maker_alone, lone_def, won)
-        return equity(_add(obs["scores"], pts), me, rules)
+            up = state.upcard
+            judge = _judge(rules.deck, up[1])
+            pool = [*hand, up] if seat == state.dealer else hand
+            v = judge.bid_value(pool) - (0.0 if seat == state.dealer else 0.25)
+            state.apply("order" if v >= bid_bar(rules, state.scores, seat) else "pass")
+        elif phase == "bid2":
+            state.apply(_round2_choice(state, seat, legal))
+        elif phase == "discard":
+            judge = _judge(rules.deck, state.trump)  # type: ignore[arg-type]
+            state.apply(judge.discard(hand, (state.upcard,)))
+        elif phase == "pickup":
+            state.apply("pickup")
+        else:  # alone: the model never goes alone
+            state.apply("pass")
 
 
-_TABLE_CACHE: dict[tuple[int, str], _Tables] = {}
-
-
-def _tables(obs: Obs, trump: str) -> _Tables:
-    """Tables for the deck of ``obs`` under ``trump``, built once per process."""
-    key = (obs["rules"]["deck"], trump)
-    t = _TABLE_CACHE.get(key)
-    if t is None:
-        t = _TABLE_CACHE[key] = _Tables(deck(key[0]), trump)
-    return t
-
-
-def _add(scores: list[int], pts: list[int]) -> list[int]:
-    return [scores[0] + pts[0], scores[1] + pts[1], scores[2] + pts[2]]
+def _round2_choice(state: GameState, seat: int, legal: list[str]) -> str:
+    """The bidder model's round-2 call: its best suit if worth the bar, else pass."""
+    rules = state.rules
+    suits = [s for s in legal if s != "pass"]
+    values = [_judge(rules.deck, s).bid_value(state.hands[seat]) for s in suits]
+    best = max(range(len(suits)), key=values.__getitem__)
+    bar = bid_bar(rules, state.scores, seat) - (0.3 if seat == state.dealer else 0.0)
+    return suits[best] if "pass" not in legal or values[best] >= bar else "pass"
 
 
 def _wild_seats(obs: Obs) -> frozenset[int]:
-    """Opponents whose record this match looks random: mostly failed makes and lone defences.
-
-    Random bots fail about 90 % of them, the heuristic bot about 18 %; for these seats the
-    search drops its inferences (bids mean nothing, the keep is not the best) and simulates
-    them as random players.
-    """
+    """Opponents whose record this match looks random (mostly failed makes and lone
+    defences): their bids reveal nothing, and they are simulated as random."""
     ok = [0, 0, 0]
     failed = [0, 0, 0]
     for h in obs["history"]:
-        m = h.get("maker")
-        if m is None:
+        maker = h.get("maker")
+        if maker is None:
             continue
-        won = h["tricks_won"]
-        for s in (m, *(a for a in h.get("alone", []) if a != m)):
-            if won[s] >= 3:
-                ok[s] += 1
+        for seat in (maker, *(a for a in h.get("alone", []) if a != maker)):
+            if h["tricks_won"][seat] >= 3:
+                ok[seat] += 1
             else:
-                failed[s] += 1
+                failed[seat] += 1
     me = obs["seat"]
     return frozenset(s for s in (0, 1, 2) if s != me and failed[s] >= 2 and failed[s] > 2 * ok[s])
 
 
-def _next_seat(seat: int, sitter: int | None) -> int:
-    n = (seat + 1) % 3
-    return (n + 1) % 3 if n == sitter else n
+class _Sampler:
+    """Draws worlds for one observation and weighs them by the bids they would explain."""
 
-
-def _lone_defender(obs: Obs) -> int | None:
-    return next((s for s in obs["alone"] if s != obs["maker"]), None)
-
-
-def _opening_leader(obs: Obs) -> int:
-    maker, sitter = obs["maker"], obs["sitting_out"]
-    lone_def = _lone_defender(obs)
-    maker_alone = maker in obs["alone"]
-    if lone_def is not None and maker_alone:
-        return lone_def if obs["rules"]["both_alone_lead"] == "lone_defender" else maker
-    if lone_def is not None:
-        return _next_seat(lone_def, sitter)
-    if maker_alone:
-        return _next_seat(maker, sitter)
-    return _next_seat(obs["dealer"], sitter)
-
-
-def _play_out(
-    T: _Tables,
-    hands: list[list[int]],
-    trick: list[tuple[int, int]],
-    seat: int,
-    won: list[int],
-    maker: int,
-    sitter: int | None,
-    wild: frozenset[int] = frozenset(),
-    rng: random.Random | None = None,
-) -> list[int]:
-    """Finish the hand with greedy play (random for ``wild`` seats); ``hands`` are consumed.
-
-    Returns the tricks won by each seat.
-    """
-    eff, pw, val, static, t = T.eff, T.pow, T.val, T.static, T.t
-    players = 2 if sitter is not None else 3
-    voids = [0, 0, 0]  # suits each seat has shown void in during this rollout (bit masks)
-    while True:
-        while len(trick) < players:
-            h = hands[seat]
-            if seat in wild and rng is not None:
-                if trick:
-                    led = eff[trick[0][1]]
-                    legal = [c for c in h if eff[c] == led] or h
-                else:
-                    legal = h
-                card = legal[int(rng.random() * len(legal))]
-            elif not trick:
-                if seat == maker:
-                    card = max(h, key=val.__getitem__)  # trumps from the top, then aces
-                else:
-                    # Defenders cash aces and lead low, but not into the maker's voids.
-                    offs = [c for c in h if eff[c] != t]
-                    mv = voids[maker]
-                    safe = [c for c in offs if not (mv >> eff[c]) & 1]
-                    aces = [c for c in safe if static[c] >= 0.6]
-                    if aces:
-                        card = aces[0]
-                    elif safe:
-                        card = min(safe, key=val.__getitem__)
-                    elif offs:
-                        card = min(offs, key=val.__getitem__)
-                    else:
-                        card = min(h, key=val.__getitem__)
-            else:
-                led = eff[trick[0][1]]
-                row = pw[led]
-                legal = [c for c in h if eff[c] == led] or h
-                if len(legal) == 1:
-                    card = legal[0]
-                else:
-                    ws, wc = trick[0]
-                    for s, c in trick:
-                        if row[c] > row[wc]:
-                            ws, wc = s, c
-                    if seat != maker and ws != maker:
-                        card = min(legal, key=val.__getitem__)  # partner holds it
-                    else:
-                        best = row[wc]
-                        winners = [c for c in legal if row[c] > best]
-                        if winners:
-                            card = min(winners, key=row.__getitem__)
-                        else:
-                            card = min(legal, key=val.__getitem__)
-            h.remove(card)
-            if trick and eff[card] != eff[trick[0][1]]:
-                voids[seat] |= 1 << eff[trick[0][1]]
-            trick.append((seat, card))
-            seat = _next_seat(seat, sitter)
-        led = eff[trick[0][1]]
-        row = pw[led]
-        ws, wc = trick[0]
-        for s, c in trick:
-            if row[c] > row[wc]:
-                ws, wc = s, c
-        won[ws] += 1
-        if not hands[ws]:
-            return won
-        trick = []
-        seat = ws
-
-
-class _PlaySampler:
-    """Deals the unseen cards to the other active seats during play, consistent with the facts."""
-
-    def __init__(self, obs: Obs, T: _Tables, idx: dict[str, int], wild: frozenset[int]) -> None:
-        me = obs["seat"]
-        self.T = T
-        self.me = me
-        self.maker: int = obs["maker"]
-        sitter = obs["sitting_out"]
-        self.others = [s for s in (0, 1, 2) if s != me and s != sitter]
-        played_by: dict[int, list[int]] = {0: [], 1: [], 2: []}
-        self.voids: dict[int, set[int]] = {0: set(), 1: set(), 2: set()}
-        for tr in [*obs["tricks"], {"cards": obs["trick"]}]:
-            cards = tr["cards"]
-            if not cards:
-                continue
-            led = T.eff[idx[cards[0][1]]]
-            for s, c in cards:
-                played_by[s].append(idx[c])
-                if T.eff[idx[c]] != led:
-                    self.voids[s].add(led)
-        self.played_by = played_by
-        known = {idx[c] for c in obs["hand"]} | {c for v in played_by.values() for c in v}
-        known |= {idx[c] for c in obs.get("discards") or []}
-        up_s = obs["upcard"]
-        up = idx[up_s]
-        self.forced: dict[int, int] = {}
-        if obs["pickup"] is not True and up_s != JOKER:
-            known.add(up)  # left in the kitty
-        elif up not in known:
-            self.forced[obs["dealer"]] = up  # the dealer took it and has not played it
-        self.unknown = [i for i in range(len(T.cards)) if i not in known]
-        self.sizes = {s: 5 - len(played_by[s]) for s in self.others}
-        # A maker with the dummy kept its best 5 of 10 (11 for a dealer who took the up-card).
-        self.pool_model = (
-            me != self.maker and self.maker not in obs["alone"] and self.maker not in wild
-        )
-        self.pool_size = 10 + (1 if obs["pickup"] and obs["dealer"] == self.maker else 0)
-
-    def sample(self, rng: random.Random) -> list[list[int]]:
-        """One world: hands for all three seats (ours left empty for the caller)."""
-        T = self.T
-        for attempt in range(12):
-            strict = attempt < 11
-            pool = [c for c in self.unknown if c not in self.forced.values()]
-            rng.shuffle(pool)
-            hands: list[list[int]] = [[], [], []]
-            ok = True
-            plain = [s for s in self.others if not (self.pool_model and s == self.maker)]
-            plain.sort(key=lambda s: -len(self.voids[s]))
-            for s in plain:
-                h = [self.forced[s]] if s in self.forced else []
-                voids = self.voids[s] if strict else set()
-                rest: list[int] = []
-                for c in pool:
-                    if len(h) >= self.sizes[s]:
-                        rest.append(c)
-                    elif T.eff[c] in voids:
-                        rest.append(c)
-                    else:
-                        h.append(c)
-                if len(h) < self.sizes[s]:
-                    ok = False
-                    break
-                hands[s] = h
-                pool = rest
-            if not ok:
-                continue
-            if self.pool_model:
-                m = self.maker
-                items = [self.forced[m]] if m in self.forced else []
-                need = self.pool_size - len(self.played_by[m]) - len(items)
-                items += pool[: max(0, need)]
-                voids = self.voids[m] if strict else set()
-                cands = [c for c in items if T.eff[c] not in voids]
-                if len(cands) < self.sizes[m]:
-                    continue
-                hands[m] = T.fast_keep(cands, self.sizes[m])
-            return hands
-        raise AssertionError("unreachable: the last attempt ignores voids")  # pragma: no cover
-
-
-class _DealSampler:
-    """Deals the hidden cards before play (bidding to keep), filtered by the bids made."""
-
-    def __init__(self, obs: Obs, T: _Tables, idx: dict[str, int], wild: frozenset[int]) -> None:
+    def __init__(self, obs: Obs, rng: random.Random) -> None:
         self.obs = obs
-        self.wild = wild
-        self.T = T
-        self.idx = idx
-        me, dealer = obs["seat"], obs["dealer"]
-        self.me = me
-        self.dealer = dealer
-        up_s = obs["upcard"]
-        self.up = idx[up_s]
-        self.up_suit = None if up_s == JOKER else up_s[1]
-        self.mine = [idx[c] for c in obs["hand"]]
-        self.dummy_known = [idx[c] for c in obs.get("dummy") or []]
-        known = set(self.mine) | set(self.dummy_known) | {self.up}
-        known |= {idx[c] for c in obs.get("discards") or []}
-        self.unknown = [i for i in range(len(T.cards)) if i not in known]
-        self.others = [s for s in (0, 1, 2) if s != me]
-        # The dealer (another seat) already picked up and discarded.
-        self.dealer_took = bool(obs["pickup"]) and dealer != me
+        self.rng = rng
+        self.rules = rules_of(obs)
+        self.info = unseen(obs)
+        self.wild = _wild_seats(obs)
+        self.played: dict[int, list[str]] = {0: [], 1: [], 2: []}
+        for trick in (*(t["cards"] for t in obs["tricks"]), obs["trick"]):
+            for seat, card in trick:
+                self.played[seat].append(card)
+        me = obs["seat"]
+        self.bids = [b for b in obs["bids"] if b["seat"] != me and b["seat"] not in self.wild]
+        self.bids = [b for b in self.bids if b["round"] in (1, 2)]
+        self.maybe = {c for cards in self.info.maybe.values() for c in cards}
+        self.bars = {
+            s: bid_bar(self.rules, obs["scores"], s) for s in (0, 1, 2) if s != obs["seat"]
+        }
 
-    def _bid_misfits(self, orig: list[list[int]]) -> int:
-        """How many of the other seats' bids disagree with our model of bidding."""
-        obs = self.obs
-        misfits = 0
-        rules = obs["rules"]
-        for b in obs["bids"]:
-            s = b["seat"]
-            if s == self.me or b["round"] == 0 or s in self.wild:
+    def _draws(self, n: int) -> int:
+        return n * DRAWS_PER_WORLD if self.bids else n
+
+    def _resample(self, drawn: list[tuple[float, Any]], n: int) -> list[Any]:
+        """``n`` of the drawn worlds, each picked with probability proportional to its weight
+        (systematic resampling: low variance, deterministic for the generator's state)."""
+        total = sum(w for w, _ in drawn)
+        if len(drawn) <= n or total <= 0.0:
+            return [x for _, x in drawn[:n]]
+        step = total / n
+        u = self.rng.random() * step
+        out, acc = [], 0.0
+        for w, x in drawn:
+            acc += w
+            while u < acc and len(out) < n:
+                out.append(x)
+                u += step
+        return out
+
+    def likelihood(self, dealt: dict[int, Sequence[str]]) -> float:
+        """How likely the bids made are, for the hands each bidder was dealt (``dealt``;
+        seats missing there are not weighed)."""
+        obs, rules = self.obs, self.rules
+        up, dealer = obs["upcard"], obs["dealer"]
+        p = 1.0
+        for bid in self.bids:
+            seat = bid["seat"]
+            hand = dealt.get(seat)
+            if hand is None:
                 continue
-            h = orig[s]
-            if b["round"] == 1:
-                hh = h + [self.up] if s == self.dealer else h
-                v = _tables(obs, str(self.up_suit)).strength(hh)
-                if b["action"] == "order" and v < TAU_ROUND1 - 0.3:
-                    misfits += 1
-                elif b["action"] == "pass" and v >= TAU_ROUND1 + 0.2:
-                    misfits += 1
+            bar = self.bars[seat]
+            if bid["round"] == 1:
+                judge = _judge(rules.deck, up[1])
+                if seat == dealer:
+                    v = judge.bid_value([*hand, up])
+                else:
+                    v = judge.bid_value(hand) - 0.25
+                q = _likely(v - bar)
+                p *= q if bid["action"] == "order" else 1.0 - q
             else:
-                if b["action"] == "pass":
-                    names = [
-                        x for x in SUITS if x != self.up_suit or rules["round2_allow_turned_down"]
-                    ]
-                    if max(_tables(obs, x).strength(h) for x in names) >= TAU_ROUND2 + 0.2:
-                        misfits += 1
-                elif _tables(obs, b["action"]).strength(h) < TAU_ROUND2 - 0.3:
-                    misfits += 1
-        return misfits
+                bar -= 0.3 if seat == dealer else 0.0
+                if bid["action"] != "pass":
+                    p *= _likely(_judge(rules.deck, bid["action"]).bid_value(hand) - bar)
+                else:
+                    names = [s for s in SUITS if s != up[1] or rules.round2_allow_turned_down]
+                    v = max(_judge(rules.deck, s).bid_value(hand) for s in names)
+                    p *= 1.0 - _likely(v - bar)
+        return p
 
-    def sample(self, rng: random.Random, bids: bool) -> _World:
-        """One world of current hands (ours included) and the dummy."""
-        best: _World | None = None
-        best_misfits = 99
-        attempts = BID_ATTEMPTS if bids and self.obs["bids"] else 1
-        for _ in range(attempts):
-            pool = self.unknown[:]
-            rng.shuffle(pool)
-            orig: list[list[int]] = [[], [], []]
-            orig[self.me] = self.mine
-            k = 0
-            for s in self.others:
-                orig[s] = pool[k : k + 5]
-                k += 5
-            dummy = self.dummy_known or pool[k : k + 5]
-            misfits = self._bid_misfits(orig) if attempts > 1 else 0
-            if misfits < best_misfits:
-                hands = [list(h) for h in orig]
-                if self.dealer_took:
-                    T = _tables(self.obs, str(self.obs["trump"]))
-                    hd = hands[self.dealer] + [self.up]
-                    if self.dealer != self.obs["maker"]:
-                        hd.remove(T.best_discard(hd, self.up))
-                    hands[self.dealer] = hd
-                best, best_misfits = _World(hands, list(dummy)), misfits
-                if misfits == 0:
-                    break
-        assert best is not None
-        return best
+    # ----- before play: whole deals, as game states -----
+
+    def deal_worlds(self, n: int) -> list[GameState]:
+        """``n`` game states at this decision, the hidden cards drawn and weighed by the bids."""
+        obs, info, rng = self.obs, self.info, self.rng
+        dealer, up = obs["dealer"], obs["upcard"]
+        cards = list(info.cards)
+        took = obs["pickup"] and dealer != obs["seat"] and dealer in info.known
+        drawn: list[tuple[float, Any]] = []
+        for _ in range(self._draws(n)):
+            rng.shuffle(cards)
+            hands: dict[int, list[str]] = {}
+            dealt: dict[int, list[str]] = {}
+            at = 0
+            for seat, count in info.holders.items():
+                if took and seat == dealer and obs["maker"] != dealer:
+                    # It picked up for another's order and threw its weakest card away.
+                    five = cards[at : at + count + 1]
+                    at += count + 1
+                    judge = _judge(self.rules.deck, obs["trump"])
+                    thrown = judge.discard([*five, up], (up,))
+                    hands[seat] = [c for c in five if c != thrown] + [up]
+                    dealt[seat] = five
+                else:
+                    hands[seat] = [*info.known.get(seat, ()), *cards[at : at + count]]
+                    dealt[seat] = [c for c in hands[seat] if c != up]
+                    at += count
+            dummy = cards[at : at + 5] if info.dummy else None
+            drawn.append((self.likelihood(dealt), (hands, dummy)))
+        return [determinize(obs, h, d) for h, d in self._resample(drawn, n)]
+
+    # ----- during play: the hands of the other players -----
+
+    def play_worlds(self, n: int) -> list[list[list[str]]]:
+        """``n`` guesses of every hand now (ours left empty, the sitter's empty)."""
+        drawn: list[tuple[float, Any]] = []
+        for _ in range(self._draws(n)):
+            world = self._play_world()
+            if world is not None:
+                drawn.append(world)
+        if not drawn:  # voids leave few ways: the shared sampler always finds one
+            state = sample_state(self.obs, self.rng)
+            drawn.append((1.0, [list(h) for h in state.hands]))
+        sitter = self.obs["sitting_out"]
+        worlds = self._resample(drawn, n)
+        while len(worlds) < n:
+            worlds += worlds[: n - len(worlds)]
+        out = []
+        for hands in worlds:
+            hands = [list(h) for h in hands]
+            if sitter is not None:
+                hands[sitter] = []
+            out.append(hands)
+        return out
+
+    def _play_world(self) -> tuple[float, list[list[str]]] | None:
+        """One weighted guess of the current hands, or None if the draw missed the voids."""
+        obs, info, rules = self.obs, self.info, self.rules
+        me, maker, dealer, up = obs["seat"], obs["maker"], obs["dealer"], obs["upcard"]
+        judge = _judge(rules.deck, obs["trump"])
+        eff = judge.eff
+        cards = [c for c in info.cards if c not in self.maybe]
+        self.rng.shuffle(cards)
+        hands: list[list[str]] = [[], [], []]
+        dealt: dict[int, list[str]] = {}
+        with_dummy = maker != me and maker not in obs["alone"]
+        # The constrained seats first, the maker's keep (it takes the most cards) last.
+        order = sorted(info.holders, key=lambda s: (s == maker and with_dummy, -len(info.voids[s])))
+        for seat in order:
+            count, voids = info.holders[seat], info.voids[seat]
+            known = list(info.known.get(seat, ()))
+            fits = [c for c in cards if eff[c] not in voids]
+            if seat == maker and with_dummy:
+                # It kept its best cards of 10 (11 with the up-card), the played ones among them.
+                pool = cards[: count + 5] + list(info.maybe.get(seat, ()))
+                pool = [c for c in pool if eff[c] not in voids]
+                if len(pool) < count:
+                    return None
+                mine = known + judge.keep(self.played[seat], pool, count)
+            elif seat == dealer and obs["pickup"] and seat != maker:
+                # It picked up for another's order and threw its weakest card away.
+                five = cards[: count + 1]
+                played = self.played[seat]
+                thrown = judge.discard([*five, *known, *played], [up, *played])
+                mine = known + [c for c in five if c != thrown]
+                if len(five) <= count or any(eff[c] in voids for c in mine):
+                    return None
+                dealt[seat] = [c for c in [*five, *played] if c != up]
+            else:
+                mine = known + fits[:count]
+                if len(mine) < count + len(known):
+                    return None
+                if seat != maker:
+                    dealt[seat] = [c for c in [*mine, *self.played[seat]] if c != up]
+            taken = set(mine)
+            cards = [c for c in cards if c not in taken]
+            hands[seat] = mine
+        return self.likelihood(dealt), hands

@@ -8,6 +8,7 @@ is not legal, so finishing a match is itself the legality check.
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 import random
 import subprocess
@@ -24,7 +25,7 @@ from arena.engine import PHASES, Deal, IllegalAction, Rules, play_match
 from arena.sandbox.client import _PURE
 
 BOT_NAMES = ("random_bot", "heuristic", "montecarlo")
-SANDBOX_DECISION_SECONDS = 1.0  # the per-decision wall-clock limit bots get in the sandbox
+SANDBOX_DECISION_SECONDS = 1.0  # the per-decision limit: CPU seconds of the bot's own process
 
 VARIANTS = {
     "default": Rules(),
@@ -44,8 +45,9 @@ def make(name: str, seed: object, **kwargs: Any) -> Any:
     """A bot built as the arena builds it: ``random`` seeded first, then ``Bot()``."""
     cls = load_bot_class(bundled(name))
     random.seed(seed)
-    if name == "montecarlo" and "rollouts" not in kwargs:
-        kwargs["rollouts"] = 40  # keep the suite quick; the search is the same code
+    if name == "montecarlo":
+        # Fewer worlds keep the suite quick; the search is the same code.
+        kwargs = {"play_worlds": 10, "bid_worlds": 6, **kwargs}
     return cls(**kwargs)
 
 
@@ -59,9 +61,9 @@ class Recorder:
         self.slowest = 0.0
 
     def act(self, obs: dict[str, Any]) -> Any:
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU, as the sandbox counts (load-proof)
         action = self.bot.act(obs)
-        self.slowest = max(self.slowest, time.perf_counter() - t0)
+        self.slowest = max(self.slowest, time.process_time() - t0)
         self.phases.add(obs["phase"])
         if obs["phase"] == "keep":
             assert sorted(action) in [sorted(k) for k in obs["legal"]]
@@ -124,6 +126,21 @@ def test_same_seed_same_actions(name: str) -> None:
     assert run() == run()
 
 
+@pytest.mark.parametrize("vname", sorted(VARIANTS))
+def test_montecarlo_is_deterministic_in_every_variant(vname: str) -> None:
+    # Short matches (from 7-7-7) against a chaotic opponent, so bids, alone and the keep occur.
+    rules = VARIANTS[vname]
+    deals = [_joker_deal()] if rules.deck == 25 else None
+
+    def run() -> list[Any]:
+        bots = [make("montecarlo", f"{vname}/det"), make("heuristic", 1), _chaos(3)]
+        m = play_match(bots, seed=vname, rules=rules, scores=[7, 7, 7], deals=deals)
+        return [h.log for h in m.hands]
+
+    first = run()
+    assert first and first == run()
+
+
 def test_different_seeds_change_the_random_bot() -> None:
     logs = []
     for tag in ("a", "b"):
@@ -140,7 +157,7 @@ cls = load_bot_class(bundled({name!r}))
 bots = []
 for s in range(3):
     random.seed(f"hash/{{s}}")
-    bots.append(cls(rollouts=40) if {name!r} == "montecarlo" else cls())
+    bots.append(cls(play_worlds=10, bid_worlds=6) if {name!r} == "montecarlo" else cls())
 m = play_match(bots, seed=3)
 print([h.log for h in m.hands])
 """
@@ -170,14 +187,44 @@ def test_decisions_stay_under_the_sandbox_limit_at_default_settings(name: str) -
     assert max(b.slowest for b in bots) < SANDBOX_DECISION_SECONDS
 
 
-def test_montecarlo_time_cap_cuts_a_search_short() -> None:
-    # With far more rollouts than fit, the budget (a safety cap) must still end each decision.
-    bot = Recorder(make("montecarlo", "cap", rollouts=10**7, budget=0.05))
+class Worlds:
+    """Wraps a montecarlo bot: records how many worlds each decision with a choice played out."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.done: dict[str, list[int]] = {"play": [], "before play": []}
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        action = self.bot.act(obs)
+        if len(obs["legal"]) > 1 and obs["phase"] != "joker_trump":
+            self.done["play" if obs["phase"] == "play" else "before play"].append(
+                self.bot.worlds_done
+            )
+        return action
+
+
+def _worlds_in_a_match(clock: Any, budget: float) -> dict[str, list[int]]:
+    bot = Worlds(make("montecarlo", "cap", play_worlds=7, bid_worlds=3, budget=budget, clock=clock))
     others = [make("heuristic", f"cap/{s}") for s in range(2)]
-    play_match([bot, *others], seed=4, scores=[9, 9, 8])
-    # 10**7 rollouts would take minutes; the cap ends each search after one world past 0.05 s
-    # (the bound leaves room for a loaded machine, below the sandbox's 1 s).
-    assert 0.05 <= bot.slowest < 0.9
+    play_match([bot, *others], seed=4, scores=[6, 7, 5])
+    assert bot.done["play"] and bot.done["before play"]
+    return bot.done
+
+
+def test_montecarlo_stops_at_its_count_when_time_is_plenty() -> None:
+    done = _worlds_in_a_match(lambda: 0.0, budget=0.15)  # a clock that never moves
+    assert set(done["play"]) == {7} and set(done["before play"]) == {3}
+
+
+def test_montecarlo_stops_drawing_worlds_when_the_clock_says_so() -> None:
+    # A fake CPU clock 10 ms further on at every reading: the decision reads it once at its
+    # start and once after each world, so a 25 ms budget ends every search after 3 worlds,
+    # below both counts (the real clock is the same code, read the same way).
+    ticks = itertools.count()
+    done = _worlds_in_a_match(lambda: 0.01 * next(ticks), budget=0.025)
+    assert set(done["play"]) == {3} and set(done["before play"]) == {3}
+    done = _worlds_in_a_match(lambda: 0.01 * next(ticks), budget=0.005)
+    assert set(done["play"]) == {1} and set(done["before play"]) == {1}
 
 
 ALLOWED_IMPORTS = {
@@ -188,6 +235,7 @@ ALLOWED_IMPORTS = {
     "itertools",
     "typing",
     "collections",
+    "collections.abc",
     "functools",
 }
 STAGED = {f"arena.{path.stem}" for path in _PURE}
@@ -206,7 +254,7 @@ def test_bot_imports_only_the_standard_library_and_staged_modules(name: str) -> 
             imported.add(str(node.module))
     assert imported <= ALLOWED_IMPORTS | STAGED, imported - ALLOWED_IMPORTS - STAGED
     assert all(m.split(".")[0] in sys.stdlib_module_names or m in STAGED for m in imported)
-    assert STAGED == {"arena.cards", "arena.rules", "arena.game", "arena.worlds"}
+    assert STAGED == {"arena.cards", "arena.rules", "arena.game", "arena.worlds", "arena.solver"}
 
 
 def test_an_illegal_bot_is_caught_by_the_engine() -> None:
@@ -259,11 +307,11 @@ _ROUND2_HEARTS = [
 
 @pytest.mark.parametrize("name", ("heuristic", "montecarlo"))
 def test_a_defender_does_not_overtrump_a_partner_who_holds_the_trick(name: str) -> None:
-    # Seat 2 (co-defender) led the boss A of spades, the maker (seat 1) followed; we are last.
+    # Seat 0 (co-defender) led the boss A of spades, the maker (seat 1) followed; we are last.
     hand = ["JH", "9D", "TD", "QC", "KC"]
     obs = _obs(
-        seat=0, maker=1, upcard="TS", bids=_ROUND2_HEARTS, hand=hand, legal=hand,
-        trick=[[2, "AS"], [1, "9S"]],
+        seat=2, maker=1, upcard="TS", bids=_ROUND2_HEARTS, hand=hand, legal=hand,
+        trick=[[0, "AS"], [1, "9S"]],
     )  # fmt: skip
     assert make(name, 1).act(obs) != "JH"
 
@@ -348,3 +396,23 @@ def test_the_guide_example_bot_is_legal_and_beats_random(tmp_path: Path) -> None
                     total += 1
                     above += m.placements[seat] < m.placements[other]
     assert above / total > 0.7
+
+
+@pytest.mark.slow
+def test_montecarlo_plays_sandboxed_matches_at_the_default_limits() -> None:
+    # The real thing: the bot file staged with arena.solver, in the sandbox, at the arena's
+    # default limits (1 s of CPU per decision, 20 s per match), in all three seats at once.
+    from arena.sandbox import BotPool, BotSource, Limits
+
+    mc = BotSource.from_path(str(bundled("montecarlo")))
+    others = [BotSource.from_path(str(bundled(n))) for n in ("heuristic", "random_bot")]
+    with BotPool(Limits()) as pool:
+        for seed, srcs in ((1, [mc, *others]), (2, [others[0], mc, mc])):
+            out = pool.play_match(srcs, seed, Rules())
+            assert out.faults == [] and out.result.winners
+            for seat, src in enumerate(srcs):
+                if src is mc:
+                    stats = out.stats[seat]
+                    assert stats["asked"] > 10
+                    assert stats["max_seconds"] < Limits().decision_seconds
+                    assert stats["cpu_seconds"] < Limits().match_cpu_seconds

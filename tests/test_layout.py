@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("__init__", "errors", "untrusted"),
     ("cards",),
     ("rules",),
-    ("game",),
+    ("game", "solver"),
     ("worlds",),
     ("engine", "transcript", "botfile"),
     ("sandbox",),

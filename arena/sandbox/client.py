@@ -42,7 +42,8 @@ MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
 _CONFINE: Final = Path(__file__).with_name("confine.py")
 _PURE: Final = [
-    Path(__file__).resolve().parent.parent / f"{m}.py" for m in ("cards", "rules", "game", "worlds")
+    Path(__file__).resolve().parent.parent / f"{m}.py"
+    for m in ("cards", "rules", "game", "worlds", "solver")
 ]
 _UCRED: Final = struct.Struct("iII")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
@@ -78,7 +79,8 @@ class Stage:
             dst.chmod(0o644)
         init = self.lib / "arena" / "__init__.py"
         init.write_text(
-            '"""Bots may import arena.cards, arena.rules, arena.game and arena.worlds."""\n'
+            '"""Bots may import arena.cards, arena.rules, arena.game, arena.worlds and "'
+            'arena.solver."""\n'
         )
         init.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
