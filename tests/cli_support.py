@@ -77,3 +77,12 @@ def stored_matches(db: Path) -> int:
             conn.close()
     except sqlite3.Error:
         return 0
+
+
+def assert_competition_ranks(ranks: list[int]) -> None:
+    """``ranks`` (best first) is a competition ranking of a tournament's bots: 1, then each
+    rank either its position or, for a tie the results cannot break, the rank before it.
+    Deals come from a fresh secret in every run, so which bots tie varies from run to run."""
+    assert ranks and ranks[0] == 1, ranks
+    for position, rank in enumerate(ranks[1:], start=2):
+        assert rank in (position, ranks[position - 2]), ranks
