@@ -1,8 +1,36 @@
-"""Shared pytest configuration: the ``--regen-golden`` flag of the golden playthrough tests."""
+"""Shared pytest configuration: the ``--regen-golden`` flag of the golden playthrough tests, a
+private temporary directory per session and a private owner key per test."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
+
+_SESSION_TMP: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the session (and every process it starts) a temporary directory of its own.
+
+    Tournament workers claim a CPU each through lock files in the temporary directory, so that
+    two runs on one machine never pin two workers to one CPU. A tournament running on the same
+    machine as the suite would then hold the CPUs the tests expect to claim: with a private
+    directory the tests' claims are their own (and they never disturb that tournament's).
+    """
+    global _SESSION_TMP
+    if _SESSION_TMP is None and not hasattr(config, "workerinput"):
+        _SESSION_TMP = tempfile.mkdtemp(prefix="arena-tests-")
+        os.environ["TMPDIR"] = _SESSION_TMP
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's temporary directory."""
+    if _SESSION_TMP is not None:
+        shutil.rmtree(_SESSION_TMP, ignore_errors=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
