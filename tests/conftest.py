@@ -23,6 +23,9 @@ def pytest_configure(config: pytest.Config) -> None:
     global _SESSION_TMP
     if _SESSION_TMP is None and not hasattr(config, "workerinput"):
         _SESSION_TMP = tempfile.mkdtemp(prefix="arena-tests-")
+        # Traversable by everyone, like /tmp: sandboxed bots run under uids of their own and
+        # must reach the files the arena stages for them in here.
+        os.chmod(_SESSION_TMP, 0o755)
         os.environ["TMPDIR"] = _SESSION_TMP
         tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
