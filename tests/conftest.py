@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -12,14 +13,49 @@ import pytest
 _SESSION_TMP: str | None = None
 
 
+# What the suite imports beyond the standard library: the package's dependencies and its
+# `test` extra (pyproject.toml), by import name.
+_NEEDED = (
+    "arena",
+    "click",
+    "multiprocessing_logging",
+    "sqlite_utils",
+    "jinja2",
+    "orjson",
+    "rich",
+    "numpy",
+    "scipy",
+    "hypothesis",
+    "bs4",
+    "selenium",
+    "choix",
+    "distributed",
+    "mkdocs",
+)
+
+
+def _missing_modules() -> list[str]:
+    """The modules of :data:`_NEEDED` this interpreter cannot find."""
+    import importlib.util
+
+    return [name for name in _NEEDED if importlib.util.find_spec(name) is None]
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Give the session (and every process it starts) a temporary directory of its own.
+    """Refuse in one line when the test extra is not installed in this interpreter, then give
+    the session (and every process it starts) a temporary directory of its own.
 
     Tournament workers claim a CPU each through lock files in the temporary directory, so that
     two runs on one machine never pin two workers to one CPU. A tournament running on the same
     machine as the suite would then hold the CPUs the tests expect to claim: with a private
     directory the tests' claims are their own (and they never disturb that tournament's).
     """
+    missing = _missing_modules()
+    if missing:
+        raise pytest.UsageError(
+            f"{sys.executable} lacks {', '.join(missing)}: run the tests with `make check`, or "
+            "install the package with its test extra first (`pip install -e '.[test]'`)"
+        )
     global _SESSION_TMP
     if _SESSION_TMP is None and not hasattr(config, "workerinput"):
         _SESSION_TMP = tempfile.mkdtemp(prefix="arena-tests-")
