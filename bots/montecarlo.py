@@ -16,16 +16,25 @@ Every decision with a choice is made the same way: guess the hidden cards many t
   the maker takes after each legal card with best play by everyone (double-dummy).
 * **Bidding, pick-up, discard, going alone and the keep**: in every world each candidate is
   applied to the world's :class:`arena.game.GameState`, the rest of the bidding is played
-  by the bidder model (the same model for us), then the hand is solved open-handed.
+  by the bidder model (the same model for us), then the hand is solved open-handed. Real
+  players do not see every card, so the solver's number of tricks for the maker is spread
+  by :data:`TRICK_NOISE`, measured in real play (``bench/fit_trick_noise.py``): how often a
+  real maker took one trick more or fewer than the open-handed solution of the same deal.
 * **Match value**: the expected number of opponents we finish above, from a model of how
   hands end (make, march, euchre), computed exactly over every score line with the rules'
   own scoring (:func:`arena.rules.hand_points`, :func:`arena.rules.match_winners`). A point
   near the target is worth more than one at the start.
 
-**Determinism and time.** The numbers of worlds are fixed (:data:`PLAY_WORLDS`,
-:data:`BID_WORLDS`), so the bot is a function of its seed and the observations. The CPU clock
-is a safety cap only: a decision stops drawing worlds after :data:`BUDGET_SECONDS`, and once
-the match has used :data:`MATCH_CPU_SOFT` seconds later decisions use a quarter of the worlds.
+**Effort where it matters.** Worlds are played out :data:`BATCH` at a time, the same worlds
+for every candidate. After :data:`MIN_WORLDS` a search stops as soon as the best candidate
+leads every other by :data:`SETTLE_Z` standard errors of the world-by-world difference (a
+clear choice costs 16 worlds); a close one goes on to :data:`PLAY_WORLDS` or
+:data:`BID_WORLDS`.
+
+**Determinism and time.** The stopping rule counts worlds, never time, so the bot is a
+function of its seed and the observations. The CPU clock is a safety cap only: a decision
+stops drawing worlds after :data:`BUDGET_SECONDS`, and once the match has used
+:data:`MATCH_CPU_SOFT` seconds later decisions use a quarter of the worlds.
 
 One file, the standard library and the modules the sandbox stages for every bot.
 """
@@ -37,7 +46,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.cards import SUITS, power_table, suit_table, trump_order
 from arena.game import OVER, GameState, rules_of
@@ -46,19 +55,47 @@ from arena.solver import Solver
 from arena.worlds import determinize, sample_state, unseen
 
 Obs = dict[str, Any]
+W = TypeVar("W")
 
-PLAY_WORLDS = 40
-"""Worlds solved per card-play decision."""
-BID_WORLDS = 24
-"""Worlds per decision before play (every candidate action is played out in each)."""
+PLAY_WORLDS = 96
+"""Most worlds solved per card-play decision."""
+BID_WORLDS = 64
+"""Most worlds per decision before play (every candidate action is played out in each)."""
+MIN_WORLDS = 16
+"""Worlds every decision plays out before it may stop early (see :data:`SETTLE_Z`)."""
+BATCH = 8
+"""Worlds drawn at a time; after each batch the search may stop."""
+SETTLE_Z = 3.0
+"""A search stops once the best action's lead over every other, world by world (the same
+worlds for all), is this many standard errors above zero: clear decisions stop at
+:data:`MIN_WORLDS`, close ones go on to the full count."""
 DRAWS_PER_WORLD = 4
 """Worlds drawn per world solved, when bids are there to weigh them."""
 KEEP_CANDIDATES = 6
 """Keep options (by estimated value) played out in the keep phase."""
 BUDGET_SECONDS = 0.15
 """Safety cap on one decision's CPU time (the arena allows 1 s)."""
-MAKER_DISCOUNT = 0.25
-"""Chance that a real maker takes one trick fewer than the open-handed solver says (bids only)."""
+TRICK_NOISE: tuple[tuple[tuple[float, ...], ...], ...] = (
+    (  # this bot as the maker
+        (0.24, 0.59, 0.17, 0.0, 0.0, 0.0),
+        (0.0, 0.52, 0.44, 0.04, 0.0, 0.0),
+        (0.0, 0.07, 0.74, 0.16, 0.03, 0.0),
+        (0.0, 0.0, 0.05, 0.69, 0.23, 0.03),
+        (0.0, 0.0, 0.01, 0.14, 0.67, 0.18),
+        (0.0, 0.0, 0.0, 0.0, 0.06, 0.94),
+    ),
+    (  # another player as the maker, this bot defending
+        (0.35, 0.52, 0.13, 0.0, 0.0, 0.0),
+        (0.05, 0.58, 0.35, 0.02, 0.0, 0.0),
+        (0.0, 0.11, 0.69, 0.18, 0.02, 0.0),
+        (0.0, 0.02, 0.13, 0.72, 0.13, 0.0),
+        (0.0, 0.0, 0.01, 0.26, 0.55, 0.18),
+        (0.0, 0.0, 0.0, 0.03, 0.06, 0.91),
+    ),
+)
+"""How many tricks a real maker takes (columns 0-5) when the open-handed solver gives it the
+row's number: with this bot as the maker, and with another maker against this bot. Measured
+in real play (``bench/fit_trick_noise.py``)."""
 MATCH_CPU_SOFT = 10.0
 """CPU seconds of a match after which decisions use a quarter of the worlds (20 s allowed)."""
 
@@ -292,15 +329,17 @@ class Bot:
         play_worlds: int = PLAY_WORLDS,
         bid_worlds: int = BID_WORLDS,
         budget: float = BUDGET_SECONDS,
+        min_worlds: int = MIN_WORLDS,
         clock: Callable[[], float] = time.process_time,
-        maker_discount: float = MAKER_DISCOUNT,
+        trick_noise: Sequence[Sequence[Sequence[float]]] | None = TRICK_NOISE,
     ) -> None:
         self.rng = random.Random(random.getrandbits(64) if seed is None else seed)
         self.play_worlds = play_worlds
         self.bid_worlds = bid_worlds
         self.budget = budget
+        self.min_worlds = min_worlds
         self.clock = clock
-        self.maker_discount = maker_discount
+        self.trick_noise = trick_noise
         self.cpu_spent = 0.0
         self.worlds_done = 0  # worlds played out by the last decision (for tests and benches)
         self.nodes = 0  # solver nodes searched in this match
@@ -326,6 +365,27 @@ class Bot:
     def _out_of_time(self, start: float) -> bool:
         return self.clock() - start > self.budget
 
+    def _search(
+        self,
+        draw: Callable[[int], Sequence[W]],
+        count: int,
+        row: Callable[[W], list[float]],
+        start: float,
+    ) -> list[list[float]]:
+        """Each legal action's value in up to ``count`` worlds (a row per world), drawn
+        :data:`BATCH` at a time; stops early once :data:`MIN_WORLDS` are done and the choice
+        is clear (:func:`_settled`), or when the decision's time is up."""
+        rows: list[list[float]] = []
+        for size in _batches(self._count(count)):
+            for world in draw(size):
+                rows.append(row(world))
+                self.worlds_done += 1
+                if self._out_of_time(start):
+                    return rows
+            if len(rows) >= self.min_worlds and _settled(rows):
+                break
+        return rows
+
     # ----- card play -----
 
     def _play(self, obs: Obs, start: float) -> str:
@@ -344,20 +404,23 @@ class Bot:
         legal = obs["legal"]
         trick = [(s, c) for s, c in obs["trick"]]
         leader = trick[0][0] if trick else me
-        totals = dict.fromkeys(legal, 0.0)
         tricks = dict.fromkeys(legal, 0.0)
         nodes = solver.nodes
-        for hands in _Sampler(obs, self.rng).play_worlds(self._count(self.play_worlds)):
+
+        def row(hands: list[list[str]]) -> list[float]:
             hands[me] = obs["hand"]
-            for card, made in solver.card_values(hands, leader, trick).items():
-                totals[card] += by_made[won + made]
-                tricks[card] += made
-            self.worlds_done += 1
-            if self._out_of_time(start):
-                break
+            made_by = solver.card_values(hands, leader, trick)
+            for card in legal:
+                tricks[card] += made_by[card]
+            return [by_made[won + made_by[c]] for c in legal]
+
+        sampler = _Sampler(obs, self.rng)
+        rows = self._search(sampler.play_worlds, self.play_worlds, row, start)
         self.nodes += solver.nodes - nodes
+        totals = _totals(rows)
         sign = 1.0 if me == maker else -1.0
-        return max(legal, key=lambda c: (round(totals[c], 9), sign * tricks[c]))
+        best = max(range(len(legal)), key=lambda k: (round(totals[k], 9), sign * tricks[legal[k]]))
+        return legal[best]  # type: ignore[no-any-return]
 
     # ----- bidding, pick-up, discard, alone, keep -----
 
@@ -367,19 +430,21 @@ class Bot:
         if obs["phase"] == "keep":
             judge = _judge(rules.deck, obs["trump"])
             legal = sorted(legal, key=lambda k: -judge.hand_value(k))[:KEEP_CANDIDATES]
-        totals = [0.0] * len(legal)
         value = match_value(rules)
         solvers: dict[tuple[Any, ...], Solver] = {}
         sampler = _Sampler(obs, self.rng)
-        for world in sampler.deal_worlds(self._count(self.bid_worlds)):
-            for k, action in enumerate(legal):
+
+        def row(world: GameState) -> list[float]:
+            values = []
+            for action in legal:
                 state = world.copy()
                 state.apply(action)
                 _finish_bidding(state, sampler.wild, self.rng)
-                totals[k] += self._hand_value(state, solvers, value, obs["scores"], me)
-            self.worlds_done += 1
-            if self._out_of_time(start):
-                break
+                values.append(self._hand_value(state, solvers, value, obs["scores"], me))
+            return values
+
+        rows = self._search(sampler.deal_worlds, self.bid_worlds, row, start)
+        totals = _totals(rows)
         self.nodes += sum(s.nodes for s in solvers.values())
         # On a tie prefer the quiet action: "pass" (never go alone on a coin flip).
         best = max(range(len(legal)), key=lambda k: (round(totals[k], 9), legal[k] == "pass"))
@@ -395,9 +460,9 @@ class Bot:
     ) -> float:
         """Our match value after a hand played out open-handed from the start of play.
 
-        An open-handed maker is never wrong about where a card lies, so a real one takes
-        fewer tricks than the solver gives: the maker's tricks are taken as the solver's with
-        probability ``1 - discount`` and one fewer with probability ``discount``.
+        Real players do not see every card: a real maker takes more or fewer tricks than the
+        solver's number, with the probabilities :data:`TRICK_NOISE` measured in play (unless
+        ``trick_noise`` is None: then the solver's number is taken as it is).
         """
         if state.phase == OVER:
             return value.of(_add(scores, (0, 0, 0)))[me]  # thrown in
@@ -413,8 +478,40 @@ class Bot:
             points = hand_points(rules, maker, alone, _final_tricks(maker, alone, tricks))
             return value.of(_add(scores, points))[me]
 
-        f = self.maker_discount
-        return of(made) if not f or not made else (1.0 - f) * of(made) + f * of(made - 1)
+        if self.trick_noise is None:
+            return of(made)
+        row = self.trick_noise[maker != me][made]
+        return sum(p * of(k) for k, p in enumerate(row) if p)
+
+
+def _batches(count: int) -> list[int]:
+    """Sizes of the batches of at most :data:`BATCH` worlds that make up ``count``."""
+    return [min(BATCH, count - at) for at in range(0, count, BATCH)]
+
+
+def _totals(rows: list[list[float]]) -> list[float]:
+    """Each action's total value over the worlds (``rows``: a row of action values each)."""
+    return [sum(col) for col in zip(*rows, strict=True)]
+
+
+def _settled(rows: list[list[float]]) -> bool:
+    """Whether the best action (by total over ``rows``, one row of action values per world)
+    leads every other by :data:`SETTLE_Z` standard errors of the per-world difference.
+    Actions equal in every world (equivalent cards) count as settled."""
+    n = len(rows)
+    totals = _totals(rows)
+    best = max(range(len(totals)), key=totals.__getitem__)
+    for k in range(len(totals)):
+        if k == best:
+            continue
+        diffs = [r[best] - r[k] for r in rows]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if var == 0.0 and mean == 0.0:
+            continue
+        if mean <= SETTLE_Z * math.sqrt(var / n):
+            return False
+    return True
 
 
 def _add(scores: Sequence[int], points: Sequence[int]) -> tuple[int, int, int]:

@@ -227,6 +227,44 @@ def test_montecarlo_stops_drawing_worlds_when_the_clock_says_so() -> None:
     assert set(done["play"]) == {1} and set(done["before play"]) == {1}
 
 
+def test_montecarlo_stops_early_on_clear_choices_and_searches_close_ones_to_its_count() -> None:
+    # A clock that never moves: only the counts and the settling rule decide.
+    cls = load_bot_class(bundled("montecarlo"))
+    random.seed("settle")
+    bot = Worlds(cls(play_worlds=40, bid_worlds=24, min_worlds=8, clock=lambda: 0.0))
+    others = [make("heuristic", f"settle/{s}") for s in range(2)]
+    play_match([bot, *others], seed=4)  # a whole match: some choices are close
+    for phase, count in (("play", 40), ("before play", 24)):
+        done = bot.done[phase]
+        assert all(8 <= n <= count for n in done), (phase, done)
+        assert 8 in done, f"no clear {phase} decision stopped early: {done}"
+        assert count in done, f"no close {phase} decision went on to the count: {done}"
+
+
+def _mc_module() -> Any:
+    return sys.modules[load_bot_class(bundled("montecarlo")).__module__]
+
+
+def test_settling_needs_a_clear_lead_over_every_other_action() -> None:
+    settled = _mc_module()._settled
+    clear = [[1.0, 0.0, 0.5], [0.9, 0.1, 0.4], [1.0, 0.2, 0.6], [0.8, 0.0, 0.5]]
+    assert settled(clear)
+    close = [[1.0, 0.9], [0.0, 0.2], [1.0, 0.9], [0.0, 0.1]]  # 0.05 ahead, noisily
+    assert not settled(close)
+    same = [[0.3, 0.3, 0.1], [0.7, 0.7, 0.2], [0.5, 0.5, 0.0]]  # two equivalent cards lead
+    assert settled(same)
+    behind_once = [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
+    assert not settled(behind_once)
+
+
+def test_trick_noise_rows_are_distributions_around_the_solvers_number() -> None:
+    for table in _mc_module().TRICK_NOISE:
+        assert len(table) == 6
+        for solved, row in enumerate(table):
+            assert len(row) == 6 and abs(sum(row) - 1.0) < 1e-9, row
+            assert max(range(6), key=row.__getitem__) in (solved - 1, solved, solved + 1)
+
+
 ALLOWED_IMPORTS = {
     "__future__",
     "random",
