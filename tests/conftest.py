@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -41,9 +43,49 @@ def _missing_modules() -> list[str]:
     return [name for name in _NEEDED if importlib.util.find_spec(name) is None]
 
 
+_REPO = Path(__file__).resolve().parent.parent
+_RERUN = "ARENA_TESTS_RERUN"  # set in the environment of a session started by _rerun_in_venv
+
+
+def _rerun_in_venv(config: pytest.Config, missing: list[str]) -> None:
+    """Run this same pytest command in the project's environment, as ``make check`` would.
+
+    An interpreter without the test extra (a bare ``pytest`` on a fresh clone, say) cannot
+    import what the suite needs. The project's environment is the active virtualenv or
+    ``./.venv``: it is set up with ``make setup-test`` when it lacks the extra (the Makefile
+    target ``make check`` uses; as root on Debian it also installs the system packages), then
+    the process becomes ``<venv>/bin/python -m pytest`` with the same arguments. Refuses in one
+    line when that cannot be done (no ``make``, a failed setup, ``ARENA_NO_SETUP=1``, or the
+    environment still lacking modules after its setup).
+    """
+    venv = Path(os.environ.get("VIRTUAL_ENV") or _REPO / ".venv")
+    python = venv / "bin" / "python"
+    hint = "run the tests with `make check`, or `pip install -e '.[test]'` first"
+    refuse = f"{sys.executable} lacks {', '.join(missing)}: "
+    if os.environ.get(_RERUN) or os.environ.get("ARENA_NO_SETUP"):
+        raise pytest.UsageError(refuse + hint)
+    if shutil.which("make") is None:
+        raise pytest.UsageError(refuse + "`make` is not installed to set up ./.venv; " + hint)
+    print(f"{refuse}setting up {venv} (make setup-test) and running there", file=sys.stderr)
+    setup = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(_REPO), "setup-test"],
+        stdout=sys.stderr,
+        stderr=subprocess.PIPE,
+    )
+    if setup.returncode != 0 or not python.exists():
+        last = (setup.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
+        raise pytest.UsageError(f"{refuse}`make setup-test` failed ({last}); {hint}")
+    os.environ[_RERUN] = "1"
+    os.chdir(config.invocation_params.dir)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(python, [str(python), "-m", "pytest", *config.invocation_params.args])
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse in one line when the test extra is not installed in this interpreter, then give
-    the session (and every process it starts) a temporary directory of its own.
+    """Run in the project's environment when this interpreter lacks the test extra
+    (:func:`_rerun_in_venv`), then give the session (and every process it starts) a temporary
+    directory of its own.
 
     Tournament workers claim a CPU each through lock files in the temporary directory, so that
     two runs on one machine never pin two workers to one CPU. A tournament running on the same
@@ -52,10 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     missing = _missing_modules()
     if missing:
-        raise pytest.UsageError(
-            f"{sys.executable} lacks {', '.join(missing)}: run the tests with `make check`, or "
-            "install the package with its test extra first (`pip install -e '.[test]'`)"
-        )
+        _rerun_in_venv(config, missing)
     global _SESSION_TMP
     if _SESSION_TMP is None and not hasattr(config, "workerinput"):
         _SESSION_TMP = tempfile.mkdtemp(prefix="arena-tests-")
