@@ -18,41 +18,33 @@ counts so its noise can be judged. Example::
 from __future__ import annotations
 
 import argparse
-import random
 import sys
-from itertools import permutations
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from strength import _bot_name, _bot_path  # noqa: E402
+from strength import bot_name, bot_path, seatings  # noqa: E402
 
 from arena.botfile import load_bot_class  # noqa: E402
-from arena.engine import play_match  # noqa: E402
+from arena.engine import Rules  # noqa: E402
 from arena.game import GameState  # noqa: E402
-from arena.sandbox.values import bot_random_seed  # noqa: E402
 from arena.solver import Solver  # noqa: E402
 
-_PATHS: list[str] = []
+_CLASSES: list[Any] = []
 
 
 def _init(paths: list[str]) -> None:
-    _PATHS[:] = paths
+    """Load the three bot classes, once per worker process."""
+    _CLASSES[:] = [load_bot_class(p) for p in paths]
 
 
 def hands_of(seed: int) -> list[tuple[int, bool, int, int]]:
     """(maker's bot index, maker alone, solver's tricks, real tricks) for every hand with a
     maker in the 6 seatings of ``seed``."""
-    classes = [load_bot_class(p) for p in _PATHS]
     out = []
-    for perm in permutations(range(3)):
-        bots = []
-        for seat, who in enumerate(perm):
-            random.seed(bot_random_seed(seed, seat))
-            bots.append(classes[who]())
-        match = play_match(bots, seed=seed)
+    for perm, match in seatings(_CLASSES, seed, Rules()):
         for hand in match.hands:
             if hand.maker is None:
                 continue
@@ -92,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=60000)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
-    paths = [str(_bot_path(b)) for b in args.bots]
+    paths = [str(bot_path(b)) for b in args.bots]
     seeds = range(args.start, args.start + args.seeds)
     if args.workers > 1:
         with Pool(args.workers, initializer=_init, initargs=(paths,)) as pool:
@@ -103,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     made: list[Any] = [(s, r) for who, alone, s, r in found if who == 0 and not alone]
     against: list[Any] = [(s, r) for who, alone, s, r in found if who != 0 and not alone]
     print(f"# {len(found)} hands with a maker, {args.seeds} seeds x 6 seatings")
-    print(f"    (  # {_bot_name(paths[0])} as the maker")
+    print(f"    (  # {bot_name(paths[0])} as the maker")
     table(made)
     print("    ),")
     print("    (  # another player as the maker, against it")

@@ -29,26 +29,26 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 from arena.botfile import bundled, declared, load_bot_class
-from arena.engine import Rules, play_match
+from arena.engine import MatchResult, Rules, play_match
 from arena.sandbox.values import bot_random_seed
 
 _SETUP: dict[str, Any] = {}
 
 
-def _bot_path(spec: str) -> Path:
+def bot_path(spec: str) -> Path:
     """A bot file path, or the path of a bundled bot by name or file stem."""
     p = Path(spec)
     return p if p.suffix == ".py" or p.exists() else bundled(spec)
 
 
-def _bot_name(path: str) -> str:
+def bot_name(path: str) -> str:
     """A bot's name in the report: its ``Bot.name``, else its file stem."""
     return declared(Path(path).read_text(encoding="utf-8"), "name") or Path(path).stem
 
@@ -80,6 +80,23 @@ class Timed:
             self.nodes[0] += getattr(self.bot, "nodes", 0) - before
 
 
+def seatings(
+    classes: Sequence[Any],
+    seed: int,
+    rules: Rules,
+    wrap: Callable[[int, Any], Any] = lambda who, bot: bot,
+) -> Iterator[tuple[tuple[int, ...], MatchResult]]:
+    """Play ``seed`` in all 6 seatings of the three bot classes, each bot built as the sandbox
+    builds it (``random`` seeded with ``bot_random_seed(seed, seat)`` first) and passed
+    through ``wrap(index, bot)``; yield ``(perm, result)``, ``perm[seat]`` the class index."""
+    for perm in permutations(range(3)):
+        bots = []
+        for seat, who in enumerate(perm):
+            random.seed(bot_random_seed(seed, seat))
+            bots.append(wrap(who, classes[who]()))
+        yield perm, play_match(bots, seed=seed, rules=rules)
+
+
 def play_set(seed: int) -> dict[str, Any]:
     """Play ``seed`` in all 6 seatings; return, per seating, each bot's (by index) place,
     and every decision's CPU time by bot index."""
@@ -88,12 +105,8 @@ def play_set(seed: int) -> dict[str, Any]:
     times: list[list[float]] = [[], [], []]
     nodes: list[list[int]] = [[0], [0], [0]]
     t0 = time.perf_counter()
-    for perm in permutations(range(3)):
-        bots = []
-        for seat, who in enumerate(perm):
-            random.seed(bot_random_seed(seed, seat))
-            bots.append(Timed(classes[who](), times[who], nodes[who]))
-        m = play_match(bots, seed=seed, rules=rules)
+    timed = seatings(classes, seed, rules, lambda who, bot: Timed(bot, times[who], nodes[who]))
+    for perm, m in timed:
         by_bot = [0, 0, 0]
         for seat, who in enumerate(perm):
             by_bot[who] = m.placements[seat]
@@ -175,12 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     try:
-        paths = [str(_bot_path(b)) for b in args.bots]
+        paths = [str(bot_path(b)) for b in args.bots]
         rules = _parse_rules(args.rule)
     except Exception as e:  # a bad name or rule is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
-    names = [_bot_name(p) for p in paths]
+    names = [bot_name(p) for p in paths]
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
     sets: list[dict[str, Any]] = []

@@ -480,7 +480,7 @@ class Bot:
 
         if self.trick_noise is None:
             return of(made)
-        row = self.trick_noise[maker != me][made]
+        row = self.trick_noise[0 if maker == me else 1][made]
         return sum(p * of(k) for k, p in enumerate(row) if p)
 
 
