@@ -31,10 +31,16 @@ leads every other by :data:`SETTLE_Z` standard errors of the world-by-world diff
 clear choice costs 16 worlds); a close one goes on to :data:`PLAY_WORLDS` or
 :data:`BID_WORLDS`.
 
-**Determinism and time.** The stopping rule counts worlds, never time, so the bot is a
-function of its seed and the observations. The CPU clock is a safety cap only: a decision
-stops drawing worlds after :data:`BUDGET_SECONDS`, and once the match has used
-:data:`MATCH_CPU_SOFT` seconds later decisions use a quarter of the worlds.
+**Determinism and time.** Every limit on the work counts work, never time, so the bot is a
+function of its seed and the observations, on any machine and under any load: a search
+stops at its count of worlds, or once it has done :data:`WORK_BUDGET` units of work (a solver
+node is a unit, each action played out in a world :data:`ROW_UNITS` more; the budget is about
+0.12 s of CPU on the machine the defaults were measured on), and once the match has done
+:data:`MATCH_WORK_SOFT` units later decisions use a quarter of the worlds. The CPU clock is
+a safety net only, for a machine several times slower: a decision stops after
+:data:`SAFETY_SECONDS` (the arena allows 1 s) and the match goes to a quarter of the worlds
+after :data:`MATCH_CPU_SOFT` (20 s allowed). On such a machine the bot stays within its limits
+but is no longer reproducible.
 
 One file, the standard library and the modules the sandbox stages for every bot.
 """
@@ -73,8 +79,15 @@ DRAWS_PER_WORLD = 4
 """Worlds drawn per world solved, when bids are there to weigh them."""
 KEEP_CANDIDATES = 6
 """Keep options (by estimated value) played out in the keep phase."""
-BUDGET_SECONDS = 0.15
-"""Safety cap on one decision's CPU time (the arena allows 1 s)."""
+WORK_BUDGET = 100_000
+"""Most units of work in one decision: solver nodes plus :data:`ROW_UNITS` for each action
+played out in a world (about 0.12 s of CPU here: ``bench/strength.py`` prints the real figures)."""
+ROW_UNITS = 75
+"""Work units charged for playing one action out in one world besides its solver nodes
+(sampling, applying the action, the bidder model: about 75 nodes' worth of CPU)."""
+SAFETY_SECONDS = 0.4
+"""Safety cap on one decision's CPU time, for machines much slower than the work budget
+assumes (the arena allows 1 s). When it binds the bot is no longer reproducible."""
 TRICK_NOISE: tuple[tuple[tuple[float, ...], ...], ...] = (
     (  # this bot as the maker
         (0.24, 0.59, 0.17, 0.0, 0.0, 0.0),
@@ -96,8 +109,12 @@ TRICK_NOISE: tuple[tuple[tuple[float, ...], ...], ...] = (
 """How many tricks a real maker takes (columns 0-5) when the open-handed solver gives it the
 row's number: with this bot as the maker, and with another maker against this bot. Measured
 in real play (``bench/fit_trick_noise.py``)."""
-MATCH_CPU_SOFT = 10.0
-"""CPU seconds of a match after which decisions use a quarter of the worlds (20 s allowed)."""
+MATCH_WORK_SOFT = 8_000_000
+"""Units of work in a match after which decisions use a quarter of the worlds (about 10 s of
+CPU here; a typical match uses a tenth of it)."""
+MATCH_CPU_SOFT = 12.0
+"""CPU seconds of a match after which decisions use a quarter of the worlds whatever the work
+count says: the safety net for slow machines (the arena allows 20 s)."""
 
 # ----- the bidder model (fitted by bench/fit_bid_model.py) -----
 
@@ -328,7 +345,8 @@ class Bot:
         seed: int | None = None,
         play_worlds: int = PLAY_WORLDS,
         bid_worlds: int = BID_WORLDS,
-        budget: float = BUDGET_SECONDS,
+        budget: float = SAFETY_SECONDS,
+        work_budget: int = WORK_BUDGET,
         min_worlds: int = MIN_WORLDS,
         clock: Callable[[], float] = time.process_time,
         trick_noise: Sequence[Sequence[Sequence[float]]] | None = TRICK_NOISE,
@@ -337,10 +355,12 @@ class Bot:
         self.play_worlds = play_worlds
         self.bid_worlds = bid_worlds
         self.budget = budget
+        self.work_budget = work_budget
         self.min_worlds = min_worlds
         self.clock = clock
         self.trick_noise = trick_noise
         self.cpu_spent = 0.0
+        self.work_spent = 0  # units of work in this match (see WORK_BUDGET)
         self.worlds_done = 0  # worlds played out by the last decision (for tests and benches)
         self.nodes = 0  # solver nodes searched in this match
         self._solvers: dict[tuple[Any, ...], Solver] = {}
@@ -360,10 +380,8 @@ class Bot:
             self.cpu_spent += self.clock() - start
 
     def _count(self, worlds: int) -> int:
-        return worlds if self.cpu_spent < MATCH_CPU_SOFT else max(4, worlds // 4)
-
-    def _out_of_time(self, start: float) -> bool:
-        return self.clock() - start > self.budget
+        spent = self.work_spent >= MATCH_WORK_SOFT or self.cpu_spent >= MATCH_CPU_SOFT
+        return max(4, worlds // 4) if spent else worlds
 
     def _search(
         self,
@@ -371,20 +389,30 @@ class Bot:
         count: int,
         row: Callable[[W], list[float]],
         start: float,
+        nodes: Callable[[], int],
     ) -> list[list[float]]:
         """Each legal action's value in up to ``count`` worlds (a row per world), drawn
         :data:`BATCH` at a time; stops early once :data:`MIN_WORLDS` are done and the choice
-        is clear (:func:`_settled`), or when the decision's time is up."""
+        is clear (:func:`_settled`), or when the decision's work (``nodes()``, the solver
+        nodes searched so far, plus :data:`ROW_UNITS` per action and world) reaches its
+        budget, or (a safety net) its CPU time does."""
         rows: list[list[float]] = []
-        for size in _batches(self._count(count)):
-            for world in draw(size):
-                rows.append(row(world))
-                self.worlds_done += 1
-                if self._out_of_time(start):
-                    return rows
-            if len(rows) >= self.min_worlds and _settled(rows):
-                break
-        return rows
+        first, units = nodes(), 0
+        try:
+            for size in _batches(self._count(count)):
+                for world in draw(size):
+                    rows.append(values := row(world))
+                    self.worlds_done += 1
+                    units += ROW_UNITS * len(values)
+                    if nodes() - first + units >= self.work_budget:
+                        return rows
+                    if self.clock() - start > self.budget:
+                        return rows
+                if len(rows) >= self.min_worlds and _settled(rows):
+                    break
+            return rows
+        finally:
+            self.work_spent += nodes() - first + units
 
     # ----- card play -----
 
@@ -415,7 +443,7 @@ class Bot:
             return [by_made[won + made_by[c]] for c in legal]
 
         sampler = _Sampler(obs, self.rng)
-        rows = self._search(sampler.play_worlds, self.play_worlds, row, start)
+        rows = self._search(sampler.play_worlds, self.play_worlds, row, start, lambda: solver.nodes)
         self.nodes += solver.nodes - nodes
         totals = _totals(rows)
         sign = 1.0 if me == maker else -1.0
@@ -443,7 +471,13 @@ class Bot:
                 values.append(self._hand_value(state, solvers, value, obs["scores"], me))
             return values
 
-        rows = self._search(sampler.deal_worlds, self.bid_worlds, row, start)
+        rows = self._search(
+            sampler.deal_worlds,
+            self.bid_worlds,
+            row,
+            start,
+            lambda: sum(s.nodes for s in solvers.values()),
+        )
         totals = _totals(rows)
         self.nodes += sum(s.nodes for s in solvers.values())
         # On a tie prefer the quiet action: "pass" (never go alone on a coin flip).

@@ -203,8 +203,18 @@ class Worlds:
         return action
 
 
-def _worlds_in_a_match(clock: Any, budget: float) -> dict[str, list[int]]:
-    bot = Worlds(make("montecarlo", "cap", play_worlds=7, bid_worlds=3, budget=budget, clock=clock))
+def _worlds_in_a_match(clock: Any, budget: float, **kwargs: Any) -> dict[str, list[int]]:
+    bot = Worlds(
+        make(
+            "montecarlo",
+            "cap",
+            play_worlds=7,
+            bid_worlds=3,
+            budget=budget,
+            clock=clock,
+            **kwargs,
+        )
+    )
     others = [make("heuristic", f"cap/{s}") for s in range(2)]
     play_match([bot, *others], seed=4, scores=[6, 7, 5])
     assert bot.done["play"] and bot.done["before play"]
@@ -225,6 +235,31 @@ def test_montecarlo_stops_drawing_worlds_when_the_clock_says_so() -> None:
     assert set(done["play"]) == {3} and set(done["before play"]) == {3}
     done = _worlds_in_a_match(lambda: 0.01 * next(ticks), budget=0.005)
     assert set(done["play"]) == {1} and set(done["before play"]) == {1}
+
+
+def test_montecarlo_stops_when_its_work_budget_is_spent() -> None:
+    # A clock that never moves: only the work count ends these searches. One unit ends every
+    # search after its first world; 800 units (a few worlds' work, more for cheap ones) end
+    # searches after different numbers of worlds, every card search below its count of 7.
+    done = _worlds_in_a_match(lambda: 0.0, budget=0.15, work_budget=1)
+    assert set(done["play"]) == {1} and set(done["before play"]) == {1}
+    done = _worlds_in_a_match(lambda: 0.0, budget=0.15, work_budget=800)
+    every = done["play"] + done["before play"]
+    assert max(done["play"]) < 7 and len(set(every)) > 2, done
+
+
+def test_montecarlo_decides_the_same_whatever_its_clock_reads_below_the_safety_cap() -> None:
+    # The same match at default settings with a clock that never moves and with one that
+    # moves 1 ms at every reading (up to about 0.1 s a decision, below the 0.4 s safety cap):
+    # every limit the bot uses counts work, so a slow or busy machine changes nothing.
+    def run(clock: Any) -> list[Any]:
+        cls = load_bot_class(bundled("montecarlo"))
+        random.seed("clock")
+        bots = [cls(clock=clock), make("heuristic", "clock/1"), make("montecarlo", "clock/2")]
+        return [h.log for h in play_match(bots, seed=8, scores=[5, 5, 5]).hands]
+
+    ticks = itertools.count()
+    assert run(lambda: 0.0) == run(lambda: 0.001 * next(ticks))
 
 
 def test_montecarlo_stops_early_on_clear_choices_and_searches_close_ones_to_its_count() -> None:

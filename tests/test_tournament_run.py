@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from cli_support import stored_matches
 
+from arena.botfile import bundled
 from arena.engine import Rules
 from arena.sandbox import Limits
 from arena.secrecy import SecretFile, commitment
@@ -120,6 +121,20 @@ def run_in_process(
     )
     assert result.completed and result.played == the_plan.total
     return store
+
+
+@pytest.mark.slow
+def test_the_bundled_searching_bot_plays_the_same_tournament_serial_or_parallel(
+    tmp_path: Path,
+) -> None:
+    # montecarlo searches for up to 0.15 s a decision: its limits count work, not time, so two
+    # worker processes sharing two cores (and a serial run beside them) play the same matches.
+    files = [bundled(name) for name in ("random_bot", "heuristic", "montecarlo")]
+    run_in_process(tmp_path / "serial.db", files, rounds=1, workers=1).close()
+    run_in_process(tmp_path / "parallel.db", files, rounds=1, workers=2).close()
+    a, b = dump(tmp_path / "serial.db"), dump(tmp_path / "parallel.db")
+    assert len(a["matches"]) == 6 and not a["faults"]
+    assert a == b
 
 
 def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
