@@ -561,6 +561,32 @@ def test_staging_left_by_a_killed_arena_is_removed() -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
+def test_a_stage_being_made_is_never_taken_for_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another arena that clears stale stages while this one is making its own (a worker
+    restarted beside a running one) finds no lock file to take: here it runs in a separate
+    process at the worst moment, right before the new stage's lock is taken."""
+    from arena.sandbox import client
+
+    clear = (
+        "import sys; sys.path[:0] = sys.argv[1:]; from arena.sandbox import client; "
+        "client._remove_stale_stages()"
+    )
+    real_flock = client.fcntl.flock
+    cleared: list[int] = []
+
+    def flock_after_a_clear(fd: int, op: int) -> None:
+        subprocess.run([sys.executable, "-c", clear, *sys.path], check=True)
+        cleared.append(fd)
+        real_flock(fd, op)
+
+    monkeypatch.setattr(client.fcntl, "flock", flock_after_a_clear)
+    stage = client.Stage()
+    try:
+        assert cleared and (stage.root / ".lock").exists() and (stage.root / "lib").is_dir()
+    finally:
+        stage.remove()
+
+
 def test_escaped_daemons_die_with_their_match_when_nothing_stops_forks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -62,8 +62,12 @@ class Stage:
     def __init__(self) -> None:
         _remove_stale_stages()
         self.root = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
-        self._lock = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # Locked before it is named ``.lock``: another arena starting now (a restarted worker
+        # clearing stale stages) never finds this stage's lock file free to take.
+        unnamed = self.root / ".lock-new"
+        self._lock = os.open(unnamed, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._lock, fcntl.LOCK_EX)
+        os.rename(unnamed, self.root / ".lock")
         self.root.chmod(0o755)
         self.lib = self.root / "lib"
         (self.lib / "arena").mkdir(parents=True)
