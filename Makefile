@@ -20,7 +20,7 @@ check: lint types test
 
 lint: setup-test
 	$(PY) -m ruff check arena tests bench bots
-	$(PY) -m ruff format --check arena
+	$(PY) -m ruff format --check arena tests bench bots
 
 types: setup-test
 	$(PY) -m mypy

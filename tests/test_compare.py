@@ -290,6 +290,7 @@ def test_parallel_workers_decide_as_a_serial_run(tmp_path: Path) -> None:
     for run_ in (serial, parallel):
         assert 6 * run_.test.sets <= run_.matches <= 6 * (run_.test.sets + 4)
         assert sum(r.matches for r in run_.roles) == 3 * 6 * run_.test.sets
+
     def records(c: compare.Comparison) -> list[tuple[Any, ...]]:
         return [(r.role, r.bot.name, r.matches, r.wins, r.place_sum, r.points_sum) for r in c.roles]
 
