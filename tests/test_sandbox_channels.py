@@ -109,6 +109,25 @@ def _memory_has(pid: int, needle: bytes) -> bool | None:
     return False
 
 
+def test_the_identifier_hunt_finds_a_seed_it_can_reach(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The positive control of the hunt below: in-process (no sandbox) with the match seed
+    leaked into the environment, the hunter finds it (confirmed on a second hand) among
+    thousands of other strings, and nothing else."""
+    from arena.botfile import load_bot_class
+    from arena.engine import play_match
+
+    hunter = load_bot_class(ATTACKS / "identifier_hunt.py")
+    others = load_bot_class(bundled("random_bot"))
+    seed = secret_seed()
+    monkeypatch.setenv("LEAKED", seed)
+    play_match([hunter(), others(), others()], seed=seed)
+    out = capsys.readouterr().out
+    assert "RAN" in out and f"FOUND SEED {seed}" in out
+    assert {line for line in out.splitlines() if line.startswith("FOUND")} == {f"FOUND SEED {seed}"}
+
+
 def test_no_identifier_reaches_a_bot_anywhere() -> None:
     """The hunt looks in env, argv, files, /proc, fds and its heap; the test also reads every
     bot process's memory from outside during the match: no seed, no opponent name."""
