@@ -17,6 +17,7 @@ import pytest
 from site_support import soup, store_tournament
 
 from arena.ratings import Outcomes, compute
+from arena.secrecy import SecretFile
 from arena.store import Store
 
 BOTS = [("ann", None), ("bob", None), ("cy", None), ("dee", None)]
@@ -115,7 +116,12 @@ def test_a_bot_that_forfeits_on_purpose_moves_nobody(tmp_path: Path) -> None:
         files.append(tmp_path / f"{name}.py")
     files.append(Path(__file__).parent / "attacks" / "sandbag.py")
     db = tmp_path / "a.db"
-    arena("run", *files, "--db", db, "--rounds", "3", "--workers", "2", "--no-site")
+    # A fixed deal secret: the same deals on every run (a fresh one per database made the
+    # honest bots' intervals below a matter of chance: one run in CI fell outside).
+    secret = tmp_path / "secret.json"
+    secret.write_text(SecretFile(1, bytes(range(32))).to_json())
+    args = ["--db", db, "--rounds", "3", "--workers", "2", "--no-site", "--secret-file", secret]
+    arena("run", *files, *args)
     rows = standings(db)
     bag = rows["sandbag"]
     assert bag["faults"] == bag["matches"] == 3 * 3 * 6
