@@ -61,19 +61,17 @@ def hands_of(seed: int) -> list[tuple[int, bool, int, int]]:
     return out
 
 
-def table(rows: list[tuple[int, int]]) -> list[list[float]]:
-    """Row-normalised frequencies of real tricks (columns) by the solver's tricks (rows)."""
+def table(rows: list[tuple[int, int]]) -> None:
+    """Print the row-normalised frequencies of real tricks (columns) by the solver's tricks
+    (rows), as Python tuples."""
     counts = [[0] * 6 for _ in range(6)]
     for solved, real in rows:
         counts[solved][real] += 1
-    out = []
     for k, row in enumerate(counts):
         n = sum(row)
         freq = [round(c / n, 2) for c in row] if n else [1.0 if j == k else 0.0 for j in range(6)]
-        out.append(freq)
         note = f"  # {n} hands" + (": few, judge by hand" if n < 20 else "")
         print(f"        ({', '.join(map(str, freq))}),{note}")
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -395,7 +395,8 @@ class Bot:
         :data:`BATCH` at a time; stops early once :data:`MIN_WORLDS` are done and the choice
         is clear (:func:`_settled`), or when the decision's work (``nodes()``, the solver
         nodes searched so far, plus :data:`ROW_UNITS` per action and world) reaches its
-        budget, or (a safety net) its CPU time does."""
+        budget, or (a safety net) its CPU time does. The nodes and the work are added to the
+        match's counts (:attr:`nodes`, :attr:`work_spent`)."""
         rows: list[list[float]] = []
         first, units = nodes(), 0
         try:
@@ -412,7 +413,9 @@ class Bot:
                     break
             return rows
         finally:
-            self.work_spent += nodes() - first + units
+            searched = nodes() - first
+            self.nodes += searched
+            self.work_spent += searched + units
 
     # ----- card play -----
 
@@ -433,7 +436,6 @@ class Bot:
         trick = [(s, c) for s, c in obs["trick"]]
         leader = trick[0][0] if trick else me
         tricks = dict.fromkeys(legal, 0.0)
-        nodes = solver.nodes
 
         def row(hands: list[list[str]]) -> list[float]:
             hands[me] = obs["hand"]
@@ -444,7 +446,6 @@ class Bot:
 
         sampler = _Sampler(obs, self.rng)
         rows = self._search(sampler.play_worlds, self.play_worlds, row, start, lambda: solver.nodes)
-        self.nodes += solver.nodes - nodes
         totals = _totals(rows)
         sign = 1.0 if me == maker else -1.0
         best = max(range(len(legal)), key=lambda k: (round(totals[k], 9), sign * tricks[legal[k]]))
@@ -479,7 +480,6 @@ class Bot:
             lambda: sum(s.nodes for s in solvers.values()),
         )
         totals = _totals(rows)
-        self.nodes += sum(s.nodes for s in solvers.values())
         # On a tie prefer the quiet action: "pass" (never go alone on a coin flip).
         best = max(range(len(legal)), key=lambda k: (round(totals[k], 9), legal[k] == "pass"))
         return list(legal[best]) if obs["phase"] == "keep" else legal[best]

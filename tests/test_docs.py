@@ -320,14 +320,13 @@ def test_architecture_draws_the_layers_the_layout_test_enforces() -> None:
 
 def test_every_benchmark_is_on_the_benchmarks_page() -> None:
     page = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    helpers = {"screenshots.py", "coverage_model.py"}  # README pictures; what coverage.py imports
+    bot_files = {"montecarlo_v1.py", "oracle.py"}  # bots: the bar to beat, the ceiling
     for script in sorted((REPO / "bench").glob("*.py")):
-        if script.name in ("screenshots.py", "montecarlo_v1.py", "oracle.py", "coverage_model.py"):
-            # pictures for the README; two bot files (the bar to beat, the ceiling), named on
-            # the page as bench/strength.py's arguments; the model coverage.py imports: none
-            # of them a measurement of its own
-            assert script.name in ("screenshots.py", "coverage_model.py") or (
-                f"bench/{script.name}" in page
-            ), script.name
+        if script.name in helpers:
+            continue
+        if script.name in bot_files:  # named on the page as bench/strength.py's arguments
+            assert f"bench/{script.name}" in page, script.name
             continue
         assert f"python bench/{script.name}" in page, script.name
 
