@@ -190,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         paths = [str(bot_path(b)) for b in args.bots]
         rules = _parse_rules(args.rule)
-    except Exception as e:  # a bad name or rule is a usage error: one line
+        for p in paths:
+            load_bot_class(p)  # a broken bot file stops the run here, not in every worker
+    except Exception as e:  # a bad name, rule or bot file is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
     names = [bot_name(p) for p in paths]
