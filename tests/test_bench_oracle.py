@@ -93,15 +93,7 @@ def test_each_mode_plays_a_legal_hand_in_process(
 
 
 def test_an_unknown_mode_is_one_error_line(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "strength.py"), str(ORACLE), "random", "random"]
-        + ["--seeds", "1", "--workers", "2"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**_env(), "ORACLE_SEES": "everything"},
-        timeout=120,
-    )
+    result = strength(tmp_path, ORACLE, ORACLE_SEES="everything")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"error: {ORACLE}: ValueError: ORACLE_SEES must be one of all, play, bidding, hands,"
@@ -112,20 +104,22 @@ def test_an_unknown_mode_is_one_error_line(tmp_path: Path) -> None:
 def test_a_broken_bot_file_stops_the_strength_bench_before_its_workers(tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("import no_such_module_here\n")
-    result = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "strength.py"), str(broken), "random", "random"]
-        + ["--seeds", "1", "--workers", "2"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=_env(),
-        timeout=120,
-    )
+    result = strength(tmp_path, broken)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"error: {broken}: ModuleNotFoundError: No module named 'no_such_module_here'"
     ]
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "ORACLE_SEES"}
+def strength(tmp_path: Path, bot: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """bench/strength.py on ``bot`` and two random bots, with 2 workers and ``env`` set."""
+    clean = {k: v for k, v in os.environ.items() if k != "ORACLE_SEES"}
+    return subprocess.run(
+        [sys.executable, str(REPO / "bench" / "strength.py"), str(bot), "random", "random"]
+        + ["--seeds", "1", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**clean, **env},
+        timeout=120,
+    )
