@@ -56,22 +56,27 @@ if SEES not in MODES:
 _TRUTH: dict[str, GameState] = {}
 
 
-def sees_truth(phase: str, sees: str = SEES) -> bool:
+def sees_truth(phase: str) -> bool:
     """Whether the oracle judges a decision in ``phase`` on the true cards."""
-    return sees in ("all", "hands") or (sees == "play") == (phase == "play")
+    return SEES in ("all", "hands") or (SEES == "play") == (phase == "play")
+
+
+def guesses_dummy(phase: str) -> bool:
+    """Whether the oracle's worlds for ``phase`` guess the dummy (``hands`` mode before play,
+    except at the maker's keep, where the maker has seen it)."""
+    return SEES == "hands" and phase not in ("play", "keep")
 
 
 class _Truth(_mc._Sampler):  # type: ignore[misc]
     """Guesses that are the real deal as it stands, where the mode allows it."""
 
-    sees = SEES
-
     def deal_worlds(self, n: int) -> list[GameState]:
-        if not sees_truth(self.obs["phase"], self.sees):
+        phase = self.obs["phase"]
+        if not sees_truth(phase):
             return super().deal_worlds(n)  # type: ignore[no-any-return]
         state = _TRUTH["state"]
         worlds = [state.copy() for _ in range(n)]
-        if self.sees == "hands" and not (state.phase == "keep" and state.turn == self.obs["seat"]):
+        if guesses_dummy(phase):
             # The dummy is left to chance: any 5 of the cards outside the players' hands and
             # the up-card (a reader of players who also counts cards knows which those are).
             pool = [*state.dummy, *state.deal.kitty[1:]]
@@ -81,7 +86,7 @@ class _Truth(_mc._Sampler):  # type: ignore[misc]
         return worlds
 
     def play_worlds(self, n: int) -> list[list[list[str]]]:
-        if not sees_truth("play", self.sees):
+        if not sees_truth("play"):
             return super().play_worlds(n)  # type: ignore[no-any-return]
         state = _TRUTH["state"]
         hands = [list(h) for h in state.hands]
@@ -107,9 +112,8 @@ class Bot(_mc.Bot):  # type: ignore[misc]
             raise RuntimeError("the oracle needs the engine in its own process")
         _TRUTH["state"] = frame.f_locals["state"]
         phase = obs["phase"]
-        certain = sees_truth(phase) and (SEES != "hands" or phase in ("play", "keep"))
         # One true world needs no repeats; a guessed one gets montecarlo's full search.
-        if certain:
+        if sees_truth(phase) and not guesses_dummy(phase):
             self.play_worlds = self.bid_worlds = self.min_worlds = 2
         else:
             self.play_worlds, self.bid_worlds = _mc.PLAY_WORLDS, _mc.BID_WORLDS

@@ -54,8 +54,13 @@ def bot_name(path: str) -> str:
 
 
 def _init(paths: list[str], rules: dict[str, Any]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _SETUP["classes"] = [load_bot_class(p) for p in paths]
+    """A worker's start: the bots and rules of the run (Ctrl-C is the parent's to handle)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _setup([load_bot_class(p) for p in paths], rules)
+
+
+def _setup(classes: list[type[Any]], rules: dict[str, Any]) -> None:
+    _SETUP["classes"] = classes
     _SETUP["rules"] = Rules.from_dict(rules)
 
 
@@ -190,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         paths = [str(bot_path(b)) for b in args.bots]
         rules = _parse_rules(args.rule)
-        for p in paths:
-            load_bot_class(p)  # a broken bot file stops the run here, not in every worker
+        # A broken bot file stops the run here, in one line, not in every worker.
+        classes = [load_bot_class(p) for p in paths]
     except Exception as e:  # a bad name, rule or bot file is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -213,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     _progress(sets, done, len(seeds), names)
         else:
-            _init(paths, rules)
+            _setup(classes, rules)  # in this process, where Ctrl-C stops the run
             for seed in seeds:
                 _progress(sets, play_set(seed), len(seeds), names)
     except KeyboardInterrupt:  # report the sets finished so far (the first ones, in order)
