@@ -1,0 +1,247 @@
+"""How right is montecarlo's judgement of a bid? Its predicted gain against the real one.
+
+At every bid it makes (``bid1`` or ``bid2``, wherever passing is allowed), the Monte-Carlo bot
+estimates each action's match value (the expected number of opponents it finishes above) over
+its sampled worlds, and takes the best. This script plays duplicate matches in-process (the
+three bots in all 6 seatings of every seed, as ``bench/strength.py`` does) and, at each such
+decision of the first bot, keeps the state and the bot's estimates; after the hand it plays
+**every** action out from that state to the end of the hand, once, with fresh bots of the same
+three kinds, and values the scores after the hand with the bot's own match value. So each
+decision gives, for every trump-making action, a *predicted* gain over passing (the bot's)
+and a *realized* one (one play-out of each on the true cards).
+
+It prints the decisions binned by the predicted gain: how many, the mean predicted and mean
+realized gain with a 95 % interval, and how many of them the bot took. A judgement that is
+right on average has the realized gain near the predicted one in every bin, and in particular
+of the same sign as the bot's choice; a bin whose realized gain has the other sign is a kind
+of bid the bot gets wrong, which a better model of the bid could win back. The slope of the
+realized on the predicted gain, and the mean of each, sum it up.
+
+The first bot must be ``montecarlo`` or a bot file built on it (its ``Bot`` a subclass whose
+module has ``match_value``). Example::
+
+    python bench/bid_calibration.py montecarlo heuristic bench/montecarlo_v1.py --seeds 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import signal
+import statistics
+import sys
+import time
+from itertools import permutations
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from strength import bot_name, bot_path  # noqa: E402
+
+from arena.botfile import load_bot_class  # noqa: E402
+from arena.engine import Match, Rules  # noqa: E402
+from arena.sandbox.values import bot_random_seed  # noqa: E402
+
+EDGES = (-0.2, -0.1, -0.05, -0.02, 0.0, 0.02, 0.05, 0.1, 0.2)
+"""Bin edges of the predicted gain (match value: opponents finished above)."""
+
+_CLASSES: list[Any] = []
+
+
+def match_value_of(cls: type[Any]) -> Any:
+    """The ``match_value`` function of the Monte-Carlo bot module ``cls`` is built on (the
+    globals of its methods or of a base class's); an error if there is none."""
+    for klass in cls.__mro__:  # a module loaded from a file may not be in sys.modules
+        for attr in vars(klass).values():
+            found = getattr(attr, "__globals__", {}).get("match_value")
+            if callable(found) and callable(getattr(cls, "_search", None)):
+                return found
+    raise ValueError("the first bot must be montecarlo or a bot built on it")
+
+
+def recording(cls: type[Any]) -> type[Any]:
+    """``cls`` whose searches keep their rows (one row of action values per world) in
+    ``last_rows``, with its match value as ``match_value``."""
+    value = match_value_of(cls)
+
+    class Recording(cls):  # type: ignore[valid-type, misc]
+        last_rows: list[list[float]] = []
+        match_value = staticmethod(value)
+
+        def _search(self, *args: Any, **kwargs: Any) -> list[list[float]]:
+            self.last_rows = rows = super()._search(*args, **kwargs)
+            return rows  # type: ignore[no-any-return]
+
+    return Recording
+
+
+def _init(paths: list[str]) -> None:
+    """A worker's start: the three bot classes (Ctrl-C is the parent's to handle)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _setup([load_bot_class(p) for p in paths])
+
+
+def _setup(classes: list[type[Any]]) -> None:
+    _CLASSES[:] = [recording(classes[0]), *classes[1:]]
+
+
+def _fresh(perm: tuple[int, ...], seed: str) -> list[Any]:
+    """The bots of seating ``perm``, built with ``random`` seeded from ``seed`` and the seat."""
+    bots = []
+    for seat, who in enumerate(perm):
+        random.seed(f"{seed}/{seat}")
+        bots.append(_CLASSES[who]())
+    return bots
+
+
+def decisions_of(seed: int) -> list[dict[str, Any]]:
+    """The first bot's bid decisions in the 6 seatings of ``seed``: the legal actions, its
+    predicted and the realized match value of each, and its choice."""
+    rules = Rules()
+    value = _CLASSES[0].match_value(rules)
+    out = []
+    for perm in permutations(range(3)):
+        bots = []
+        for seat, who in enumerate(perm):
+            random.seed(bot_random_seed(seed, seat))
+            bots.append(_CLASSES[who]())
+        me = perm.index(0)
+        match = Match(seed, rules)
+        while (state := match.next_hand()) is not None:
+            kept = []
+            while (seat := state.turn) is not None:
+                obs = state.observation(seat)
+                judged = seat == me and state.phase in ("bid1", "bid2") and "pass" in obs["legal"]
+                if judged:
+                    before, bots[seat].last_rows = state.copy(), []
+                action = bots[seat].act(obs)
+                if judged and bots[seat].last_rows:  # not a forced or trivial choice
+                    kept.append((before, list(obs["legal"]), bots[seat].last_rows, action))
+                state.apply(action)
+            number = len(match.hands)
+            for before, legal, rows, action in kept:
+                realized = []
+                for k, option in enumerate(legal):
+                    after = before.copy()
+                    after.apply(option)
+                    players = _fresh(perm, f"{seed}/{perm}/{number}/{k}")
+                    while (turn := after.turn) is not None:
+                        after.apply(players[turn].act(after.observation(turn)))
+                    end = [a + b for a, b in zip(before.scores, after.points(), strict=True)]
+                    realized.append(value.of(end)[me])
+                predicted = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
+                out.append(
+                    {"legal": legal, "predicted": predicted, "realized": realized, "chose": action}
+                )
+            match.record(state.result())
+    return out
+
+
+def gains(decisions: list[dict[str, Any]]) -> list[tuple[float, float, bool]]:
+    """(predicted gain, realized gain, taken) of every trump-making action over passing."""
+    out = []
+    for d in decisions:
+        p = d["legal"].index("pass")
+        for k, option in enumerate(d["legal"]):
+            if k != p:
+                gain = d["predicted"][k] - d["predicted"][p]
+                out.append((gain, d["realized"][k] - d["realized"][p], d["chose"] == option))
+    return out
+
+
+def binned(rows: list[tuple[float, float, bool]]) -> list[dict[str, Any]]:
+    """``rows`` in bins of predicted gain (:data:`EDGES`): count, mean predicted and realized
+    gain, half-width of the realized mean's 95 % interval, and how many were taken."""
+    edges = (-float("inf"), *EDGES, float("inf"))
+    out = []
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        inside = [r for r in rows if lo <= r[0] < hi]
+        if not inside:
+            continue
+        real = [r[1] for r in inside]
+        spread = statistics.stdev(real) if len(real) > 1 else 0.0
+        out.append(
+            {
+                "from": lo,
+                "to": hi,
+                "n": len(inside),
+                "predicted": statistics.fmean(r[0] for r in inside),
+                "realized": statistics.fmean(real),
+                "half": 1.96 * spread / len(real) ** 0.5,
+                "taken": sum(r[2] for r in inside),
+            }
+        )
+    return out
+
+
+def label(lo: float, hi: float) -> str:
+    """A bin's range as text: ``below -0.20``, ``-0.20 to -0.10``, ``+0.20 and up``."""
+    if lo == -float("inf"):
+        return f"below {hi:+.2f}"
+    return f"{lo:+.2f} and up" if hi == float("inf") else f"{lo:+.2f} to {hi:+.2f}"
+
+
+def slope(rows: list[tuple[float, float, bool]]) -> float:
+    """Least-squares slope of the realized gain on the predicted one."""
+    mx = statistics.fmean(r[0] for r in rows)
+    my = statistics.fmean(r[1] for r in rows)
+    sxx = sum((r[0] - mx) ** 2 for r in rows)
+    return sum((r[0] - mx) * (r[1] - my) for r in rows) / sxx if sxx else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("bots", nargs=3, help="three bot files or bundled names; the first is judged")
+    ap.add_argument("--seeds", type=int, default=40, help="duplicate sets (default 40)")
+    ap.add_argument("--start", type=int, default=170000, help="first match seed")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--json", metavar="FILE", help="also write every decision as JSON")
+    args = ap.parse_args(argv)
+    try:
+        paths = [str(bot_path(b)) for b in args.bots]
+        classes = [load_bot_class(p) for p in paths]  # a broken file: one line, here
+    except Exception as e:  # a bad name or bot file is a usage error: one line
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        _setup(classes)
+    except ValueError as e:
+        print(f"error: {paths[0]}: {e}", file=sys.stderr)
+        return 2
+    seeds = range(args.start, args.start + args.seeds)
+    t0 = time.perf_counter()
+    try:
+        if args.workers > 1:
+            with Pool(args.workers, initializer=_init, initargs=(paths,)) as pool:
+                found = [d for ds in pool.map(decisions_of, seeds, chunksize=1) for d in ds]
+        else:
+            found = [d for seed in seeds for d in decisions_of(seed)]
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 1
+    if args.json:
+        Path(args.json).write_text(json.dumps(found), encoding="utf-8")
+    rows = gains(found)
+    name = bot_name(paths[0])
+    print(f"# {len(found)} bid decisions of {name}, {args.seeds} seeds x 6 seatings,")
+    print(f"# {time.perf_counter() - t0:.0f} s; gain = match value of the action minus passing")
+    print(f"{'predicted gain':<18} {'n':>5} {'predicted':>10} {'realized':>9} {'95% CI':>18} taken")
+    for b in binned(rows):
+        m, h = b["realized"], b["half"]
+        print(
+            f"{label(b['from'], b['to']):<18} {b['n']:>5} {b['predicted']:>+10.3f} {m:>+9.3f} "
+            f"[{m - h:+.3f}, {m + h:+.3f}] {b['taken']:>5}"
+        )
+    if rows:
+        mp = statistics.fmean(r[0] for r in rows)
+        mr = statistics.fmean(r[1] for r in rows)
+        print(f"slope of realized on predicted {slope(rows):.2f}; means {mp:+.3f} and {mr:+.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
