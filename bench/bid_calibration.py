@@ -1,13 +1,14 @@
 """How right is montecarlo's judgement of a bid? Its predicted gain against the real one.
 
-At every bid it makes (``bid1`` or ``bid2``, wherever passing is allowed), the Monte-Carlo bot
-estimates each action's match value (the expected number of opponents it finishes above) over
-its sampled worlds, and takes the best. This script plays duplicate matches in-process (the
+At every decision before the first lead that has a "no" to compare with (a bid where passing
+is allowed, going alone or not, the dealer's pick-up or not), the Monte-Carlo bot estimates
+each action's match value (the expected number of opponents it finishes above) over its
+sampled worlds, and takes the best. This script plays duplicate matches in-process (the
 three bots in all 6 seatings of every seed, as ``bench/strength.py`` does) and, at each such
 decision of the first bot, keeps the state and the bot's estimates; after the hand it plays
 **every** action out from that state to the end of the hand, once, with fresh bots of the same
 three kinds, and values the scores after the hand with the bot's own match value. So each
-decision gives, for every trump-making action, a *predicted* gain over passing (the bot's)
+decision gives, for every action but the "no", a *predicted* gain over the "no" (the bot's)
 and a *realized* one (one play-out of each on the true cards).
 
 It prints the decisions binned by the predicted gain: how many, the mean predicted and mean
@@ -15,7 +16,8 @@ realized gain with a 95 % interval, and how many of them the bot took. A judgeme
 right on average has the realized gain near the predicted one in every bin, and in particular
 of the same sign as the bot's choice; a bin whose realized gain has the other sign is a kind
 of bid the bot gets wrong, which a better model of the bid could win back. The slope of the
-realized on the predicted gain, and the mean of each, sum it up.
+realized on the predicted gain, and the mean of each, sum it up, for all the decisions and for
+each phase.
 
 The first bot must be ``montecarlo`` or a bot file built on it (its ``Bot`` a subclass whose
 module has ``match_value``). Example::
@@ -45,6 +47,8 @@ from arena.botfile import load_bot_class  # noqa: E402
 from arena.engine import Match, Rules  # noqa: E402
 from arena.sandbox.values import bot_random_seed  # noqa: E402
 
+NO = {"bid1": "pass", "bid2": "pass", "alone": "pass", "pickup": "decline"}
+"""The phases judged, and the "no" each action is compared with."""
 EDGES = (-0.2, -0.1, -0.05, -0.02, 0.0, 0.02, 0.05, 0.1, 0.2)
 """Bin edges of the predicted gain (match value: opponents finished above)."""
 
@@ -114,16 +118,17 @@ def decisions_of(seed: int) -> list[dict[str, Any]]:
             kept = []
             while (seat := state.turn) is not None:
                 obs = state.observation(seat)
-                judged = seat == me and state.phase in ("bid1", "bid2") and "pass" in obs["legal"]
+                no = NO.get(state.phase) if seat == me else None
+                judged = no is not None and no in obs["legal"]
                 if judged:
                     before, bots[seat].last_rows = state.copy(), []
                 action = bots[seat].act(obs)
                 if judged and bots[seat].last_rows:  # not a forced or trivial choice
-                    kept.append((before, list(obs["legal"]), bots[seat].last_rows, action))
+                    kept.append((before, obs, bots[seat].last_rows, action))
                 state.apply(action)
             number = len(match.hands)
-            for before, legal, rows, action in kept:
-                realized = []
+            for before, obs, rows, action in kept:
+                legal, realized = obs["legal"], []
                 for k, option in enumerate(legal):
                     after = before.copy()
                     after.apply(option)
@@ -134,17 +139,24 @@ def decisions_of(seed: int) -> list[dict[str, Any]]:
                     realized.append(value.of(end)[me])
                 predicted = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
                 out.append(
-                    {"legal": legal, "predicted": predicted, "realized": realized, "chose": action}
+                    {
+                        "phase": obs["phase"],
+                        "no": NO[obs["phase"]],
+                        "legal": legal,
+                        "predicted": predicted,
+                        "realized": realized,
+                        "chose": action,
+                    }
                 )
             match.record(state.result())
     return out
 
 
 def gains(decisions: list[dict[str, Any]]) -> list[tuple[float, float, bool]]:
-    """(predicted gain, realized gain, taken) of every trump-making action over passing."""
+    """(predicted gain, realized gain, taken) of every action over the decision's "no"."""
     out = []
     for d in decisions:
-        p = d["legal"].index("pass")
+        p = d["legal"].index(d["no"])
         for k, option in enumerate(d["legal"]):
             if k != p:
                 gain = d["predicted"][k] - d["predicted"][p]
@@ -227,8 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(found), encoding="utf-8")
     rows = gains(found)
     name = bot_name(paths[0])
-    print(f"# {len(found)} bid decisions of {name}, {args.seeds} seeds x 6 seatings,")
-    print(f"# {time.perf_counter() - t0:.0f} s; gain = match value of the action minus passing")
+    print(f"# {len(found)} decisions of {name}, {args.seeds} seeds x 6 seatings,")
+    print(f"# {time.perf_counter() - t0:.0f} s; gain = match value of the action minus the no")
     print(f"{'predicted gain':<18} {'n':>5} {'predicted':>10} {'realized':>9} {'95% CI':>18} taken")
     for b in binned(rows):
         m, h = b["realized"], b["half"]
@@ -236,10 +248,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{label(b['from'], b['to']):<18} {b['n']:>5} {b['predicted']:>+10.3f} {m:>+9.3f} "
             f"[{m - h:+.3f}, {m + h:+.3f}] {b['taken']:>5}"
         )
-    if rows:
-        mp = statistics.fmean(r[0] for r in rows)
-        mr = statistics.fmean(r[1] for r in rows)
-        print(f"slope of realized on predicted {slope(rows):.2f}; means {mp:+.3f} and {mr:+.3f}")
+    for phase in ("all", *NO):
+        some = gains([d for d in found if phase in ("all", d["phase"])])
+        if len(some) > 1:
+            mp = statistics.fmean(r[0] for r in some)
+            mr = statistics.fmean(r[1] for r in some)
+            taken = sum(r[2] for r in some)
+            print(
+                f"{phase:>6}: {len(some)} gains, {taken} taken; predicted {mp:+.3f}, realized"
+                f" {mr:+.3f}; slope of realized on predicted {slope(some):.2f}"
+            )
     return 0
 
 

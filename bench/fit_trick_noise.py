@@ -10,10 +10,11 @@ solver's number. It prints two tables of row-normalised frequencies: the first b
 maker, and any other bot as the maker against it; paste them into ``TRICK_NOISE``.
 
 Then it asks whether one table is enough: for the first bot as the maker, the mean of the real
-tricks minus what its table row expects (with a 95 % interval), by the trumps the maker holds
-at the first lead and by the maker's seat from the dealer. A table that fits every kind of hand
-gives residuals near zero in every group; a group far from zero is a kind of hand whose bids
-the solver judges wrong, which a finer model of the bid (by those features) could mend.
+tricks minus what the first table (the one just measured) expects, with a 95 % interval, by
+the trumps the maker holds at the first lead and by the maker's seat from the dealer. A table
+that fits every kind of hand gives residuals near zero in every group; a group far from zero
+is a kind of hand whose bids the solver judges wrong, which a finer model of the bid (by
+those features) could mend.
 
 Lone makers are left out (they are rare); a row seen fewer than 20 times is printed with its
 counts so its noise can be judged. Example::
@@ -137,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         _CLASSES[:] = classes
         found = [r for seed in seeds for r in hands_of(seed)]
-    made: list[Any] = [(h[2], h[3]) for h in found if h[0] == 0 and not h[1]]
+    mine = [h for h in found if h[0] == 0 and not h[1]]
+    made: list[Any] = [(h[2], h[3]) for h in mine]
     against: list[Any] = [(h[2], h[3]) for h in found if h[0] != 0 and not h[1]]
     print(f"# {len(found)} hands with a maker, {args.seeds} seeds x 6 seatings")
     print(f"    (  # {bot_name(paths[0])} as the maker")
@@ -146,7 +148,6 @@ def main(argv: list[str] | None = None) -> int:
     print("    (  # another player as the maker, against it")
     table(against)
     print("    ),")
-    mine = [h for h in found if h[0] == 0 and not h[1]]
     for title, at in (("trumps held", 4), ("seat from the dealer's left", 5)):
         print(f"# {bot_name(paths[0])} as the maker: real minus expected tricks by {title}")
         for key, (n, mean, half) in residuals([(h[2], h[3], h[at]) for h in mine]).items():

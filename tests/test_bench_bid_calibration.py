@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from bench_support import BENCH, REPO, run_bench
 
-REPO = Path(__file__).resolve().parent.parent
-SCRIPT = REPO / "bench" / "bid_calibration.py"
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(BENCH))
 
 import bid_calibration  # noqa: E402
 
@@ -34,13 +33,7 @@ class Bot(MC.Bot):
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    return run_bench("bid_calibration.py", *args, cwd=tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +55,9 @@ def serial(small: Path) -> tuple[str, list[dict]]:
 def test_the_bot_took_every_action_it_predicted_best(serial: tuple[str, list[dict]]) -> None:
     _, decisions = serial
     assert len(decisions) > 20
+    assert {d["phase"] for d in decisions} >= {"bid1", "alone"}
     for d in decisions:
+        assert d["no"] == bid_calibration.NO[d["phase"]] and d["no"] in d["legal"]
         assert len(d["predicted"]) == len(d["realized"]) == len(d["legal"]) >= 2
         best = max(range(len(d["legal"])), key=lambda k: (round(d["predicted"][k], 9),
                                                             d["legal"][k] == "pass"))  # fmt: skip
@@ -80,7 +75,9 @@ def test_the_table_counts_every_gain_and_who_took_it(serial: tuple[str, list[dic
     for label, n, predicted, _real, taken in rows:
         # montecarlo takes an action exactly when it predicts it better than passing
         assert int(taken) == (int(n) if float(predicted) > 0 else 0), label
-    assert f"# {len(decisions)} bid decisions of small, 2 seeds x 6 seatings" in stdout
+    assert f"# {len(decisions)} decisions of small, 2 seeds x 6 seatings" in stdout
+    per_phase = dict(re.findall(r"^\s*(\w+): (\d+) gains", stdout, re.M))
+    assert int(per_phase.pop("all")) == len(gains) == sum(map(int, per_phase.values()))
 
 
 def test_a_parallel_run_finds_the_same_decisions(small: Path, serial: tuple[str, list]) -> None:

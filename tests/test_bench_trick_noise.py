@@ -4,15 +4,13 @@ broken bot file is one error line before any worker starts."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bench_support import BENCH, run_bench
 
-REPO = Path(__file__).resolve().parent.parent
-SCRIPT = REPO / "bench" / "fit_trick_noise.py"
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(BENCH))
 
 import fit_trick_noise  # noqa: E402
 
@@ -33,19 +31,18 @@ def test_a_solver_number_never_seen_expects_itself() -> None:
     assert fit_trick_noise.fitted([(2, 3), (2, 1), (4, 5)]) == [0.0, 1.0, 2.0, 3.0, 5.0, 5.0]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
-
-
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_run_prints_tables_whose_residual_groups_cover_its_hands(workers: str) -> None:
-    result = run("heuristic", "random_bot", "heuristic", "--seeds", "2", "--workers", workers)
+    result = run_bench(
+        "fit_trick_noise.py",
+        "heuristic",
+        "random_bot",
+        "heuristic",
+        "--seeds",
+        "2",
+        "--workers",
+        workers,
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     first_table = out.split("# another player")[0]
@@ -66,7 +63,16 @@ def test_a_run_prints_tables_whose_residual_groups_cover_its_hands(workers: str)
 def test_a_broken_bot_file_is_one_error_line(tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("import no_such_module_here\n")
-    result = run(str(broken), "heuristic", "heuristic", "--seeds", "1", "--workers", "2")
+    result = run_bench(
+        "fit_trick_noise.py",
+        str(broken),
+        "heuristic",
+        "heuristic",
+        "--seeds",
+        "1",
+        "--workers",
+        "2",
+    )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"error: {broken}: ModuleNotFoundError: No module named 'no_such_module_here'"
