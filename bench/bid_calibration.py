@@ -140,6 +140,7 @@ def decisions_of(seed: int) -> list[dict[str, Any]]:
                 predicted = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
                 out.append(
                     {
+                        "seed": seed,
                         "phase": obs["phase"],
                         "no": NO[obs["phase"]],
                         "legal": legal,
@@ -204,6 +205,16 @@ def slope(rows: list[tuple[float, float, bool]]) -> float:
     return sum((r[0] - mx) * (r[1] - my) for r in rows) / sxx if sxx else 0.0
 
 
+def _progress(found: list[dict[str, Any]], done: list[dict[str, Any]], at: str) -> None:
+    """Keep a finished seed's decisions, and say on stderr how far the run is (``at``: "3/40")
+    and how far the realized gains are from the predicted ones so far."""
+    found.extend(done)
+    rows = gains(found)
+    off = statistics.fmean(r[1] - r[0] for r in rows) if rows else 0.0
+    print(f"set {at}: {len(found)} decisions, realized minus predicted gain {off:+.3f}",
+          file=sys.stderr)  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -226,20 +237,27 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
+    found: list[dict[str, Any]] = []
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in background
     try:
         if args.workers > 1:
             with Pool(args.workers, initializer=_init, initargs=(paths,)) as pool:
-                found = [d for ds in pool.map(decisions_of, seeds, chunksize=1) for d in ds]
+                for i, done in enumerate(pool.imap(decisions_of, seeds, chunksize=1), 1):
+                    _progress(found, done, f"{i}/{len(seeds)}")
         else:
-            found = [d for seed in seeds for d in decisions_of(seed)]
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 1
+            for i, seed in enumerate(seeds, 1):
+                _progress(found, decisions_of(seed), f"{i}/{len(seeds)}")
+    except KeyboardInterrupt:  # report the sets finished so far (the first ones, in order)
+        sets = len({d["seed"] for d in found})
+        print(f"interrupted: {sets} sets finished", file=sys.stderr)
+        if not found:
+            return 1
     if args.json:
         Path(args.json).write_text(json.dumps(found), encoding="utf-8")
     rows = gains(found)
     name = bot_name(paths[0])
-    print(f"# {len(found)} decisions of {name}, {args.seeds} seeds x 6 seatings,")
+    sets = len({d["seed"] for d in found})
+    print(f"# {len(found)} decisions of {name}, {sets} seeds x 6 seatings,")
     print(f"# {time.perf_counter() - t0:.0f} s; gain = match value of the action minus the no")
     print(f"{'predicted gain':<18} {'n':>5} {'predicted':>10} {'realized':>9} {'95% CI':>18} taken")
     for b in binned(rows):

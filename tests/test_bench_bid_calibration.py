@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -113,3 +114,24 @@ def test_a_bad_first_bot_is_one_error_line(tmp_path: Path, first: str, message: 
     result = run(tmp_path, first.format(**names), "heuristic", "heuristic", "--seeds", "1")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["error: " + message.format(**names)]
+
+
+def test_ctrl_c_reports_the_sets_finished(small: Path) -> None:
+    run = subprocess.Popen(
+        [sys.executable, str(BENCH / "bid_calibration.py"), str(small), "heuristic", "random_bot"]
+        + ["--seeds", "500", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=small.parent,
+    )
+    assert run.stderr is not None
+    assert run.stderr.readline().startswith("set 1/500: ")  # running, a set finished
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err
+    finished = [line for line in err.splitlines() if line.startswith("interrupted:")]
+    assert len(finished) == 1
+    sets = int(finished[0].split()[1])
+    assert 1 <= sets < 500
+    assert re.search(rf"^# \d+ decisions of small, {sets} seeds x 6 seatings,$", out, re.M)
