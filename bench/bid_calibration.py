@@ -102,8 +102,9 @@ def _fresh(perm: tuple[int, ...], seed: str) -> list[Any]:
 
 
 def decisions_of(seed: int) -> list[dict[str, Any]]:
-    """The first bot's bid decisions in the 6 seatings of ``seed``: the legal actions, its
-    predicted and the realized match value of each, and its choice."""
+    """The first bot's yes/no decisions before the first lead (:data:`NO`) in the 6 seatings
+    of ``seed``: the legal actions, its predicted and the realized match value of each, and
+    its choice."""
     rules = Rules()
     value = _CLASSES[0].match_value(rules)
     out = []
