@@ -30,22 +30,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import signal
 import statistics
 import sys
 import time
 from itertools import permutations
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from strength import bot_name, bot_path  # noqa: E402
+from strength import bot_classes, bot_name, bot_path, in_order, seated  # noqa: E402
 
-from arena.botfile import load_bot_class  # noqa: E402
 from arena.engine import Match, Rules  # noqa: E402
-from arena.sandbox.values import bot_random_seed  # noqa: E402
 
 NO = {"bid1": "pass", "bid2": "pass", "alone": "pass", "pickup": "decline"}
 """The phases judged, and the "no" each action is compared with."""
@@ -82,13 +78,10 @@ def recording(cls: type[Any]) -> type[Any]:
     return Recording
 
 
-def _init(paths: list[str]) -> None:
-    """A worker's start: the three bot classes (Ctrl-C is the parent's to handle)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _setup([load_bot_class(p) for p in paths])
-
-
-def _setup(classes: list[type[Any]]) -> None:
+def _setup(paths: list[str]) -> None:
+    """The three bot classes :func:`decisions_of` plays with (the first one recording), in
+    this process."""
+    classes = bot_classes(paths)
     _CLASSES[:] = [recording(classes[0]), *classes[1:]]
 
 
@@ -109,10 +102,7 @@ def decisions_of(seed: int) -> list[dict[str, Any]]:
     value = _CLASSES[0].match_value(rules)
     out = []
     for perm in permutations(range(3)):
-        bots = []
-        for seat, who in enumerate(perm):
-            random.seed(bot_random_seed(seed, seat))
-            bots.append(_CLASSES[who]())
+        bots = seated(_CLASSES, seed, perm)
         me = perm.index(0)
         match = Match(seed, rules)
         while (state := match.next_hand()) is not None:
@@ -227,29 +217,24 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         paths = [str(bot_path(b)) for b in args.bots]
-        classes = [load_bot_class(p) for p in paths]  # a broken file: one line, here
+        bot_classes(paths)  # a broken bot file: one line, here
     except Exception as e:  # a bad name or bot file is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        _setup(classes)
+        recording(bot_classes(paths)[0])
     except ValueError as e:
         print(f"error: {paths[0]}: {e}", file=sys.stderr)
         return 2
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
     found: list[dict[str, Any]] = []
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in background
+    sets = 0
     try:
-        if args.workers > 1:
-            with Pool(args.workers, initializer=_init, initargs=(paths,)) as pool:
-                for i, done in enumerate(pool.imap(decisions_of, seeds, chunksize=1), 1):
-                    _progress(found, done, f"{i}/{len(seeds)}")
-        else:
-            for i, seed in enumerate(seeds, 1):
-                _progress(found, decisions_of(seed), f"{i}/{len(seeds)}")
+        for done in in_order(decisions_of, seeds, args.workers, _setup, (paths,)):
+            sets += 1
+            _progress(found, done, f"{sets}/{len(seeds)}")
     except KeyboardInterrupt:  # report the sets finished so far (the first ones, in order)
-        sets = len({d["seed"] for d in found})
         print(f"interrupted: {sets} sets finished", file=sys.stderr)
         if not found:
             return 1
@@ -257,7 +242,6 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(found), encoding="utf-8")
     rows = gains(found)
     name = bot_name(paths[0])
-    sets = len({d["seed"] for d in found})
     print(f"# {len(found)} decisions of {name}, {sets} seeds x 6 seatings,")
     print(f"# {time.perf_counter() - t0:.0f} s; gain = match value of the action minus the no")
     print(f"{'predicted gain':<18} {'n':>5} {'predicted':>10} {'realized':>9} {'95% CI':>18} taken")

@@ -47,7 +47,6 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +105,8 @@ def play(pair: str, sets: int, workers: int) -> list[int]:
     """Play ``sets`` duplicate sets of ``pair``; return their scores in seed order."""
     paths = [str(bundled(name)) for name in PAIRS[pair]]
     seeds = range(FIRST_SEED[pair], FIRST_SEED[pair] + sets)
-    with Pool(workers, initializer=strength._init, initargs=(paths, {})) as pool:
-        return [set_score(s) for s in pool.map(strength.play_set, seeds, chunksize=1)]
+    played = strength.in_order(strength.play_set, seeds, workers, strength.setup, (paths, {}))
+    return [set_score(s) for s in played]
 
 
 def load_or_play(path: Path | None, sets: int, workers: int) -> dict[str, list[int]]:

@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from strength import bot_name, bot_path, seatings  # noqa: E402
+from strength import bot_classes, bot_name, bot_path, in_order, seatings  # noqa: E402
 
-from arena.botfile import load_bot_class  # noqa: E402
 from arena.cards import suit_table  # noqa: E402
 from arena.engine import Rules  # noqa: E402
 from arena.game import GameState  # noqa: E402
@@ -43,9 +41,9 @@ from arena.solver import Solver  # noqa: E402
 _CLASSES: list[Any] = []
 
 
-def _init(paths: list[str]) -> None:
-    """Load the three bot classes, once per worker process."""
-    _CLASSES[:] = [load_bot_class(p) for p in paths]
+def _setup(paths: list[str]) -> None:
+    """The three bot classes :func:`hands_of` plays with, in this process."""
+    _CLASSES[:] = bot_classes(paths)
 
 
 Hand = tuple[int, bool, int, int, int, int]
@@ -125,23 +123,25 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         paths = [str(bot_path(b)) for b in args.bots]
-        # A broken bot file stops the run here, in one line (in a worker's initializer it
-        # would fail in every worker the pool starts again, for ever).
-        classes = [load_bot_class(p) for p in paths]
+        bot_classes(paths)  # a broken bot file: one line, here
     except Exception as e:  # a bad name or bot file is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
     seeds = range(args.start, args.start + args.seeds)
-    if args.workers > 1:
-        with Pool(args.workers, initializer=_init, initargs=(paths,)) as pool:
-            found = [r for rs in pool.map(hands_of, seeds, chunksize=1) for r in rs]
-    else:
-        _CLASSES[:] = classes
-        found = [r for seed in seeds for r in hands_of(seed)]
+    found: list[Hand] = []
+    done = 0
+    try:
+        for hands in in_order(hands_of, seeds, args.workers, _setup, (paths,)):
+            found.extend(hands)
+            done += 1
+    except KeyboardInterrupt:  # the tables of the seeds finished so far
+        print(f"interrupted: {done} seeds finished", file=sys.stderr)
+        if not done:
+            return 1
     mine = [h for h in found if h[0] == 0 and not h[1]]
     made: list[Any] = [(h[2], h[3]) for h in mine]
     against: list[Any] = [(h[2], h[3]) for h in found if h[0] != 0 and not h[1]]
-    print(f"# {len(found)} hands with a maker, {args.seeds} seeds x 6 seatings")
+    print(f"# {len(found)} hands with a maker, {done} seeds x 6 seatings")
     print(f"    (  # {bot_name(paths[0])} as the maker")
     table(made)
     print("    ),")

@@ -33,13 +33,15 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.botfile import bundled, declared, load_bot_class
 from arena.engine import MatchResult, Rules, play_match
 from arena.sandbox.values import bot_random_seed
 
+T = TypeVar("T")
 _SETUP: dict[str, Any] = {}
+_LOADED: dict[str, type[Any]] = {}
 
 
 def bot_path(spec: str) -> Path:
@@ -53,14 +55,52 @@ def bot_name(path: str) -> str:
     return declared(Path(path).read_text(encoding="utf-8"), "name") or Path(path).stem
 
 
-def _init(paths: list[str], rules: dict[str, Any]) -> None:
-    """A worker's start: the bots and rules of the run (Ctrl-C is the parent's to handle)."""
+def bot_classes(paths: Sequence[str]) -> list[type[Any]]:
+    """The ``Bot`` classes of the bot files ``paths``, each file loaded once per process (a
+    worker forked from a process that loaded them already has them). A bench calls it before
+    its workers start, so that a broken bot file is one error line, not a failure in every
+    worker the pool starts again."""
+    for path in paths:
+        if path not in _LOADED:
+            _LOADED[path] = load_bot_class(path)
+    return [_LOADED[path] for path in paths]
+
+
+def in_order(
+    job: Callable[[int], T], seeds: Sequence[int], workers: int, setup: Callable[..., None],
+    args: tuple[Any, ...],
+) -> Iterator[T]:  # fmt: skip
+    """``job(seed)`` for each of ``seeds``, yielded in order: in a pool of ``workers``
+    processes, each started by ``setup(*args)`` and leaving Ctrl-C to this one, or here (after
+    ``setup(*args)``) when ``workers`` is 1. Ctrl-C raises ``KeyboardInterrupt`` in the caller
+    at once, also in a run started in the background (which inherits an ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if workers <= 1:
+        setup(*args)
+        for seed in seeds:
+            yield job(seed)
+        return
+    with Pool(workers, initializer=_start, initargs=(setup, args)) as pool:
+        results = pool.imap(job, seeds, chunksize=1)
+        for _ in seeds:
+            while True:
+                try:  # wake up now and then, so that Ctrl-C is seen at once
+                    done = results.next(timeout=0.5)
+                except multiprocessing.TimeoutError:
+                    continue
+                break
+            yield done
+
+
+def _start(setup: Callable[..., None], args: tuple[Any, ...]) -> None:
+    """A worker's start: Ctrl-C is the parent's to handle; then ``setup(*args)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _setup([load_bot_class(p) for p in paths], rules)
+    setup(*args)
 
 
-def _setup(classes: list[type[Any]], rules: dict[str, Any]) -> None:
-    _SETUP["classes"] = classes
+def setup(paths: list[str], rules: dict[str, Any]) -> None:
+    """The bots and rules :func:`play_set` plays with, in this process."""
+    _SETUP["classes"] = bot_classes(paths)
     _SETUP["rules"] = Rules.from_dict(rules)
 
 
@@ -85,20 +125,27 @@ class Timed:
             self.nodes[0] += getattr(self.bot, "nodes", 0) - before
 
 
+def seated(classes: Sequence[Any], seed: int, perm: Sequence[int]) -> list[Any]:
+    """The bots of seating ``perm`` (``perm[seat]`` the class index) for match ``seed``, each
+    built as the sandbox builds it: ``random`` seeded with ``bot_random_seed(seed, seat)``
+    first."""
+    bots = []
+    for seat, who in enumerate(perm):
+        random.seed(bot_random_seed(seed, seat))
+        bots.append(classes[who]())
+    return bots
+
+
 def seatings(
     classes: Sequence[Any],
     seed: int,
     rules: Rules,
     wrap: Callable[[int, Any], Any] = lambda who, bot: bot,
 ) -> Iterator[tuple[tuple[int, ...], MatchResult]]:
-    """Play ``seed`` in all 6 seatings of the three bot classes, each bot built as the sandbox
-    builds it (``random`` seeded with ``bot_random_seed(seed, seat)`` first) and passed
-    through ``wrap(index, bot)``; yield ``(perm, result)``, ``perm[seat]`` the class index."""
+    """Play ``seed`` in all 6 seatings of the three bot classes (bots built by :func:`seated`,
+    each passed through ``wrap(index, bot)``); yield ``(perm, result)``."""
     for perm in permutations(range(3)):
-        bots = []
-        for seat, who in enumerate(perm):
-            random.seed(bot_random_seed(seed, seat))
-            bots.append(wrap(who, classes[who]()))
+        bots = [wrap(who, bot) for who, bot in zip(perm, seated(classes, seed, perm), strict=True)]
         yield perm, play_match(bots, seed=seed, rules=rules)
 
 
@@ -195,8 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         paths = [str(bot_path(b)) for b in args.bots]
         rules = _parse_rules(args.rule)
-        # A broken bot file stops the run here, in one line, not in every worker.
-        classes = [load_bot_class(p) for p in paths]
+        bot_classes(paths)  # a broken bot file: one line, here
     except Exception as e:  # a bad name, rule or bot file is a usage error: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -204,23 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.start, args.start + args.seeds)
     t0 = time.perf_counter()
     sets: list[dict[str, Any]] = []
-    # A run started in the background inherits an ignored SIGINT: take it back, so that
-    # `kill -INT` stops it with a report too.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        if args.workers > 1:
-            with Pool(args.workers, initializer=_init, initargs=(paths, rules)) as pool:
-                results = pool.imap(play_set, seeds, chunksize=1)
-                while len(sets) < len(seeds):
-                    try:  # wake up now and then, so that Ctrl-C is seen at once
-                        done = results.next(timeout=0.5)
-                    except multiprocessing.TimeoutError:
-                        continue
-                    _progress(sets, done, len(seeds), names)
-        else:
-            _setup(classes, rules)  # in this process, where Ctrl-C stops the run
-            for seed in seeds:
-                _progress(sets, play_set(seed), len(seeds), names)
+        for done in in_order(play_set, seeds, args.workers, setup, (paths, rules)):
+            _progress(sets, done, len(seeds), names)
     except KeyboardInterrupt:  # report the sets finished so far (the first ones, in order)
         print(f"interrupted: {len(sets)} sets finished", file=sys.stderr)
         if not sets:
