@@ -32,7 +32,7 @@ import random
 from itertools import combinations
 from typing import Any
 
-from arena.cards import SUITS, power_table, suit_table
+from arena.cards import SUITS, power_table, suit_table, winning_play
 from arena.game import rules_of
 from arena.rules import hand_points, next_seat
 from arena.worlds import Unseen, unseen
@@ -363,10 +363,7 @@ class _Play:
         trick = self.obs["trick"]
         led = self.eff[trick[0][1]]
         table = power_table(self.trump, led)
-        win_seat, win_card = trick[0]
-        for seat, c in trick[1:]:
-            if table[c] > table[win_card]:
-                win_seat, win_card = seat, c
+        win_seat, win_card = winning_play(trick, self.trump)
         opp_after = [s for s in self.after_me() if not self.friend(s)]
         winners = [c for c in self.legal if table[c] > table[win_card]]
         if self.friend(win_seat) and win_seat != self.me:
