@@ -1,6 +1,6 @@
 """The fast tier (``make test-fast``, ``pytest -m "not slow"``) is defined by name in
-tests/conftest.py: every name there must still be a test file or a test, or the tier would
-quietly grow back."""
+tests/tiers.py (tests/conftest.py marks them): every name there must still be a test file or a
+test, or the tier would quietly grow back."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import _SLOW_FILES, _SLOW_TESTS
+from tiers import _SLOW_FILES, _SLOW_TESTS
 
 TESTS = Path(__file__).resolve().parent
 
@@ -21,7 +21,7 @@ def _files() -> dict[str, Path]:
 
 def test_every_slow_file_exists() -> None:
     missing = sorted(set(_SLOW_FILES) - set(_files()))
-    assert not missing, f"tests/conftest.py marks files that are gone: {missing}"
+    assert not missing, f"tests/tiers.py names files that are gone: {missing}"
 
 
 @pytest.mark.parametrize("test", sorted(_SLOW_TESTS))
