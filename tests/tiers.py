@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-# The fast tier: the game,
-# the rules, the solver, the statistics, the store and the site's data, in under 3 minutes on 2
-# cores. Marked `slow` here, in one place, with the reason: whole files that run the command
-# line, real sandboxes, worker pools, clusters, browsers or simulations, and the single heavy
-# tests of otherwise fast files. A test may also carry `@pytest.mark.slow` itself. CI (`make
-# check`) runs everything.
+# The fast tier keeps the game, the rules, the solver, the bundled bots, the statistics, the
+# store and the site's data, in about 2 minutes on 2 shared cores. Marked `slow` here, each with
+# its reason: whole files that run the command line, real sandboxes, worker pools, clusters,
+# browsers or simulations, and the single heavy tests of otherwise fast files. A test may also
+# carry `@pytest.mark.slow` itself. CI (`make check`) runs everything.
 _SLOW_FILES: dict[str, str] = {
     "test_cli_doctor.py": "the command line in subprocesses, with live sandboxed matches",
     "test_cli_errors.py": "the command line in subprocesses",
