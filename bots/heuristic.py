@@ -281,10 +281,11 @@ class _Play:
         self.eff = suit_table(self.trump)
         self.live = Bot._live(info)
         # If the dealer (another player) took the up-card and has not played it, it is theirs
-        # (a dealer-maker's keep may have thrown it away: assume it did not).
+        # (a dealer-maker's keep may have thrown it away: assume it did not). Where it can be is
+        # arena.worlds' statement: known to be in the dealer's hand, or maybe there.
         up, dealer = obs["upcard"], obs["dealer"]
-        taken = obs["pickup"] and dealer != self.me and up in self.live
-        self.upcard_at: int | None = dealer if taken else None
+        held = (*info.known.get(dealer, ()), *info.maybe.get(dealer, ()))
+        self.upcard_at: int | None = dealer if up in held else None
         self.voids = info.voids
 
     # --- who is who ---
