@@ -51,6 +51,7 @@ from arena.rules import (
     _refuse,
     hand_points,
     is_legal,
+    next_seat,
     opening_leader,
     rules_dict,
     rules_of,
@@ -72,7 +73,7 @@ OVER: Final = "over"
 # The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
 _BID1_LEGAL: Final = list(_BID1)
 _ALONE_LEGAL: Final = list(_ALONE)
-_CLOCKWISE: Final = (1, 2, 0)
+_CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
 
@@ -206,7 +207,7 @@ class GameState:
         if self.upcard == JOKER:  # the dealer names trump blind (docs/rules.md 5.4)
             self.phase, self.turn = "joker_trump", dealer
         else:
-            self.phase, self.turn = "bid1", (dealer + 1) % 3
+            self.phase, self.turn = "bid1", next_seat(dealer)
 
     # ----- queries -----
 
@@ -457,9 +458,9 @@ class GameState:
             else:
                 self.phase, self.turn = "pickup", self.dealer
         elif seat == self.dealer:  # all passed: the up-card is turned down
-            self.phase, self.turn = "bid2", (seat + 1) % 3
+            self.phase, self.turn = "bid2", next_seat(seat)
         else:
-            self.turn = (seat + 1) % 3  # nobody sits out while bidding
+            self.turn = next_seat(seat)  # nobody sits out while bidding
 
     def _bid2(self, seat: int, action: str) -> None:
         self.bids.append({"seat": seat, "round": 2, "action": action})
@@ -469,7 +470,7 @@ class GameState:
         elif seat == self.dealer:  # passed out: a dead hand
             self.phase, self.turn = OVER, None
         else:
-            self.turn = (seat + 1) % 3
+            self.turn = next_seat(seat)
 
     def _joker_trump(self, seat: int, suit: str) -> None:
         self.bids.append({"seat": seat, "round": 0, "action": suit})
@@ -517,7 +518,7 @@ class GameState:
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
         if self._asked < 3:
-            self.turn = (seat + 1) % 3  # the sitter, if any, is known only once all are asked
+            self.turn = next_seat(seat)  # the sitter, if any, is known only once all are asked
             return
         maker: int = self.maker  # type: ignore[assignment]
         if maker not in self.alone:
@@ -541,9 +542,7 @@ class GameState:
     def _start_play(self) -> None:
         sitting = self.sitting_out
         if sitting is not None:  # the seat before the sitter passes to the seat after it
-            order = list(_CLOCKWISE)
-            order[(sitting + 2) % 3] = (sitting + 1) % 3
-            self._next = order
+            self._next = tuple(next_seat(s, sitting) for s in (0, 1, 2))
             self._players = 2
         maker: int = self.maker  # type: ignore[assignment]
         self.phase = "play"
