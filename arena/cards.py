@@ -18,6 +18,8 @@ seen and where those cards must be (:class:`Unseen`, :func:`unseen`, both docume
 True
 >>> trick_winner([(0, "AS"), (1, "9H"), (2, "KS")], trump="H")
 1
+>>> winning_play([(0, "AS"), (1, "9H")], trump="H")
+(1, '9H')
 """
 
 from __future__ import annotations
