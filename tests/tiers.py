@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 # The fast tier keeps the game, the rules, the solver, the bundled bots, the statistics, the
-# store and the site's data, in about 2 minutes on 2 shared cores. Marked `slow` here, each with
+# store and the site's data, in 2 to 2.5 minutes on 2 shared cores. Marked `slow` here, each with
 # its reason: whole files that run the command line, real sandboxes, worker pools, clusters,
 # browsers or simulations, and the single heavy tests of otherwise fast files. A test may also
 # carry `@pytest.mark.slow` itself. CI (`make check`) runs everything.
