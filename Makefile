@@ -13,7 +13,7 @@ ROUNDS ?= 20
 SANDBOX_PACKAGES := bubblewrap python3-seccomp python3-venv
 TEST_PACKAGES := $(SANDBOX_PACKAGES) chromium chromium-driver
 
-.PHONY: check lint types test bench docs screenshots setup setup-test setup-docs tournament
+.PHONY: check lint types test test-fast bench docs screenshots setup setup-test setup-docs tournament
 
 # The test command (README): set up, then lint, types and the whole test suite.
 check: lint types test
@@ -27,6 +27,11 @@ types: setup-test
 
 test: setup-test
 	$(PY) -m pytest -q
+
+# The fast tier for the edit-test loop (docs/contributing.md): everything not marked slow
+# (tests/conftest.py marks the slow files and tests, with the reason). CI runs `make check`.
+test-fast: setup-test
+	$(PY) -m pytest -q -m "not slow"
 
 define apt_install
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

@@ -1,8 +1,16 @@
-"""Cards of Three-Handed Euchre: parsing, formatting, suits under a trump, trick ranking.
+"""Cards of Three-Handed Euchre: parsing, formatting, suits under a trump, trick ranking, and
+the cards one seat has not seen.
 
-This module is small and standalone (it imports nothing else of ``arena``): bots import it
-inside the sandbox. A card is a two-character string, rank then suit (``"JH"``, ``"TD"``,
-``"9C"``), or ``"JK"`` for the Joker of the 25-card deck.
+This module is standalone (it imports nothing else of ``arena``): bots import it inside the
+sandbox. A card is a two-character string, rank then suit (``"JH"``, ``"TD"``, ``"9C"``), or
+``"JK"`` for the Joker of the 25-card deck. Who wins a trick is stated here once
+(:func:`winning_play`): the referee's :class:`arena.game.GameState`, the bundled bots and the
+solver's bit layout (:class:`arena.solver.Layout`) all take it from here.
+
+The last part is the card accounting of determinization, below the game state so that
+:meth:`arena.game.GameState.from_observation` needs nothing above it: what one seat has not
+seen and where those cards must be (:class:`Unseen`, :func:`unseen`, both documented with
+:mod:`arena.worlds`), and the deal of one guess of them.
 
 >>> effective_suit("JD", "H")          # the left bower belongs to trump
 'H'
@@ -10,12 +18,14 @@ inside the sandbox. A card is a two-character string, rank then suit (``"JH"``, 
 True
 >>> trick_winner([(0, "AS"), (1, "9H"), (2, "KS")], trump="H")
 1
+>>> winning_play([(0, "AS"), (1, "9H")], trump="H")
+(1, '9H')
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final, NamedTuple
 
 __all__ = [
     "SUITS",
@@ -39,6 +49,7 @@ __all__ = [
     "suit_table",
     "describe_suit",
     "beats",
+    "winning_play",
     "trick_winner",
     "card_key",
     "sort_cards",
@@ -182,16 +193,25 @@ def beats(card: str, other: str, trump: str, led: str) -> bool:
     return _POWER[trump][led][card] > _POWER[trump][led][other]
 
 
+def winning_play(plays: Sequence[tuple[int, str]] | Sequence[list], trump: str) -> tuple[int, str]:
+    """The ``(seat, card)`` that wins (or so far holds) a trick given as ``[(seat, card), ...]``
+    in play order: the highest :func:`power` under ``trump`` and the suit led.
+
+    The one statement of the rule: the referee, the bots and the solver use it.
+    """
+    first = plays[0][1]
+    table = _POWER[trump][_EFFECTIVE[trump][first]]
+    best_seat, best_card = plays[0][0], first
+    best = table[first]
+    for seat, card in plays:
+        if table[card] > best:
+            best_seat, best_card, best = seat, card, table[card]
+    return best_seat, best_card
+
+
 def trick_winner(plays: Sequence[tuple[int, str]] | Sequence[list], trump: str) -> int:
     """The seat that wins a trick given as ``[(seat, card), ...]`` in play order."""
-    led = effective_suit(plays[0][1], trump)
-    table = _POWER[trump][led]
-    best_seat, best = plays[0][0], -1
-    for seat, card in plays:
-        p = table[card]
-        if p > best:
-            best_seat, best = seat, p
-    return int(best_seat)
+    return int(winning_play(plays, trump)[0])
 
 
 def card_key(card: str) -> tuple[int, int]:
@@ -233,3 +253,268 @@ def _build_power() -> dict[str, dict[str | None, dict[str, int]]]:
 _POWER: Final = _build_power()
 _EFFECTIVE: Final = {t: {c: str(effective_suit(c, t)) for c in deck(32) + [JOKER]} for t in SUITS}
 _KEY: Final = {c: (SUITS.index(c[1]), RANKS.index(c[0])) for c in deck(32)} | {JOKER: (4, 0)}
+_DECKS: Final = {n: tuple(deck(n)) for n in (24, 25, 32)}
+
+
+# ----- what one seat has not seen (arena.worlds and GameState.from_observation) -----
+
+
+class Unseen(NamedTuple):
+    """The cards one seat cannot see at one observation, and what it knows of their places.
+
+    ``cards`` are in canonical (deck) order. ``holders`` maps each seat whose hand holds
+    unseen cards to how many (the observer too, when the Joker's dealer names trump blind);
+    ``known`` lists cards of another seat's hand that are public but not in ``cards`` (the
+    up-card a dealer picked up and has not played); ``dummy`` is 5 while a dummy is still to be
+    taken, else 0; ``voids`` holds, for each seat in ``holders``, the suits (effective, under
+    trump) it has shown it lacks; ``maybe`` lists cards of ``cards`` that are either in that
+    seat's hand or among its discards, nowhere else (the up-card of a dealer-maker who took
+    the dummy: the keep may have thrown it away). The rest, :attr:`dead`, are out of play for
+    good: the face-down kitty, others' discards, a lone maker's dummy.
+    """
+
+    cards: tuple[str, ...]
+    holders: dict[int, int]
+    known: dict[int, tuple[str, ...]]
+    dummy: int
+    voids: dict[int, frozenset[str]]
+    maybe: dict[int, tuple[str, ...]]
+
+    @property
+    def dead(self) -> int:
+        """How many unseen cards nobody will play."""
+        return len(self.cards) - sum(self.holders.values()) - self.dummy
+
+
+def _plays(obs: dict[str, Any]) -> list[list[tuple[int, str]]]:
+    """The tricks of ``obs`` so far (the one in progress last) as ``(seat, card)`` lists."""
+    tricks = [[(s, c) for s, c in t["cards"]] for t in obs["tricks"]]
+    return [*tricks, [(s, c) for s, c in obs["trick"]]]
+
+
+def _held(obs: dict[str, Any], seat: int) -> int:
+    """How many cards ``seat`` held before its plays of this hand."""
+    phase, dealer, maker = obs["phase"], obs["dealer"], obs["maker"]
+    # Everyone plays from 5; before play a dealer who took the up-card holds 6 until the
+    # discard (a dealer-maker keeps 6 until the keep or the lone discard).
+    if phase != "play" and obs["pickup"] and seat == dealer:
+        if maker == dealer or phase == "discard":
+            return 6
+    return 5
+
+
+def unseen(obs: dict[str, Any]) -> Unseen:
+    """What the seat of ``obs`` cannot see now, and where those cards must be."""
+    me, phase, trump, dealer = obs["seat"], obs["phase"], obs["trump"], obs["dealer"]
+    up = obs["upcard"]
+    seen = {*obs["hand"], *obs["discards"], *obs.get("dummy", ()), up}
+    played = [0, 0, 0]
+    voids: tuple[set[str], ...] = (set(), set(), set())
+    up_played = False
+    if phase == "play":
+        eff = suit_table(trump)
+        for trick in (*(t["cards"] for t in obs["tricks"]), obs["trick"]):
+            if trick:
+                led = eff[trick[0][1]]
+                for seat, card in trick:
+                    played[seat] += 1
+                    seen.add(card)
+                    up_played = up_played or card == up
+                    if eff[card] != led:
+                        voids[seat].add(led)
+    holders: dict[int, int] = {}
+    known: dict[int, tuple[str, ...]] = {}
+    maybe: dict[int, tuple[str, ...]] = {}
+    # Where a picked-up up-card is: the dealer holds it until played, except that a
+    # dealer-maker with the dummy may have discarded it in the keep.
+    up_with_dealer = obs["pickup"] and not up_played and dealer != me
+    if up_with_dealer and _kept_with_dummy(obs, dealer):
+        seen.discard(up)
+        maybe[dealer] = (up,)
+        up_with_dealer = False
+    for seat in (0, 1, 2):
+        if seat == me and phase != "joker_trump":
+            continue
+        count = _held(obs, seat) - played[seat]
+        if up_with_dealer and seat == dealer:
+            known[seat] = (up,)
+            count -= 1
+        holders[seat] = count
+    live_dummy = "dummy" not in obs and phase != "play" and obs["maker"] not in obs["alone"]
+    return Unseen(
+        tuple([c for c in _DECKS[obs["rules"]["deck"]] if c not in seen]),
+        holders,
+        known,
+        5 if live_dummy else 0,
+        {seat: frozenset(voids[seat]) for seat in holders},
+        maybe,
+    )
+
+
+def _kept_with_dummy(obs: dict[str, Any], seat: int) -> bool:
+    """Whether ``seat`` is a maker who has taken the dummy and kept 5 (its discards hidden)."""
+    return obs["phase"] == "play" and seat == obs["maker"] and seat not in obs["alone"]
+
+
+def _placed(obs: dict[str, Any], info: Unseen, hands: dict[int, Sequence[str]]) -> list[list[str]]:
+    """Every seat's current hand: the observer's own, and the guessed ones (checked)."""
+    current: list[list[str]] = [[], [], []]
+    if obs["phase"] != "joker_trump":
+        current[obs["seat"]] = list(obs["hand"])
+    strays = set(hands) - set(info.holders)
+    if strays:
+        raise ValueError(f"seat {obs['seat']} sees every card of seat {min(strays)}: no guess")
+    free = set(info.cards)
+    for seat, count in info.holders.items():
+        if seat not in hands:
+            raise ValueError(f"a guess needs the hand of seat {seat}")
+        cards = [parse_card(c) for c in hands[seat]]
+        known = info.known.get(seat, ())
+        guessed = [c for c in cards if c not in known]
+        if len(guessed) != count or len(cards) != count + len(known):
+            raise ValueError(f"seat {seat} holds {count + len(known)} cards now, not {len(cards)}")
+        for card in guessed:
+            if card not in free:
+                raise ValueError(f"{card} cannot be in seat {seat}'s hand: seen or placed twice")
+            if any(card in cs for other, cs in info.maybe.items() if other != seat):
+                raise ValueError(f"{card} can only be in the hand or discards of its taker")
+            free.discard(card)
+        current[seat] = sort_cards(cards)
+    return current
+
+
+def _hidden_places(obs: dict[str, Any], rules_kitty: int) -> list[tuple[str, int, int]]:
+    """Places of dead unseen cards, in filling order: ``(what, seat, how many)``."""
+    me, phase, dealer, maker = obs["seat"], obs["phase"], obs["dealer"], obs["maker"]
+    pickup, alone = obs["pickup"], obs["alone"]
+    places = []
+    if maker is not None and maker in alone and "dummy" not in obs:
+        places.append(("dummy", -1, 5))  # a lone maker's dummy stays face down
+    if pickup and dealer != me and maker != dealer and phase in ("alone", "keep", "play"):
+        places.append(("discards", dealer, 1))
+    if maker is not None and maker != me and phase == "play":
+        took_up = pickup and maker == dealer
+        if maker not in alone:
+            places.append(("discards", maker, 6 if took_up else 5))
+        elif took_up:
+            places.append(("discards", maker, 1))
+    places.append(("kitty", -1, rules_kitty - 1))
+    return places
+
+
+class _Guess(NamedTuple):
+    """The deal of one guess of the hidden cards, and what to replay from it: every seat's
+    hand now (``current``), its cards played so far and its discards."""
+
+    hands: list[list[str]]
+    dummy: list[str]
+    kitty: list[str]
+    current: list[list[str]]
+    played: list[list[str]]
+    discards: list[list[str]]
+
+
+def _guess_deal(
+    obs: dict[str, Any],
+    hands: dict[int, Sequence[str]],
+    dummy: Sequence[str] | None,
+    kitty_size: int,
+) -> _Guess:
+    """The deal of one guess (checked against ``obs``): see
+    :meth:`arena.game.GameState.from_observation`, which makes the state of it."""
+    info = unseen(obs)
+    dealer, up = obs["dealer"], obs["upcard"]
+    current = _placed(obs, info, hands)
+    taken = {c for seat in info.holders for c in current[seat]}
+    table_dummy = list(obs.get("dummy", ()))
+    if info.dummy:
+        if dummy is None:
+            raise ValueError("a guess needs the dummy while it is still to be taken")
+        table_dummy = [parse_card(c) for c in dummy]
+        maybe = {c for cs in info.maybe.values() for c in cs}
+        unfit = [c for c in table_dummy if c not in info.cards or c in taken or c in maybe]
+        if len(table_dummy) != 5 or len(set(table_dummy)) != 5 or unfit:
+            raise ValueError(f"the dummy must be 5 unseen cards not placed elsewhere: {dummy!r}")
+        taken.update(table_dummy)
+    elif dummy is not None:
+        raise ValueError("no dummy is left to guess at this point of the hand")
+    rest = [c for c in info.cards if c not in taken]
+    discards, kitty, face_down = _dead(obs, info, rest, kitty_size)
+    table_dummy = face_down or table_dummy
+    played: list[list[str]] = [[], [], []]
+    for trick in _plays(obs):
+        for seat, card in trick:
+            played[seat].append(card)
+    dealt = [current[s] + played[s] + discards[s] for s in (0, 1, 2)]
+    if obs["pickup"]:
+        dealt[dealer].remove(up)
+    maker = obs["maker"]
+    if maker is not None and len(dealt[maker]) == 10:  # the maker took the dummy: split it off
+        pool = sort_cards(dealt[maker])
+        dealt[maker], table_dummy = pool[:5], pool[5:]
+    hands_dealt = [sort_cards(h) for h in dealt]
+    return _Guess(hands_dealt, sort_cards(table_dummy), kitty, current, played, discards)
+
+
+def _dead(
+    obs: dict[str, Any], info: Unseen, rest: list[str], kitty_size: int
+) -> tuple[list[list[str]], list[str], list[str]]:
+    """Place the unseen cards nobody holds: discards by seat, the kitty (up-card first) and a
+    lone maker's face-down dummy (empty when there is none)."""
+    discards: list[list[str]] = [[], [], []]
+    discards[obs["seat"]] = list(obs["discards"])
+    for seat, cards in info.maybe.items():  # not kept, so thrown away by the keep
+        discards[seat] = [c for c in cards if c in rest]
+        rest = [c for c in rest if c not in cards]
+    kitty, face_down = [obs["upcard"]], []
+    for what, seat, count in _hidden_places(obs, kitty_size):
+        if what == "discards":
+            count -= len(discards[seat])
+        chunk, rest = rest[:count], rest[count:]
+        if what == "dummy":
+            face_down = chunk
+        elif what == "discards":
+            discards[seat] += chunk
+        else:
+            kitty += chunk
+    if rest or len(kitty) != kitty_size:
+        raise ValueError("the observation does not fit one deal of its deck")
+    return discards, kitty, face_down
+
+
+def _replay(
+    state: Any,
+    obs: dict[str, Any],
+    current: list[list[str]],
+    played: list[list[str]],
+    discards: list[list[str]],
+) -> None:
+    """Apply the observation's public actions (and the guessed private ones) up to its decision."""
+    bids = iter([b["action"] for b in obs["bids"]])
+    plays = iter([card for trick in _plays(obs) for _, card in trick])
+    target = (obs["phase"], obs["seat"], len(obs["bids"]), len(obs["tricks"]), len(obs["trick"]))
+    for _ in range(64):  # a hand has at most 6 bids, 6 other calls and 15 plays
+        phase, seat = state.phase, state.turn
+        if (phase, seat, len(state.bids), len(state.tricks), len(state.trick)) == target:
+            if state.alone == obs["alone"]:
+                return
+        if seat is None:  # the hand is over
+            break
+        action: Any
+        if phase in ("bid1", "bid2", "joker_trump"):
+            action = next(bids, None)
+        elif phase == "pickup":
+            action = "pickup" if obs["pickup"] else "decline"
+        elif phase == "discard":
+            action = discards[seat][0] if discards[seat] else None
+        elif phase == "alone":
+            action = "alone" if seat in obs["alone"] else "pass"
+        elif phase == "keep":
+            action = current[seat] + played[seat]
+        else:
+            action = next(plays, None)
+        try:
+            state.apply(action)
+        except ValueError as e:  # IllegalAction, from arena.rules
+            raise ValueError(f"the guess does not fit what seat {obs['seat']} saw: {e}") from None
+    raise ValueError(f"the observation of seat {obs['seat']} is not a position of this hand")

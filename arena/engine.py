@@ -44,6 +44,7 @@ from arena.rules import (  # noqa: F401  (_RULE_VALUES: read by the docs tests)
     InvalidDeal,
     Rules,
     _check_scores,
+    _check_seat,
     match_winners,
     placements,
 )
@@ -189,9 +190,7 @@ class Match:
         self.seed = seed
         self.rules = rules
         self.scores = [0, 0, 0] if scores is None else _check_scores(scores)
-        self.first_dealer = first_dealer(seed) if dealer is None else dealer
-        if type(self.first_dealer) is not int or self.first_dealer not in (0, 1, 2):
-            raise ValueError(f"dealer must be a seat 0, 1 or 2, not {dealer!r}")
+        self.first_dealer = first_dealer(seed) if dealer is None else _check_seat(dealer, "dealer")
         self.max_hands = max_hands
         self.hands: list[HandResult] = []
         self.winners: list[int] = []
@@ -261,8 +260,7 @@ def play_hand(
     Raises :class:`IllegalAction` when a bot answers with an action that is not legal, and
     :class:`InvalidDeal` when ``deal`` does not fit ``rules``.
     """
-    if type(dealer) is not int or dealer not in (0, 1, 2):
-        raise ValueError(f"dealer must be a seat 0, 1 or 2, not {dealer!r}")
+    _check_seat(dealer, "dealer")
     if len(bots) != 3:
         raise ValueError(f"a hand needs exactly three bots, got {len(bots)}")
     state = GameState(deal, rules, dealer, scores, hand_number=hand_number, history=history)

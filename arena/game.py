@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any, Final
 
-from arena.cards import JOKER, SUITS, power_table, sort_cards, suit_table
+from arena.cards import JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table, winning_play
 from arena.rules import (
     _ALONE,
     _BID1,
@@ -41,14 +41,17 @@ from arena.rules import (
     Deal,
     HandResult,
     IllegalAction,
+    InvalidDeal,
     MalformedAction,
     Rules,
     _check_scores,
+    _check_seat,
     _fresh_summary,
     _is_keep,
     _refuse,
     hand_points,
     is_legal,
+    next_seat,
     opening_leader,
     rules_dict,
     rules_of,
@@ -70,10 +73,9 @@ OVER: Final = "over"
 # The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
 _BID1_LEGAL: Final = list(_BID1)
 _ALONE_LEGAL: Final = list(_ALONE)
-_CLOCKWISE: Final = (1, 2, 0)
+_CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
-_POW: Final = {t: {led: power_table(t, led) for led in SUITS} for t in SUITS}
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -122,7 +124,6 @@ class GameState:
         "_legal",
         "_asked",
         "_eff",
-        "_pow",
         "_next",
         "_players",
         "_rules_dict",
@@ -138,8 +139,7 @@ class GameState:
         hand_number: int = 0,
         history: Sequence[dict[str, Any]] = (),
     ) -> None:
-        if type(dealer) is not int or dealer not in (0, 1, 2):
-            raise ValueError(f"dealer must be a seat 0, 1 or 2, not {dealer!r}")
+        _check_seat(dealer, "dealer")
         self._start(deal.checked(rules), rules, dealer, _check_scores(scores), hand_number)
         # Earlier hands are copied once per hand and their entries shared by this hand's
         # observations (copying them for every decision would cost a quarter of the referee's
@@ -207,7 +207,7 @@ class GameState:
         if self.upcard == JOKER:  # the dealer names trump blind (docs/rules.md 5.4)
             self.phase, self.turn = "joker_trump", dealer
         else:
-            self.phase, self.turn = "bid1", (dealer + 1) % 3
+            self.phase, self.turn = "bid1", next_seat(dealer)
 
     # ----- queries -----
 
@@ -388,7 +388,6 @@ class GameState:
         new._players = self._players
         if self.trump is not None:
             new._eff = self._eff
-            new._pow = self._pow
         return new
 
     def __repr__(self) -> str:
@@ -440,13 +439,8 @@ class GameState:
             led = eff[trick[0][1]]
             self._legal = [c for c in hand if eff[c] == led] or hand
             return
-        leader, first = trick[0]
-        table = self._pow[self._eff[first]]
-        winner, best = leader, table[first]
-        for player, played in trick:
-            if table[played] > best:
-                winner, best = player, table[played]
-        self.tricks.append((leader, tuple(trick), winner))
+        winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
+        self.tricks.append((trick[0][0], tuple(trick), winner))
         self.tricks_won[winner] += 1
         self.trick = []
         if len(self.tricks) == 5:
@@ -464,9 +458,9 @@ class GameState:
             else:
                 self.phase, self.turn = "pickup", self.dealer
         elif seat == self.dealer:  # all passed: the up-card is turned down
-            self.phase, self.turn = "bid2", (seat + 1) % 3
+            self.phase, self.turn = "bid2", next_seat(seat)
         else:
-            self.turn = (seat + 1) % 3  # nobody sits out while bidding
+            self.turn = next_seat(seat)  # nobody sits out while bidding
 
     def _bid2(self, seat: int, action: str) -> None:
         self.bids.append({"seat": seat, "round": 2, "action": action})
@@ -476,7 +470,7 @@ class GameState:
         elif seat == self.dealer:  # passed out: a dead hand
             self.phase, self.turn = OVER, None
         else:
-            self.turn = (seat + 1) % 3
+            self.turn = next_seat(seat)
 
     def _joker_trump(self, seat: int, suit: str) -> None:
         self.bids.append({"seat": seat, "round": 0, "action": suit})
@@ -486,7 +480,6 @@ class GameState:
     def _make(self, trump: str, maker: int) -> None:
         self.trump, self.maker = trump, maker
         self._eff = _EFF[trump]
-        self._pow = _POW[trump]
 
     def _pickup(self, seat: int, action: str) -> None:
         if action == "pickup":
@@ -525,7 +518,7 @@ class GameState:
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
         if self._asked < 3:
-            self.turn = (seat + 1) % 3  # the sitter, if any, is known only once all are asked
+            self.turn = next_seat(seat)  # the sitter, if any, is known only once all are asked
             return
         maker: int = self.maker  # type: ignore[assignment]
         if maker not in self.alone:
@@ -549,9 +542,7 @@ class GameState:
     def _start_play(self) -> None:
         sitting = self.sitting_out
         if sitting is not None:  # the seat before the sitter passes to the seat after it
-            order = list(_CLOCKWISE)
-            order[(sitting + 2) % 3] = (sitting + 1) % 3
-            self._next = order
+            self._next = tuple(next_seat(s, sitting) for s in (0, 1, 2))
             self._players = 2
         maker: int = self.maker  # type: ignore[assignment]
         self.phase = "play"
@@ -579,9 +570,20 @@ class GameState:
         Raises ``ValueError`` when the guess does not fit the observation (a card seen or
         placed twice, wrong counts, a card of a suit its holder showed void in).
         """
-        from arena.worlds import determinize  # imported here: arena.worlds imports this module
-
-        return determinize(obs, hands, dummy)
+        rules = rules_of(obs)
+        guess = _guess_deal(obs, hands, dummy, rules.kitty_size)
+        try:
+            deal = Deal(guess.hands, guess.dummy, guess.kitty).checked(rules)
+        except InvalidDeal as e:
+            raise ValueError(f"the guess makes no deal of the deck: {e}") from None
+        state = cls.__new__(cls)
+        state._start(deal, rules, obs["dealer"], list(obs["scores"]), obs["hand_number"])
+        state.history = list(obs["history"])
+        _replay(state, obs, guess.current, guess.played, guess.discards)
+        me = obs["seat"]
+        if obs["phase"] != "joker_trump" and state.hands[me] != sort_cards(obs["hand"]):
+            raise ValueError(f"the guess does not give seat {me} the hand it sees")
+        return state
 
 
 _STEPS: Final[dict[str, Callable[[GameState, int, Any], None]]] = {

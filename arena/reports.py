@@ -28,6 +28,7 @@ from arena.duplicate import (
     seat_records,
 )
 from arena.store import Store
+from arena.tournament import current_standings
 from arena.untrusted import clean_line
 from arena.views import plain
 
@@ -88,8 +89,6 @@ def tournament_reports(
 ) -> Reports:
     """The reports of round robin ``tid`` (``table``: its standings, read when not given)."""
     if table is None:
-        from arena.tournament import current_standings
-
         table = current_standings(store, tid)
     return build(seat_records(store.duplicate_seats(tid)), table)
 

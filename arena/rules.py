@@ -411,6 +411,13 @@ def _check_scores(scores: Sequence[int]) -> list[int]:
     return [first, second, third]
 
 
+def _check_seat(seat: object, what: str) -> int:
+    """``seat`` if it is a seat (the int 0, 1 or 2), else a ValueError naming ``what``."""
+    if type(seat) is not int or seat not in (0, 1, 2):
+        raise ValueError(f"{what} must be a seat 0, 1 or 2, not {seat!r}")
+    return seat
+
+
 def lone_defender(maker: int, alone: Sequence[int]) -> int | None:
     """The defender who went alone, if one did (at most one can: the other then sits out)."""
     for seat in alone:

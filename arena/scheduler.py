@@ -16,14 +16,13 @@ tournament seed, the bots' names and hashes, the round) tell a bot nothing about
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
-
-from arena.secrecy import deal_seed
 
 DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
@@ -95,6 +94,16 @@ def match_seed(tournament_seed: int, members: Sequence[Entrant], round_: int) ->
     """
     keys = "/".join(sorted(e.key for e in members))
     return int(_digest(f"arena/match-seed/{tournament_seed}/{keys}/{round_}")[:15], 16)
+
+
+def deal_seed(secret: bytes, public_seed: int | str) -> str:
+    """The seed the engine deals a match from: HMAC-SHA256 of the public seed under the
+    tournament's secret (:mod:`arena.secrecy`), 64 hex digits.
+
+    One-way and keyed: knowing public seeds and the deals they gave tells nothing about the
+    deal seed of another match without the secret.
+    """
+    return hmac.new(secret, f"arena/deal/{public_seed}".encode(), hashlib.sha256).hexdigest()
 
 
 def match_id(tid: str, seats: Sequence[Entrant], round_: int) -> str:

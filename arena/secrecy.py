@@ -17,13 +17,14 @@ docs/tournaments.md). A revealed secret is never drawn again for a new tournamen
 who read it could bake the deals into a new bot.
 
 The engine's API (``deal_for(seed, k)``, ``play_match(seed=...)``) is unchanged: the secret
-enters only here, in the tournament layer.
+enters only in the tournament layer. The recipe above is :func:`deal_seed`, which lives beside
+the public seeds in :mod:`arena.scheduler` (the schedule gives every match its deal seed) and
+is re-exported here; this module builds on the scheduler, never the other way round.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import itertools
 import json
 import re
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import Rules, deal_for, first_dealer
 from arena.errors import ArenaError
+from arena.scheduler import Entrant, deal_seed, match_seed
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -56,15 +58,6 @@ def new_secret() -> bytes:
 def commitment(secret: bytes) -> str:
     """The public commitment to ``secret``: its SHA-256, 64 hex digits."""
     return hashlib.sha256(secret).hexdigest()
-
-
-def deal_seed(secret: bytes, public_seed: int | str) -> str:
-    """The seed the engine deals a match from: HMAC-SHA256 of the public seed, 64 hex digits.
-
-    One-way and keyed: knowing public seeds and the deals they gave tells nothing about the
-    deal seed of another match without the secret.
-    """
-    return hmac.new(secret, f"arena/deal/{public_seed}".encode(), hashlib.sha256).hexdigest()
 
 
 def shown_secret(status: str, secret_hex: str | None) -> str | None:
@@ -224,8 +217,6 @@ def verify(store: Store, tid: str | None = None) -> Verification:
     A tournament made before deal secrets is checked against its public seeds. Refuses (an
     :class:`ArenaError`) a tournament that has not finished: its secret is not revealed yet.
     """
-    from arena.scheduler import Entrant, match_seed  # here: the scheduler imports this module
-
     t = store.tournament(tid)
     tid = t["id"]
     stored = store.tournament_secret(tid)

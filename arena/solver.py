@@ -16,7 +16,9 @@ How it works, for authors who want to make it faster: the rules come from :mod:`
 trump get a :class:`Layout` that gives every card one bit, each effective suit a contiguous
 block of bits from low to high rank, trump the highest block. Following suit is then one AND
 with the led suit's mask, and a card wins when it is in the led or the trump block and its bit
-is above the winner's. The search is alpha-beta over single card plays, with a transposition
+is above the winner's: :func:`~arena.cards.winning_play`, the one statement of who wins a
+trick, compiled to bits (a call per card would cost the search its speed; the tests check the
+two agree on every trick). The search is alpha-beta over single card plays, with a transposition
 table keyed on the hands and the leader at every trick start (storing bounds of the maker's
 tricks from there, shared by every search of the hand), equivalent cards pruned (two cards of
 one suit in one hand with no card of another hand between them are worth the same: only one
@@ -37,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
-from arena.cards import SUITS, deck, power_table, suit_table
+from arena.cards import SUITS, deck, power_table, suit_table, winning_play
 from arena.rules import next_seat
 
 __all__ = ["Layout", "layout", "Solver", "TT_LIMIT"]
@@ -225,19 +227,14 @@ class Solver:
             return masks, leader, 0, -1, 0, 0
         if len(trick) >= self.players or trick[0][0] != leader:
             raise ValueError(f"a trick in progress led by seat {leader}, not {trick!r}")
-        first = lay.bit[trick[0][1]]
-        led = lay.block[first]
-        win_seat, win_card = leader, first
-        wins = led | lay.trump_mask
         seat = leader
         for s, card in trick:
-            b = lay.bit[card]
-            if s != seat or b & (masks[0] | masks[1] | masks[2]):
+            if s != seat or lay.bit[card] & (masks[0] | masks[1] | masks[2]):
                 raise ValueError(f"the trick {trick!r} is not in turn or repeats a card")
-            if b & wins and b > win_card:
-                win_seat, win_card = s, b
             seat = self.following[s]
-        return masks, seat, led, win_seat, win_card, len(trick)
+        win_seat, win = winning_play(trick, lay.trump)
+        led = lay.block[lay.bit[trick[0][1]]]
+        return masks, seat, led, win_seat, lay.bit[win], len(trick)
 
     def _all(self, masks: list[int], trick: Sequence[tuple[int, str]]) -> int:
         """Every card still in play: the hands and the trick in progress."""

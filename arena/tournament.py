@@ -35,8 +35,10 @@ from arena import collusion, ratings, runner
 from arena.engine import Rules
 from arena.entrants import check_field, register_files, resolve, submit
 from arena.errors import ArenaError, InvalidOption
+from arena.owners import current_owner
 from arena.runlock import RunLock
 from arena.sandbox import BotSource, Limits
+from arena.sandbox.layers import choose_isolation
 from arena.scheduler import (
     DEFAULT_ROUNDS,
     Entrant,
@@ -47,6 +49,7 @@ from arena.scheduler import (
 )
 from arena.schedules import Schedule, unfold
 from arena.secrecy import SecretFile
+from arena.separation import UNTIL_SEPARATED_ROUNDS, UntilSeparated
 from arena.store import ROUND_ROBIN, BotVersion, Store, now
 
 log = logging.getLogger(__name__)
@@ -160,11 +163,7 @@ def prepare(
     ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
     it is the most rounds played (see :func:`plan`).
     """
-    from arena.owners import current_owner
-
     if rounds is None:
-        from arena.separation import UNTIL_SEPARATED_ROUNDS
-
         rounds = UNTIL_SEPARATED_ROUNDS if until_separated else DEFAULT_ROUNDS
     rounds = check_rounds(rounds)  # before registering
     limits = limits or Limits()
@@ -243,8 +242,6 @@ def plan(
     commitment = None if secret is None else secret.commitment
     the_plan = Plan(tid, config, versions, rules, limits, matches, todo, commitment)
     if until_separated:
-        from arena.separation import UntilSeparated
-
         the_plan.schedule = UntilSeparated(tid, matches)
     return the_plan
 
@@ -412,8 +409,6 @@ def run(
         if executor is None:
             # Fail here, in one line, rather than in every worker's initializer (which would
             # only surface as a broken process pool).
-            from arena.sandbox.layers import choose_isolation
-
             choose_isolation(unsafe)
         sources = {
             Entrant(v.name, v.sha256, v.id).key: BotSource(v.name, v.source, v.filename)

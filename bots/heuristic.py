@@ -32,7 +32,7 @@ import random
 from itertools import combinations
 from typing import Any
 
-from arena.cards import SUITS, power_table, suit_table
+from arena.cards import SUITS, power_table, suit_table, winning_play
 from arena.game import rules_of
 from arena.rules import hand_points, next_seat
 from arena.worlds import Unseen, unseen
@@ -281,10 +281,11 @@ class _Play:
         self.eff = suit_table(self.trump)
         self.live = Bot._live(info)
         # If the dealer (another player) took the up-card and has not played it, it is theirs
-        # (a dealer-maker's keep may have thrown it away: assume it did not).
+        # (a dealer-maker's keep may have thrown it away: assume it did not). Where it can be is
+        # arena.worlds' statement: known to be in the dealer's hand, or maybe there.
         up, dealer = obs["upcard"], obs["dealer"]
-        taken = obs["pickup"] and dealer != self.me and up in self.live
-        self.upcard_at: int | None = dealer if taken else None
+        held = (*info.known.get(dealer, ()), *info.maybe.get(dealer, ()))
+        self.upcard_at: int | None = dealer if up in held else None
         self.voids = info.voids
 
     # --- who is who ---
@@ -363,10 +364,7 @@ class _Play:
         trick = self.obs["trick"]
         led = self.eff[trick[0][1]]
         table = power_table(self.trump, led)
-        win_seat, win_card = trick[0]
-        for seat, c in trick[1:]:
-            if table[c] > table[win_card]:
-                win_seat, win_card = seat, c
+        win_seat, win_card = winning_play(trick, self.trump)
         opp_after = [s for s in self.after_me() if not self.friend(s)]
         winners = [c for c in self.legal if table[c] > table[win_card]]
         if self.friend(win_seat) and win_seat != self.me:

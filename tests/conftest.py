@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from tiers import slow_reason
 
 _SESSION_TMP: str | None = None
 
@@ -109,6 +110,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the session's temporary directory."""
     if _SESSION_TMP is not None:
         shutil.rmtree(_SESSION_TMP, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests named in tests/tiers.py (the fast tier, ``make test-fast``, is
+    ``-m "not slow"``)."""
+    for item in items:
+        reason = slow_reason(item)
+        if reason is not None:
+            item.add_marker(pytest.mark.slow(reason=reason))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -36,6 +36,7 @@ from arena.cards import (
     suit_of,
     trick_winner,
     trump_order,
+    winning_play,
 )
 
 EFFECTIVE = [
@@ -127,6 +128,9 @@ TRICKS = [
 def test_trick_winner(plays: list[tuple[int, str]], trump: str, winner: int) -> None:
     assert trick_winner(plays, trump) == winner
     assert trick_winner([list(p) for p in plays], trump) == winner
+    # winning_play, the one statement of the rule, names the card too.
+    assert winning_play(plays, trump) == (winner, dict(plays)[winner])
+    assert winning_play([list(p) for p in plays], trump) == (winner, dict(plays)[winner])
 
 
 PARSE = [

@@ -31,10 +31,25 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
-# Imports against the direction, each inside a function and each with its reason.
-UPWARD = {
-    # GameState.determinize hands over to arena.worlds, which is built on arena.game.
-    ("game", "worlds"),
+# Files that still import arena modules inside functions, each with its reason. Nothing else
+# may: an import inside a function hides a dependency from the reader (and can dodge a cycle).
+# The list only shrinks: a file listed here that no longer needs it fails the test.
+NOT_YET = "deferred to start faster; moved to the top when its area is next changed (issue 25)"
+FUNCTION_LEVEL: dict[str, str] = {
+    # Run as a script inside the sandbox: it imports the staged game modules only once it has
+    # set up the process, before confinement, so every bot child shares them.
+    "arena/sandbox/host.py": "the bot host imports the staged game once it is set up",
+    "arena/cli.py": NOT_YET,
+    "arena/cli_compare.py": NOT_YET,
+    "arena/cli_lists.py": NOT_YET,
+    "arena/cluster.py": NOT_YET,
+    "arena/entrants.py": NOT_YET,
+    "arena/play.py": NOT_YET,
+    "arena/runner.py": NOT_YET,
+    "arena/site/__init__.py": NOT_YET,
+    "arena/store/results.py": NOT_YET,
+    "arena/store/schema.py": NOT_YET,
+    "arena/views.py": NOT_YET,
 }
 
 
@@ -118,12 +133,10 @@ def test_every_unit_has_a_layer() -> None:
 def test_imports_go_down_the_layers(path: Path) -> None:
     me = unit_of_file(path)
     wrong = []
-    for target, line, top in imports(path):
+    for target, line, _ in imports(path):
         if target == "__version__" or target == me:
             continue
         if LAYER[target] <= LAYER[me]:
-            continue
-        if (me, target) in UPWARD and not top:
             continue
         wrong.append(f"line {line}: {me} imports {target}")
     assert not wrong, f"{name(path)} imports against the layers: {wrong}"
@@ -136,3 +149,71 @@ def test_the_layer_check_sees_a_wrong_import(tmp_path: Path) -> None:
     bad.write_text("def f():\n    from arena.cli import main\n    return main\n")
     assert imports(bad) == [("cli", 2, False)]
     assert LAYER["cli"] > LAYER["store"]
+
+
+@pytest.mark.parametrize("path", modules(), ids=name)
+def test_arena_modules_are_imported_at_the_top(path: Path) -> None:
+    inside = [f"line {line}: {target}" for target, line, top in imports(path) if not top]
+    if name(path) in FUNCTION_LEVEL:
+        assert inside, f"{name(path)} imports nothing inside functions now: drop it from the list"
+    else:
+        assert not inside, f"{name(path)} imports arena modules inside functions: {inside}"
+
+
+def _unit_graph() -> dict[str, set[str]]:
+    """Which units each unit imports, at module level or inside functions."""
+    graph: dict[str, set[str]] = {}
+    for path in modules():
+        me = unit_of_file(path)
+        for target, _, _ in imports(path):
+            if target not in (me, "__version__"):
+                graph.setdefault(me, set()).add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: its strongly connected components of two or more units
+    (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(unit: str) -> None:
+        index[unit] = low[unit] = len(index)
+        stack.append(unit)
+        for other in sorted(graph.get(unit, ())):
+            if other not in index:
+                visit(other)
+                low[unit] = min(low[unit], low[other])
+            elif other in stack:
+                low[unit] = min(low[unit], index[other])
+        if low[unit] == index[unit]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == unit:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for unit in sorted(graph):
+        if unit not in index:
+            visit(unit)
+    return found
+
+
+def test_no_import_cycles_not_even_inside_functions() -> None:
+    assert cycles(_unit_graph()) == []
+
+
+def test_the_checks_see_a_cycle_and_an_import_inside_a_function(tmp_path: Path) -> None:
+    # Both checks can fail: a cycle through an import inside a function is one, and is seen.
+    assert cycles({"game": {"worlds", "cards"}, "worlds": {"game"}, "cards": set()}) == [
+        ["game", "worlds"]
+    ]
+    bad = tmp_path / "arena" / "game.py"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("import arena.cards\n\ndef f():\n    from arena import worlds\n")
+    assert imports(bad) == [("cards", 1, True), ("worlds", 4, False)]

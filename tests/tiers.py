@@ -1,0 +1,67 @@
+"""The fast tier (``make test-fast``: ``pytest -m "not slow"``), for the edit-test loop: which
+tests are slow, by name, in one place (tests/conftest.py marks them while collecting)."""
+
+from __future__ import annotations
+
+import pytest
+
+# The fast tier keeps the game, the rules, the solver, the bundled bots, the statistics, the
+# store and the site's data, in 2 to 2.5 minutes on 2 shared cores. Marked `slow` here, each with
+# its reason: whole files that run the command line, real sandboxes, worker pools, clusters,
+# browsers or simulations, and the single heavy tests of otherwise fast files. A test may also
+# carry `@pytest.mark.slow` itself. CI (`make check`) runs everything.
+_SLOW_FILES: dict[str, str] = {
+    "test_cli_doctor.py": "the command line in subprocesses, with live sandboxed matches",
+    "test_cli_errors.py": "the command line in subprocesses",
+    "test_cli_faults.py": "sandboxed tournaments through the command line",
+    "test_cli_hostile.py": "hostile bots in sandboxed tournaments through the command line",
+    "test_cli_newcomer.py": "a newcomer's whole session through the command line",
+    "test_cli_runlock.py": "two tournaments racing through the command line",
+    "test_cli_tournament.py": "sandboxed tournaments through the command line",
+    "test_sandbox.py": "real sandboxed bot processes",
+    "test_sandbox_attacks.py": "a real sandboxed match per hostile bot",
+    "test_sandbox_channels.py": "real sandboxed bots trying channels to each other",
+    "test_cluster.py": "a local Dask cluster",
+    "test_tournament_run.py": "sandboxed tournaments on worker processes",
+    "test_compare.py": "sandboxed comparisons until the sequential test stops",
+    "test_secrecy.py": "tournaments and deal verification through the command line",
+    "test_secrecy_attack.py": "a sandboxed bot hunting for the deals",
+    "test_separation.py": "tournaments played until the bots separate",
+    "test_site_install.py": "a non-editable install in a fresh virtualenv",
+    "test_site_serve.py": "a real HTTP server",
+    "test_rerun_in_venv.py": "pytest rerun in a fresh environment",
+    "test_play.py": "arena play in a pseudo-terminal",
+    "test_ratings_cli.py": "tournaments through the command line",
+    "test_sequential_coverage.py": "simulations of the sequential test's coverage",
+    "test_ratings_coverage.py": "simulations of the rating intervals' coverage",
+    "test_bench_bid_calibration.py": "benchmark scripts on worker processes",
+    "test_bench_oracle.py": "benchmark scripts on worker processes",
+    "test_bench_strength.py": "benchmark scripts on worker processes",
+    "test_bench_trick_noise.py": "benchmark scripts on worker processes",
+    "test_site_browser.py": "headless Chromium",
+    "test_site_compare.py": "headless Chromium",
+    "test_site_layout.py": "headless Chromium",
+}
+_SLOW_TESTS: dict[str, str] = {
+    "test_engine_properties.py::test_random_legal_matches": "thousands of random matches",
+    "test_docs.py::test_docs_site_builds_in_strict_mode": "builds the documentation site",
+    "test_docs.py::test_help_points_to_the_docs": "every command's --help in a subprocess",
+    "test_reports.py::test_standings_prints_and_exports_the_same_reports": "a tournament",
+    "test_bots.py::test_every_phase_and_variant_is_answered_legally": "every phase and variant",
+    "test_bots.py::test_heuristic_beats_random_in_a_small_duplicate_set": "a duplicate set",
+    "test_bots.py::test_deterministic_across_processes_and_hash_seeds": "fresh interpreters",
+    "test_bots.py::test_decisions_stay_under_the_sandbox_limit_at_default_settings": "full search",
+    "test_bots.py::test_montecarlo_decides_the_same_whatever_its_clock_reads_below_the_"
+    "safety_cap": "full searches under two clocks",
+    "test_site_xss.py::test_no_injected_markup_anywhere": "every page of a hostile tournament",
+    "test_site.py::test_pages_use_nothing_remote": "every page of a rendered site",
+    "test_site.py::test_serve_renders_a_missing_site_first": "renders and serves a site",
+    "test_store.py::test_a_locked_database_is_refused": "waits out the lock's timeout",
+}
+
+
+def slow_reason(item: pytest.Item) -> str | None:
+    """Why ``item`` is left out of the fast tier (None: it is in it)."""
+    file = item.path.name
+    test = f"{file}::{getattr(item, 'originalname', item.name)}"
+    return _SLOW_FILES.get(file) or _SLOW_TESTS.get(test)
