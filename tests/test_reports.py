@@ -144,15 +144,18 @@ def test_the_comparison_page_shows_its_chart_and_verdict(site: tuple[Path, str, 
     facts = dict(zip(texts(page.select(".test-state dt")), texts(page.select(".test-state dd")),
                      strict=True))  # fmt: skip
     assert facts["Sets counted"] == f"{compared.test.sets} ({compared.matches} matches stored)"
-    assert facts["LLR"].startswith(f"{compared.test.llr:+.2f}")
-    # The chart: the LLR after each set from 0, and the two bounds, in the legend.
+    assert facts["Evidence"].startswith(f"{compared.test.llr:+.2f}")
+    # The chart: each gambler's evidence after each set from 0, and the two bounds.
     svg = page.select_one("#llr-chart-title").find_parent("svg")
     lines = svg.select("polyline")
-    assert len(lines[0]["points"].split()) == compared.test.sets + 1
-    assert [len(p["points"].split()) for p in lines[1:]] == [2, 2]
+    assert [len(p["points"].split()) for p in lines[:2]] == [compared.test.sets + 1] * 2
+    assert [len(p["points"].split()) for p in lines[2:]] == [2, 2]
     assert texts(page.select(".legend .name")) == [
-        "LLR after each set", "accept H1 at +2.94", "accept H0 at -2.94",
+        "against p <= 0.5", "against p >= 0.75 (drawn down)", "accept H1 at +3.00",
+        "accept H0 at -3.00",
     ]  # fmt: skip
+    # The interval beside "H1 accepted" lies above p0: one construction for both.
+    assert compared.test.decision == "H1" and compared.result.ci[0] > 0.5
     roles = [texts(r.select("td")) for r in page.select("table.roles tbody tr")]
     assert [r[0] for r in roles] == ["A", "B", "third seat"]
     a = compared.roles[0]
