@@ -388,6 +388,17 @@ class Design:
         return None
 
 
+def _apart(x: float, marks: Sequence[float]) -> str:
+    """``x`` to 3 decimals, or as many more (up to 6) as it takes not to print it equal to one
+    of ``marks`` that it is not equal to: a lower end just above ``p0`` must not read as
+    ``p0`` beside "H1 accepted"."""
+    for digits in range(3, 7):
+        text = f"{x:.{digits}f}"
+        if all(x == m or text != f"{m:.{digits}f}" for m in marks):
+            return text
+    return text
+
+
 def signed(evidence: tuple[float, float]) -> float:
     """One number for the two gamblers' log capital: the larger, positive when it is the
     evidence against ``p <= p0`` (towards H1), negative against ``p >= p1`` (towards H0)."""
@@ -426,7 +437,7 @@ class Status:
             "sets": self.sets,
             "matches": len(SEATINGS) * self.sets if matches is None else matches,
             "rate": None if self.rate is None else round(self.rate, 4),
-            "ci": [round(self.ci[0], 4), round(self.ci[1], 4)],
+            "ci": [round(self.ci[0], 6), round(self.ci[1], 6)],
             "p0": d.p0,
             "p1": d.p1,
             "alpha": d.alpha,
@@ -436,8 +447,10 @@ class Status:
     def line(self) -> str:
         """One progress line: sets, rate with its interval, evidence between its bounds."""
         rate = "-" if self.rate is None else f"{self.rate:.3f}"
+        marks = (self.design.p0, self.design.p1)
+        low, high = (_apart(x, marks) for x in self.ci)
         return (
-            f"sets {self.sets}: rate {rate} [{self.ci[0]:.3f}, {self.ci[1]:.3f}], "
+            f"sets {self.sets}: rate {rate} [{low}, {high}], "
             f"evidence {self.llr:+.2f} in [{self.design.lower:.2f}, {self.design.upper:.2f}]"
         )
 

@@ -126,7 +126,7 @@ def test_status_shows_the_sequence_and_replay_agrees_with_adding_one_by_one() ->
     for k in scores[: test.sets]:
         g.add(float(SET_SCORES[k]))
     assert test.status().ci == again.status().ci == g.interval()
-    assert test.status().to_dict()["ci"] == [round(x, 4) for x in test.status().ci]
+    assert test.status().to_dict()["ci"] == [round(x, 6) for x in test.status().ci]
 
 
 def test_a_wider_level_is_wider() -> None:
