@@ -23,10 +23,9 @@ lower end is above ``p0`` exactly when H1 is accepted and the upper end below ``
 when H0 is. Verdict and interval answer one question and cannot disagree; each end holds at its
 level (``1 - alpha``, ``1 - beta``) at every set count at once.
 
-The profile likelihood below (``profile``, ``llr``) is the fishtest GSPRT's statistic on our
-13 set outcomes, which this module used as its test before: its evidence per set was bounded
-by ``log(p1 / p0)``, so a pair that won every set still needed 31 sets. It remains for the
-fixed-sample interval. For a hypothesised mean ``s`` the likelihood of
+The profile likelihood below (``profile``, ``llr``: the fishtest GSPRT's statistic on our 13
+set outcomes, this module's test before, whose evidence per set was capped at ``log(p1 /
+p0)``) remains for the fixed-sample interval. For a hypothesised mean ``s`` the likelihood of
 the sets seen so far is maximised over every distribution on the 13 outcomes whose mean is
 ``s``; the solution is ``q_i = f_i / (1 + x (a_i - s))`` with ``f_i`` the observed frequencies,
 ``a_i`` the outcomes and ``x`` a Lagrange multiplier found by a safeguarded Newton iteration
@@ -37,9 +36,8 @@ expectation value"). The log-likelihood lost by forcing the mean to ``s`` is the
 
 The fixed-sample 95 % interval for ``p`` (:func:`rate_interval`) is the set of means the
 same likelihood does not reject:
-``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, with the F
-calibration he discusses for small samples). It is right for a fixed number of sets, not at a
-stopping time the data chose, which is why a comparison shows the gamblers' interval.
+``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, F-calibrated
+for small samples): right for a fixed number of sets, not at a stopping time the data chose.
 
 Matches finish out of order when workers run in parallel; deciding on whatever happens to be
 finished would bias the test towards short (often lopsided) matches. :class:`SetQueue` holds
@@ -206,8 +204,7 @@ most ``BET_CAP / m`` (what a set scoring 0 could cost), on "below ``m``" at most
 
 PRIOR_SETS: Final = 1.0
 """The bets' running mean and variance start as if one set of mean 1/2 and variance 1/4 (the
-largest a score in [0, 1] can have) had been seen: the first bet is on nothing in
-particular."""
+largest a score in [0, 1] can have) had been seen."""
 
 
 def bets(
@@ -389,9 +386,8 @@ class Design:
 
 
 def _apart(x: float, marks: Sequence[float]) -> str:
-    """``x`` to 3 decimals, or as many more (up to 6) as it takes not to print it equal to one
-    of ``marks`` that it is not equal to: a lower end just above ``p0`` must not read as
-    ``p0`` beside "H1 accepted"."""
+    """``x`` to 3 decimals, or more (up to 6) until it does not print as a mark it is not: a
+    lower end just above ``p0`` must not read as ``p0`` beside "H1 accepted"."""
     for digits in range(3, 7):
         text = f"{x:.{digits}f}"
         if all(x == m or text != f"{m:.{digits}f}" for m in marks):
