@@ -10,8 +10,9 @@ Run a real tournament first, e.g. the bundled bots sandboxed::
 Prints, per bot, the duplicate score (points minus the par of the same deal and seat) and the
 raw mean points, each with its 95 % interval over deals, and the variance ratio (raw over
 duplicate, brought to the same scale: the luck the par removed, 1 when it removed none); the
-same pooled ratio with the matches' deals shuffled (a control: the par then compares results
-of different cards, so there is no luck to remove and the ratio must come out near 1); then
+same pooled ratio with the deals shuffled among the matches of each seating (a control: every
+deal is still a complete set, but the par compares results of different cards, so there is no
+luck to remove and the ratio must come out near 1); then
 the seat and dealer bias report and any significant non-transitive cycle in the pairwise
 table.
 """
@@ -52,12 +53,22 @@ def pooled(records: list[SeatRecord]) -> float:
 
 
 def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
-    """The same matches with their deals dealt out again at random (each deal keeps its
-    number of matches): the par then averages results of other cards."""
-    matches = sorted({(r.match_id, r.deal) for r in records})
-    deals = [d for _, d in matches]
-    rng.shuffle(deals)
-    new = {m: d for (m, _), d in zip(matches, deals, strict=True)}
+    """The same matches with their deals dealt out again at random among the matches of the
+    same seating (which bot in which seat): every deal still holds one match of each seating,
+    a complete duplicate set, but of different cards, so there is no shared luck to remove."""
+    seating: dict[str, dict[int, int]] = {}
+    deal_of: dict[str, str] = {}
+    for r in records:
+        seating.setdefault(r.match_id, {})[r.seat] = r.bot
+        deal_of[r.match_id] = r.deal
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for m, seats in sorted(seating.items()):
+        groups.setdefault(tuple(seats[k] for k in sorted(seats)), []).append(m)
+    new: dict[str, str] = {}
+    for matches in groups.values():
+        deals = [deal_of[m] for m in matches]
+        rng.shuffle(deals)
+        new.update(zip(matches, deals, strict=True))
     return [dataclasses.replace(r, deal=new[r.match_id]) for r in records]
 
 
