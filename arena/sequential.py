@@ -19,9 +19,9 @@ the evidence a set adds is not capped by the design: a pair that wins every set 
 
 The interval ``arena compare`` shows (:attr:`Status.ci`) comes from the same gamblers betting
 at every rate at once: the rates rejected from below end where the lower end begins, so the
-lower end is above ``p0`` exactly when H1 is accepted and the upper end below ``p1`` exactly
-when H0 is. Verdict and interval answer one question and cannot disagree; each end holds at its
-level (``1 - alpha``, ``1 - beta``) at every set count at once.
+lower end passes ``p0`` exactly when the first gambler wins (H1), the upper end ``p1`` when
+the second does (H0). Verdict and interval answer one question and cannot disagree; each end
+holds at its level (``1 - alpha``, ``1 - beta``) at every set count at once.
 
 The profile likelihood below (``profile``, ``llr``: the fishtest GSPRT's statistic on our 13
 set outcomes, this module's test before, whose evidence per set was capped at ``log(p1 /
@@ -198,9 +198,7 @@ def rate_interval(
 # --- the test: two gamblers -------------------------------------------------------------------
 
 BET_CAP: Final = 0.9
-"""The largest share of its capital a gambler stakes on one set: a bet on "above ``m``" is at
-most ``BET_CAP / m`` (what a set scoring 0 could cost), on "below ``m``" at most
-``BET_CAP / (1 - m)``, so no set can ruin a gambler."""
+"""The most a gambler can lose on one set, as a share of its capital (see :func:`capped`)."""
 
 PRIOR_SETS: Final = 1.0
 """The bets' running mean and variance start as if one set of mean 1/2 and variance 1/4 (the
@@ -214,16 +212,12 @@ def bets(
     p0: float,
     p1: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The two bets on the next set, from the sets before it only ("predictable").
-
-    ``total`` is the sum of the ``sets`` scores seen, ``spread`` the sum of their squared
-    distances from the running mean. The bet against ``p <= p0`` (on scores above ``p0``) is
-    the approximate Kelly fraction ``(mean - p0) / (variance + (mean - p0)^2)`` (the aGRAPA
-    bet of Waudby-Smith and Ramdas 2024), the bet against ``p >= p1`` its mirror at ``p1``;
-    none when the mean so far points the other way; at most :data:`BET_CAP`. Kelly's fraction
-    grows the capital as fast as the data allow. These are the bets at ``p0`` and ``p1``
-    before the cap (:func:`capped`), which depends on the rate bet on.
-    """
+    """The two bets on the next set, from the sets before it only ("predictable"), before the
+    cap of :func:`capped`. ``total``: the sum of the ``sets`` scores seen; ``spread``: the sum
+    of their squared distances from the running mean. Against ``p <= p0``, the approximate
+    Kelly fraction ``r / (variance + r^2)`` with ``r = max(mean, p1) - p0`` (the aGRAPA bet of
+    Waudby-Smith and Ramdas 2024, betting at least as if the rate were ``p1``); against
+    ``p >= p1``, its mirror with ``r = p1 - min(mean, p0)``."""
     n = np.asarray(sets, dtype=float) + PRIOR_SETS
     mean = (0.5 * PRIOR_SETS + np.asarray(total, dtype=float)) / n
     variance = (0.25 * PRIOR_SETS + np.asarray(spread, dtype=float)) / n
@@ -332,7 +326,12 @@ class Gamblers:
         high = 1.0
         if upper(1.0) >= 0:
             high = 0.0 if upper(edge) >= 0 else float(optimize.brentq(upper, edge, 1.0))
-        return low, max(low, high)
+        if low <= high:
+            return low, high
+        # Every rate rejected (at most alpha + beta of the time): the gambler nearer its
+        # bound, who decides the test (:func:`signed`), says where.
+        e1, e0 = (max(0.0, e) for e in self.evidence)
+        return (low, low) if e1 / high_bar >= e0 / low_bar else (high, high)
 
 
 @dataclass(frozen=True)
@@ -395,11 +394,11 @@ def _apart(x: float, marks: Sequence[float]) -> str:
     return text
 
 
-def signed(evidence: tuple[float, float]) -> float:
-    """One number for the two gamblers' log capital: the larger, positive when it is the
-    evidence against ``p <= p0`` (towards H1), negative against ``p >= p1`` (towards H0)."""
-    e1, e0 = evidence
-    return e1 if e1 >= e0 else -e0
+def signed(evidence: tuple[float, float], design: Design) -> float:
+    """One number for the two gamblers' log capital: that of the one nearer its bound (as a
+    share of it), positive against ``p <= p0`` (towards H1), negative against ``p >= p1``."""
+    e1, e0 = max(0.0, evidence[0]), max(0.0, evidence[1])  # a loss is no evidence either way
+    return e1 if e1 / design.upper >= e0 / -design.lower else -e0
 
 
 @dataclass(frozen=True)
@@ -415,8 +414,8 @@ class Status:
     rate: float | None
     ci: tuple[float, float]
     """The interval for the rate from the same gamblers (:meth:`Gamblers.interval`): its lower
-    end is above ``p0`` exactly when H1 is accepted, its upper end below ``p1`` exactly when
-    H0 is; each end holds at its level (``1 - alpha``, ``1 - beta``) at any set count."""
+    end is above ``p0`` whenever H1 is accepted, its upper end below ``p1`` whenever H0 is;
+    each end holds at its level (``1 - alpha``, ``1 - beta``) at any set count."""
     decision: Decision | None
     evidence: tuple[float, float] = (0.0, 0.0)
     """Each gambler's log capital: against ``p <= p0`` and against ``p >= p1``."""
@@ -522,7 +521,7 @@ class SequentialTest:
         self.counts[half_points] += 1
         self.gamblers.add(float(SET_SCORES[half_points]))
         self.trail.append(self.gamblers.evidence)
-        self.history.append(signed(self.gamblers.evidence))
+        self.history.append(signed(self.gamblers.evidence, self.design))
         self.decision = self.design.decide(self.history[-1], self.sets)
         return self.decision
 

@@ -258,8 +258,10 @@ def simulate(
             spread += (x - (0.5 + total) / (done + 2)) ** 2
             counts[np.arange(tests), k] += 1
             done += 1
-            h1 = live & (cap_[0] >= bars[0]) & (cap_[0] >= cap_[1])
-            h0 = live & ~h1 & (cap_[1] >= bars[1])
+            # arena.sequential.signed: the gambler nearer its bound, as a share of it, decides
+            ahead = np.maximum(cap_[0], 0) / bars[0] >= np.maximum(cap_[1], 0) / bars[1]
+            h1 = live & (cap_[0] >= bars[0]) & ahead
+            h0 = live & (cap_[1] >= bars[1]) & ~ahead
             stop = h1 | h0 | (live & (done >= cap))
             if stop.any():
                 out["decision"][stop] = np.where(h1[stop], 1, np.where(h0[stop], 0, -1))
