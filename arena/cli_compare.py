@@ -98,8 +98,9 @@ def compare(
     A and B are bot files or bot names (bundled: random, heuristic, montecarlo). Each set is
     a fresh deal played in all 6 seatings of A, B and the third bot, sandboxed, in parallel;
     its score is A's placed-above rate over B. After each complete set (in set order) a
-    generalized SPRT decides between H0 (rate <= p0) and H1 (rate >= p1) with error rates
-    alpha and beta, or plays on; after --max-sets it ends inconclusive. The same command
+    test by betting decides between H0 (rate <= p0) and H1 (rate >= p1) with error rates at
+    most alpha and beta, or plays on; after --max-sets it ends inconclusive. The interval
+    shown is the rates the same test has not rejected. The same command
     again continues an interrupted comparison. Exit code 0 whatever the decision (read it
     from the verdict or --json), 130 when interrupted. docs/evaluation.md explains it all.
 

@@ -142,7 +142,7 @@ class CompareSchedule:
             self._add(r["round"], r["seating"], r["placements"])
 
     def describe(self) -> str:
-        """The live line: sets, rate with its interval, LLR between its bounds."""
+        """The live line: sets, rate with its interval, evidence between its bounds."""
         return self.test.status().line()
 
     def finish(self, store: Store, completed: bool) -> None:

@@ -145,12 +145,19 @@ class DuplicateScore:
     same deal in the same seat (each bot's average counted once)."""
     points: Estimate
     """Mean raw points over the same seats, for comparison."""
+    scale: float = 1.0
+    """What the duplicate score's variance would be, over raw points', if every match were
+    independent of its cards (no luck to remove): the par shares the bot's own result and
+    averages the others', so the score is on a different scale from raw points (2/3 in a
+    complete duplicate set of three bots). Exact for the bot's cells (:func:`luck_free_weight`)."""
 
     @property
     def variance_ratio(self) -> float | None:
-        """How many times smaller the duplicate score's variance is than raw points'."""
+        """How much luck the par removed: raw points' variance over the duplicate score's,
+        divided by what that ratio would be if the cards made no difference (``1 / scale``).
+        1 when nothing was removed; 2 when half of raw points' variance was the cards'."""
         a, b = self.points.variance, self.score.variance
-        return None if a is None or not b else a / b
+        return None if a is None or not b else a * self.scale / b
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, rounded."""
@@ -164,6 +171,23 @@ class DuplicateScore:
         }
 
 
+def luck_free_weight(counts: Mapping[int, int], bot: int) -> float:
+    """One cell's share of the variance of ``bot``'s summed points minus par, in units of one
+    match's variance, when every match is independent of its cards.
+
+    ``counts``: the records of each bot in the cell (one deal, one seat). The bot's sum over
+    the cell is ``sum(own) - n_bot * par`` with ``par`` the mean of the ``m`` bots' averages:
+    each own record has the coefficient ``1 - 1/m``, each record of another bot ``k`` the
+    coefficient ``-n_bot / (m n_k)``. The sum of the squares, over the bot's records
+    (:attr:`DuplicateScore.scale` divides by them), is the scale of the score against raw
+    points.
+    """
+    m = len(counts)
+    mine = counts[bot]
+    others = sum((mine / (m * n)) ** 2 * n for b, n in counts.items() if b != bot)
+    return mine * (1 - 1 / m) ** 2 + others
+
+
 def duplicate_scores(records: Iterable[SeatRecord]) -> list[DuplicateScore]:
     """Every bot's duplicate score, best first.
 
@@ -175,19 +199,23 @@ def duplicate_scores(records: Iterable[SeatRecord]) -> list[DuplicateScore]:
         cells[(r.deal, r.seat)][r.bot].append(r.points)
     diffs: dict[int, list[tuple[str, float]]] = defaultdict(list)
     raw: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    weight: dict[int, float] = defaultdict(float)
     for (deal, _seat), by_bot in cells.items():
         if len(by_bot) < 2:
             continue
         par = sum(sum(p) / len(p) for p in by_bot.values()) / len(by_bot)
+        counts = {bot: len(points) for bot, points in by_bot.items()}
         for bot, points in by_bot.items():
             diffs[bot] += [(deal, p - par) for p in points]
             raw[bot] += [(deal, float(p)) for p in points]
+            weight[bot] += luck_free_weight(counts, bot)
     out = [
         DuplicateScore(
             bot,
             len(diffs[bot]),
             cluster_mean(*_by_deal(diffs[bot])),
             cluster_mean(*_by_deal(raw[bot])),
+            weight[bot] / len(diffs[bot]),
         )  # fmt: skip
         for bot in diffs
     ]

@@ -7,7 +7,6 @@ adds :meth:`Reports.to_dict` to its object, and the site renders the same :class
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,11 +46,12 @@ class Reports:
 
     @property
     def variance_ratio(self) -> float | None:
-        """Raw points' variance over the duplicate score's, pooled over the bots: how many
-        times more deals raw points would need for intervals as narrow."""
-        pairs = [(d.points.variance, d.score.variance) for d in self.scores]
-        raw = sum(a for a, b in pairs if a and b)
-        dup = sum(b for a, b in pairs if a and b)
+        """The bots' :attr:`~arena.duplicate.DuplicateScore.variance_ratio`, pooled: raw
+        points' variance over the duplicate score's brought to the scale of raw points (1
+        when the cards made no difference; above 1, the share of luck removed)."""
+        pairs = [(d.points.variance, d.score.variance, d.scale) for d in self.scores]
+        raw = sum(a for a, b, _ in pairs if a and b)
+        dup = sum(b / f for a, b, f in pairs if a and b)
         return raw / dup if dup else None
 
     def cycle_names(self, cycle: Cycle) -> list[str]:
@@ -121,8 +121,8 @@ def duplicate_table(reports: Reports) -> Table:
     pooled = reports.variance_ratio
     if pooled is not None:
         t.caption = (
-            f"pooled variance ratio {pooled:.2f}: the duplicate score's intervals are "
-            f"{math.sqrt(pooled):.2f}x as narrow as raw points'"
+            f"pooled variance ratio {pooled:.2f}: the luck the par removed (1: none; 2: half "
+            f"of raw points' variance was the cards')"
         )
     return t
 

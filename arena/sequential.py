@@ -6,38 +6,38 @@ half), so it is one of the 13 values 0, 1/12, ..., 1; it is kept as an integer c
 half-points, 0 to 12. Sets are independent (each has its own seed); the matches inside one are
 not (they share the cards), which is why the set, not the match, is the unit.
 
-The test is the generalized sequential probability ratio test (GSPRT) that fishtest runs on
-chess game pairs, with our 13 set outcomes in place of fishtest's 5 pair outcomes (its
-"pentanomial" model): nothing is assumed about the shape of the distribution of set scores,
-only about its mean ``p``, the long-run rate. For a hypothesised mean ``s`` the likelihood of
+The test is a pair of gamblers (:class:`Gamblers`), the anytime-valid test by betting of
+Waudby-Smith and Ramdas (JRSS B 2024). Before each set one gambler stakes a share of its
+capital on "the set scores above ``p0``", the other on "below ``p1``", with Kelly's share
+estimated from the sets before it (aGRAPA). If ``p <= p0`` the first gambler's capital is a
+nonnegative supermartingale, so by Ville's inequality it ever reaches ``1 / alpha`` with
+probability at most ``alpha``: H1 is accepted when it does, H0 when the second reaches
+``1 / beta``. Nothing is assumed about the distribution of set scores beyond their range,
+the error bounds hold exactly (not asymptotically) and at whatever set the test stops, and
+the evidence a set adds is not capped by the design: a pair that wins every set is decided in
+7 sets, a steady pair as fast as its low spread allows (``bench/compare.py``).
+
+The interval ``arena compare`` shows (:attr:`Status.ci`) comes from the same gamblers betting
+at every rate at once: the rates rejected from below end where the lower end begins, so the
+lower end passes ``p0`` exactly when the first gambler wins (H1), the upper end ``p1`` when
+the second does (H0). Verdict and interval answer one question and cannot disagree; each end
+holds at its level (``1 - alpha``, ``1 - beta``) at every set count at once.
+
+The profile likelihood below (``profile``, ``llr``: the fishtest GSPRT's statistic on our 13
+set outcomes, this module's test before, whose evidence per set was capped at ``log(p1 /
+p0)``) remains for the fixed-sample interval. For a hypothesised mean ``s`` the likelihood of
 the sets seen so far is maximised over every distribution on the 13 outcomes whose mean is
 ``s``; the solution is ``q_i = f_i / (1 + x (a_i - s))`` with ``f_i`` the observed frequencies,
 ``a_i`` the outcomes and ``x`` a Lagrange multiplier found by a safeguarded Newton iteration
 (M. Van den Bergh, "Maximum likelihood estimation for a multinomial distribution with a given
 expectation value"). The log-likelihood lost by forcing the mean to ``s`` is the *profile*
-``l(s) = sum_i n_i log(1 + x (a_i - s))``, and
-
-    LLR = l(p0) - l(p1)
-
-tests H0: p <= p0 against H1: p >= p1. Wald's bounds ``log(beta / (1 - alpha))`` and
-``log((1 - beta) / alpha)`` stop it; ``max_sets`` ends it as "inconclusive". An outcome never
-seen gets a count of 0.001 (fishtest's regularisation), so every hypothesis in (0, 1) stays
-reachable and one lucky first set cannot make the likelihood of a mean infinite.
-
-The interval ``arena compare`` shows (:attr:`Status.ci`) is a *confidence sequence*
-(:class:`ConfidenceSequence`): it contains the true rate at every set count at once with
-probability 95 %, so it stays honest at the stopping time, which the test chooses when the
-data look extreme, and on every live line a user may stop at. ``bench/compare.py`` measures
-its coverage at the stop next to the fixed-sample interval's.
+``l(s) = sum_i n_i log(1 + x (a_i - s))``. An outcome never seen gets a count of 0.001
+(fishtest's regularisation).
 
 The fixed-sample 95 % interval for ``p`` (:func:`rate_interval`) is the set of means the
 same likelihood does not reject:
-``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, with the F
-calibration he discusses for small samples; ``bench/compare.py`` measured it against the plain
-chi-square one). Thanks to the regularisation it
-never has zero width on a finite sample. Read at the moment a sequential test stops, it covers
-only 92-94 % of the time in some designs (``bench/compare.py`` measures how much), which is
-why the test shows the confidence sequence instead.
+``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, F-calibrated
+for small samples): right for a fixed number of sets, not at a stopping time the data chose.
 
 Matches finish out of order when workers run in parallel; deciding on whatever happens to be
 finished would bias the test towards short (often lopsided) matches. :class:`SetQueue` holds
@@ -195,100 +195,154 @@ def rate_interval(
     return low, high
 
 
-# --- the interval at any stopping time --------------------------------------------------------
+# --- the test: two gamblers -------------------------------------------------------------------
 
-GRID: Final = np.linspace(0.0, 1.0, 2001)
-"""The rates a :class:`ConfidenceSequence` tests (steps of 1/2000)."""
+BET_CAP: Final = 0.9
+"""The most a gambler can lose on one set, as a share of its capital (see :func:`capped`)."""
 
-BET_CAP: Final = 0.5
-"""The largest share of the capital bet on one set (``c`` in Waudby-Smith and Ramdas)."""
-
-
-def wager(sets: np.ndarray | int, spread: np.ndarray | float, level: float = LEVEL) -> np.ndarray:
-    """The bet on the next set, from the sets before it only ("predictable plug-in").
-
-    ``spread`` is the sum of the squared distances of the ``sets`` scores seen from the
-    running mean (each from the mean up to and including it), a variance estimate that
-    starts at 1/4, the largest a score in [0, 1] can have. The bet shrinks like
-    ``sqrt(log(2 / (1 - level)) / (variance t log t))``: bold while little is known, then
-    small enough that the interval stays near the fixed-sample width times a slowly growing
-    factor.
-    """
-    t = np.asarray(sets, dtype=float) + 1.0
-    variance = (0.25 + np.asarray(spread, dtype=float)) / t
-    result: np.ndarray = np.sqrt(2.0 * math.log(2.0 / (1.0 - level)) / (variance * t * np.log1p(t)))
-    return result
+PRIOR_SETS: Final = 1.0
+"""The bets' running mean and variance start as if one set of mean 1/2 and variance 1/4 (the
+largest a score in [0, 1] can have) had been seen."""
 
 
-def stakes(means: np.ndarray, bet: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The bets on "above ``m``" and "below ``m``", capped so no set can ruin either."""
-    with np.errstate(divide="ignore"):
-        up = np.minimum(bet, BET_CAP / means)
-        down = np.minimum(bet, BET_CAP / (1.0 - means))
+def bets(
+    sets: np.ndarray | int,
+    total: np.ndarray | float,
+    spread: np.ndarray | float,
+    p0: float,
+    p1: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two bets on the next set, from the sets before it only ("predictable"), before the
+    cap of :func:`capped`. ``total``: the sum of the ``sets`` scores seen; ``spread``: the sum
+    of their squared distances from the running mean. Against ``p <= p0``, the approximate
+    Kelly fraction ``r / (variance + r^2)`` with ``r = max(mean, p1) - p0`` (the aGRAPA bet of
+    Waudby-Smith and Ramdas 2024, betting at least as if the rate were ``p1``); against
+    ``p >= p1``, its mirror with ``r = p1 - min(mean, p0)``."""
+    n = np.asarray(sets, dtype=float) + PRIOR_SETS
+    mean = (0.5 * PRIOR_SETS + np.asarray(total, dtype=float)) / n
+    variance = (0.25 * PRIOR_SETS + np.asarray(spread, dtype=float)) / n
+    rise = np.maximum(mean, p1) - p0
+    fall = p1 - np.minimum(mean, p0)
+    up: np.ndarray = rise / (variance + rise**2)
+    down: np.ndarray = fall / (variance + fall**2)
     return up, down
 
 
-@dataclass(eq=False)
-class ConfidenceSequence:
-    """A 95 % interval for the rate that holds at every set count at once, hence at whatever
-    set the test stops (Waudby-Smith and Ramdas, "Estimating means of bounded random
-    variables by betting", JRSS B 2024: the hedged capital process with predictable plug-in
-    bets).
+def capped(
+    up: np.ndarray | float, down: np.ndarray | float, m: np.ndarray | float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bets at the rate ``m``: ``up`` at most ``BET_CAP / m``, ``down`` at most
+    ``BET_CAP / (1 - m)``. Either way a set's factor (``1 + up (x - m)``, ``1 - down (x - m)``)
+    is monotone in ``m``: the gambler on "above" gains less the higher ``m``, the gambler on
+    "below" more, which makes the rejected rates two rays and the interval one piece."""
+    with np.errstate(divide="ignore"):
+        m = np.asarray(m, dtype=float)
+        return np.minimum(up, BET_CAP / m), np.minimum(down, BET_CAP / (1.0 - m))
 
-    For each candidate rate ``m`` two gamblers start with 1 and bet, before each set, a share
-    of their capital that the set's score will be above ``m`` (and below ``m``). If ``m`` is
-    the true rate neither bet is favourable, so by Ville's inequality their mixed capital ever
-    reaching ``1 / (1 - level)`` has probability at most ``1 - level``, whenever one looks.
-    The interval is the set of ``m`` (on :data:`GRID`) where it has not, widened by one grid
-    step. It is never empty and never a point.
+
+@dataclass(eq=False)
+class Gamblers:
+    """The evidence of a comparison and its interval: one construction for both.
+
+    Before each set, one gambler bets a share ``up`` of its capital that the set's score is
+    above ``m``, the other a share ``down`` that it is below ``m``, for every rate ``m`` at
+    once with the shares of :func:`bets` (tuned to ``p0`` and ``p1``), capped at ``m`` by
+    :func:`capped`. A set with score
+    ``x`` multiplies the first capital by ``1 + up (x - m)`` and the second by
+    ``1 - down (x - m)``. If the true rate is at most ``m``, no bet on "above ``m``" is
+    favourable, so the first capital is a nonnegative supermartingale that starts at 1, and by
+    Ville's inequality it *ever* reaches ``1 / alpha`` with probability at most ``alpha``,
+    whenever one looks and whatever the distribution of set scores: an anytime-valid test
+    (Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting", JRSS
+    B 2024; Ramdas et al., "Game-theoretic statistics and safe anytime-valid inference" 2023).
+
+    The first capital falls as ``m`` rises, the second rises: the rates whose first capital
+    reached ``1 / alpha`` are exactly those below :meth:`interval`'s lower end, and those
+    whose second reached ``1 / beta`` those above its upper end. The test accepts H1 when the
+    first capital at ``p0`` reaches ``1 / alpha``, which *is* the interval's lower end
+    passing ``p0``; H0 when the second at ``p1`` reaches ``1 / beta``, the upper end passing
+    ``p1``. Verdict and interval cannot disagree.
     """
 
-    level: float = LEVEL
+    p0: float
+    p1: float
+    alpha: float = 0.05
+    beta: float = 0.05
     sets: int = 0
     total: float = 0.0
     spread: float = 0.0
-    log_up: np.ndarray = field(default_factory=lambda: np.zeros(GRID.size))
-    log_down: np.ndarray = field(default_factory=lambda: np.zeros(GRID.size))
+    scores: list[float] = field(default_factory=list)
+    ups: list[float] = field(default_factory=list)
+    downs: list[float] = field(default_factory=list)
+    evidence: tuple[float, float] = (0.0, 0.0)
+    """The log capital of each gambler: against ``p <= p0`` at ``p0``, against ``p >= p1``
+    at ``p1``."""
 
     def add(self, score: float) -> None:
         """The next set's score (0..1)."""
-        up, down = stakes(GRID, wager(self.sets, self.spread, self.level))
-        self.log_up += np.log1p(up * (score - GRID))
-        self.log_down += np.log1p(-down * (score - GRID))
+        up, down = bets(self.sets, self.total, self.spread, self.p0, self.p1)
+        self.ups.append(float(up))
+        self.downs.append(float(down))
+        self.scores.append(score)
+        e1, e0 = self.evidence
+        at_p0, _ = capped(up, down, self.p0)
+        _, at_p1 = capped(up, down, self.p1)
+        self.evidence = (
+            e1 + math.log1p(float(at_p0) * (score - self.p0)),
+            e0 + math.log1p(-float(at_p1) * (score - self.p1)),
+        )
         self.sets += 1
         self.total += score
-        mean = (0.5 + self.total) / (self.sets + 1)
+        mean = (0.5 * PRIOR_SETS + self.total) / (self.sets + PRIOR_SETS)
         self.spread += (score - mean) ** 2
 
+    def capital(self, m: float) -> tuple[float, float]:
+        """The log capital of both gamblers at the rate ``m``."""
+        x = np.asarray(self.scores)
+        up, down = capped(np.asarray(self.ups), np.asarray(self.downs), m)
+        with np.errstate(divide="ignore"):
+            return (
+                float(np.log1p(up * (x - m)).sum()),
+                float(np.log1p(-down * (x - m)).sum()),
+            )
+
     def interval(self) -> tuple[float, float]:
-        """The rates not rejected so far (the whole range before the first set)."""
-        capital = np.logaddexp(self.log_up, self.log_down) - math.log(2.0)
-        kept = np.flatnonzero(capital < math.log(1.0 / (1.0 - self.level)))
-        if not kept.size:  # every rate rejected (at most 5 % of the time): the least rejected
-            kept = np.array([int(np.argmin(capital))])
-        step = GRID[1] - GRID[0]
-        return max(0.0, float(GRID[kept[0]] - step)), min(1.0, float(GRID[kept[-1]] + step))
+        """The rates not rejected so far: above every rate whose "above" gambler reached
+        ``1 / alpha``, below every rate whose "below" gambler reached ``1 / beta``. Each end
+        holds at its own level (``1 - alpha``, ``1 - beta``) at every set count at once; both
+        together at least ``1 - alpha - beta``. The whole range before the first set."""
+        high_bar, low_bar = -math.log(self.alpha), -math.log(self.beta)
 
+        def lower(m: float) -> float:
+            return self.capital(m)[0] - high_bar
 
-def stopping_interval(scores: Iterable[int], level: float = LEVEL) -> tuple[float, float]:
-    """The :class:`ConfidenceSequence` interval after ``scores`` (half-points, in set order):
-    what ``arena compare`` shows, valid however and whenever the test stopped."""
-    sequence = ConfidenceSequence(level)
-    for k in scores:
-        sequence.add(float(SET_SCORES[k]))
-    return sequence.interval()
+        def upper(m: float) -> float:
+            return self.capital(m)[1] - low_bar
 
-
-# --- the test ---------------------------------------------------------------------------------
+        edge = 1e-12
+        low = 0.0
+        if lower(0.0) >= 0:
+            low = 1.0 if lower(1.0 - edge) >= 0 else float(optimize.brentq(lower, 0.0, 1 - edge))
+        high = 1.0
+        if upper(1.0) >= 0:
+            high = 0.0 if upper(edge) >= 0 else float(optimize.brentq(upper, edge, 1.0))
+        if low <= high:
+            return low, high
+        # Every rate rejected (at most alpha + beta of the time): the gambler nearer its
+        # bound, who decides the test (:func:`signed`), says where.
+        e1, e0 = (max(0.0, e) for e in self.evidence)
+        return (low, low) if e1 / high_bar >= e0 / low_bar else (high, high)
 
 
 @dataclass(frozen=True)
 class Design:
     """What a sequential test decides, and how sure it must be.
 
-    H0: the long-run rate ``p <= p0``; H1: ``p >= p1``. ``alpha`` is the chance of accepting
-    H1 when ``p = p0``, ``beta`` the chance of accepting H0 when ``p = p1``; between the two
-    the test may go either way. ``max_sets`` ends an undecided test as "inconclusive".
+    H0: the long-run rate ``p <= p0``; H1: ``p >= p1``. ``alpha`` bounds the chance of ever
+    accepting H1 when ``p <= p0``, ``beta`` the chance of ever accepting H0 when ``p >= p1``
+    (both by Ville's inequality, exactly, for any distribution of set scores and at whatever
+    set one stops); between the two the test may go either way. ``max_sets`` ends an
+    undecided test as "inconclusive".
     """
 
     p0: float = 0.50
@@ -310,23 +364,41 @@ class Design:
 
     @property
     def lower(self) -> float:
-        """The LLR at or below which H0 is accepted: ``log(beta / (1 - alpha))``."""
-        return math.log(self.beta / (1 - self.alpha))
+        """The signed evidence at or below which H0 is accepted: ``log(beta)`` (the gambler
+        against ``p >= p1`` has multiplied its capital by ``1 / beta``)."""
+        return math.log(self.beta)
 
     @property
     def upper(self) -> float:
-        """The LLR at or above which H1 is accepted: ``log((1 - beta) / alpha)``."""
-        return math.log((1 - self.beta) / self.alpha)
+        """The signed evidence at or above which H1 is accepted: ``log(1 / alpha)``."""
+        return -math.log(self.alpha)
 
-    def decide(self, llr_value: float, sets: int) -> Decision | None:
-        """The decision after ``sets`` sets with this LLR (None: keep playing)."""
-        if llr_value >= self.upper:
+    def decide(self, evidence: float, sets: int) -> Decision | None:
+        """The decision after ``sets`` sets with this signed evidence (None: keep playing)."""
+        if evidence >= self.upper:
             return "H1"
-        if llr_value <= self.lower:
+        if evidence <= self.lower:
             return "H0"
         if self.max_sets is not None and sets >= self.max_sets:
             return "inconclusive"
         return None
+
+
+def _apart(x: float, marks: Sequence[float]) -> str:
+    """``x`` to 3 decimals, or more (up to 6) until it does not print as a mark it is not: a
+    lower end just above ``p0`` must not read as ``p0`` beside "H1 accepted"."""
+    for digits in range(3, 7):
+        text = f"{x:.{digits}f}"
+        if all(x == m or text != f"{m:.{digits}f}" for m in marks):
+            return text
+    return text
+
+
+def signed(evidence: tuple[float, float], design: Design) -> float:
+    """One number for the two gamblers' log capital: that of the one nearer its bound (as a
+    share of it), positive against ``p <= p0`` (towards H1), negative against ``p >= p1``."""
+    e1, e0 = max(0.0, evidence[0]), max(0.0, evidence[1])  # a loss is no evidence either way
+    return e1 if e1 / design.upper >= e0 / -design.lower else -e0
 
 
 @dataclass(frozen=True)
@@ -336,11 +408,17 @@ class Status:
     design: Design
     sets: int
     llr: float
+    """The signed log evidence (:func:`signed`): H1 at :attr:`Design.upper`, H0 at
+    :attr:`Design.lower`. (Named for the likelihood ratio it replaced: a gambler's capital is
+    a likelihood ratio against the hypothesis it bets against.)"""
     rate: float | None
     ci: tuple[float, float]
-    """The 95 % interval for the rate: the :class:`ConfidenceSequence`'s, valid at whatever set
-    the test stopped or the reader stops reading."""
+    """The interval for the rate from the same gamblers (:meth:`Gamblers.interval`): its lower
+    end is above ``p0`` whenever H1 is accepted, its upper end below ``p1`` whenever H0 is;
+    each end holds at its level (``1 - alpha``, ``1 - beta``) at any set count."""
     decision: Decision | None
+    evidence: tuple[float, float] = (0.0, 0.0)
+    """Each gambler's log capital: against ``p <= p0`` and against ``p >= p1``."""
 
     def to_dict(self, matches: int | None = None) -> dict[str, Any]:
         """The ``arena compare --json`` object (``matches`` defaults to six per set)."""
@@ -350,10 +428,11 @@ class Status:
             "llr": round(self.llr, 4),
             "lower": round(d.lower, 4),
             "upper": round(d.upper, 4),
+            "evidence": {"h1": round(self.evidence[0], 4), "h0": round(self.evidence[1], 4)},
             "sets": self.sets,
             "matches": len(SEATINGS) * self.sets if matches is None else matches,
             "rate": None if self.rate is None else round(self.rate, 4),
-            "ci": [round(self.ci[0], 4), round(self.ci[1], 4)],
+            "ci": [round(self.ci[0], 6), round(self.ci[1], 6)],
             "p0": d.p0,
             "p1": d.p1,
             "alpha": d.alpha,
@@ -361,18 +440,21 @@ class Status:
         }
 
     def line(self) -> str:
-        """One progress line: sets, rate with its interval, LLR between its bounds."""
+        """One progress line: sets, rate with its interval, evidence between its bounds."""
         rate = "-" if self.rate is None else f"{self.rate:.3f}"
+        marks = (self.design.p0, self.design.p1)
+        low, high = (_apart(x, marks) for x in self.ci)
         return (
-            f"sets {self.sets}: rate {rate} [{self.ci[0]:.3f}, {self.ci[1]:.3f}], "
-            f"LLR {self.llr:+.2f} in [{self.design.lower:.2f}, {self.design.upper:.2f}]"
+            f"sets {self.sets}: rate {rate} [{low}, {high}], "
+            f"evidence {self.llr:+.2f} in [{self.design.lower:.2f}, {self.design.upper:.2f}]"
         )
 
     def verdict(self, a: str = "A", b: str = "B") -> str:
         """The result in words: what each decision allows one to say, and no more.
 
         Accepting H1 rejects ``p <= p0`` (wrongly at most ``alpha`` of the time); accepting
-        H0 rejects ``p >= p1`` (wrongly at most ``beta`` of the time).
+        H0 rejects ``p >= p1`` (wrongly at most ``beta`` of the time). The interval shown
+        beside it says the same: its lower end is above ``p0`` (its upper end below ``p1``).
         """
         d = self.design
         if self.decision == "H1":
@@ -391,19 +473,27 @@ class Status:
 
 @dataclass(eq=False)  # identity: two tests with equal counts are still two tests
 class SequentialTest:
-    """A GSPRT fed complete duplicate-set scores (half-points 0..12) in set order.
+    """The test fed complete duplicate-set scores (half-points 0..12) in set order.
 
     Once decided it accepts no more sets: sets finished after the stopping time must not
-    change the verdict, or the error rates no longer hold.
+    change the verdict (they would not change its error rates, which hold at any stopping
+    time, but a verdict that moves is no verdict).
     """
 
     design: Design = field(default_factory=Design)
     counts: np.ndarray = field(default_factory=lambda: np.zeros(HALF_POINTS + 1, dtype=int))
     history: list[float] = field(default_factory=list)
-    """The LLR after each set (the chart of the test)."""
+    """The signed evidence after each set (:func:`signed`)."""
+    trail: list[tuple[float, float]] = field(default_factory=list)
+    """Both gamblers' log capital after each set (the chart of the test)."""
     decision: Decision | None = None
-    sequence: ConfidenceSequence = field(default_factory=ConfidenceSequence)
-    """The interval for the rate, valid at whatever set the test stops."""
+    gamblers: Gamblers | None = None
+    """The evidence and the interval (made from the design when not given)."""
+
+    def __post_init__(self) -> None:
+        d = self.design
+        if self.gamblers is None:
+            self.gamblers = Gamblers(d.p0, d.p1, d.alpha, d.beta)
 
     @property
     def sets(self) -> int:
@@ -412,7 +502,7 @@ class SequentialTest:
 
     @property
     def llr(self) -> float:
-        """The LLR after the last set (0 before the first)."""
+        """The signed evidence after the last set (0 before the first)."""
         return self.history[-1] if self.history else 0.0
 
     @property
@@ -427,28 +517,26 @@ class SequentialTest:
             raise ValueError(f"the test has already decided ({self.decision})")
         if not 0 <= half_points <= HALF_POINTS:
             raise ValueError(f"a set score is 0..{HALF_POINTS} half-points, not {half_points}")
+        assert self.gamblers is not None
         self.counts[half_points] += 1
-        self.sequence.add(float(SET_SCORES[half_points]))
-        self.history.append(float(llr(self.counts, self.design.p0, self.design.p1)))
+        self.gamblers.add(float(SET_SCORES[half_points]))
+        self.trail.append(self.gamblers.evidence)
+        self.history.append(signed(self.gamblers.evidence, self.design))
         self.decision = self.design.decide(self.history[-1], self.sets)
         return self.decision
 
     def status(self) -> Status:
-        """The test's current state, with the interval of :attr:`sequence` (not the
-        fixed-sample :func:`rate_interval`, which covers less than 95 % when read at the
-        moment a sequential test stops)."""
+        """The test's current state, with the interval of the same gamblers."""
+        assert self.gamblers is not None
         return Status(
-            self.design, self.sets, self.llr, self.rate, self.sequence.interval(), self.decision
+            self.design,
+            self.sets,
+            self.llr,
+            self.rate,
+            self.gamblers.interval(),
+            self.decision,
+            self.gamblers.evidence,
         )
-
-
-def llr_path(design: Design, scores: Sequence[int]) -> np.ndarray:
-    """The LLR after each of ``scores`` (set scores in set order), computed at once."""
-    if not len(scores):
-        return np.zeros(0)
-    onehot = np.zeros((len(scores), HALF_POINTS + 1), dtype=int)
-    onehot[np.arange(len(scores)), np.asarray(scores)] = 1
-    return llr(np.cumsum(onehot, axis=0), design.p0, design.p1)
 
 
 def replay(design: Design, scores: Iterable[int]) -> SequentialTest:
@@ -460,14 +548,9 @@ def replay(design: Design, scores: Iterable[int]) -> SequentialTest:
     scores = list(scores)
     if any(not 0 <= s <= HALF_POINTS for s in scores):
         raise ValueError(f"set scores are 0..{HALF_POINTS} half-points")
-    path = llr_path(design, scores)
     test = SequentialTest(design)
-    for k, (score, value) in enumerate(zip(scores, path, strict=True), 1):
-        test.counts[score] += 1
-        test.sequence.add(float(SET_SCORES[score]))
-        test.history.append(float(value))
-        test.decision = design.decide(float(value), k)
-        if test.decision is not None:
+    for score in scores:
+        if test.add(score) is not None:
             break
     return test
 

@@ -56,18 +56,15 @@ from scipy import optimize, stats
 from arena.botfile import bundled
 from arena.sequential import (
     HALF_POINTS,
-    LEVEL,
     SET_SCORES,
-    ConfidenceSequence,
     Design,
+    bets,
+    capped,
     half_points,
     llr,
     profile,
-    rate_interval,
     replay,
-    stakes,
     threshold,
-    wager,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -170,77 +167,123 @@ def tilted(dist: np.ndarray, p: float) -> np.ndarray:
     return shifted(t)
 
 
+def steady(dist: np.ndarray, p: float, share: float = 0.8) -> np.ndarray:
+    """A low-variance pair: ``share`` of its sets land on the two scores next to ``12 p``
+    (mean ``p``), the rest are the close pair tilted to ``p``."""
+    k = 12 * p
+    lo = int(math.floor(k))
+    two = np.zeros(HALF_POINTS + 1)
+    if lo >= HALF_POINTS:
+        two[HALF_POINTS] = 1.0
+    else:
+        two[lo], two[lo + 1] = lo + 1 - k, k - lo
+    result: np.ndarray = share * two + (1 - share) * tilted(dist, p)
+    return result
+
+
+def lopsided(edge: np.ndarray, p: float) -> np.ndarray:
+    """The edge pair as played (``p`` is ignored): most sets far above one half, many won
+    outright. Its fixed-sample n is the close pair's (the design a user would plan with)."""
+    return edge
+
+
+def sd(dist: np.ndarray) -> float:
+    """The standard deviation of a set's score."""
+    return math.sqrt(float(dist @ (SET_SCORES - mean(dist)) ** 2))
+
+
+def fixed_n(sd0: float, sd1: float, design: Design) -> float:
+    """Sets a fixed-sample (normal) test of the same error rates needs: ``((z_a sd0 + z_b
+    sd1) / (p1 - p0))^2`` with the spread of a set's score at ``p0`` and at ``p1``."""
+    za, zb = stats.norm.ppf(1 - design.alpha), stats.norm.ppf(1 - design.beta)
+    return float(((za * sd0 + zb * sd1) / (design.p1 - design.p0)) ** 2)
+
+
+POPULATIONS: dict[str, Any] = {
+    "mixture": lambda d, p: mixture(d["close"], d["edge"], p),
+    "tilted": lambda d, p: tilted(d["close"], p),
+    "steady": lambda d, p: steady(d["close"], p),
+    "lopsided": lambda d, p: lopsided(d["edge"], p),
+}
+"""Each population as a function of the played distributions and the rate ``p``."""
+
+
 # --- 3. simulated tests -----------------------------------------------------------------------
 
 
 def simulate(
-    dist: np.ndarray, design: Design, tests: int, seed: int, widths: int = 400, chunk: int = 256
+    dist: np.ndarray, design: Design, tests: int, seed: int, chunk: int = 256
 ) -> dict[str, np.ndarray]:
-    """Run ``tests`` sequential tests on set scores drawn from ``dist``, side by side.
+    """Run ``tests`` sequential tests on set scores drawn from ``dist``, side by side: the
+    gamblers (``arena.sequential``'s own :func:`bets` and :func:`capped`, vectorised) and, on
+    the same sets, the GSPRT it replaced (``llr`` between Wald's bounds).
 
-    Returns per test: the decision (1 = H1, 0 = H0, -1 = none within ``design.max_sets``), the
-    sets it took, whether the interval shown at the stop (the confidence sequence, ``cs``)
-    and the fixed-sample one (``el``) contained the true rate; and, for the first ``widths``
-    tests, the width of each at the stop.
+    Returns per test: the decision (1 = H1, 0 = H0, -1 = none within ``design.max_sets``) and
+    the sets it took, of each; whether the gamblers' interval at the stop contains the true
+    rate (it does when neither gambler betting at the true rate reached its bound: the
+    capital is monotone in the rate); and whether the verdict and the interval disagreed.
     """
     rng = np.random.default_rng(seed)
     p = mean(dist)
     cap = design.max_sets or 100_000
+    wald = (math.log(design.beta / (1 - design.alpha)), math.log((1 - design.beta) / design.alpha))
+    out = {
+        "decision": np.full(tests, -1),
+        "sets": np.full(tests, cap),
+        "gsprt": np.full(tests, -1),
+        "gsprt_sets": np.full(tests, cap),
+    }
+    covered = np.zeros(tests, dtype=bool)
+    disagree = np.zeros(tests, dtype=bool)
     counts = np.zeros((tests, HALF_POINTS + 1), dtype=int)
-    decision = np.full(tests, -1)
-    sets = np.full(tests, cap)
-    covered = {k: np.zeros(tests, dtype=bool) for k in ("cs", "el")}
-    width = {k: np.full(min(widths, tests), np.nan) for k in ("cs", "el")}
-    # The confidence sequence's state: the gamblers' log capital at the true rate (all tests)
-    # and on the whole grid (the first ``widths`` tests, for the width), and the running sums
-    # its bets are made from: exactly arena.sequential.ConfidenceSequence, vectorised.
     total, spread = np.zeros(tests), np.zeros(tests)
-    at_p = np.zeros((2, tests))
-    grid = [ConfidenceSequence() for _ in range(min(widths, tests))]
-    threshold_cs = math.log(1.0 / (1.0 - LEVEL))
-    active = np.arange(tests)
+    # log capital: at p0 (up), p1 (down), and at the true rate (up, down)
+    cap_ = np.zeros((4, tests))
+    bars = (-math.log(design.alpha), -math.log(design.beta))
+    live = np.ones(tests, dtype=bool)  # the gamblers' test still running
+    live_g = np.ones(tests, dtype=bool)  # the GSPRT still running
     done = 0
-    while active.size and done < cap:
-        # Draw a block of sets for the tests still running, then walk through it set by set.
-        block = rng.choice(HALF_POINTS + 1, size=(active.size, min(chunk, cap - done)), p=dist)
+    while (live | live_g).any() and done < cap:
+        block = rng.choice(HALF_POINTS + 1, size=(tests, min(chunk, cap - done)), p=dist)
         for j in range(block.shape[1]):
             k = block[:, j]
             x = SET_SCORES[k]
-            up, down = stakes(np.full(active.size, p), wager(done, spread[active]))
-            at_p[0, active] += np.log1p(up * (x - p))
-            at_p[1, active] += np.log1p(-down * (x - p))
-            total[active] += x
-            spread[active] += (x - (0.5 + total[active]) / (done + 2)) ** 2
-            for i in np.flatnonzero(active < len(grid)):
-                grid[active[i]].add(float(x[i]))
-            counts[active, k] += 1
+            up, down = bets(done, total, spread, design.p0, design.p1)
+            for row, (m, side) in enumerate(
+                ((design.p0, 0), (design.p1, 1), (p, 0), (p, 1))
+            ):  # fmt: skip
+                u, d = capped(up, down, m)
+                cap_[row] += np.where(live, np.log1p(u * (x - m) if side == 0 else -d * (x - m)), 0)
+            total += x
+            spread += (x - (0.5 + total) / (done + 2)) ** 2
+            counts[np.arange(tests), k] += 1
             done += 1
-            value = llr(counts[active], design.p0, design.p1)
-            h1, h0 = value >= design.upper, value <= design.lower
-            stop = h1 | h0 | (done >= cap)
+            # arena.sequential.signed: the gambler nearer its bound, as a share of it, decides
+            ahead = np.maximum(cap_[0], 0) / bars[0] >= np.maximum(cap_[1], 0) / bars[1]
+            h1 = live & (cap_[0] >= bars[0]) & ahead
+            h0 = live & (cap_[1] >= bars[1]) & ~ahead
+            stop = h1 | h0 | (live & (done >= cap))
             if stop.any():
-                who = active[stop]
-                decision[who] = np.where(h1[stop], 1, np.where(h0[stop], 0, -1))
-                sets[who] = done
-                # The fixed-sample interval is {s : 2 l(s) <= threshold}, and l grows away
-                # from the centre: it contains p exactly when 2 l(p) is within the threshold.
-                covered["el"][who] = 2 * profile(counts[who], p) <= threshold(done)
-                mixed = np.logaddexp(at_p[0, who], at_p[1, who]) - math.log(2.0)
-                covered["cs"][who] = mixed < threshold_cs
-                for i in who[who < len(grid)]:
-                    low, high = grid[i].interval()
-                    width["cs"][i] = high - low
-                    low, high = rate_interval(counts[i])
-                    width["el"][i] = high - low
-                active, block = active[~stop], block[~stop]
-            if not active.size:
+                out["decision"][stop] = np.where(h1[stop], 1, np.where(h0[stop], 0, -1))
+                out["sets"][stop] = done
+                covered[stop] = (cap_[2, stop] < bars[0]) & (cap_[3, stop] < bars[1])
+                # H1 with a lower end at or below p0 (or H0 with an upper end at or above p1)
+                # would be a disagreement: the lower end passes p0 when cap_[0] crosses.
+                disagree[stop] = (h1[stop] & (cap_[0, stop] < bars[0])) | (
+                    h0[stop] & (cap_[1, stop] < bars[1])
+                )
+                live &= ~stop
+            if live_g.any():
+                value = llr(counts[live_g], design.p0, design.p1)
+                who = np.flatnonzero(live_g)
+                g1, g0 = value >= wald[1], value <= wald[0]
+                gstop = g1 | g0 | (done >= cap)
+                out["gsprt"][who[gstop]] = np.where(g1[gstop], 1, np.where(g0[gstop], 0, -1))
+                out["gsprt_sets"][who[gstop]] = done
+                live_g[who[gstop]] = False
+            if not (live | live_g).any():
                 break
-    return {
-        "decision": decision,
-        "sets": sets,
-        **{f"covered_{k}": v for k, v in covered.items()},
-        **{f"width_{k}": v for k, v in width.items()},
-    }
+    return {**out, "covered": covered, "disagree": disagree}
 
 
 def rate_with_error(hits: int, n: int) -> str:
@@ -281,18 +324,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-sets", type=int, default=20_000, help="cap per simulated test")
     ap.add_argument("--seed", type=int, default=1, help="simulation seed")
     ap.add_argument(
-        "--widths", type=int, default=400, help="tests per row whose interval widths are averaged"
+        "--population", action="append", choices=list(POPULATIONS), help="only this population"
     )
+    ap.add_argument("--design", type=int, action="append", help="only the designs numbered so")
     args = ap.parse_args(argv)
 
     scores = load_or_play(args.sets_file, args.play, args.workers)
     dists = {pair: histogram(s) for pair, s in scores.items()}
     for pair, s in scores.items():
         d = dists[pair]
-        sd = math.sqrt(d @ (SET_SCORES - mean(d)) ** 2)
         print(
             f"{pair:>5}: {' vs '.join(PAIRS[pair][:2])} (third {PAIRS[pair][2]}), "
-            f"{len(s)} sets, mean {mean(d):.4f}, sd {sd:.4f}, "
+            f"{len(s)} sets, mean {mean(d):.4f}, sd {sd(d):.4f}, "
             f"counts {np.bincount(s, minlength=HALF_POINTS + 1).tolist()}"
         )
     for p0, p1 in PAIRS_OF_HYPOTHESES:
@@ -308,42 +351,50 @@ def main(argv: list[str] | None = None) -> int:
     ):
         print(f"| {n} | {f_cov} | {chi_cov} |")
     header = (
-        f"\n| p0 | p1 | max sets | population | true p | accepts H1 | target | mean sets "
-        f"| p90 sets | undecided | fixed-sample CI covered | shown CI covered "
-        f"| mean width fixed / shown |\n|{'---|' * 13}"
+        "\n| p0 | p1 | max sets | population | true p | sd | accepts H1 | target | mean sets "
+        "| / fixed n | p90 sets | undecided | shown CI covered | verdict vs CI disagree "
+        f"| GSPRT accepts H1 | GSPRT mean sets |\n|{'---|' * 16}"
     )
     print(header)
     t0 = time.perf_counter()
     row = 0
-    for p0, p1, max_sets in DESIGNS:
+    for number, (p0, p1, max_sets) in enumerate(DESIGNS, 1):
+        if args.design and number not in args.design:
+            continue
         design = Design(p0, p1, args.alpha, args.beta, max_sets or args.max_sets)
         rates = (
-            (p0, f"α = {args.alpha}"),
+            (p0, f"≤ {args.alpha}"),
             ((p0 + p1) / 2, "-"),
-            (p1, f"1-β = {1 - args.beta:g}"),
+            (p1, f"≥ {1 - args.beta:g}"),
             (p1 + 0.05, f"≥ {1 - args.beta:g}"),
+            (p1 + 0.2, f"≥ {1 - args.beta:g}"),
         )
-        for family in ("mixture", "tilted"):
-            for p, target in rates:
-                if family == "mixture":
-                    dist = mixture(dists["close"], dists["edge"], p)
-                else:
-                    dist = tilted(dists["close"], p)
+        for family in args.population or POPULATIONS:
+            make = POPULATIONS[family]
+            plan = POPULATIONS["tilted" if family == "lopsided" else family]
+            n_fix = fixed_n(sd(plan(dists, p0)), sd(plan(dists, p1)), design)
+            edge = ((mean(dists["edge"]), f"≥ {1 - args.beta:g}"),)
+            for p, target in edge if family == "lopsided" else rates:
+                if family != "lopsided" and (p > 0.85 or (family == "mixture" and p > 0.75)):
+                    continue  # beyond what the population can be tilted or mixed to
+                dist = make(dists, p)
                 if design.max_sets != args.max_sets:  # error rates are for untruncated tests
                     target = "-"
                 row += 1
-                r = simulate(dist, design, args.tests, args.seed * 1000 + row, args.widths)
+                r = simulate(dist, design, args.tests, args.seed * 1000 + row)
                 n = args.tests
                 decided = r["decision"] >= 0
-                mean_sets = f"{r['sets'][decided].mean():.0f}" if decided.any() else "-"
+                mean_sets = r["sets"][decided].mean() if decided.any() else math.nan
+                g_decided = r["gsprt"] >= 0
+                g_sets = r["gsprt_sets"][g_decided].mean() if g_decided.any() else math.nan
                 print(
                     f"| {p0:.2f} | {p1:.2f} | {design.max_sets} | {family} | {mean(dist):.4f} "
-                    f"| {rate_with_error(int((r['decision'] == 1).sum()), n)} | {target} "
-                    f"| {mean_sets} | {np.percentile(r['sets'], 90):.0f} "
-                    f"| {int((~decided).sum())} "
-                    f"| {rate_with_error(int(r['covered_el'].sum()), n)} "
-                    f"| {rate_with_error(int(r['covered_cs'].sum()), n)} "
-                    f"| {np.nanmean(r['width_el']):.3f} / {np.nanmean(r['width_cs']):.3f} |",
+                    f"| {sd(dist):.3f} | {rate_with_error(int((r['decision'] == 1).sum()), n)} "
+                    f"| {target} | {mean_sets:.1f} | {mean_sets / n_fix:.2f} "
+                    f"| {np.percentile(r['sets'], 90):.0f} | {int((~decided).sum())} "
+                    f"| {rate_with_error(int(r['covered'].sum()), n)} "
+                    f"| {int(r['disagree'].sum())} "
+                    f"| {rate_with_error(int((r['gsprt'] == 1).sum()), n)} | {g_sets:.1f} |",
                     flush=True,
                 )
     print(f"\n{row} rows of {args.tests} tests in {time.perf_counter() - t0:.0f} s")

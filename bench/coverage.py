@@ -21,6 +21,9 @@ and every interval is compared with the true value on the same scale:
   what ``arena standings`` and the site show) against its exact expected duplicate score.
   The simulated points are the place's points plus the luck of the cards held in that seat
   (shared by the unit's six seatings: what duplicate scoring cancels) and noise;
+- **kingmaking**: the share of tournaments in which ``arena.collusion.kingmaking_rows`` (on
+  the arena's own ratings) flags no pair. Nobody helps anybody in the model, so every flag
+  is a false alarm; at most 5 % of tournaments may have one;
 - **sequential**: ``arena compare`` of bots 0 and 1 (third: bot 2) on duplicate sets drawn
   from the same model, H0 ``p <= 0.50`` against H1 ``p >= 0.55``, at most 200 sets: the
   interval it shows when it stops (``Status.ci``) against the true placed-above rate;
@@ -63,6 +66,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from arena.collusion import kingmaking_rows
 from arena.duplicate import duplicate_scores
 from arena.ratings import BASE, ELO_SCALE, BotStanding, Outcomes, compute
 from arena.sequential import Design, SequentialTest, half_points, rate_interval
@@ -220,6 +224,28 @@ def check_duplicate(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     return c
 
 
+def check_kingmaking(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
+    """An honest tournament (nobody helps anybody: the model has no such effect) is not
+    flagged by the kingmaking table (``arena.collusion.kingmaking_rows`` on the arena's own
+    ratings): one count per tournament, covered when no pair is flagged. At most 5 % of
+    tournaments may be flagged (the table's family-wise level)."""
+    rated = {s.bot: s.rating for s in table if s.rating is not None}
+    out = trial.out
+    seats = [
+        {
+            "match_id": m,
+            "set_key": str(out.unit[m]),
+            "round": 0,
+            "bot_version_id": out.ids[int(out.bots[m, seat])],
+            "place": int(out.places[m, seat]),
+        }
+        for m in range(len(out.unit))
+        for seat in range(3)
+    ]
+    rows = kingmaking_rows(seats, rated)
+    return Counts(int(not any(r.flagged for r in rows)), 1) if rows else Counts()
+
+
 COMPARE: Final = Design(0.50, 0.55, max_sets=200)
 """The comparison run in each tournament: the default hypotheses, at most 200 sets."""
 
@@ -271,12 +297,13 @@ CHECKS = [
     Check("bound", check_bound),
     Check("pairwise", check_pairwise),
     Check("duplicate", check_duplicate, of_ratings=False),
+    Check("kingmaking", check_kingmaking),
     Check("sequential", check_sequential, of_ratings=False),
     Check("sequential-fixed", check_sequential_fixed, of_ratings=False),
 ]
 """Every interval the arena shows."""
 
-CHECKS_SHOWN = ("duplicate", "sequential", "sequential-fixed")
+CHECKS_SHOWN = ("duplicate", "kingmaking", "sequential", "sequential-fixed")
 """The checks of the second table (those that do not depend on the rating code)."""
 
 
@@ -459,7 +486,8 @@ def main(argv: list[str] | None = None) -> int:
             f"\nThe reports' intervals (same tournaments): duplicate score (points), and "
             f"arena compare of bots 0 and 1 ({COMPARE.p0} / {COMPARE.p1}, at most "
             f"{COMPARE.max_sets} sets) read when it stops: the interval shown, and the "
-            f"fixed-sample one\n{'scenario':<30} {'duplicate':>15} {'width':>6} "
+            f"fixed-sample one; kingmaking: the share of tournaments not flagged\n"
+            f"{'scenario':<30} {'duplicate':>15} {'width':>6} {'kingmaking':>15} {'':>6} "
             f"{'sequential':>15} {'width':>6} {'fixed-sample':>15} {'width':>6}"
         )
         print("\n".join(reports))

@@ -69,8 +69,21 @@ SCENARIOS = [
     Scenario("4-bots-30-duplicate-luck", (0.3, 0.1, 0.0, -0.3), 30, seat_luck=0.7),
     Scenario("3-bots-10-deal-decides", (0.5, 0.0, -0.5), 10, seat_luck=0.9),
     Scenario("3-bots-10-strong-correlation", (0.5, 0.0, -0.5), 10, correlation=0.8),
+    # Few units and many bots: each bot is in only a few of the tournament's units.
+    Scenario("5-bots-1-round", (0.6, 0.3, 0.0, -0.3, -0.6), 1),
+    Scenario("8-bots-1-round", (0.8, 0.5, 0.3, 0.1, -0.1, -0.3, -0.5, -0.8), 1),
+    Scenario(
+        "5-bots-2-luck-ties",
+        (0.6, 0.3, 0.0, -0.3, -0.6),
+        2,
+        seat_luck=0.4,
+        tie_first=0.03,
+        tie_second=0.1,
+    ),
+    # Shared first places (tie_policy="shared_win" with close scores).
+    Scenario("4-bots-50-shared-win", (1.0, 0.3, 0.0, -1.0), 50, tie_first=0.3),
 ]
-"""3-6 bots, 10-50 rounds; with and without correlation inside a unit, ties, seat luck, a
+"""3-8 bots, 1-50 rounds; with and without correlation inside a unit, ties, seat luck, a
 bot that always faults and one that rarely places above anybody. The last two are stress
 cases: measured on the bundled bots, the deal decides every match between two copies of one
 deterministic bot, and the six seatings of a unit are nearly independent otherwise (design

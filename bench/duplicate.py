@@ -9,19 +9,34 @@ Run a real tournament first, e.g. the bundled bots sandboxed::
 
 Prints, per bot, the duplicate score (points minus the par of the same deal and seat) and the
 raw mean points, each with its 95 % interval over deals, and the variance ratio (raw over
-duplicate: how many times more deals raw points would need for the same precision); then the
-seat and dealer bias report and any significant non-transitive cycle in the pairwise table.
+duplicate, brought to the same scale: the luck the par removed, 1 when it removed none); the
+same pooled ratio with the deals shuffled among the matches of each seating (a control: every
+deal is still a complete set, but the par compares results of different cards, so there is no
+luck to remove and the ratio must come out near 1); then
+the seat and dealer bias report and any significant non-transitive cycle in the pairwise
+table.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
+import random
+import statistics
 import sys
 from pathlib import Path
 
 from arena import ratings
-from arena.duplicate import SEATS_SQL, cycles, duplicate_scores, seat_bias, seat_records
+from arena.duplicate import (
+    SEATS_SQL,
+    SeatRecord,
+    cycles,
+    duplicate_scores,
+    seat_bias,
+    seat_records,
+)
+from arena.reports import Reports
 from arena.store import Store
 
 
@@ -30,11 +45,40 @@ def interval(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
 
 
+def pooled(records: list[SeatRecord]) -> float:
+    """The pooled variance ratio of ``arena standings`` (``Reports.variance_ratio``)."""
+    scores = tuple(duplicate_scores(records))
+    ratio = Reports({}, scores, seat_bias([]), ()).variance_ratio
+    return math.nan if ratio is None else ratio
+
+
+def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
+    """The same matches with their deals dealt out again at random among the matches of the
+    same seating (which bot in which seat): every deal still holds one match of each seating,
+    a complete duplicate set, but of different cards, so there is no shared luck to remove."""
+    seating: dict[str, dict[int, int]] = {}
+    deal_of: dict[str, str] = {}
+    for r in records:
+        seating.setdefault(r.match_id, {})[r.seat] = r.bot
+        deal_of[r.match_id] = r.deal
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for m, seats in sorted(seating.items()):
+        groups.setdefault(tuple(seats[k] for k in sorted(seats)), []).append(m)
+    new: dict[str, str] = {}
+    for matches in groups.values():
+        deals = [deal_of[m] for m in matches]
+        rng.shuffle(deals)
+        new.update(zip(matches, deals, strict=True))
+    return [dataclasses.replace(r, deal=new[r.match_id]) for r in records]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", type=Path, required=True, help="the tournament's database")
     ap.add_argument("--tournament", help="tournament id or prefix (default: the latest)")
+    ap.add_argument("--shuffles", type=int, default=20, help="shuffled-deal controls")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the shuffles")
     args = ap.parse_args(argv)
 
     store = Store(args.db, create=False)
@@ -45,7 +89,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tournament {t['id']}: {len(records) // 3} matches, {deals} deals (set and round)")
 
     print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
-    raw_var = dup_var = 0.0
     for d in duplicate_scores(records):
         s, p = d.score, d.points
         ratio = d.variance_ratio
@@ -54,12 +97,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{p.value:>7.3f} {interval(p.low, p.high):>20} "
             f"{'n/a' if ratio is None else f'{ratio:.2f}':>15}"
         )
-        if s.variance and p.variance:
-            raw_var += p.variance
-            dup_var += s.variance
-    if dup_var:
-        r = raw_var / dup_var
-        print(f"pooled variance ratio {r:.2f}: intervals {math.sqrt(r):.2f}x narrower")
+    print(f"pooled variance ratio {pooled(records):.2f} (1: the par removed no luck)")
+    rng = random.Random(args.seed)
+    controls = [pooled(shuffled(records, rng)) for _ in range(args.shuffles)]
+    print(
+        f"with the deals shuffled ({args.shuffles} times): mean {statistics.mean(controls):.2f}, "
+        f"from {min(controls):.2f} to {max(controls):.2f}"
+    )
 
     bias = seat_bias(records)
     print("\nposition (from the first dealer)   mean place [95 %]          mean points [95 %]")

@@ -217,8 +217,9 @@ def test_heuristic_against_random_accepts_h1_on_the_real_sandbox(tmp_path: Path)
     for key in ("decision", "llr", "lower", "upper", "sets", "matches", "rate", "ci", "p0",
                 "p1", "alpha", "beta"):  # fmt: skip
         assert key in doc, key
-    assert doc["decision"] == "H1" and doc["llr"] >= doc["upper"] == pytest.approx(2.9444)
-    assert doc["lower"] == pytest.approx(-2.9444) and (doc["p0"], doc["p1"]) == (0.5, 0.75)
+    assert doc["decision"] == "H1" and doc["llr"] >= doc["upper"] == pytest.approx(2.9957)
+    assert doc["lower"] == pytest.approx(-2.9957) and (doc["p0"], doc["p1"]) == (0.5, 0.75)
+    assert doc["evidence"]["h1"] == doc["llr"] and doc["ci"][0] > doc["p0"]
     assert 2 <= doc["sets"] < 40 and doc["matches"] >= 6 * doc["sets"]
     assert doc["ci"][0] < doc["rate"] < doc["ci"][1] and doc["rate"] > 0.75
     assert doc["bots"]["a"]["name"] == doc["bots"]["third"]["name"] == "heuristic"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from arena.duplicate import (
     seat_records,
 )
 from arena.engine import first_dealer
+from arena.reports import Reports
 from arena.store import Store
 
 T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
@@ -59,7 +61,11 @@ def test_duplicate_score_by_hand() -> None:
     # Raw points of bot 1: x 10 + 3 = 13, y 2 + 6 = 8; mean 21/4; residuals +2.5, -2.5.
     assert one.points.value == pytest.approx(5.25)
     assert one.points.variance == pytest.approx(2 * 12.5 / 16)
-    assert one.variance_ratio == pytest.approx(1.5625 / 3.0625)
+    # Each cell pairs bot 1 (one record) with one other bot (one record): the par is their
+    # mean, so a match independent of its cards would give the score a quarter of a match's
+    # variance from each: scale 1/2, and the ratio of variances is brought to that scale.
+    assert one.scale == pytest.approx(0.5)
+    assert one.variance_ratio == pytest.approx(1.5625 / 3.0625 * 0.5)
     assert scores[2].score.value == pytest.approx(1.25)
     assert [d.bot for d in duplicate_scores(SMALL)] == [2, 1]  # best first
 
@@ -86,6 +92,38 @@ def test_card_luck_cancels_exactly(luck: list[list[int]], skill: list[int]) -> N
         assert score.score.value == pytest.approx(skill[score.bot] - mean_skill)
         assert score.score.variance == pytest.approx(0, abs=1e-12)
         assert score.matches == 6 * len(luck)
+
+
+def luck_tournament(luck: float, deals: int = 600, seed: int = 28) -> list[SeatRecord]:
+    """Complete duplicate sets of three bots: points = skill + the luck of the seat's cards
+    in that deal (standard deviation ``luck``) + the match's own noise (standard deviation 1)."""
+    rng = random.Random(seed)
+    records = []
+    for d in range(deals):
+        cards = [rng.gauss(0, luck) for _ in range(3)]
+        for k, perm in enumerate(SEATINGS):
+            pts = tuple(cards[s] + perm[s] + rng.gauss(0, 1) for s in range(3))
+            records += match(f"{d}/{k}", f"deal{d}", perm, pts)  # type: ignore[arg-type]
+    return records
+
+
+def pooled_ratio(records: list[SeatRecord]) -> float:
+    scores = duplicate_scores(records)
+    reports = Reports({}, tuple(scores), seat_bias([]), ())
+    ratio = reports.variance_ratio
+    assert ratio is not None
+    return ratio
+
+
+def test_the_variance_ratio_is_one_without_luck_and_grows_with_the_luck_removed() -> None:
+    # No luck: the par removes nothing, whatever the scale of the score against raw points
+    # (2/3 in a complete set of three: the par shares the bot's own result).
+    assert all(d.scale == pytest.approx(2 / 3) for d in duplicate_scores(luck_tournament(0)))
+    assert pooled_ratio(luck_tournament(0)) == pytest.approx(1, abs=0.12)
+    # Seat luck of the same spread as the noise: a complete set holds each seat's cards
+    # twice per bot, so raw points carry 12 luck variances against 6 of noise: 1 + 2 = 3.
+    assert pooled_ratio(luck_tournament(1)) == pytest.approx(3, rel=0.12)
+    assert pooled_ratio(luck_tournament(0.5)) == pytest.approx(1.5, rel=0.12)
 
 
 def test_cluster_mean_needs_two_deals() -> None:

@@ -45,10 +45,11 @@ def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> Non
         "deals": 2,
     }  # fmt: skip
     # Raw points: a 13 and 8 over two seats per deal (variance 2 * 2 * 2.5^2 / 16), b 11 and
-    # 20 (2 * 2 * 4.5^2 / 16); both duplicate variances are 3.0625. Pooled: 6.625 / 6.125.
+    # 20 (2 * 2 * 4.5^2 / 16); both duplicate variances are 3.0625, on a scale of 1/2 (each
+    # cell pairs two bots with one match each). Pooled: 6.625 / (2 * 3.0625 / 0.5).
     assert scores["a"]["points"]["value"] == 5.25 and scores["b"]["points"]["value"] == 7.75
-    assert got.variance_ratio == pytest.approx((1.5625 + 5.0625) / (2 * 3.0625))
-    assert doc["duplicate"]["variance_ratio"] == round((1.5625 + 5.0625) / 6.125, 3)
+    assert got.variance_ratio == pytest.approx((1.5625 + 5.0625) / (4 * 3.0625))
+    assert doc["duplicate"]["variance_ratio"] == round((1.5625 + 5.0625) / 12.25, 3)
     # Seat bias: dealer seat 0 in deal x and seat 2 in deal y. By deal, the dealer's mean
     # place is 1.5 and 2.5, the left's 3 and 2, the right's 1.5 and 1.5: means 2, 2.5, 1.5,
     # standard errors 0.5, 0.5 and 0. The right's edge (-0.5, no spread) is significant, the
@@ -143,15 +144,18 @@ def test_the_comparison_page_shows_its_chart_and_verdict(site: tuple[Path, str, 
     facts = dict(zip(texts(page.select(".test-state dt")), texts(page.select(".test-state dd")),
                      strict=True))  # fmt: skip
     assert facts["Sets counted"] == f"{compared.test.sets} ({compared.matches} matches stored)"
-    assert facts["LLR"].startswith(f"{compared.test.llr:+.2f}")
-    # The chart: the LLR after each set from 0, and the two bounds, in the legend.
+    assert facts["Evidence"].startswith(f"{compared.test.llr:+.2f}")
+    # The chart: each gambler's evidence after each set from 0, and the two bounds.
     svg = page.select_one("#llr-chart-title").find_parent("svg")
     lines = svg.select("polyline")
-    assert len(lines[0]["points"].split()) == compared.test.sets + 1
-    assert [len(p["points"].split()) for p in lines[1:]] == [2, 2]
+    assert [len(p["points"].split()) for p in lines[:2]] == [compared.test.sets + 1] * 2
+    assert [len(p["points"].split()) for p in lines[2:]] == [2, 2]
     assert texts(page.select(".legend .name")) == [
-        "LLR after each set", "accept H1 at +2.94", "accept H0 at -2.94",
+        "against p <= 0.5", "against p >= 0.75 (drawn down)", "accept H1 at +3.00",
+        "accept H0 at -3.00",
     ]  # fmt: skip
+    # The interval beside "H1 accepted" lies above p0: one construction for both.
+    assert compared.test.decision == "H1" and compared.result.ci[0] > 0.5
     roles = [texts(r.select("td")) for r in page.select("table.roles tbody tr")]
     assert [r[0] for r in roles] == ["A", "B", "third seat"]
     a = compared.roles[0]

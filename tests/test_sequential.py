@@ -1,4 +1,4 @@
-"""The sequential test: the mean-constrained likelihood, the GSPRT, the interval, set order."""
+"""The sequential test: the mean-constrained likelihood, the gamblers, the interval, set order."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from arena.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,
+    Gamblers,
     SequentialTest,
     SetQueue,
+    capped,
     constrained_mle,
     half_points,
     llr,
-    llr_path,
     profile,
     rate_interval,
     replay,
@@ -213,8 +214,9 @@ def test_renamed_copy_is_never_better() -> None:
     assert test.decision == "H0"
     assert test.rate == 0.5
     assert 10 < test.sets < 60
-    # It stops at the first set where the LLR reaches the lower bound, not later.
+    # It stops at the first set where the evidence reaches the lower bound, not later.
     assert test.history[-2] > test.design.lower >= test.history[-1]
+    assert test.status().ci[1] <= test.design.p1  # and the interval says so
 
 
 def test_max_sets_ends_inconclusive() -> None:
@@ -247,10 +249,11 @@ def test_bad_design_is_a_user_error(kwargs: dict) -> None:
         Design(**kwargs)
 
 
-def test_wald_bounds() -> None:
+def test_the_bounds_are_villes() -> None:
+    # A gambler's capital reaches 1 / alpha with probability at most alpha under its null.
     d = Design(alpha=0.05, beta=0.1)
-    assert d.lower == pytest.approx(math.log(0.1 / 0.95))
-    assert d.upper == pytest.approx(math.log(0.9 / 0.05))
+    assert d.lower == pytest.approx(math.log(0.1))
+    assert d.upper == pytest.approx(math.log(1 / 0.05))
 
 
 def test_status_json_and_line() -> None:
@@ -260,7 +263,7 @@ def test_status_json_and_line() -> None:
     status = test.status()
     d = status.to_dict()
     assert list(d) == [
-        "decision", "llr", "lower", "upper", "sets", "matches", "rate", "ci",
+        "decision", "llr", "lower", "upper", "evidence", "sets", "matches", "rate", "ci",
         "p0", "p1", "alpha", "beta",
     ]  # fmt: skip
     assert d["sets"] == 4 and d["matches"] == 24 and d["decision"] is None
@@ -282,7 +285,83 @@ def test_replay_stops_at_the_decision_and_matches_feeding_one_by_one() -> None:
     assert again.decision == fed.decision == "H1"
     assert again.sets == fed.sets < 300
     assert np.allclose(again.history, fed.history, atol=1e-9)
-    assert np.allclose(llr_path(Design(), scores[: fed.sets]), fed.history, atol=1e-9)
+    assert again.trail == fed.trail and again.status() == fed.status()
+
+
+# --- one construction for the verdict and the interval ----------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, HALF_POINTS), min_size=1, max_size=120),
+    st.sampled_from(
+        [
+            (0.5, 0.55, 0.05, 0.05),
+            (0.5, 0.75, 0.05, 0.05),
+            (0.45, 0.55, 0.01, 0.2),
+            (0.75, 0.8, 0.18, 0.24),
+        ]
+    ),
+)
+def test_the_verdict_and_the_interval_cannot_disagree(scores: list[int], hyp: tuple) -> None:
+    design = Design(*hyp)
+    test = SequentialTest(design)
+    for k in scores:
+        decision = test.add(k)
+        low, high = test.status().ci
+        # H1 ("above p0") only with the interval's lower end past p0, H0 ("below p1") only
+        # with its upper end past p1; and the test stops as soon as either end passes: on
+        # every line, not only at the stop.
+        near = 1e-9
+        assert test.gamblers is not None
+        e1, e0 = test.gamblers.evidence
+        if decision == "H1":  # the gambler against p <= p0 won: Ville bounds this by alpha
+            assert low >= design.p0 - near and e1 >= design.upper
+        elif decision == "H0":  # and against p >= p1 by beta (a loss of both is neither)
+            assert high <= design.p1 + near and e0 >= -design.lower
+        else:
+            assert low <= design.p0 + near and high >= design.p1 - near
+        assert 0 <= low <= high <= 1
+        if decision is not None:
+            break
+
+
+def test_the_interval_printed_beside_h1_excludes_p0_in_every_run() -> None:
+    # The issue's designs, on sets drawn at p1: today's test printed an interval containing
+    # p0 beside "H1 accepted" in nearly every run.
+    for p0, p1 in ((0.50, 0.55), (0.50, 0.75)):
+        rng = random.Random(28)
+        for _ in range(30):
+            test = run(Design(p0, p1), rng, mean_points=2 * p1)
+            low, high = test.status().ci
+            if test.decision == "H1":
+                assert p0 < low <= high
+            else:
+                assert test.decision == "H0" and high < p1
+
+
+def test_a_pair_that_wins_every_set_stops_early() -> None:
+    # The evidence a set adds is not capped by the design: the GSPRT needed 31 sets here.
+    test = replay(Design(), [HALF_POINTS] * 100)
+    assert test.decision == "H1" and test.sets <= 8
+    assert test.status().ci[0] > 0.55
+    lost = replay(Design(), [0] * 100)
+    assert lost.decision == "H0" and lost.sets <= 8
+
+
+def test_each_gambler_is_monotone_in_the_rate_and_starts_at_one() -> None:
+    g = Gamblers(0.5, 0.55)
+    assert g.capital(0.3) == (0.0, 0.0) and g.interval() == (0.0, 1.0)
+    for x in (0.75, 0.5, 1.0, 0.25, 0.9, 0.6):
+        g.add(x)
+    rates = np.linspace(0.01, 0.99, 50)
+    ups, downs = zip(*(g.capital(float(m)) for m in rates), strict=True)
+    assert all(a >= b for a, b in zip(ups, ups[1:], strict=False))
+    assert all(a <= b for a, b in zip(downs, downs[1:], strict=False))
+    assert g.capital(0.5)[0] == pytest.approx(g.evidence[0])
+    assert g.capital(0.55)[1] == pytest.approx(g.evidence[1])
+    up, down = capped(3.0, 3.0, 0.5)
+    assert up == pytest.approx(1.8) and down == pytest.approx(1.8)  # BET_CAP / 0.5
 
 
 # --- complete sets, in set order --------------------------------------------------------------

@@ -136,7 +136,8 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
             continue
         c = -centre
         c[j] += 1.0
-        spread = intervals.contrast(c, scores, info_inv)
+        own = int(np.count_nonzero(scores[:, j]))  # the units with a decisive result of j
+        spread = intervals.contrast(c, scores, info_inv, own)
         interval = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
         if interval is None:
             continue

@@ -1,4 +1,4 @@
-"""A comparison's page (``arena compare``): its LLR chart, its verdict, its three roles.
+"""A comparison's page (``arena compare``): its evidence chart, its verdict, its three roles.
 
 Read through :func:`arena.compare.comparison`, the same re-reading of the stored sets that
 ``arena compare --json`` and ``arena standings --tournament ID`` print.
@@ -44,21 +44,26 @@ class ComparisonView:
 
 
 def llr_chart(c: Comparison) -> LineChart:
-    """The LLR after each set, between the two bounds that stop the test."""
-    history = c.test.history
-    if not history:
-        return line_chart([], x_label="sets", y_label="LLR")
-    last = len(history)
-    path = [(0.0, 0.0, 0.0, 0.0)] + [(k, v, v, v) for k, v in enumerate(history, 1)]
+    """Each gambler's log capital after each set, between the two bounds that stop the test:
+    the evidence against ``p <= p0`` rising towards H1's bound, the evidence against
+    ``p >= p1`` drawn downwards towards H0's (each set's real evidence, not its share of a
+    bound)."""
+    trail = c.test.trail
+    if not trail:
+        return line_chart([], x_label="sets", y_label="log evidence")
+    last = len(trail)
+    h1 = [(0.0, 0.0, 0.0, 0.0)] + [(k, e, e, e) for k, (e, _) in enumerate(trail, 1)]
+    h0 = [(0.0, 0.0, 0.0, 0.0)] + [(k, -e, -e, -e) for k, (_, e) in enumerate(trail, 1)]
     up, low = c.design.upper, c.design.lower
     return line_chart(
         [
-            ("LLR after each set", path),
+            (f"against p <= {c.design.p0:g}", h1),
+            (f"against p >= {c.design.p1:g} (drawn down)", h0),
             (f"accept H1 at {up:+.2f}", [(0.0, up, up, up), (last, up, up, up)]),
             (f"accept H0 at {low:+.2f}", [(0.0, low, low, low), (last, low, low, low)]),
         ],
         x_label="sets",
-        y_label="LLR",
+        y_label="log evidence",
     )
 
 

@@ -49,12 +49,12 @@ def test_the_comparison_page_draws_its_chart_and_verdict(
     chart = browser.find_element(By.ID, "llr-chart-title").find_element(By.XPATH, "./..")
     assert chart.is_displayed()
     assert 0 < chart.size["width"] <= viewport and chart.size["height"] > 50
-    # The LLR line and the two bounds are drawn, each with some length on the screen.
+    # The two evidence lines and the two bounds are drawn, each with some length on screen.
     lengths = browser.execute_script(
         "return [...arguments[0].querySelectorAll('polyline')].map(p => p.getTotalLength())",
         chart,
     )
-    assert len(lengths) == 3 and all(n > 10 for n in lengths), lengths
+    assert len(lengths) == 4 and all(n > 10 for n in lengths), lengths
     assert visible_texts(browser, "table.roles tbody td:first-child") == ["A", "B", "third seat"]
     assert fits(browser) and console_errors(browser) == []
     screenshot(browser, tmp_path / f"compare-{viewport}.png", viewport)
