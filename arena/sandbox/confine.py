@@ -128,7 +128,7 @@ ALLOW: tuple[Allowed, ...] = (
     Allowed(
         "openat",
         "imports and the files it may read",
-        "read-only: no O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND",
+        "read-only (no O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND)",
         (((2, "masked_eq", _WRITE_FLAGS, 0),),),
     ),
     Allowed("close", "its own descriptors"),
