@@ -316,7 +316,8 @@ def _fail(ctrl: socket.socket, message: str) -> None:
 
 
 def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
-    """Read and compile the bot file under the bot's memory limit and load-time CPU budget.
+    """Read the bot file once and compile that text, under the bot's memory limit and
+    load-time CPU budget.
 
     A file over ``source_bytes`` is refused (the arena refuses it before staging; this is the
     second line). The address-space limit set here stays for the zygote and its children; the
@@ -335,7 +336,11 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     budget = int(used.ru_utime + used.ru_stime + float(limits["load_seconds"])) + 1
     if hard == resource.RLIM_INFINITY or budget < hard:
         resource.setrlimit(resource.RLIMIT_CPU, (budget, hard))
-    code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
+    # Compile the UTF-8 text the arena read, checked and showed, never the raw bytes: for a str
+    # the interpreter ignores a coding cookie (``# coding: unicode_escape`` would otherwise
+    # make the same bytes run other code).
+    text = source.decode("utf-8")
+    code = compile(text, cfg["bot_path"], "exec", dont_inherit=True)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     return code
 
