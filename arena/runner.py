@@ -93,14 +93,14 @@ def batches(
     for spec in specs:
         sets.setdefault((spec.set_key, spec.round), []).append(spec)
     chunk: list[MatchSpec] = []
-    for i, seatings in enumerate(sets.values()):
-        chunk += seatings
-        if len(chunk) >= size or i == len(sets) - 1:
+    for seatings in [*sets.values(), []]:  # the empty list at the end sends the last batch
+        if chunk and (not seatings or len(chunk) + len(seatings) > size):
             keys = {e.key for spec in chunk for e in spec.seats}
             yield Batch(
                 rules, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, tuple(chunk)
             )
             chunk = []
+        chunk += seatings
 
 
 # --- the worker side ----------------------------------------------------------------------

@@ -81,6 +81,12 @@ def test_the_allowlist_is_one_table_with_a_reason_per_entry() -> None:
     assert "F_SETFL" not in modes["fcntl"].split("(")[0]
 
 
+def test_the_sandbox_page_lists_the_allowlist_as_the_code_has_it() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "sandbox.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \|$", page, re.M)
+    assert rows == allowlist()
+
+
 def test_arena_doctor_prints_the_allowlist(tmp_path: Path) -> None:
     out = ok(arena("doctor", "--syscalls", cwd=tmp_path))
     for a in ALLOW:
