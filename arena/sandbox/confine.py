@@ -226,7 +226,7 @@ ALLOW: tuple[Allowed, ...] = (
 )
 """Every system call a match process (the bot) may make, with its modes; everything else fails
 with ``EPERM``, and a 32-bit or foreign-architecture call kills the process. Found by tracing
-the bundled bots, the test bots and a bot that imports the whole standard library; the
+the bundled bots and a bot that imports the whole standard library (bench/syscalls.py); the
 zygote's own set-up (fork, the control socket, Landlock, rlimits) happens before the filter
 is installed, in the match process just before the bot's code runs."""
 
