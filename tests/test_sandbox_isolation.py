@@ -150,6 +150,8 @@ def _match_children() -> dict[int, tuple[list[str], dict[str, str]]]:
     found = {}
     for pid in _descendants(os.getpid()):
         try:
+            if b"host.py" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue  # not a bot host (the arena's own probes: ldd, python -c)
             fds = sorted(os.listdir(f"/proc/{pid}/fd"), key=int)
             if fds != ["0", "1", "2", "3", "4"] or "pipe:" not in os.readlink(f"/proc/{pid}/fd/3"):
                 continue
