@@ -72,9 +72,17 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     default=None,
     help="Report every worker of the Dask cluster at ADDR instead (versions, sandbox layers).",
 )
+@click.option(
+    "--syscalls",
+    "show_syscalls",
+    is_flag=True,
+    help="Print the system calls a bot may make (the seccomp allowlist), with why, and exit.",
+)
 @db_option
 @reports_errors
-def doctor(as_json: bool, no_live: bool, cluster: str | None, db_path: str) -> None:
+def doctor(
+    as_json: bool, no_live: bool, cluster: str | None, show_syscalls: bool, db_path: str
+) -> None:
     """Show which sandbox layers work on this machine and check the real sandbox live.
 
     Exits 1 when bots cannot be sandboxed here (or the live check finds a problem).
@@ -84,8 +92,16 @@ def doctor(as_json: bool, no_live: bool, cluster: str | None, db_path: str) -> N
         arena doctor
         ARENA_SANDBOX_DISABLE=bwrap arena doctor --json
         arena doctor --cluster tcp://10.0.0.5:8786
+        arena doctor --syscalls
     """
     import json
+
+    if show_syscalls:
+        from arena.sandbox.doctor import render_syscalls, syscalls
+
+        rows = syscalls()
+        click.echo(json.dumps(rows, indent=2) if as_json else render_syscalls(rows))
+        return
 
     if cluster is not None:
         import dataclasses

@@ -22,7 +22,7 @@ from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.owners import BUNDLED
 from arena.store import BotVersion, Store, sha256_text
-from arena.untrusted import MAX_AUTHOR, clean_line, name_problem
+from arena.untrusted import MAX_AUTHOR, clean_line, name_problem, name_skeleton
 
 if TYPE_CHECKING:
     from arena.sandbox import Limits
@@ -139,33 +139,35 @@ def check_owner(
 ) -> str | None:
     """Whether ``owner`` may store ``bot`` under its name; the owner id to bind it to.
 
-    The bundled bots' names (and file stems, in any letter case) are reserved for the bundled
-    files themselves. A new name must not differ from a stored one by letter case only. An
+    The bundled bots' names (and file stems, and anything that reads like them) are reserved
+    for the bundled files themselves. A new name must not read like a stored one
+    (:func:`arena.untrusted.name_skeleton`: letter case, I/l/1, O/0, rn/m, punctuation). An
     existing name takes new versions from its owner only, or from anyone with ``force``; a
     name stored before owner keys needs ``force`` once, which binds it to ``owner``. With
     ``owner`` None (a trusted library caller) only the reserved names are checked.
     """
-    folded = bot.name.casefold()
+    looks = name_skeleton(bot.name)
     for path in bundled_bots():
         reserved = bundled_name(path)
-        if folded in (reserved.casefold(), path.stem.casefold()):
+        if looks in (name_skeleton(reserved), name_skeleton(path.stem)):
             if bot.name == reserved and sha256_text(bot.source) == sha256_text(
                 path.read_text(encoding="utf-8")
             ):
                 return BUNDLED
             raise ArenaError(
-                f"the name {bot.name!r} is reserved for the bundled bot {reserved!r}; "
-                "give yours another name (Bot.name or --name)"
+                f"the name {bot.name!r} is reserved for the bundled bot {reserved!r} (names that "
+                "read alike are too); give yours another name (Bot.name or --name)"
             )
     if owner is None:
         return None
     owners = store.bot_owners()
     if bot.name not in owners:
-        close = [n for n in owners if n.casefold() == folded]
+        close = [n for n in owners if name_skeleton(n) == looks]
         if close:
             raise ArenaError(
-                f"the name {bot.name!r} differs from the existing bot {close[0]!r} only in "
-                "letter case; give yours another name (Bot.name or --name)"
+                f"the name {bot.name!r} reads like the existing bot {close[0]!r} (it differs "
+                "only in letter case, I/l/1, O/0, rn/m or punctuation); give yours another "
+                "name (Bot.name or --name)"
             )
         return owner
     current = owners[bot.name]

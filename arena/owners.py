@@ -18,6 +18,7 @@ bundled bots' names are reserved for the bundled files (:func:`arena.entrants.ch
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import secrets
 import stat
@@ -33,6 +34,29 @@ BUNDLED: Final = "bundled"
 """The owner id of the bundled reference bots."""
 
 MIN_KEY_CHARS: Final = 16
+
+MIN_KEY_BITS: Final = 64
+"""The least estimated entropy of a key (:func:`key_bits`)."""
+
+NEW_KEY_HINT: Final = "python3 -c 'import secrets; print(secrets.token_hex(32))'"
+
+
+def key_bits(key: str) -> float:
+    """An estimate of how hard ``key`` is to guess, in bits: its length times the Shannon
+    entropy of its characters. A repeated or patterned key scores low (``"a" * 16``: 0), a
+    random token high (``secrets.token_hex(32)``: about 240)."""
+    n = len(key)
+    return 0.0 - sum(c * math.log2(c / n) for c in (key.count(ch) for ch in set(key)))
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` is no owner key (too short, or too little entropy), or None when it is."""
+    if len(key) < MIN_KEY_CHARS:
+        return f"at least {MIN_KEY_CHARS} characters"
+    bits = key_bits(key)
+    if bits < MIN_KEY_BITS:
+        return f"a random token of about {MIN_KEY_BITS} bits or more, not about {bits:.0f}"
+    return None
 
 
 def key_path() -> Path:
@@ -54,10 +78,9 @@ def current_owner(*, create: bool = True) -> str | None:
     key = os.environ.get(KEY_ENV)
     if key is not None:
         key = key.strip()
-        if len(key) < MIN_KEY_CHARS:
-            raise ArenaError(
-                f"${KEY_ENV} must be a random token of at least {MIN_KEY_CHARS} characters"
-            )
+        problem = key_problem(key)
+        if problem is not None:
+            raise ArenaError(f"${KEY_ENV} must be {problem} (make one: {NEW_KEY_HINT})")
         return owner_id(key)
     path = key_path()
     if not path.exists() and not create:
@@ -92,8 +115,9 @@ def _read_or_create(path: Path) -> str:
         raise ArenaError(f"cannot read the owner key file {path}: {e}") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise ArenaError(f"the owner key file {path} is open to other users (chmod 600 {path})")
-    if len(key) < MIN_KEY_CHARS:
-        raise ArenaError(f"the owner key file {path} holds no key (at least {MIN_KEY_CHARS} chars)")
+    problem = key_problem(key)
+    if problem is not None:
+        raise ArenaError(f"the owner key file {path} holds no usable key: it must be {problem}")
     return key
 
 

@@ -85,12 +85,22 @@ def batches(
     unsafe_no_sandbox: bool,
     sources: dict[str, BotSource],
 ) -> Iterator[Batch]:
-    """Split ``specs`` (in order) into batches of about 1/16 of a worker's share each."""
+    """Split ``specs`` into batches of about 1/16 of a worker's share each, a duplicate set
+    never split: the seatings of one set and round (the same deals) go to one batch, played in
+    order by one worker, so two copies of a bot never hold the same deal at the same time."""
     size = max(1, min(MAX_BATCH, len(specs) // max(1, workers * 16)))
-    for start in range(0, len(specs), size):
-        chunk = tuple(specs[start : start + size])
-        keys = {e.key for spec in chunk for e in spec.seats}
-        yield Batch(rules, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, chunk)
+    sets: dict[tuple[str, int], list[MatchSpec]] = {}
+    for spec in specs:
+        sets.setdefault((spec.set_key, spec.round), []).append(spec)
+    chunk: list[MatchSpec] = []
+    for seatings in [*sets.values(), []]:  # the empty list at the end sends the last batch
+        if chunk and (not seatings or len(chunk) + len(seatings) > size):
+            keys = {e.key for spec in chunk for e in spec.seats}
+            yield Batch(
+                rules, limits, unsafe_no_sandbox, {k: sources[k] for k in keys}, tuple(chunk)
+            )
+            chunk = []
+        chunk += seatings
 
 
 # --- the worker side ----------------------------------------------------------------------

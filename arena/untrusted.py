@@ -96,3 +96,26 @@ def name_problem(name: str) -> str | None:
             "(and starts with a letter or digit)"
         )
     return None
+
+
+_LOOKALIKE_PAIRS: Final = (("rn", "m"), ("vv", "w"))
+_LOOKALIKE_CHARS: Final = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
+
+
+def name_skeleton(name: str) -> str:
+    """What ``name`` looks like at a glance: two names with one skeleton are look-alikes.
+
+    Letter case, a trailing ``.py``, the punctuation ``_ . + -`` and the confusable shapes
+    I/l/1, O/0, rn/m and vv/w are folded away: ``montecarIo``, ``rnontecarlo``,
+    ``heuristic.`` and ``heuristic.py`` have the skeletons of ``montecarlo`` and
+    ``heuristic``.
+
+    >>> name_skeleton("rnontecarIo") == name_skeleton("montecarlo")
+    True
+    """
+    s = name.casefold()
+    s = s.removesuffix(".py")
+    s = re.sub(r"[_.+\-]", "", s)
+    for pair, single in _LOOKALIKE_PAIRS:
+        s = s.replace(pair, single)
+    return s.translate(_LOOKALIKE_CHARS)

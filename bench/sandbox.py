@@ -5,6 +5,7 @@ Run by hand (numbers go to docs/benchmarks.md), e.g.::
     python bench/sandbox.py                 # everything, default sizes
     python bench/sandbox.py --matches 600   # longer throughput runs
     ARENA_SANDBOX_DISABLE=bwrap python bench/sandbox.py   # a degraded layer set
+    python bench/sandbox.py --against ../main --matches 150 --rounds 6   # new code vs old
 
 "Instant" bots answer ``obs["legal"][-1]`` at once, so the figures measure the sandbox and the
 protocol, not the bots. Every sandboxed match uses fresh bot processes (forked from zygotes).
@@ -15,7 +16,9 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any
@@ -181,13 +184,55 @@ def bench_throughput(matches: int, workers: int, sandboxed: bool, pin: bool = Fa
     return rate
 
 
+def compare_trees(other: str, matches: int, rounds: int) -> None:
+    """Sandboxed matches/s and CPU per match (arena, bots) of this checkout against ``other``
+    (a checkout of older code, e.g. main), one worker each, alternated ``rounds`` times in
+    fresh processes so that the machine's other load hits both alike; medians and ratios."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    other = os.path.abspath(other)
+    runs: dict[str, list[tuple[float, ...]]] = {here: [], other: []}
+    line = re.compile(r"([\d.]+) matches/s; CPU per match: arena ([\d.]+) ms \+ bots ([\d.]+) ms")
+    print(f"load average before: {os.getloadavg()[0]:.1f}")
+    for r in range(rounds):
+        for tree in (here, other) if r % 2 == 0 else (other, here):
+            code = (
+                f"import sys; sys.path[:0] = [{tree!r}, {os.path.join(tree, 'bench')!r}]; "
+                f"import sandbox; sandbox.bench_throughput({matches}, 1, True)"
+            )
+            out = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+            found = line.search(out)
+            assert found, out
+            runs[tree].append(tuple(float(x) for x in found.groups()))
+    med = {t: [statistics.median(x[k] for x in v) for k in range(3)] for t, v in runs.items()}
+    for tree, (rate, arena, bots) in med.items():
+        name = "this checkout" if tree == here else other
+        print(f"{name:24s} {rate:6.1f} matches/s; arena {arena:.2f} ms + bots {bots:.2f} ms CPU")
+    (r1, a1, b1), (r0, a0, b0) = med[here], med[other]
+    print(
+        f"ratio this/other: matches/s {r1 / r0:.3f}, arena CPU {a1 / a0:.3f}, "
+        f"bot CPU {b1 / b0:.3f} (medians of {rounds} runs of {matches} matches each)"
+    )
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     """Run every benchmark and print one line per figure."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--starts", type=int, default=100, help="per-match starts to time")
     ap.add_argument("--round-trips", type=int, default=5000)
     ap.add_argument("--matches", type=int, default=400, help="matches per throughput run")
+    ap.add_argument(
+        "--against",
+        metavar="DIR",
+        help="only compare sandboxed throughput with the code of checkout DIR, alternated",
+    )
+    ap.add_argument("--rounds", type=int, default=6, help="alternations with --against")
     args = ap.parse_args()
+    if args.against:
+        compare_trees(args.against, args.matches, args.rounds)
+        return
     bench_start(args.starts)
     bench_round_trip(args.round_trips)
     for workers in (1, 2):

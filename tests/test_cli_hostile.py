@@ -88,11 +88,43 @@ def test_the_bundled_names_cannot_be_taken(tmp_path: Path) -> None:
     assert not (tmp_path / "arena.db").exists()  # nothing stored, nothing replaced
 
 
+def test_look_alike_names_are_refused(tmp_path: Path) -> None:
+    path = attack(tmp_path, "lookalike_names")
+    line = one_error_line(arena("submit", path, cwd=tmp_path))
+    assert "the name 'montecarIo' is reserved for the bundled bot 'montecarlo'" in line
+    for name in ("rnontecarlo", "heuristic.", "heuristic.py", "rand0m"):
+        line = one_error_line(arena("submit", path, "--name", name, cwd=tmp_path))
+        assert f"the name {name!r} is reserved for the bundled bot" in line
+    line = one_error_line(arena("run", path, "random", "heuristic", cwd=tmp_path))
+    assert "is reserved for the bundled bot 'montecarlo'" in line
+    assert not (tmp_path / "arena.db").exists()
+
+
+def test_a_weak_owner_key_is_refused(tmp_path: Path) -> None:
+    greedy = write_bot(tmp_path, "greedy.py", HONEST)
+    for key in ("aaaaaaaaaaaaaaaa", "abababababababababababab", "short"):
+        line = one_error_line(arena("submit", greedy, cwd=tmp_path, env={"ARENA_OWNER_KEY": key}))
+        assert "$ARENA_OWNER_KEY must be" in line and "secrets.token_hex(32)" in line
+    assert not (tmp_path / "arena.db").exists()
+
+
+@pytest.mark.slow
+def test_a_coding_cookie_runs_no_hidden_code(tmp_path: Path) -> None:
+    """The file reads as "play the first legal action"; the sandbox compiles that text."""
+    path = attack(tmp_path, "coding_cookie")
+    ok(arena("run", path, "heuristic", "random", "--rounds", "1", "--no-site", cwd=tmp_path))
+    with sqlite3.connect(tmp_path / "arena.db") as db:
+        logs = [t for (t,) in db.execute("SELECT text FROM bot_logs")]
+        faults = db.execute("SELECT COUNT(*) FROM faults").fetchone()[0]
+    assert len(logs) == 6 and all("RAN" in t and "ESCAPED" not in t for t in logs), logs
+    assert faults == 0
+
+
 @pytest.mark.slow
 def test_another_authors_name_needs_their_key(tmp_path: Path) -> None:
-    alice = {"ARENA_OWNER_KEY": "alice-" + "a" * 40}
-    mallory = {"ARENA_OWNER_KEY": "mallory-" + "m" * 40}
-    organiser = {"ARENA_OWNER_KEY": "organiser-" + "o" * 40}
+    alice = {"ARENA_OWNER_KEY": "alice-3f9a0c27e15b84d6a2c9e07f1b3d5a68"}
+    mallory = {"ARENA_OWNER_KEY": "mallory-b7e24f90d1c36a5e8f02b4d7c9a1e6f3"}
+    organiser = {"ARENA_OWNER_KEY": "organiser-58d1e3a7c0f94b26e7a3d5c8b1f0e2a9"}
     greedy = write_bot(tmp_path, "greedy.py", HONEST)
     assert "Stored greedy version 1" in ok(arena("submit", greedy, cwd=tmp_path, env=alice))
     evil = attack(tmp_path, "takeover_author")

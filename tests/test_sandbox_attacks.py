@@ -84,6 +84,9 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("host_counters", None, True),
     ("set_affinity", None, True),
     ("forge_load_line", {"load"}, False),
+    ("coding_cookie", None, True),
+    ("futex_channel", None, True),
+    ("state_channels", None, True),
 ]
 
 
@@ -109,6 +112,7 @@ class Targets:
             "@@UNIX_PATH@@": self.unix_path,
             "@@UNIX_ABSTRACT@@": self.unix_abstract,
             "@@MARK_DIR@@": str(self.mark_dir),
+            "@@SECONDS@@": "0.2",
         }
 
 

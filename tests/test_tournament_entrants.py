@@ -132,7 +132,7 @@ def test_a_name_takes_versions_from_its_owner_only(tmp_path: Path) -> None:
     with pytest.raises(ArenaError, match="belongs to another owner key"):
         check_owner(store, changed, "k2")
     assert check_owner(store, changed, "k2", force=True) == "k2"
-    with pytest.raises(ArenaError, match="only in letter case"):
+    with pytest.raises(ArenaError, match="differs only in letter case"):
         check_owner(store, BotFile("Greedy", "class Bot: pass", "g.py", None), "k2")
     # A name stored before owner keys: --force binds it, once.
     store.add_bot_version("legacy", "class Bot: pass", "legacy.py")
@@ -151,3 +151,30 @@ def test_unreadable_files(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ArenaError, match="cannot read bot file"):
         read_bot_file(binary)
+
+
+def test_names_that_read_alike_are_refused(tmp_path: Path) -> None:
+    """A second owner cannot store a look-alike of a stored or a bundled name: letter case,
+    I/l/1, O/0, rn/m, vv/w, punctuation and a trailing .py are folded away."""
+    store = Store(tmp_path / "o.db")
+    greedy = BotFile("greedy", "class Bot:\n    pass\n", "greedy.py", None)
+    store.add_bot_version(greedy.name, greedy.source, greedy.filename, None, "k1")
+    for name in (
+        "montecarIo",
+        "rnontecarlo",
+        "m0ntecarlo",
+        "heuristic.",
+        "heuristic.py",
+        "Heur1stic",
+        "random-bot",
+        "RANDOM_BOT",
+    ):
+        with pytest.raises(ArenaError, match="reserved for the bundled bot"):
+            check_owner(store, BotFile(name, "class Bot: pass", "x.py", None), "k2")
+    for name in ("greedy.", "gr-eedy", "GREEDY", "greedy.py"):
+        with pytest.raises(ArenaError, match="reads like the existing bot 'greedy'"):
+            check_owner(store, BotFile(name, "class Bot: pass", "x.py", None), "k2")
+    # Different names stay free, and the owner's own name takes new versions.
+    for name in ("greedy2", "montecarlo_v2", "heuristics", "randy"):
+        assert check_owner(store, BotFile(name, "class Bot: pass", "x.py", None), "k2") == "k2"
+    assert check_owner(store, greedy, "k1") == "k1"

@@ -113,3 +113,34 @@ def test_tournament_id_is_a_hash_of_every_config_part() -> None:
         ("bots", [{"name": "a", "sha256": "2"}]),
     ]:
         assert tournament_id({**base, key: value}) != tid
+
+
+@pytest.mark.parametrize(("n", "rounds", "workers"), [(3, 1, 2), (3, 3, 2), (5, 2, 1), (6, 4, 8)])
+def test_a_batch_holds_whole_duplicate_sets_in_order(n: int, rounds: int, workers: int) -> None:
+    """The seatings of one set and round (the same deals) are never split between batches, so
+    no two of them run at the same time; every match is in exactly one batch, in order."""
+    from arena.engine import Rules
+    from arena.runner import MAX_BATCH, batches
+    from arena.sandbox import BotSource, Limits
+
+    entrants = field(n)
+    specs = list(schedule("t", entrants, rounds, 7))
+    sources = {e.key: BotSource(e.name, "class Bot: pass\n") for e in entrants}
+    out = list(
+        batches(
+            specs,
+            workers=workers,
+            rules=Rules(),
+            limits=Limits(),
+            unsafe_no_sandbox=False,
+            sources=sources,
+        )
+    )
+    assert [s for b in out for s in b.matches] == specs  # the schedule is already set by set
+    where = {s.match_id: i for i, b in enumerate(out) for s in b.matches}
+    for s in specs:
+        twins = [t for t in specs if (t.set_key, t.round) == (s.set_key, s.round)]
+        assert {where[t.match_id] for t in twins} == {where[s.match_id]}
+    assert all(len(b.matches) <= max(MAX_BATCH, 6) for b in out)
+    assert all(set(b.sources) == {e.key for m in b.matches for e in m.seats} for b in out)
+    assert len(out) > 1 or comb(n, 3) * rounds == 1  # still cut into many tasks

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from arena.untrusted import MAX_NAME, cap, clean, clean_line, name_problem, strip_controls
+from arena.untrusted import (
+    MAX_NAME,
+    cap,
+    clean,
+    clean_line,
+    name_problem,
+    name_skeleton,
+    strip_controls,
+)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +88,27 @@ def test_good_names(name: str) -> None:
 )
 def test_bad_names(name: str) -> None:
     assert name_problem(name) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("montecarlo", "montecarIo"),
+        ("montecarlo", "rnontecarlo"),
+        ("montecarlo", "MONTECARL0"),
+        ("heuristic", "heuristic."),
+        ("heuristic", "heuristic.py"),
+        ("heuristic", "heur1stic"),
+        ("random_bot", "random-bot"),
+        ("wolf", "vvolf"),
+    ],
+)
+def test_look_alike_names_share_a_skeleton(a: str, b: str) -> None:
+    assert name_skeleton(a) == name_skeleton(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [("greedy", "greedy2"), ("heuristic", "heuristics"), ("mo", "no")]
+)
+def test_different_names_have_different_skeletons(a: str, b: str) -> None:
+    assert name_skeleton(a) != name_skeleton(b)

@@ -1,9 +1,9 @@
 """The kernel's own confinement for a bot host: Landlock rules and seccomp filters.
 
 Staged beside host.py (standard library only, plus Debian's ``python3-seccomp`` or PyPI's
-``pyseccomp`` when present); the host imports it as ``confine``. What each filter denies and
-why is the list :data:`DENY` and the constants after it (docs/protocol.md, "What a bot can
-see", explains the channels they close).
+``pyseccomp`` when present); the host imports it as ``confine``. The seccomp filter is an
+allowlist: :data:`ALLOW` is every system call a bot may make, in which modes and why;
+everything else is refused (docs/sandbox.md; ``arena doctor --syscalls`` prints it).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ctypes
 import errno
 import os
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -91,64 +91,155 @@ def scope_ruleset(abi: int) -> int | None:
     return int(fd)
 
 
-# --- seccomp --------------------------------------------------------------------------------
+# --- seccomp: the allowlist -----------------------------------------------------------------
 
-DENY = (
-    # network and IPC endpoints
-    "socket socketpair connect bind listen accept accept4 "
-    # new processes, threads and programs
-    "fork vfork clone execve execveat "
-    # other processes
-    "kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_open pidfd_getfd "
-    "pidfd_send_signal ptrace process_vm_readv process_vm_writev process_madvise kcmp "
-    "migrate_pages move_pages setsid setpgid "
-    # the file system
-    "creat unlink unlinkat rename renameat renameat2 mkdir mkdirat rmdir link linkat symlink "
-    "symlinkat chmod fchmod fchmodat chown fchown fchownat lchown truncate ftruncate mknod "
-    "mknodat utime utimes utimensat futimesat setxattr lsetxattr fsetxattr removexattr "
-    "lremovexattr fremovexattr fallocate memfd_create memfd_secret name_to_handle_at "
-    "open_by_handle_at fanotify_init "
-    # the kernel, namespaces, identities
-    "mount umount2 pivot_root chroot unshare setns bpf perf_event_open userfaultfd keyctl "
-    "add_key request_key io_uring_setup io_uring_enter io_uring_register setuid setgid "
-    "setreuid setregid setresuid setresgid setgroups setfsuid setfsgid capset reboot swapon "
-    "swapoff init_module finit_module delete_module kexec_load kexec_file_load acct "
-    "settimeofday clock_settime clock_adjtime adjtimex syslog quotactl sethostname "
-    "setdomainname vhangup iopl ioperm modify_ldt "
-    # CPU theft between decisions, raising limits, taking CPU or I/O from other processes
-    "setitimer alarm timer_create timerfd_create setrlimit sched_setaffinity "
-    "sched_setscheduler sched_setparam sched_setattr setpriority ioprio_set "
-    # channels to other bots: SysV and POSIX IPC (memory outside RLIMIT_AS that outlives the
-    # process, too), file watches and locks, page-cache state, host-wide figures
-    "ipc shmget shmat shmdt shmctl msgget msgsnd msgrcv msgctl semget semop semtimedop semctl "
-    "mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr "
-    "inotify_init inotify_init1 inotify_add_watch fanotify_mark flock "
-    "mincore fadvise64 readahead sysinfo statfs fstatfs ustat"
-).split()
-
-CACHESTAT = 451
-"""cachestat(2) (Linux 6.5): page-cache state of a file; by number, for older libseccomp."""
-
-FCNTL_DENIED = (5, 6, 7, 36, 37, 38, 1024, 1026)
-"""fcntl commands denied: F_GETLK F_SETLK F_SETLKW F_OFD_GETLK F_OFD_SETLK F_OFD_SETLKW (record
-locks work on read-only files: another bot could see them), F_SETLEASE, F_NOTIFY (dnotify)."""
-
-MADVISE_DENIED = (20, 21)
-"""madvise advice denied: MADV_COLD and MADV_PAGEOUT (they evict shared page-cache pages)."""
-
-CLOCKS = ("clock_gettime", "clock_getres", "clock_nanosleep")
-"""Denied for negative clock ids, which name another process's CPU clock."""
+# An argument condition: (argument index, "eq" | "le", value, 0) or (index, "masked_eq", mask,
+# value): libseccomp's own order.
+_MAP_TYPE, _MAP_PRIVATE = 0x0F, 0x02
+_FUTEX_PRIVATE_FLAG = 128
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_CLOCK_MAX = 11  # CLOCK_TAI; a negative id (another process's CPU clock) is above it unsigned
 
 
-CHILD_ONLY = ("fork", "vfork", "clone", "setsid", "setpgid", "setrlimit")
-"""Denied to match children only: the zygote itself must fork, and a child lowers its limits."""
+class Allowed(NamedTuple):
+    """One system call a match process may make: why, and in which modes only.
+
+    ``when`` lists alternatives, each a tuple of argument conditions that must all hold;
+    ``((),)`` allows every mode. ``only`` says the same in words (``arena doctor --syscalls``).
+    """
+
+    name: str
+    reason: str
+    only: str = ""
+    when: tuple[tuple[tuple[int, str, int, int], ...], ...] = ((),)
 
 
-def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
-    """Two filters: one the zygote installs on itself (so each child inherits it) and a small
-    one each child adds (fork, sessions, limits); stacked they deny all of :data:`DENY`.
+def _each(arg: int, values: tuple[int, ...]) -> tuple[tuple[tuple[int, str, int, int]], ...]:
+    return tuple(((arg, "eq", v, 0),) for v in values)
 
-    Each is ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
+
+ALLOW: tuple[Allowed, ...] = (
+    # the protocol, the log and reading files
+    Allowed("read", "its request pipe, the files it imports or opens"),
+    Allowed("write", "its replies (fd 4) and its log (fds 1, 2); it can open nothing writable"),
+    Allowed("readv", "buffered reads of the same"),
+    Allowed("writev", "buffered writes of the same"),
+    Allowed("pread64", "reads at an offset of a file it opened"),
+    Allowed(
+        "openat",
+        "imports and the files it may read",
+        "read-only (no O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND)",
+        (((2, "masked_eq", _WRITE_FLAGS, 0),),),
+    ),
+    Allowed("close", "its own descriptors"),
+    Allowed("lseek", "offsets of descriptions made in this match (all of them are)"),
+    Allowed("newfstatat", "os.stat and the import system"),
+    Allowed("fstat", "os.fstat, open()"),
+    Allowed("getdents64", "os.listdir and the import system"),
+    Allowed("readlinkat", "os.path.realpath"),
+    Allowed("faccessat", "os.access"),
+    Allowed("faccessat2", "os.access"),
+    Allowed("getcwd", "os.getcwd, the import system"),
+    Allowed("select", "select.select on its own descriptors (or as a sleep)"),
+    Allowed("pselect6", "select.select on its own descriptors (or as a sleep)"),
+    Allowed("poll", "select.poll on its own descriptors"),
+    Allowed("ppoll", "select.poll on its own descriptors"),
+    Allowed("dup", "os.dup (its own descriptor table)"),
+    Allowed("dup3", "os.dup2 (its own descriptor table)"),
+    Allowed(
+        "fcntl",
+        "descriptor flags (close-on-exec), duplicating, reading the status flags",
+        "F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC (no status flags, owners, "
+        "signals, locks, leases, notifications or pipe sizes)",
+        _each(1, (0, 1, 2, 3, 1030)),
+    ),
+    Allowed(
+        "ioctl",
+        "the interpreter asks whether a descriptor is a terminal, and sets close-on-exec",
+        "TCGETS, TIOCGWINSZ, FIONCLEX, FIOCLEX",
+        _each(1, (0x5401, 0x5413, 0x5450, 0x5451)),
+    ),
+    # memory
+    Allowed("brk", "the C heap"),
+    Allowed(
+        "mmap",
+        "memory, and extension modules mapped copy-on-write",
+        "MAP_PRIVATE only (no mapping shared with another process)",
+        (((3, "masked_eq", _MAP_TYPE, _MAP_PRIVATE),),),
+    ),
+    Allowed("munmap", "freeing memory"),
+    Allowed("mremap", "growing big blocks (realloc)"),
+    Allowed("mprotect", "the loader and ctypes"),
+    Allowed(
+        "madvise",
+        "the allocator gives memory back",
+        "MADV_NORMAL, MADV_DONTNEED, MADV_FREE, MADV_HUGEPAGE, MADV_NOHUGEPAGE (nothing that "
+        "touches the shared page cache)",
+        _each(2, (0, 4, 8, 14, 15)),
+    ),
+    Allowed(
+        "futex",
+        "locks of the interpreter and the C library",
+        "FUTEX_PRIVATE_FLAG only (a shared futex is keyed by file and offset, machine-wide)",
+        (((1, "masked_eq", _FUTEX_PRIVATE_FLAG, _FUTEX_PRIVATE_FLAG),),),
+    ),
+    # time
+    Allowed(
+        "clock_gettime",
+        "time.process_time and other clocks the vDSO does not serve",
+        "the system clocks 0..11 (not another process's CPU clock)",
+        (((0, "le", _CLOCK_MAX, 0),),),
+    ),
+    Allowed("clock_getres", "time.get_clock_info", "clocks 0..11", (((0, "le", _CLOCK_MAX, 0),),)),
+    Allowed("clock_nanosleep", "time.sleep", "clocks 0..11", (((0, "le", _CLOCK_MAX, 0),),)),
+    Allowed("nanosleep", "sleeps of the C library"),
+    Allowed("gettimeofday", "the clock where the vDSO is missing"),
+    Allowed("getrusage", "resource.getrusage"),
+    Allowed("times", "os.times"),
+    Allowed("sched_yield", "spin locks of the C library"),
+    Allowed("restart_syscall", "a sleep resumed after the arena's SIGSTOP and SIGCONT"),
+    # facts about itself (all fixed inside the sandbox)
+    Allowed("getpid", "os.getpid"),
+    Allowed("gettid", "the C library"),
+    Allowed("getppid", "os.getppid"),
+    Allowed("getuid", "os.getuid, the import system"),
+    Allowed("geteuid", "os.geteuid"),
+    Allowed("getgid", "os.getgid"),
+    Allowed("getegid", "os.getegid"),
+    Allowed("getgroups", "os.getgroups"),
+    Allowed("uname", "platform, os.uname"),
+    Allowed("getrandom", "os.urandom, random.SystemRandom, secrets, hash seeds"),
+    Allowed("sched_getaffinity", "os.sched_getaffinity, os.cpu_count"),
+    Allowed(
+        "prlimit64",
+        "resource.getrlimit",
+        "reading its own limits only (no new limit)",
+        (((0, "eq", 0, 0), (2, "eq", 0, 0)),),
+    ),
+    # signals to itself, and the end
+    Allowed("rt_sigaction", "the signal module"),
+    Allowed("rt_sigprocmask", "the signal module, the C library"),
+    Allowed("rt_sigreturn", "returning from a signal handler"),
+    Allowed("sigaltstack", "faulthandler"),
+    Allowed("exit", "the end of the process"),
+    Allowed("exit_group", "the end of the process"),
+)
+"""Every system call a match process (the bot) may make, with its modes; everything else fails
+with ``EPERM``, and a 32-bit or foreign-architecture call kills the process. Found by tracing
+the bundled bots and a bot that imports the whole standard library (bench/syscalls.py); the
+zygote's own set-up (fork, the control socket, Landlock, rlimits) happens before the filter
+is installed, in the match process just before the bot's code runs."""
+
+
+def allowlist() -> list[tuple[str, str, str]]:
+    """``(system call, modes allowed, why)`` for each entry of :data:`ALLOW`."""
+    return [(a.name, a.only or "any", a.reason) for a in ALLOW]
+
+
+def build_seccomp() -> tuple[str, Any] | None:
+    """The match process's filter from :data:`ALLOW` (default: refuse with ``EPERM``).
+
+    ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
     """
     import importlib
 
@@ -166,38 +257,22 @@ def build_seccomp() -> tuple[tuple[str, Any], tuple[str, Any]] | None:
     finally:
         sys.path.remove("/usr/lib/python3/dist-packages")
 
-    def new() -> Any:
-        f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-        # A 32-bit int 0x80 syscall would bypass every rule: kill the process instead.
-        f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
-        return f
-
-    def add(f: Any, action: Any, name: str | int, *args: Any) -> None:
-        try:
-            f.add_rule(action, name, *args)
-        except (ValueError, RuntimeError, OSError):
-            pass  # not a syscall on this architecture
-
-    eperm, enosys = seccomp.ERRNO(errno.EPERM), seccomp.ERRNO(errno.ENOSYS)
-    zyg, child = new(), new()
-    for name in DENY:
-        add(child if name in CHILD_ONLY else zyg, eperm, name)
-    # Their arguments are structs that BPF cannot inspect: ENOSYS makes libc fall back.
-    add(zyg, enosys, "openat2")
-    add(child, enosys, "clone3")
-    for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND):
-        add(zyg, eperm, "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
-        add(zyg, eperm, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
-    add(child, eperm, "prlimit64", seccomp.Arg(2, seccomp.NE, 0))
-    add(zyg, eperm, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5412))  # TIOCSTI
-    add(zyg, eperm, CACHESTAT)
-    for cmd in FCNTL_DENIED:
-        add(zyg, eperm, "fcntl", seccomp.Arg(1, seccomp.EQ, cmd))
-    for advice in MADVISE_DENIED:
-        add(zyg, eperm, "madvise", seccomp.Arg(2, seccomp.EQ, advice))
-    for name in CLOCKS:  # the clock id is an int: its sign bit is bit 31 of the argument
-        add(zyg, eperm, name, seccomp.Arg(0, seccomp.MASKED_EQ, 1 << 31, 1 << 31))
-    return _prebuild(zyg), _prebuild(child)
+    f = seccomp.SyscallFilter(defaction=seccomp.ERRNO(errno.EPERM))
+    # A 32-bit int 0x80 syscall would be judged by the wrong numbers: kill the process instead.
+    f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
+    try:
+        f.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)  # a binary tree rather than a long chain
+    except (AttributeError, ValueError, RuntimeError, OSError):
+        pass
+    ops = {"eq": seccomp.EQ, "le": seccomp.LE, "masked_eq": seccomp.MASKED_EQ}
+    for entry in ALLOW:
+        for conds in entry.when:
+            args = [seccomp.Arg(arg, ops[op], a, b) for arg, op, a, b in conds]
+            try:
+                f.add_rule(seccomp.ALLOW, entry.name, *args)
+            except (ValueError, RuntimeError, OSError):
+                pass  # not a syscall on this architecture
+    return _prebuild(f)
 
 
 def _prebuild(f: Any) -> tuple[str, Any]:

@@ -159,3 +159,24 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  FAULT: {fault}")
     lines.append("Live check: " + ("OK" if live["ok"] else "PROBLEMS (see above)"))
     return "\n".join(lines)
+
+
+def syscalls() -> list[dict[str, str]]:
+    """The seccomp allowlist of a match process: each system call a bot may make, the modes
+    allowed and why (:data:`arena.sandbox.confine.ALLOW`); every other call fails with EPERM."""
+    from arena.sandbox.confine import allowlist
+
+    return [{"syscall": n, "modes": m, "reason": r} for n, m, r in allowlist()]
+
+
+def render_syscalls(rows: list[dict[str, str]]) -> str:
+    """:func:`syscalls` as text: one line per call, then its modes when restricted."""
+    lines = [
+        f"System calls a bot may make ({len(rows)}); any other fails with EPERM, and a 32-bit "
+        "or foreign-architecture call kills the process:"
+    ]
+    for row in rows:
+        lines.append(f"  {row['syscall']:<18} {row['reason']}")
+        if row["modes"] != "any":
+            lines.append(f"  {'':<18}   only: {row['modes']}")
+    return "\n".join(lines)

@@ -166,14 +166,13 @@ def run_child(
     ctrl: socket.socket,
     fds: list[int],
     prepared: tuple[str, Any] | None,
-    devnull: int,
     scope_fd: int | None,
 ) -> None:
     """The match child: isolate, wait for the arena's go, load the bot, answer; never returns."""
     global _BOT_FILE
     _BOT_FILE = cfg["bot_path"]
     try:
-        _isolate(cfg, ctrl, fds, prepared, devnull, scope_fd)
+        _isolate(cfg, ctrl, fds, prepared, scope_fd)
     except BaseException as e:
         failed = {"load": "sandbox set-up failed: " + _describe(e, tb=False)}
         os.write(fds[1], (json.dumps(failed) + "\n").encode())
@@ -202,11 +201,14 @@ def _isolate(
     ctrl: socket.socket,
     fds: list[int],
     prepared: tuple[str, Any] | None,
-    devnull: int,
     scope_fd: int | None,
 ) -> None:
     """The child's own layers: session, descriptors 0-4 only, limits, Landlock scope, seccomp."""
     req, resp, log = fds
+    # Every descriptor the bot gets was made for this match: its own pipes and log from the
+    # arena, and a standard input opened here (a description shared with the zygote would
+    # carry status flags, owner and signal from one match to the next).
+    stdin = os.open("/dev/null", os.O_RDONLY)
     os.setsid()
     _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the zygote goes
     # Kernel attaches our pid (translated into the arena's pid namespace) to this message.
@@ -214,7 +216,7 @@ def _isolate(
     ctrl.close()
     if scope_fd is not None and _libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, scope_fd, 0) != 0:
         raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-    for fd, target in ((devnull, 0), (log, 1), (log, 2), (req, 3), (resp, 4)):
+    for fd, target in ((stdin, 0), (log, 1), (log, 2), (req, 3), (resp, 4)):
         os.dup2(fd, target)
     os.closerange(5, 1 << 16)
     # RLIMIT_CPU counts this process's own time from zero: set per child, not in the zygote.
@@ -314,7 +316,8 @@ def _fail(ctrl: socket.socket, message: str) -> None:
 
 
 def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
-    """Read and compile the bot file under the bot's memory limit and load-time CPU budget.
+    """Read the bot file once and compile that text, under the bot's memory limit and
+    load-time CPU budget.
 
     A file over ``source_bytes`` is refused (the arena refuses it before staging; this is the
     second line). The address-space limit set here stays for the zygote and its children; the
@@ -333,7 +336,11 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     budget = int(used.ru_utime + used.ru_stime + float(limits["load_seconds"])) + 1
     if hard == resource.RLIM_INFINITY or budget < hard:
         resource.setrlimit(resource.RLIMIT_CPU, (budget, hard))
-    code = compile(source, cfg["bot_path"], "exec", dont_inherit=True)
+    # Compile the UTF-8 text the arena read, checked and showed, never the raw bytes: for a str
+    # the interpreter ignores a coding cookie (``# coding: unicode_escape`` would otherwise
+    # make the same bytes run other code).
+    text = source.decode("utf-8")
+    code = compile(text, cfg["bot_path"], "exec", dont_inherit=True)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     return code
 
@@ -346,7 +353,6 @@ def zygote(ctrl_fd: int) -> None:
     if os.getppid() != parent:
         os._exit(0)  # the parent died before PDEATHSIG was armed
     cfg = json.loads(ctrl.recv(1 << 20))
-    devnull = os.open("/dev/null", os.O_RDWR)
     sys.path.insert(0, cfg["lib"])
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
@@ -354,8 +360,7 @@ def zygote(ctrl_fd: int) -> None:
         _set_limit(resource.RLIMIT_NOFILE, 64)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 16)
-        filters = build_seccomp() if cfg.get("seccomp") else None
-        prepared = filters[1] if filters else None
+        prepared = build_seccomp() if cfg.get("seccomp") else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
         # Trusted modules bots commonly use, imported once here and shared by every child.
@@ -398,19 +403,17 @@ def zygote(ctrl_fd: int) -> None:
     except AttributeError:
         pass
     try:
-        # Inherited by every child: the address space and log-size limits, a full log giving
-        # EFBIG rather than death, and the bulk of the seccomp filter (the zygote needs none
-        # of what it denies from here on; children add the small rest).
+        # Inherited by every child: the address space and log-size limits, and a full log
+        # giving EFBIG rather than death. The seccomp allowlist is installed by each child
+        # (the zygote itself must still fork and talk to the arena; it runs no bot code).
         limits = cfg["limits"]
         _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        if filters is not None:
-            load_seccomp(filters[0])
     except BaseException as e:
         _fail(ctrl, "sandbox set-up failed: " + _describe(e, False))
         return
     _reply(ctrl, info)
-    _fork_children(ctrl, cfg, code, prepared, devnull, scope_fd)
+    _fork_children(ctrl, cfg, code, prepared, scope_fd)
 
 
 def _fork_children(
@@ -418,7 +421,6 @@ def _fork_children(
     cfg: dict[str, Any],
     code: types.CodeType,
     prepared: tuple[str, Any] | None,
-    devnull: int,
     scope_fd: int | None,
 ) -> None:
     """The zygote's loop: one child forked per request, until the arena goes."""
@@ -442,7 +444,7 @@ def _fork_children(
             _reply(ctrl, {"error": f"fork failed: {e}"})
             continue
         if pid == 0:
-            run_child(cfg, code, ctrl, fds, prepared, devnull, scope_fd)
+            run_child(cfg, code, ctrl, fds, prepared, scope_fd)
         for fd in fds:
             os.close(fd)
 

@@ -1,0 +1,230 @@
+"""Isolation by construction: a bot may make only the system calls of the allowlist, holds only
+what was made for its match, and nothing it does outlives the match or reaches a match running
+beside it.
+
+Real sandboxed matches with hostile bots from tests/attacks/: copies of a bot in two workers at
+once try to meet on a futex of a shared file mapping (the unsandboxed positive control meets);
+a bot sets every piece of state it can in one match and reads it at the start of the next and
+in another worker (every match must start from the same state); a bot lists its descriptors
+from the inside while the test reads its mappings and ``fdinfo`` from the outside; and the real
+``arena run --workers 2`` with both attacks (docs/sandbox.md, "Nothing outlives a match").
+"""
+
+from __future__ import annotations
+
+import ast
+import multiprocessing as mp
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from cli_support import arena, ok, write_bot
+
+from arena.botfile import bundled
+from arena.sandbox import BotPool, BotSource, Limits
+from arena.sandbox.client import _descendants
+from arena.sandbox.confine import ALLOW, allowlist
+
+ATTACKS = Path(__file__).parent / "attacks"
+LIMITS = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
+
+
+def attack(name: str, **fill: str) -> BotSource:
+    text = (ATTACKS / f"{name}.py").read_text()
+    for key, value in fill.items():
+        text = text.replace(f"@@{key}@@", value)
+    return BotSource(name, text, f"{name}.py")
+
+
+def victim() -> BotSource:
+    return BotSource.from_path(str(bundled("random_bot")))
+
+
+def _play(src: BotSource, seeds: list[int], queue: mp.Queue[list[str]]) -> None:
+    """A worker process: its own pool plays ``src`` in seat 0 of each seed's match."""
+    with BotPool(LIMITS) as pool:
+        outs = [pool.play_match([src, victim(), victim()], s) for s in seeds]
+    queue.put([o.logs[0] + "".join(f"FAULT {f}\n" for f in o.faults) for o in outs])
+
+
+def in_two_workers(src: BotSource, seeds: list[int]) -> list[str]:
+    """Every match's log of ``src``, played by two worker processes at the same time."""
+    ctx = mp.get_context("fork")
+    queue: mp.Queue[list[str]] = ctx.Queue()
+    procs = [ctx.Process(target=_play, args=(src, seeds, queue)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    logs = [log for _ in procs for log in queue.get(timeout=120)]
+    for p in procs:
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    return logs
+
+
+# --- the allowlist --------------------------------------------------------------------------
+
+
+def test_the_allowlist_is_one_table_with_a_reason_per_entry() -> None:
+    names = [a.name for a in ALLOW]
+    assert len(names) == len(set(names))
+    assert all(a.reason for a in ALLOW)
+    for refused in ("socket", "clone", "clone3", "fork", "execve", "kill", "ptrace", "prctl"):
+        assert refused not in names
+    modes = {name: only for name, only, _ in allowlist()}
+    assert "FUTEX_PRIVATE_FLAG" in modes["futex"] and "MAP_PRIVATE" in modes["mmap"]
+    assert "F_SETFL" not in modes["fcntl"].split("(")[0]
+
+
+def test_the_sandbox_page_lists_the_allowlist_as_the_code_has_it() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "sandbox.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \|$", page, re.M)
+    assert rows == allowlist()
+
+
+def test_arena_doctor_prints_the_allowlist(tmp_path: Path) -> None:
+    out = ok(arena("doctor", "--syscalls", cwd=tmp_path))
+    for a in ALLOW:
+        assert re.search(rf"^\s*{a.name}\s", out, re.M), a.name
+    assert "EPERM" in out
+
+
+# --- a futex on a shared file mapping --------------------------------------------------------
+
+
+def test_two_unsandboxed_copies_do_meet_on_a_futex(tmp_path: Path) -> None:
+    """The positive control: the attack's own code, in two plain processes at once."""
+    path = tmp_path / "meet.py"
+    path.write_text(attack("futex_channel", SECONDS="1.5").source)
+    code = f"import runpy; print(runpy.run_path({str(path)!r})['meet'](1.5))"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=30)[0] for p in procs]
+    assert all(o.startswith("ESCAPED met another copy") for o in outs), outs
+
+
+def test_copies_in_two_workers_cannot_meet_on_a_futex() -> None:
+    logs = in_two_workers(attack("futex_channel", SECONDS="1.0"), [1, 2])
+    assert len(logs) == 4
+    for log in logs:
+        assert "RAN" in log and "FAULT" not in log, log
+        assert "ESCAPED" not in log and "ALONE" not in log, log
+        assert "BLOCKED mmap shared EPERM" in log and "BLOCKED shared futex EPERM" in log, log
+
+
+# --- state that could outlive a match --------------------------------------------------------
+
+
+def seen_and_set(logs: list[str]) -> tuple[set[str], list[str]]:
+    seen = {line for log in logs for line in log.splitlines() if line.startswith("SEEN ")}
+    sets = [line for log in logs for line in log.splitlines() if line.startswith("SET ")]
+    return seen, sets
+
+
+def test_a_match_starts_from_the_same_state_whatever_ran_before_or_beside_it() -> None:
+    """Consecutive matches of one zygote, in two workers at once: every match sees the same
+    state at load, though each match tried to set all of it from its cards."""
+    logs = in_two_workers(attack("state_channels"), [3, 4, 5])
+    assert len(logs) == 6 and not any("FAULT" in log for log in logs), logs
+    seen, sets = seen_and_set(logs)
+    assert len(sets) == 6 and len({s.split()[1] for s in sets}) > 1  # different secrets
+    assert len(seen) == 1, seen
+    state = dict(ast.literal_eval(next(iter(seen))[5:]))
+    assert state["fl0"] & ~0o100000 == os.O_RDONLY  # a fresh standard input (O_LARGEFILE aside)
+    for fd in range(5):  # owner and signal of a description cannot even be read
+        assert state[f"own{fd}"] == state[f"sig{fd}"] == state[f"ownex{fd}"] == "E1"
+
+
+# --- what a match process holds ---------------------------------------------------------------
+
+
+def _match_children() -> dict[int, tuple[list[str], dict[str, str]]]:
+    """Live match processes under this one: their mappings and the fdinfo of each fd."""
+    found = {}
+    for pid in _descendants(os.getpid()):
+        try:
+            if b"host.py" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue  # not a bot host (the arena's own probes: ldd, python -c)
+            fds = sorted(os.listdir(f"/proc/{pid}/fd"), key=int)
+            if fds != ["0", "1", "2", "3", "4"] or "pipe:" not in os.readlink(f"/proc/{pid}/fd/3"):
+                continue
+            with open(f"/proc/{pid}/maps") as f:
+                maps = f.read().splitlines()
+            info = {fd: Path(f"/proc/{pid}/fdinfo/{fd}").read_text() for fd in fds}
+        except (OSError, ValueError):
+            continue
+        found[pid] = (maps, info)
+    return found
+
+
+def test_a_match_process_holds_only_what_was_made_for_its_match() -> None:
+    seen: dict[int, tuple[list[str], dict[str, str]]] = {}
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            seen.update(_match_children())
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with BotPool(LIMITS) as pool:
+            outs = [
+                pool.play_match([attack("inventory", WAIT="1.0"), victim(), victim()], s)
+                for s in (6, 7)
+            ]
+    finally:
+        stop.set()
+        watcher.join()
+    inventories = []
+    for out in outs:
+        assert out.fault_of(0) is None, out.faults
+        line = next(x for x in out.logs[0].splitlines() if x.startswith("FDS "))
+        inventories.append(ast.literal_eval(line[4:]))
+    for fds in inventories:
+        assert [(fd, kind, mode) for fd, kind, mode, _ in fds] == [
+            (0, "chr", os.O_RDONLY),
+            (1, "reg", os.O_RDWR),
+            (2, "reg", os.O_RDWR),
+            (3, "fifo", os.O_RDONLY),
+            (4, "fifo", os.O_WRONLY),
+        ]
+        assert fds[1][3] == fds[2][3]  # one log
+    # Log and pipes are new objects in every match.
+    assert not {i for _, _, _, i in inventories[0][1:]} & {i for _, _, _, i in inventories[1][1:]}
+    assert len(seen) >= 2, "no match process was seen"
+    for maps, info in seen.values():
+        shared = [m for m in maps if m.split()[1].endswith("s")]
+        assert shared == [], shared  # no mapping shared with the zygote or anything else
+        assert re.search(r"^pos:\s+0$", info["0"], re.M)
+        assert re.search(r"^flags:\s+0?100000$", info["0"], re.M), info["0"]  # O_RDONLY only
+
+
+# --- the real command line ---------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_both_attacks_fail_through_arena_run_with_two_workers(tmp_path: Path) -> None:
+    futex = write_bot(tmp_path, "futex_channel.py", attack("futex_channel", SECONDS="0.3").source)
+    state = write_bot(tmp_path, "state_channels.py", attack("state_channels").source)
+    args = [futex, state, "random", "--rounds", "2", "--workers", "2", "--no-site"]
+    ok(arena("run", *args, cwd=tmp_path))
+    with sqlite3.connect(tmp_path / "arena.db") as db:
+        rows = db.execute(
+            "SELECT v.name, l.text FROM bot_logs l JOIN bot_versions v ON v.id = l.bot_version_id"
+        ).fetchall()
+    futex_logs = [t for n, t in rows if n == "futex_channel"]
+    state_logs = [t for n, t in rows if n == "state_channels"]
+    assert len(futex_logs) == len(state_logs) == 12
+    for log in futex_logs:
+        assert "ESCAPED" not in log and "BLOCKED mmap shared EPERM" in log, log
+    seen, sets = seen_and_set(state_logs)
+    assert len(sets) == 12 and len(seen) == 1, seen
