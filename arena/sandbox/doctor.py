@@ -7,6 +7,7 @@ import stat
 import time
 from typing import Any
 
+from arena.sandbox.confine import allowlist
 from arena.sandbox.layers import probe
 from arena.sandbox.pool import BotPool
 from arena.sandbox.values import BotSource, Limits, SandboxUnavailable
@@ -164,8 +165,6 @@ def render(report: dict[str, Any]) -> str:
 def syscalls() -> list[dict[str, str]]:
     """The seccomp allowlist of a match process: each system call a bot may make, the modes
     allowed and why (:data:`arena.sandbox.confine.ALLOW`); every other call fails with EPERM."""
-    from arena.sandbox.confine import allowlist
-
     return [{"syscall": n, "modes": m, "reason": r} for n, m, r in allowlist()]
 
 
