@@ -18,6 +18,9 @@ MATCHES_PER_SET: Final = 6
 
 PAIRS: Final = ((0, 1), (0, 2), (1, 2))
 
+Z95: Final = float(special.ndtri(0.975))
+"""The normal quantile of a two-sided 95 % interval."""
+
 
 def set_information(theta: np.ndarray) -> np.ndarray:
     """Expected Fisher information of one set about its bots' log-strengths, ``(m, 3, 3)``
@@ -61,13 +64,15 @@ def gain(
     theta: np.ndarray,
     cov: np.ndarray,
     order_weight: np.ndarray,
+    rating_weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """Expected gain in certainty from one set of each triple, ``(m,)``.
 
     ``theta`` ``(m, 3)`` and ``cov`` ``(m, 3, 3)``: the triples' estimates and covariance;
     ``order_weight`` ``(m, 3)``: how much the order of each pair (:data:`PAIRS`) matters
     (its chance of being shown wrong, raised for neighbours that never met and for the top
-    of the table; see :class:`arena.ladder.policy.Parameters`). The gain is in nats of a
+    of the table; see :class:`arena.ladder.policy.Parameters`); ``rating_weight`` ``(3,)``:
+    how much each slot's own rating counts (all 1 by default). The gain is in nats of a
     normal: ``½ log(var / var')`` for each bot's rating and, weighted, for each pair's
     difference, so one set counts for as much as it shrinks what is still unknown (a bot
     with few sets gains much, a settled bot little) and no spread can run away with it.
@@ -75,7 +80,8 @@ def gain(
     after = posterior(cov, set_information(theta))
     before_d = np.diagonal(cov, axis1=1, axis2=2)
     after_d = np.diagonal(after, axis1=1, axis2=2)
-    total = 0.5 * np.log(before_d / np.maximum(after_d, 1e-300)).sum(axis=1)
+    weight = np.ones(3) if rating_weight is None else rating_weight
+    total = 0.5 * np.log(before_d / np.maximum(after_d, 1e-300)) @ weight
     for k, (i, j) in enumerate(PAIRS):
         v0 = cov[:, i, i] + cov[:, j, j] - 2 * cov[:, i, j]
         v1 = after[:, i, i] + after[:, j, j] - 2 * after[:, i, j]

@@ -36,15 +36,21 @@ import numpy as np
 
 from arena.ladder import information
 from arena.ladder.ratings import LadderRatings, SetResult
+from arena.ratings import ELO_SCALE
 
 
 @dataclass(frozen=True)
 class Parameters:
     """The rule's knobs, each with the reason for its default (docs/ladder.md)."""
 
-    min_sets: int = 8
-    """Sets a new bot plays as the focus before the others are refined: enough to bring its
-    interval near ±50 points against partners at its level (measured: bench/ladder.py)."""
+    min_sets: int = 12
+    """Sets a new bot plays as the focus before the others are refined, its partners chosen
+    for what they teach about it alone: about what brings its interval to ±50 points
+    (measured: bench/ladder.py)."""
+    provisional_width: float = 50.0
+    """A new bot also stays the focus (up to ``3 * min_sets`` sets) while its model-based
+    95 % interval is wider than ± this many rating points: the ladder's promise to a new
+    entrant is a placed bot, not a number of sets."""
     wait_factor: float = 1.0
     """The wait bound ``W`` is ``wait_factor`` times the field's size: three times the
     average wait (a set seats three bots, so a bot plays every ``n / 3`` sets on average)."""
@@ -161,6 +167,13 @@ class Ladder:
             raise ValueError(f"a ladder needs three bots in the field, has {len(field_)}")
         rng = np.random.default_rng([self.seed, self.step])
         bots, reason, scored = choose(self, field_, rng)
+        return self.schedule(bots, reason, scored)
+
+    def schedule(self, bots: tuple[int, int, int], reason: str = "given", scored: int = 0) -> Pick:
+        """Schedule a set of the caller's choosing (an organiser's, or another rule's) with
+        the same bookkeeping as :meth:`next_set`."""
+        if len(set(bots)) != 3 or any(b not in self.entries for b in bots):
+            raise ValueError(f"a set needs three different bots of the ladder, got {bots}")
         for b in bots:
             e = self.entries[b]
             e.last, e.scheduled = self.step, e.scheduled + 1
@@ -211,7 +224,7 @@ def choose(
         else:
             fixed, reason = [view.focal(bound)], "information"
     candidates = view.candidates(fixed, rng)
-    triple, scored = view.best(fixed, candidates)
+    triple, scored = view.best(fixed, candidates, focus=reason in ("new", "provisional"))
     return triple, reason, scored
 
 
@@ -224,12 +237,24 @@ class _View:
         self.bots = np.asarray(field_, dtype=np.int64)
         self.idx = np.asarray([r.index[b] for b in field_], dtype=np.int64)
         self.theta = r.theta[self.idx]
-        self.var = np.diagonal(r.cov)[self.idx]
+        # Spreads of contrasts against the centre, as the table shows them: the level of the
+        # whole field is known only through the prior and no set can teach it.
+        self.sw = r.cov @ r.centre()
+        self.ww = float(r.centre() @ self.sw)
+        self.var = np.diagonal(r.cov)[self.idx] - 2 * self.sw[self.idx] + self.ww
         self.order = np.argsort(-self.theta, kind="stable")  # positions in the field, best first
         self.rank = np.empty(len(field_), dtype=np.int64)
         self.rank[self.order] = np.arange(len(field_))
         self.pos = {b: i for i, b in enumerate(field_)}
         self.waits = np.asarray([lad.wait(b) for b in field_], dtype=float)
+
+    def provisional(self, bot: int) -> bool:
+        """Fewer than ``min_sets`` sets, or its interval still wide (up to ``3 * min_sets``)."""
+        sets = self.lad.entries[bot].scheduled
+        if sets < self.p.min_sets:
+            return True
+        half = information.Z95 * ELO_SCALE * math.sqrt(max(0.0, float(self.var[self.pos[bot]])))
+        return sets < 3 * self.p.min_sets and half > self.p.provisional_width
 
     def focal(self, bound: int) -> int:
         """The bot with the most to learn: its own spread (the gain of one set at its level),
@@ -273,8 +298,12 @@ class _View:
         out = [i for i in dict.fromkeys(picks) if i not in chosen]
         return [int(self.bots[i]) for i in out]
 
-    def best(self, fixed: list[int], candidates: list[int]) -> tuple[tuple[int, int, int], int]:
-        """Score every triple of the fixed bots and candidates; the best (first on ties)."""
+    def best(
+        self, fixed: list[int], candidates: list[int], focus: bool = False
+    ) -> tuple[tuple[int, int, int], int]:
+        """Score every triple of the fixed bots and candidates; the best (first on ties).
+        With ``focus`` only what the set teaches about the first fixed bot counts (its
+        rating, its order against the other two)."""
         need = 3 - len(fixed)
         if len(candidates) < need:
             raise ValueError("not enough bots to fill a set")
@@ -283,7 +312,13 @@ class _View:
         )
         pos = np.vectorize(self.pos.__getitem__, otypes=[np.int64])(triples)
         idx = self.idx[pos]
-        cov = self.lad.ratings.cov[idx[:, :, None], idx[:, None, :]]
+        sw = self.sw[idx]
+        cov = (
+            self.lad.ratings.cov[idx[:, :, None], idx[:, None, :]]
+            - sw[:, :, None]
+            - sw[:, None, :]
+            + self.ww
+        )
         th = self.theta[pos]
         weight = np.empty((len(triples), 3))
         meetings = self.lad.meetings
@@ -302,6 +337,10 @@ class _View:
             )
             weight[:, k] = self.p.order_weight * wrong * np.where(top, 1 + self.p.top_weight, 1.0)
             weight[:, k] += self.p.unmet_weight * unmet
-        g = information.gain(th, cov, weight)
+        if focus:
+            weight[:, 2] = 0.0  # the pair of partners
+            g = information.gain(th, cov, weight, np.array([1.0, 0.0, 0.0]))
+        else:
+            g = information.gain(th, cov, weight)
         best = triples[int(np.argmax(g))]
         return (int(best[0]), int(best[1]), int(best[2])), len(triples)
