@@ -239,8 +239,9 @@ def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) 
         reached = [p for _, p in got if p]
         med = statistics.median(reached) if reached else float("nan")
         print(
-            f"new  n={n:<5} {name:<15} sets to +-50: median {med:.1f}, max {max(reached, default=0)}"
-            f" ({len(reached)}/{trials} within 60)  sets before its first: max {max(b for b, _ in got)}",
+            f"new  n={n:<5} {name:<15} sets to +-50: median {med:.1f},"
+            f" max {max(reached, default=0)} ({len(reached)}/{trials} within 60)"
+            f"  sets before its first: max {max(b for b, _ in got)}",
             flush=True,
         )
 
@@ -269,7 +270,8 @@ def cost_table(n: int, sets: int, seed: int, world: World, spread: float) -> Non
     print(
         f"cost n={n:<5} pick: median {statistics.median(late):.2f} ms, max {max(late):.2f} ms,"
         f" triples scored median {statistics.median(scored):.0f}; update: median"
-        f" {statistics.median(run.update_ms):.2f} ms; full fit: mean {statistics.mean(run.refit_ms):.0f} ms"
+        f" {statistics.median(run.update_ms):.2f} ms;"
+        f" full fit: mean {statistics.mean(run.refit_ms):.0f} ms"
         f" every {lad.ratings.refit_every} sets; table with intervals: {table:.0f} ms",
         flush=True,
     )
@@ -288,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=8, help="newcomers per schedule")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--spread", type=float, default=1.5, help="sd of the true log-strengths")
+    ap.add_argument(
+        "--luck", type=float, default=World.luck, help="chance a seat's luck is the deal's"
+    )
     args = ap.parse_args(argv)
     try:
         sizes = [12] if args.quick else [int(x) for x in args.sizes.split(",")]
@@ -299,16 +304,14 @@ def main(argv: list[str] | None = None) -> int:
     if min(sizes) < TOP + 1 and not args.quick:
         print(f"error: every size must exceed {TOP}", file=sys.stderr)
         return 1
-    world = World()
+    world = World(luck=args.luck)
     reps, trials = (2, 2) if args.quick else (args.reps, args.trials)
-    print(
-        f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} seed={args.seed} load {load()}"
-    )
+    print(f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} {world} load {load()}")
     for n in sizes:
-        budget = 60 * n if n <= 30 else {300: 24000}.get(n, 10 * n)
+        budget = 60 * n if n <= 30 else 50 * n if n <= 300 else 10 * n
         if args.quick:
             budget = 240
-        cold_table(n, budget, reps, args.seed, world, args.spread)
+        cold_table(n, budget, reps if n < 1000 else 1, args.seed, world, args.spread)
         newcomer_table(n, trials, args.seed, world, args.spread)
     cost_table(max(sizes), 100 if args.quick else 3 * max(sizes), args.seed, world, args.spread)
     print(f"# load {load()}")

@@ -30,7 +30,7 @@ PERMS = np.asarray(list(itertools.permutations(range(3))))  # seating -> member 
 class World:
     """How sets are played: deal luck and tie rates."""
 
-    luck: float = 0.6
+    luck: float = 0.9
     tie_first: float = 0.03
     tie_second: float = 0.08
 

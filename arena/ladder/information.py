@@ -81,7 +81,7 @@ def gain(
     before_d = np.diagonal(cov, axis1=1, axis2=2)
     after_d = np.diagonal(after, axis1=1, axis2=2)
     weight = np.ones(3) if rating_weight is None else rating_weight
-    total = 0.5 * np.log(before_d / np.maximum(after_d, 1e-300)) @ weight
+    total = 0.5 * np.log(np.maximum(before_d, 1e-300) / np.maximum(after_d, 1e-300)) @ weight
     for k, (i, j) in enumerate(PAIRS):
         v0 = cov[:, i, i] + cov[:, j, j] - 2 * cov[:, i, j]
         v1 = after[:, i, i] + after[:, j, j] - 2 * after[:, i, j]
