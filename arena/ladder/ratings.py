@@ -4,8 +4,8 @@ standings``, updated per set without a full refit, with the same cluster-robust 
 The state is a Gaussian (Laplace) approximation of the log-strengths: the estimate ``theta``
 and its covariance ``cov``, the inverse of the information of every choice counted so far plus
 a weak prior. A set touches three bots, and its information is a 3 x 3 block, so one set is
-a rank-3 Woodbury update of ``cov`` and one Newton step from the old estimate (``O(n²)``,
-no refit); every :data:`REFIT_EVERY` sets a full fit, warm-started from the running estimate
+a rank-3 Woodbury update of ``cov`` and a move to the new mode of the old Gaussian times
+(no refit); every :data:`REFIT_EVERY` sets a full fit, warm-started from the running estimate
 (a couple of Newton steps), re-linearises everything at the current estimate. What the model
 counts is exactly what :mod:`arena.ratings.outcomes` counts: each match's placing as "first
 of three" and "second of two" choices, shared places making none, tallied per duplicate set.
@@ -50,9 +50,15 @@ once a bot has played a few sets."""
 
 REFIT_EVERY: Final = 100
 """Fewest sets between two full fits (more in a large field: as many as there are bots, so
-that the ``O(n³)`` fit costs about as much per set as the ``O(n²)`` updates). Between them each
-set is one Newton step with the information of the older sets taken at the estimate where
-they were counted; the full fit re-linearises (measured drift: docs/ladder.md)."""
+that the ``O(n³)`` fit costs about as much per set as the ``O(n²)`` updates). A young ladder
+also refits each time its sets grow by :data:`GROWTH` (10, 13, 16, 20, ...): early estimates
+move most, and a fit of few sets is cheap. Between them each
+set moves the estimate to the mode of the old Gaussian times its likelihood, the information
+of the older sets taken at the estimates where they were counted; the full fit re-linearises
+(measured drift: docs/ladder.md)."""
+
+GROWTH: Final = 1.25
+"""A full fit is also due once the sets counted grew by this factor since the last one."""
 
 MAX_NEWTON: Final = 50
 TOLERANCE: Final = 1e-9
@@ -130,8 +136,11 @@ class LadderRatings:
     True
     """
 
-    def __init__(self, prior_sd: float = PRIOR_SD, refit_every: int | None = None) -> None:
+    def __init__(
+        self, prior_sd: float = PRIOR_SD, refit_every: int | None = None, growth: float = GROWTH
+    ) -> None:
         self.prior = 1.0 / prior_sd**2
+        self.growth = growth
         self._refit_every = refit_every
         self.ids: list[int] = []
         self.index: dict[int, int] = {}
@@ -144,6 +153,7 @@ class LadderRatings:
         self._ch_slots = _Grow((3,), np.int64)  # its members as slots of the set's bots
         self._ch_count = _Grow((), np.float64)  # how often it was made
         self._since_refit = 0
+        self._refit_at = 0  # sets counted at the last full fit
 
     @property
     def n(self) -> int:
@@ -183,12 +193,12 @@ class LadderRatings:
         return float(self.theta[self.index[bot]])
 
     def add_set(self, result: SetResult) -> None:
-        """Count one finished set: a rank-3 update of the covariance and one Newton step;
+        """Count one finished set: the new mode and a rank-3 update of the covariance;
         a full fit every :data:`REFIT_EVERY` sets."""
+        if len(set(result.bots)) != 3:
+            raise ValueError(f"a set needs three different bots, got {result.bots}")
         self.add_bots(result.bots)
         t = np.asarray([self.index[b] for b in result.bots], dtype=np.int64)
-        if len(set(t.tolist())) != 3:
-            raise ValueError(f"a set needs three different bots, got {result.bots}")
         counted = set_choices(result.places)
         g = self.set_count
         self._set_bots.extend(t[None, :])
@@ -198,24 +208,53 @@ class LadderRatings:
             self._ch_set.extend(np.full(len(slots), g))
             self._ch_slots.extend(slots)
             self._ch_count.extend(np.asarray(list(counted.values()), dtype=float))
-            grad, hess = gradient_hessian(
-                Choices(slots, np.asarray(list(counted.values()), float)), self.theta[t]
-            )
+            choices = Choices(slots, np.asarray(list(counted.values()), float))
+            grad, hess = self._mode(t, choices)
             self._absorb(t, grad, -hess)
         self._since_refit += 1
-        if self._since_refit >= self.refit_every:
+        if self._since_refit >= self.refit_every or self.set_count >= self.growth * max(
+            8, self._refit_at
+        ):
             self.refit()
 
+    def _mode(self, t: np.ndarray, choices: Choices) -> tuple[np.ndarray, np.ndarray]:
+        """The new set's gradient and Hessian at the posterior's new mode.
+
+        With the old posterior ``N(theta, cov)`` and a set that depends only on its bots
+        ``t``, the new mode is ``theta + cov[:, t] @ grad(x)`` where ``x``, the bots' own
+        new values, solves ``x = theta[t] + cov[t, t] @ grad(x)``: three unknowns, a few
+        Newton steps, whatever the field's size (one plain Newton step from the old mode
+        overshoots after a bot's first sets, when its spread is the prior's)."""
+        mu, s = self.theta[t], self.cov[np.ix_(t, t)]
+        x = mu.copy()
+        grad, hess = gradient_hessian(choices, x)
+        resid = x - mu - s @ grad
+        for _ in range(MAX_NEWTON):
+            if np.abs(resid).max() < TOLERANCE:
+                break
+            step = np.linalg.solve(np.eye(3) - s @ hess, -resid)
+            k = 1.0
+            while True:  # halve the step until the residual shrinks
+                trial = x + k * step
+                g, h = gradient_hessian(choices, trial)
+                r = trial - mu - s @ g
+                if np.abs(r).max() < np.abs(resid).max() or k < 1e-6:
+                    break
+                k /= 2
+            x, grad, hess, resid = trial, g, h, r
+        return grad, hess
+
     def _absorb(self, t: np.ndarray, grad: np.ndarray, a: np.ndarray) -> None:
-        """Add information ``a`` (3 x 3) on bots ``t`` and step by ``cov @ grad``.
+        """Add information ``a`` (3 x 3) on bots ``t`` and move to ``theta + cov @ grad``
+        (the old covariance: ``grad`` is taken at the new mode, see :meth:`_mode`).
 
         Woodbury: ``(P + U a Uᵀ)⁻¹ = Σ - Σ U (I + a Σ_tt)⁻¹ a Uᵀ Σ`` with ``Σ = P⁻¹``; no
         inverse of ``a`` (which is singular: "all three up by one" changes nothing)."""
         side = self.cov[:, t]
+        self.theta += side @ grad
         k = np.linalg.solve(np.eye(3) + a @ side[t], a)
         self.cov -= (side @ k) @ side.T
         self.info[t] += np.diag(a)
-        self.theta += self.cov[:, t] @ grad
 
     def _choices(self) -> Choices:
         """Every counted choice, members as bot indices."""
@@ -230,7 +269,7 @@ class LadderRatings:
         """The full maximum-a-posteriori fit (Newton from the running estimate) and the
         information re-taken there. Cost ``O(choices + n³)``: once per
         :data:`REFIT_EVERY` sets."""
-        self._since_refit = 0
+        self._since_refit, self._refit_at = 0, self.set_count
         if not self.n:
             return
         choices = self._choices()
@@ -263,11 +302,11 @@ class LadderRatings:
     def full_fit(self) -> np.ndarray:
         """The log-strengths a full fit from scratch gives (for checking the running ones;
         the state is left as it was)."""
-        saved = self.theta, self.cov, self.info, self._since_refit
+        saved = self.theta, self.cov, self.info, self._since_refit, self._refit_at
         self.theta = np.zeros(self.n)
         self.refit()
         fitted = self.theta
-        self.theta, self.cov, self.info, self._since_refit = saved
+        self.theta, self.cov, self.info, self._since_refit, self._refit_at = saved
         return fitted
 
     def _scores(self) -> np.ndarray:
