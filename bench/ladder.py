@@ -111,9 +111,10 @@ def step(
     if waits is None:  # the rule already scheduled it: its bots' waits ended the step before
         waits = [chosen.step - lad.entries[b].last for b in chosen.bots]
     run.max_wait = max(run.max_wait, *waits)
-    refit = lad.ratings._since_refit + 1 >= lad.ratings.refit_every
+    fits = lad.ratings._refit_at
     lad.record(SetResult(chosen.bots, play_set(truth[list(chosen.bots)], play, world)))
     t2 = time.perf_counter()
+    refit = lad.ratings._refit_at != fits
     run.pick_ms.append(1000 * (t1 - t0))
     (run.refit_ms if refit else run.update_ms).append(1000 * (t2 - t1))
     return chosen.bots
@@ -199,9 +200,10 @@ def warmed(n: int, sets: int, seed: int, world: World, spread: float) -> tuple[L
 
 def newcomer(
     base: Ladder, truth: np.ndarray, name: str, trial: int, world: World, spread: float
-) -> tuple[int, int]:
+) -> tuple[int, int, bool]:
     """One new bot joins a copy of the field: (sets scheduled before its first, sets it
-    played until its interval is narrower than ±50; 0 if not within 60)."""
+    played until its interval stayed narrower than ±50, 0 if not within 60; whether that
+    interval held its true rating)."""
     lad = copy.deepcopy(base)
     new = lad.ratings.n
     rng = np.random.default_rng([lad.seed, 100, trial])
@@ -215,20 +217,22 @@ def newcomer(
     run, rngs = Run(), (np.random.default_rng([lad.seed, 101, trial]), rng)
     before = played = 0
     narrow: list[bool] = []
-    while played < 60 + STAYS:
+    held: list[bool] = []
+    while played < 60 + STAYS and not (len(narrow) > STAYS and all(narrow[-STAYS - 1 :])):
         bots = step(lad, picks[name], truth, rngs, world, run)
         if new not in bots:
             before += played == 0
             continue
         played += 1
         line = lad.ratings.standings([new])[0]
-        narrow.append(
-            line.low is not None and line.high is not None and line.high - line.low < 2 * HALF_WIDTH
-        )
+        ok = line.low is not None and line.high is not None
+        narrow.append(ok and line.high - line.low < 2 * HALF_WIDTH)
+        true = BASE + ELO_SCALE * (truth[new] - float(lad.ratings.centre() @ truth))
+        held.append(ok and line.low <= true <= line.high)
     for k in range(60):  # the first of its sets from which the interval stays narrow
         if all(narrow[k : k + STAYS + 1]):
-            return before, k + 1
-    return before, 0
+            return before, k + 1, held[k]
+    return before, 0, False
 
 
 def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) -> None:
@@ -236,12 +240,13 @@ def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) 
     base, truth = warmed(n, 10 * n, seed, world, spread)
     for name in ("ladder", "random pairs", "neighbours"):
         got = [newcomer(base, truth, name, t, world, spread) for t in range(trials)]
-        reached = [p for _, p in got if p]
+        reached = [p for _, p, _ in got if p]
         med = statistics.median(reached) if reached else float("nan")
         print(
             f"new  n={n:<5} {name:<15} sets to +-50: median {med:.1f},"
             f" max {max(reached, default=0)} ({len(reached)}/{trials} within 60)"
-            f"  sets before its first: max {max(b for b, _ in got)}",
+            f"  sets before its first: max {max(b for b, _, _ in got)}"
+            f"  interval then held the truth: {sum(h for _, _, h in got)}/{len(reached)}",
             flush=True,
         )
 
@@ -271,7 +276,7 @@ def cost_table(n: int, sets: int, seed: int, world: World, spread: float) -> Non
         f"cost n={n:<5} pick: median {statistics.median(late):.2f} ms, max {max(late):.2f} ms,"
         f" triples scored median {statistics.median(scored):.0f}; update: median"
         f" {statistics.median(run.update_ms):.2f} ms;"
-        f" full fit: mean {statistics.mean(run.refit_ms):.0f} ms"
+        f" full fit: mean {statistics.mean(run.refit_ms or [0.0]):.0f} ms"
         f" every {lad.ratings.refit_every} sets; table with intervals: {table:.0f} ms",
         flush=True,
     )
