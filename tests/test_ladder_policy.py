@@ -134,3 +134,14 @@ def test_a_field_smaller_than_three_is_one_clear_error() -> None:
         lad.next_set()
     with pytest.raises(ValueError, match="three different bots"):
         lad.schedule((1, 1, 2))
+
+
+def test_the_examples_in_the_docstrings_run() -> None:
+    import doctest
+
+    import arena.ladder.policy
+    import arena.ladder.ratings
+
+    for module in (arena.ladder.policy, arena.ladder.ratings):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -12,6 +12,7 @@ The rule, its parameters and the measured figures: docs/ladder.md.
 
 from __future__ import annotations
 
+from arena.ladder.policy import Ladder, Parameters, Pick
 from arena.ladder.ratings import LadderRatings, LadderStanding, SetResult
 
-__all__ = ["LadderRatings", "LadderStanding", "SetResult"]
+__all__ = ["Ladder", "LadderRatings", "LadderStanding", "Parameters", "Pick", "SetResult"]
