@@ -145,3 +145,14 @@ def test_the_examples_in_the_docstrings_run() -> None:
     for module in (arena.ladder.policy, arena.ladder.ratings):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_the_example_of_the_ladder_page_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ladder.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
+    exec(compile(code, "docs/ladder.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(int(line.split()[0]) for line in lines) == [1, 2, 3, 4, 5, 6]
