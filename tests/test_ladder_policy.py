@@ -3,6 +3,7 @@ wait bound, neighbours meet, determinism, and a step that never enumerates the t
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -107,23 +108,18 @@ def test_the_same_seed_and_results_give_the_same_ladder() -> None:
 
 
 def test_a_step_scores_a_bounded_number_of_triples_whatever_the_field() -> None:
-    """Counted, not timed: C(n, 3) grows 37-fold from 60 to 180 bots; the triples scored
-    per step must not grow at all beyond the candidate list's size."""
-    scored = {}
-    for n in (60, 180):
-        lad, truth = field(n, seed=n)
-        rng = np.random.default_rng(8)
-        play(lad, truth, 4 * n, rng)
-        picks = []
-        for _ in range(40):
-            pick = lad.next_set()
-            lad.record(SetResult(pick.bots, play_set(truth[list(pick.bots)], rng, World())))
-            picks.append(pick.scored)
-        scored[n] = max(picks)
-    p = Parameters()
-    cap = (2 * p.neighbours + 1 + p.uncertain + p.stale + p.random_partners) ** 2 // 2
-    assert 0 < scored[60] <= cap and 0 < scored[180] <= cap
-    assert scored[180] < 2 * scored[60]
+    """Counted, not timed: C(n, 3) grows 29-fold from 40 to 120 bots; the triples scored
+    per step stay within the candidate list's pairs, whatever the field."""
+    p = Parameters(min_sets=2, provisional_width=math.inf)  # soon past the newcomers' sets
+    scored: dict[int, list[int]] = {}
+    for n in (40, 120):
+        lad, truth = field(n, seed=n, params=p)
+        picks = run(lad, truth, 2 * n + 30, np.random.default_rng(8))[-30:]
+        assert {pick.reason for pick in picks} >= {"information"}
+        scored[n] = [pick.scored for pick in picks if pick.reason == "information"]
+    cap = math.comb(2 * p.neighbours + 1 + p.uncertain + p.stale + p.random_partners, 2)
+    assert 0 < max(scored[40]) <= cap and 0 < max(scored[120]) <= cap
+    assert max(scored[120]) < 1.5 * max(scored[40])
 
 
 def test_a_field_smaller_than_three_is_one_clear_error() -> None:
