@@ -291,8 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n = 30 only, short budgets (seconds)")
     ap.add_argument("--sizes", default="30,300,1000", help="field sizes (default 30,300,1000)")
-    ap.add_argument("--reps", type=int, default=4, help="runs per schedule for the cold start")
-    ap.add_argument("--trials", type=int, default=8, help="newcomers per schedule")
+    ap.add_argument("--reps", type=int, default=3, help="runs per schedule for the cold start")
+    ap.add_argument("--trials", type=int, default=12, help="newcomers per schedule")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--spread", type=float, default=1.5, help="sd of the true log-strengths")
     ap.add_argument(
