@@ -1,0 +1,346 @@
+"""The scheduling rule of a ladder: which three bots play the next duplicate set.
+
+Each step picks one triple (played as one deal in all six seatings), in this order of
+precedence (docs/ladder.md gives the reasons and the measured figures):
+
+1. **New bots** (none of their sets scheduled yet) play at the next step, the earliest joined
+   first; a second and third new bot join the same set.
+2. **Overdue bots**, whose wait (sets scheduled since their last one) reached the bound
+   ``W - slack`` (:meth:`Parameters.wait_bound`), fill the set next, the longest waiting
+   first. At most three bots become overdue per step and a step serves three, so no bot
+   waits more than ``W`` sets (unless new bots keep arriving faster than one per ``slack``
+   steps: each new bot can push an overdue one back by a step).
+3. **Provisional bots** (fewer than ``min_sets`` sets scheduled, none in flight) are the
+   focus of the next set, the fewest sets first.
+4. Otherwise **by information**: a focal bot (the one with the most to learn: its rating's
+   spread, its order against its neighbours, its wait), or with chance ``explore`` a
+   uniformly random one; then every pair of partners from a bounded candidate list (its
+   neighbours in the order, the most uncertain, the longest waiting, a few at random) is
+   scored by the expected gain in certainty of the ratings and the order
+   (:func:`arena.ladder.information.gain`), and the best triple is played.
+
+Rules 1-3 also take their partners by information. No step looks at more than about
+``C(candidates, 2)`` triples (a few hundred), whatever the field's size: ``C(1000, 3)`` is
+166 million. Everything random comes from ``(seed, step)``, so the same seed and the same
+results give the same ladder.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Final
+
+import numpy as np
+
+from arena.ladder import information
+from arena.ladder.ratings import LadderRatings, SetResult
+from arena.ratings import ELO_SCALE
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The rule's knobs, each with the reason for its default (docs/ladder.md)."""
+
+    min_sets: int = 12
+    """Sets a new bot plays as the focus before the others are refined, its partners chosen
+    for what they teach about it alone: about what brings its interval to ±50 points
+    (measured: bench/ladder.py)."""
+    provisional_width: float = 50.0
+    """A new bot also stays the focus (up to ``3 * min_sets`` sets) while its model-based
+    95 % interval is wider than ± this many rating points: the ladder's promise to a new
+    entrant is a placed bot, not a number of sets."""
+    wait_factor: float = 1.0
+    """The wait bound ``W`` is ``wait_factor`` times the field's size: three times the
+    average wait (a set seats three bots, so a bot plays every ``n / 3`` sets on average)."""
+    min_wait: int = 12
+    """The wait bound of a small field."""
+    slack: int = 2
+    """A bot counts as overdue ``slack`` sets before its bound, room for new bots to go first."""
+    neighbours: int = 6
+    """Candidates taken on each side of the focal bot in the order (ratings nearby are where
+    a set is most informative and where the order is in question)."""
+    uncertain: int = 4
+    """Candidates with the widest spread of their rating."""
+    stale: int = 4
+    """Candidates that waited longest."""
+    random_partners: int = 6
+    """Uniform candidates: a leader across a gap stays reachable and no clique forms."""
+    explore: float = 0.1
+    """Chance that the focal bot is drawn uniformly: keeps every bot's rating tied to the
+    whole field, not only to its neighbours."""
+    order_weight: float = 1.0
+    """Weight of a pair's order (its chance of being shown wrong) against the ratings."""
+    top: int = 10
+    """The head of the table, whose order matters most to the people reading it."""
+    top_weight: float = 2.0
+    """Extra weight of the order of two bots both in the top ``top + 2``."""
+    unmet_weight: float = 1.0
+    """Weight of two bots adjacent in the order that never met: neighbours meet."""
+    share_cap: float = 3.0
+    """A bot is no longer chosen as the focus once it has played more than ``share_cap``
+    times its share of the sets (a bot whose spread will not shrink cannot take the ladder)."""
+
+    def wait_bound(self, n: int) -> int:
+        """``W``: the most sets any bot of a field of ``n`` waits between two of its sets."""
+        return max(self.min_wait, math.ceil(self.wait_factor * n))
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One scheduled set: its step, its bots, the seed of its deal, why it was chosen
+    (``new``, ``overdue``, ``provisional``, ``information`` or ``explore``) and how many
+    triples were scored to choose it."""
+
+    step: int
+    bots: tuple[int, int, int]
+    deal_seed: int
+    reason: str
+    scored: int
+
+
+NEVER: Final = -1
+
+
+@dataclass
+class _Entry:
+    joined: int
+    last: int = NEVER  # step of its last scheduled set
+    scheduled: int = 0
+    recorded: int = 0
+    active: bool = True
+
+
+@dataclass
+class Ladder:
+    """A field of bots, its ratings and the scheduling rule.
+
+    >>> lad = Ladder(seed=7)
+    >>> for bot in (1, 2, 3, 4):
+    ...     lad.join(bot)
+    >>> pick = lad.next_set()
+    >>> pick.reason, len(set(pick.bots))
+    ('new', 3)
+    >>> lad.record(SetResult(pick.bots, ((1, 2, 3),) * 6))
+    >>> lad.next_set().reason   # bot 4 has not played yet
+    'new'
+    """
+
+    seed: int
+    params: Parameters = field(default_factory=Parameters)
+    ratings: LadderRatings = field(default_factory=LadderRatings)
+    step: int = 0
+    entries: dict[int, _Entry] = field(default_factory=dict)
+    meetings: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def join(self, bot: int) -> None:
+        """Add a bot (version id) to the field: it plays at the next step."""
+        if bot in self.entries:
+            self.entries[bot].active = True
+            return
+        self.ratings.add_bots([bot])
+        self.entries[bot] = _Entry(joined=self.step)
+
+    def retire(self, bot: int) -> None:
+        """Take a bot out of the field; its results stay in the ratings."""
+        self.entries[bot].active = False
+
+    def replace(self, old: int, new: int) -> None:
+        """A new version of a bot: the old one retires, the new one joins."""
+        self.retire(old)
+        self.join(new)
+
+    def active(self) -> list[int]:
+        """The bots in the field, in the order they joined."""
+        return [b for b, e in self.entries.items() if e.active]
+
+    def wait(self, bot: int) -> int:
+        """Sets scheduled since the bot's last one (since it joined, before its first)."""
+        e = self.entries[bot]
+        return self.step - (e.joined if e.last == NEVER else e.last + 1)
+
+    def next_set(self) -> Pick:
+        """Choose and schedule the next set (its bots count as playing from now on)."""
+        field_ = self.active()
+        if len(field_) < 3:
+            raise ValueError(f"a ladder needs three bots in the field, has {len(field_)}")
+        rng = np.random.default_rng([self.seed, self.step])
+        bots, reason, scored = choose(self, field_, rng)
+        return self.schedule(bots, reason, scored)
+
+    def schedule(self, bots: tuple[int, int, int], reason: str = "given", scored: int = 0) -> Pick:
+        """Schedule a set of the caller's choosing (an organiser's, or another rule's) with
+        the same bookkeeping as :meth:`next_set`."""
+        if len(set(bots)) != 3 or any(b not in self.entries for b in bots):
+            raise ValueError(f"a set needs three different bots of the ladder, got {bots}")
+        for b in bots:
+            e = self.entries[b]
+            e.last, e.scheduled = self.step, e.scheduled + 1
+        for a, b in combinations(sorted(bots), 2):
+            self.meetings[a, b] = self.meetings.get((a, b), 0) + 1
+        seed = int(np.random.default_rng([self.seed, self.step, 1]).integers(1 << 62))
+        pick = Pick(self.step, bots, seed, reason, scored)
+        self.step += 1
+        return pick
+
+    def record(self, result: SetResult) -> None:
+        """Count a finished set in the ratings."""
+        self.ratings.add_set(result)
+        for b in result.bots:
+            if b in self.entries:
+                self.entries[b].recorded += 1
+
+
+def choose(
+    lad: Ladder, field_: list[int], rng: np.random.Generator
+) -> tuple[tuple[int, int, int], str, int]:
+    """The rule itself (see the module's docstring): the triple, why, triples scored."""
+    p = lad.params
+    bound = p.wait_bound(len(field_))
+    entries = lad.entries
+    new = [b for b in field_ if entries[b].scheduled == 0]
+    overdue = sorted(
+        (b for b in field_ if entries[b].scheduled and lad.wait(b) >= bound - p.slack),
+        key=lambda b: (-lad.wait(b), b),
+    )
+    urgent = new + overdue
+    if len(urgent) >= 3:
+        return (urgent[0], urgent[1], urgent[2]), "new" if new else "overdue", 0
+    view = _View(lad, field_)
+    if urgent:
+        fixed, reason = urgent, "new" if new else "overdue"
+    else:
+        provisional = [
+            b
+            for b in field_
+            if entries[b].scheduled < p.min_sets and entries[b].scheduled == entries[b].recorded
+        ]
+        if provisional:
+            fixed = [min(provisional, key=lambda b: (entries[b].scheduled, -lad.wait(b), b))]
+            reason = "provisional"
+        elif rng.random() < p.explore:
+            fixed, reason = [field_[int(rng.integers(len(field_)))]], "explore"
+        else:
+            fixed, reason = [view.focal(bound)], "information"
+    candidates = view.candidates(fixed, rng)
+    triple, scored = view.best(fixed, candidates, focus=reason in ("new", "provisional"))
+    return triple, reason, scored
+
+
+class _View:
+    """The field as the rule sees it at one step: estimates, spreads, order, waits."""
+
+    def __init__(self, lad: Ladder, field_: list[int]) -> None:
+        self.lad, self.p = lad, lad.params
+        r = lad.ratings
+        self.bots = np.asarray(field_, dtype=np.int64)
+        self.idx = np.asarray([r.index[b] for b in field_], dtype=np.int64)
+        self.theta = r.theta[self.idx]
+        # Spreads of contrasts against the centre, as the table shows them: the level of the
+        # whole field is known only through the prior and no set can teach it.
+        self.sw = r.cov @ r.centre()
+        self.ww = float(r.centre() @ self.sw)
+        self.var = np.diagonal(r.cov)[self.idx] - 2 * self.sw[self.idx] + self.ww
+        self.order = np.argsort(-self.theta, kind="stable")  # positions in the field, best first
+        self.rank = np.empty(len(field_), dtype=np.int64)
+        self.rank[self.order] = np.arange(len(field_))
+        self.pos = {b: i for i, b in enumerate(field_)}
+        self.waits = np.asarray([lad.wait(b) for b in field_], dtype=float)
+
+    def provisional(self, bot: int) -> bool:
+        """Fewer than ``min_sets`` sets, or its interval still wide (up to ``3 * min_sets``)."""
+        sets = self.lad.entries[bot].scheduled
+        if sets < self.p.min_sets:
+            return True
+        half = information.Z95 * ELO_SCALE * math.sqrt(max(0.0, float(self.var[self.pos[bot]])))
+        return sets < 3 * self.p.min_sets and half > self.p.provisional_width
+
+    def focal(self, bound: int) -> int:
+        """The bot with the most to learn: its own spread (the gain of one set at its level),
+        its order against the bots next to it, and its wait; bots past their share excluded."""
+        p, r = self.p, self.lad.ratings
+        a0 = float(information.set_information(np.zeros((1, 3)))[0, 0, 0])
+        value = 0.5 * np.log1p(self.var * a0)
+        cov = r.cov
+        for shift in (-1, 1):
+            nb = np.clip(self.rank + shift, 0, len(self.order) - 1)
+            other = self.order[nb]
+            i, j = self.idx, self.idx[other]
+            v = cov[i, i] + cov[j, j] - 2 * cov[i, j]
+            wrong = np.where(
+                other != np.arange(len(other)),
+                information.misorder(self.theta - self.theta[other], v),
+                0,
+            )
+            top = (self.rank < p.top + 2) & (self.rank[other] < p.top + 2)
+            value += p.order_weight * wrong * np.where(top, 1 + p.top_weight, 1.0) / 2
+        value += self.waits / bound
+        sched = np.asarray([self.lad.entries[int(b)].scheduled for b in self.bots], dtype=float)
+        fair = 3.0 * self.lad.step / len(self.bots)
+        value[sched > p.share_cap * fair + p.min_sets] = -np.inf
+        return int(self.bots[int(np.argmax(value))])
+
+    def candidates(self, fixed: list[int], rng: np.random.Generator) -> list[int]:
+        """Partners worth scoring with the fixed bots: neighbours in the order of each,
+        the most uncertain, the longest waiting, a few at random (positions, deduplicated)."""
+        p, m = self.p, len(self.bots)
+        picks: list[int] = []
+        for b in fixed:
+            r = int(self.rank[self.pos[b]])
+            lo, hi = max(0, r - p.neighbours), min(m, r + p.neighbours + 1)
+            picks += self.order[lo:hi].tolist()
+        for score, k in ((self.var, p.uncertain), (self.waits, p.stale)):
+            k = min(k, m)
+            picks += np.argpartition(-score, k - 1)[:k].tolist() if k else []
+        picks += rng.choice(m, size=min(p.random_partners, m), replace=False).tolist()
+        chosen = {self.pos[b] for b in fixed}
+        out = [i for i in dict.fromkeys(picks) if i not in chosen]
+        return [int(self.bots[i]) for i in out]
+
+    def best(
+        self, fixed: list[int], candidates: list[int], focus: bool = False
+    ) -> tuple[tuple[int, int, int], int]:
+        """Score every triple of the fixed bots and candidates; the best (first on ties).
+        With ``focus`` only what the set teaches about the first fixed bot counts (its
+        rating, its order against the other two)."""
+        need = 3 - len(fixed)
+        if len(candidates) < need:
+            raise ValueError("not enough bots to fill a set")
+        triples = np.asarray(
+            [(*fixed, *rest) for rest in combinations(candidates, need)], dtype=np.int64
+        )
+        pos = np.vectorize(self.pos.__getitem__, otypes=[np.int64])(triples)
+        idx = self.idx[pos]
+        sw = self.sw[idx]
+        cov = (
+            self.lad.ratings.cov[idx[:, :, None], idx[:, None, :]]
+            - sw[:, :, None]
+            - sw[:, None, :]
+            + self.ww
+        )
+        th = self.theta[pos]
+        weight = np.empty((len(triples), 3))
+        meetings = self.lad.meetings
+        for k, (i, j) in enumerate(information.PAIRS):
+            v = cov[:, i, i] + cov[:, j, j] - 2 * cov[:, i, j]
+            wrong = information.misorder(th[:, i] - th[:, j], v)
+            ri, rj = self.rank[pos[:, i]], self.rank[pos[:, j]]
+            top = (ri < self.p.top + 2) & (rj < self.p.top + 2)
+            unmet = np.asarray(
+                [
+                    abs(int(x) - int(y)) == 1 and (min(a, b), max(a, b)) not in meetings
+                    for x, y, a, b in zip(
+                        ri, rj, triples[:, i].tolist(), triples[:, j].tolist(), strict=True
+                    )
+                ]
+            )
+            weight[:, k] = self.p.order_weight * wrong * np.where(top, 1 + self.p.top_weight, 1.0)
+            weight[:, k] += self.p.unmet_weight * unmet
+        if focus:
+            weight[:, 2] = 0.0  # the pair of partners
+            g = information.gain(th, cov, weight, np.array([1.0, 0.0, 0.0]))
+        else:
+            g = information.gain(th, cov, weight)
+        best = triples[int(np.argmax(g))]
+        return (int(best[0]), int(best[1]), int(best[2])), len(triples)

@@ -1,0 +1,114 @@
+"""The synthetic ladder behind ``bench/ladder.py``: bots with known Plackett-Luce strengths,
+duplicate sets with shared deal luck and ties, and the schedulers compared.
+
+A duplicate set plays one deal in all six seatings. Each seat of the deal has a luck (a
+uniform draw, shared by the six matches with chance ``luck``, else drawn afresh per match);
+a seated bot's performance is its log-strength plus the Gumbel quantile of its seat's luck,
+and the placing is the order of performances. Within one match the three seats' draws are
+independent, so every match is *exactly* Plackett-Luce in the true strengths, and the truth
+of the ratings is known; across the six matches the luck follows the seat, and every bot
+sits in every seat twice, which is what duplicate play cancels. Ties (a shared first or a
+shared second place) happen at random, whoever is placed, so they hide choices without
+biasing the ones left.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special  # type: ignore[import-untyped]
+
+from arena.ladder.policy import Ladder
+
+PERMS = np.asarray(list(itertools.permutations(range(3))))  # seating -> member in each seat
+
+
+@dataclass(frozen=True)
+class World:
+    """How sets are played: deal luck and tie rates."""
+
+    luck: float = 0.9
+    tie_first: float = 0.03
+    tie_second: float = 0.08
+
+
+def strengths(n: int, spread: float, seed: int) -> np.ndarray:
+    """True log-strengths of ``n`` bots: normal quantiles with sd ``spread``, shuffled."""
+    q = special.ndtri((np.arange(n) + 0.5) / n) * spread
+    return np.asarray(np.random.default_rng([seed, 99]).permutation(q))
+
+
+def play_set(
+    theta: np.ndarray, rng: np.random.Generator, world: World
+) -> tuple[tuple[int, int, int], ...]:
+    """The places of the three bots (log-strengths ``theta``) in the six matches of a set."""
+    deal = rng.random(3)
+    u = np.where(rng.random((6, 3)) < world.luck, deal, rng.random((6, 3)))  # (match, seat)
+    perf = np.empty((6, 3))
+    np.put_along_axis(perf, PERMS, theta[PERMS] - np.log(-np.log(u)), axis=1)  # by member
+    order = np.argsort(-perf, axis=1)
+    places = np.empty((6, 3), dtype=np.int64)
+    np.put_along_axis(places, order, np.arange(1, 4)[None, :].repeat(6, 0), axis=1)
+    x = rng.random(6)
+    first = x < world.tie_first
+    second = (x >= world.tie_first) & (x < world.tie_first + world.tie_second)
+    places = np.where(first[:, None] & (places == 2), 1, places)
+    places = np.where(second[:, None] & (places == 3), 2, places)
+    return tuple((int(a), int(b), int(c)) for a, b, c in places)
+
+
+Picker = Callable[[Ladder, np.random.Generator], tuple[int, int, int] | None]
+"""A scheduler: the next triple, or None for the ladder's own rule."""
+
+
+def ladder_rule(lad: Ladder, rng: np.random.Generator) -> None:
+    """The ladder's rule (:meth:`arena.ladder.policy.Ladder.next_set`)."""
+    return None
+
+
+def random_triples(lad: Ladder, rng: np.random.Generator) -> tuple[int, int, int]:
+    """Three bots drawn uniformly from the field."""
+    field = lad.active()
+    a, b, c = rng.choice(len(field), 3, replace=False)
+    return field[a], field[b], field[c]
+
+
+def neighbour_matchmaking(lad: Ladder, rng: np.random.Generator) -> tuple[int, int, int]:
+    """TrueSkill/Kaggle-style matchmaking: the bot with the fewest sets (the longest
+    waiting among them) and two partners drawn from the ten nearest to it in rating."""
+    field = lad.active()
+    seed = min(field, key=lambda b: (lad.entries[b].scheduled, -lad.wait(b), b))
+    theta = lad.ratings.theta
+    me = theta[lad.ratings.index[seed]]
+    others = [b for b in field if b != seed]
+    near = sorted(others, key=lambda b: (abs(theta[lad.ratings.index[b]] - me), b))[:10]
+    a, b = rng.choice(len(near), 2, replace=False)
+    return seed, near[a], near[b]
+
+
+def round_robin(n: int, seed: int) -> Picker:
+    """Every triple once in a shuffled order, then again (for small fields only)."""
+    triples = list(itertools.combinations(range(n), 3))
+    state = {"i": 0, "order": np.random.default_rng([seed, 7]).permutation(len(triples))}
+
+    def pick(lad: Ladder, rng: np.random.Generator) -> tuple[int, int, int]:
+        i = state["i"]
+        state["i"] = i + 1
+        a, b, c = triples[int(state["order"][i % len(triples)])]
+        return a, b, c
+
+    return pick
+
+
+def focal_random_pairs(newcomer: int) -> Picker:
+    """The newcomer against two bots drawn uniformly from the rest of the field."""
+
+    def pick(lad: Ladder, rng: np.random.Generator) -> tuple[int, int, int]:
+        others = [b for b in lad.active() if b != newcomer]
+        a, b = rng.choice(len(others), 2, replace=False)
+        return newcomer, others[a], others[b]
+
+    return pick

@@ -1,0 +1,31 @@
+"""bench/ladder.py: the quick run prints a line per schedule and measure, the ladder's rule
+keeps its wait bound in it, and a bad argument is one error line."""
+
+from __future__ import annotations
+
+import re
+
+from bench_support import run_bench
+
+
+def test_the_quick_run_measures_every_schedule() -> None:
+    result = run_bench("ladder.py", "--quick")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for name in ("ladder", "random triples", "neighbours", "round robin"):
+        assert re.search(rf"^cold n=12 +{name} +top10: +(> )?\d+", out, re.M), name
+    for name in ("ladder", "random pairs", "neighbours"):
+        assert re.search(rf"^new  n=12 +{name} +sets to \+-50", out, re.M), name
+    # A new bot plays at the very next step under the ladder's rule.
+    assert re.search(r"^new  n=12 +ladder .*sets before its first: max 0 ", out, re.M)
+    # Its wait bound at 12 bots is 12 sets; the coverage is a rate.
+    wait = re.search(r"^cold n=12 +ladder .*max wait: +(\d+) .*coverage: ([\d.]+)", out, re.M)
+    assert wait is not None and int(wait.group(1)) <= 12 and 0 < float(wait.group(2)) <= 1
+    assert re.search(r"^cost n=12 +pick: median [\d.]+ ms.*triples scored median \d+", out, re.M)
+
+
+def test_bad_sizes_are_one_error_line() -> None:
+    result = run_bench("ladder.py", "--sizes", "30,many")
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0 and "--sizes" in result.stderr
+    assert result.stdout == ""

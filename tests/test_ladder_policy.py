@@ -1,0 +1,154 @@
+"""The ladder's scheduling rule (arena.ladder.policy) on synthetic bots: new bots first, the
+wait bound, neighbours meet, determinism, and a step that never enumerates the triples."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pytest
+from bench_support import BENCH
+
+from arena.ladder import SetResult
+from arena.ladder.policy import Ladder, Parameters, Pick
+
+sys.path.insert(0, str(BENCH))
+
+from ladder_model import World, play_set, strengths  # noqa: E402
+
+
+def run(lad: Ladder, truth: np.ndarray, steps: int, rng: np.random.Generator) -> list[Pick]:
+    """Run the ladder for ``steps`` sets, each recorded before the next is chosen."""
+    out = []
+    for _ in range(steps):
+        pick = lad.next_set()
+        lad.record(SetResult(pick.bots, play_set(truth[list(pick.bots)], rng, World())))
+        out.append(pick)
+    return out
+
+
+def play(
+    lad: Ladder, truth: np.ndarray, steps: int, rng: np.random.Generator
+) -> list[tuple[int, ...]]:
+    """The triples of :func:`run`, in order."""
+    return [pick.bots for pick in run(lad, truth, steps, rng)]
+
+
+def field(n: int, seed: int = 1, params: Parameters | None = None) -> tuple[Ladder, np.ndarray]:
+    lad = Ladder(seed=seed, params=params or Parameters())
+    for b in range(n):
+        lad.join(b)
+    return lad, strengths(n, 1.5, seed)
+
+
+def test_a_new_bot_plays_at_the_next_step_and_is_the_focus_for_its_first_sets() -> None:
+    lad, truth = field(15)
+    rng = np.random.default_rng(3)
+    play(lad, truth, 200, rng)
+    lad.join(15)
+    truth = np.append(truth, 0.4)
+    picks = run(lad, truth, 40, rng)
+    assert 15 in picks[0].bots and picks[0].reason == "new"
+    mine = [i for i, p in enumerate(picks) if 15 in p.bots]
+    # Until it has min_sets sets, only an overdue bot (the wait bound) goes before it.
+    head = picks[: mine[Parameters().min_sets - 1] + 1]
+    assert all(15 in p.bots or p.reason == "overdue" for p in head)
+    assert all(p.reason in ("new", "provisional", "overdue") for p in head)
+
+
+def test_a_new_version_replaces_the_old_one() -> None:
+    lad, truth = field(6)
+    rng = np.random.default_rng(4)
+    play(lad, truth, 30, rng)
+    lad.replace(2, 6)
+    truth = np.append(truth, truth[2])
+    assert 2 not in lad.active() and 6 in lad.active()
+    picks = play(lad, truth, 40, rng)
+    assert 6 in picks[0]
+    assert all(2 not in t for t in picks)
+    assert lad.ratings.sets[lad.ratings.index[2]] > 0  # the old version keeps its results
+
+
+@pytest.mark.parametrize("n", [12, 40])
+def test_no_bot_waits_more_than_the_bound(n: int) -> None:
+    lad, truth = field(n, seed=n)
+    bound = lad.params.wait_bound(n)
+    rng = np.random.default_rng(5)
+    last = {b: -1 for b in range(n)}
+    worst = 0
+    for s, t in enumerate(play(lad, truth, 12 * n, rng)):
+        for b in t:
+            worst = max(worst, s - last[b] - 1)
+            last[b] = s
+    worst = max(worst, *(12 * n - 1 - v for v in last.values()))
+    assert 0 < worst <= bound
+
+
+def test_neighbours_in_the_order_meet() -> None:
+    lad, truth = field(30, seed=2)
+    play(lad, truth, 900, np.random.default_rng(6))
+    order = [line.bot for line in lad.ratings.standings()]
+    unmet = [
+        (a, b)
+        for a, b in zip(order, order[1:], strict=False)
+        if (min(a, b), max(a, b)) not in lad.meetings
+    ]
+    assert unmet == []
+
+
+def test_the_same_seed_and_results_give_the_same_ladder() -> None:
+    runs = []
+    for _ in range(2):
+        lad, truth = field(20, seed=9)
+        runs.append(play(lad, truth, 150, np.random.default_rng(7)))
+    assert runs[0] == runs[1]
+    lad, truth = field(20, seed=10)
+    assert play(lad, truth, 150, np.random.default_rng(7)) != runs[0]
+
+
+def test_a_step_scores_a_bounded_number_of_triples_whatever_the_field() -> None:
+    """Counted, not timed: C(n, 3) grows 29-fold from 40 to 120 bots; the triples scored
+    per step stay within the candidate list's pairs, whatever the field."""
+    p = Parameters(min_sets=2, provisional_width=math.inf)  # soon past the newcomers' sets
+    scored: dict[int, list[int]] = {}
+    for n in (40, 120):
+        lad, truth = field(n, seed=n, params=p)
+        picks = run(lad, truth, 2 * n + 30, np.random.default_rng(8))[-30:]
+        assert {pick.reason for pick in picks} >= {"information"}
+        scored[n] = [pick.scored for pick in picks if pick.reason == "information"]
+    cap = math.comb(2 * p.neighbours + 1 + p.uncertain + p.stale + p.random_partners, 2)
+    assert 0 < max(scored[40]) <= cap and 0 < max(scored[120]) <= cap
+    assert max(scored[120]) < 1.5 * max(scored[40])
+
+
+def test_a_field_smaller_than_three_is_one_clear_error() -> None:
+    lad = Ladder(seed=1)
+    lad.join(1)
+    lad.join(2)
+    with pytest.raises(ValueError, match="needs three bots"):
+        lad.next_set()
+    with pytest.raises(ValueError, match="three different bots"):
+        lad.schedule((1, 1, 2))
+
+
+def test_the_examples_in_the_docstrings_run() -> None:
+    import doctest
+
+    import arena.ladder.policy
+    import arena.ladder.ratings
+
+    for module in (arena.ladder.policy, arena.ladder.ratings):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_the_example_of_the_ladder_page_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ladder.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
+    exec(compile(code, "docs/ladder.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(int(line.split()[0]) for line in lines) == [1, 2, 3, 4, 5, 6]

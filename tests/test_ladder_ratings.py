@@ -1,0 +1,117 @@
+"""The ladder's incremental ratings (arena.ladder.ratings) against full fits: the running
+estimate stays within tolerance of a fit from scratch, and the table (ratings and intervals)
+is what ``arena standings`` computes from the same matches."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pytest
+from bench_support import BENCH
+
+from arena.ladder import LadderRatings, SetResult
+from arena.ladder.ratings import set_choices
+from arena.ratings import ELO_SCALE, Outcomes, compute
+
+sys.path.insert(0, str(BENCH))
+
+from ladder_model import World, play_set, strengths  # noqa: E402
+
+
+def random_sets(n: int, sets: int, seed: int) -> list[SetResult]:
+    rng = np.random.default_rng(seed)
+    truth = strengths(n, 1.0, seed)
+    out = []
+    for _ in range(sets):
+        t = rng.choice(n, 3, replace=False)
+        bots = (int(t[0]), int(t[1]), int(t[2]))
+        out.append(SetResult(bots, play_set(truth[t], rng, World())))
+    return out
+
+
+def rows(results: list[SetResult]) -> list[tuple[str, int, int, int, int, int, int]]:
+    return [(f"set{g}", *r.bots, *places) for g, r in enumerate(results) for places in r.places]
+
+
+def test_choices_are_counted_as_the_standings_count_them() -> None:
+    counted = set_choices([(1, 2, 3), (1, 1, 3), (1, 2, 2), (3, 2, 1), (2, 1, 3)])
+    # A shared first place makes no choice; a shared second makes only the first.
+    assert counted == {
+        (0, 2, 1): 2,
+        (1, 2, -1): 1,
+        (2, 1, 0): 1,
+        (1, 0, -1): 1,
+        (1, 2, 0): 1,
+        (0, 2, -1): 1,
+    }
+
+
+def drift(r: LadderRatings, results: list[SetResult], every: int) -> list[float]:
+    """Rating points between the running estimate and a fit from scratch, every ``every``
+    sets (the level aside: both are compared as contrasts against their mean)."""
+    out = []
+    for g, result in enumerate(results):
+        r.add_set(result)
+        if g % every == every - 1:
+            full = r.full_fit()
+            gap = (r.theta - r.theta.mean()) - (full - full.mean())
+            out.append(float(np.abs(gap).max()) * ELO_SCALE)
+    return out
+
+
+def test_the_running_estimate_stays_near_a_full_fit() -> None:
+    results = random_sets(20, 600, seed=1)
+    r = LadderRatings()
+    r.add_bots(range(20))
+    steady = drift(r, results, 25)
+    # From 50 sets on (each bot about 7): within a few rating points, where the intervals are
+    # about ±150 wide. Earlier, with a bot's first two or three sets, a set can move a
+    # rating further than the Gaussian approximation of the older sets foresees.
+    assert max(steady[1:]) < 5.0 and steady[-1] < 2.0
+    # Without the full fits the per-set updates alone drift further, and less as data grows.
+    alone = drift(LadderRatings(refit_every=10**9, growth=math.inf), results, 100)
+    assert alone[-1] < alone[0] and max(steady[1:]) < alone[0]
+
+
+def test_the_table_is_what_arena_standings_shows() -> None:
+    results = random_sets(10, 300, seed=2)
+    r = LadderRatings()
+    for result in results:
+        r.add_set(result)
+    r.refit()
+    mine = {s.bot: s for s in r.standings()}
+    names = {b: f"bot{b}" for b in range(10)}
+    theirs = compute(Outcomes.build(range(10), rows(results), {}), names)
+    for s in theirs:
+        m = mine[s.bot]
+        assert s.rating is not None and s.rating_low is not None and s.rating_high is not None
+        assert m.low is not None and m.high is not None
+        assert m.rating == pytest.approx(s.rating, abs=1.0)  # the prior's pull: under a point
+        assert m.low == pytest.approx(s.rating_low, abs=1.0)
+        assert m.high == pytest.approx(s.rating_high, abs=1.0)
+        assert m.sets == s.units
+    assert [s.bot for s in r.standings()] == [s.bot for s in theirs]
+
+
+def test_a_bot_is_rated_from_its_first_set_and_shown_with_an_interval_from_its_second() -> None:
+    r = LadderRatings()
+    r.add_bots(range(6))
+    for result in random_sets(6, 60, seed=3):
+        r.add_set(result)
+    r.add_set(SetResult((6, 0, 1), ((3, 1, 2),) * 6))  # a new bot that lost everything
+    (line,) = r.standings([6])
+    assert line.sets == 1 and line.low is None and line.high is None
+    assert line.rating < min(s.rating for s in r.standings() if s.bot != 6)
+    r.add_set(SetResult((6, 2, 3), ((3, 1, 2),) * 6))
+    (line,) = r.standings([6])
+    assert line.low is not None and line.high is not None and line.low < line.rating < line.high
+
+
+def test_a_set_of_fewer_than_three_bots_is_refused_and_counts_nothing() -> None:
+    r = LadderRatings()
+    r.add_bots(range(3))
+    with pytest.raises(ValueError, match="three different bots"):
+        r.add_set(SetResult((0, 0, 1), ((1, 2, 3),)))
+    assert r.set_count == 0
