@@ -54,8 +54,8 @@ class Pair:
 class BotStanding:
     """A bot's line in the standings.
 
-    ``rating`` is None when there is no estimate: no finished match, only tied or
-    incomparable results, or a one-sided result (``bound``): ``"upper"`` when the bot never
+    ``rating`` is None when there is no estimate: no finished match, no result linking the
+    bot to the rated bots, or a one-sided result (``bound``): ``"upper"`` when the bot never
     placed above any rated bot (the rating is at most ``rating_high``), ``"lower"`` when it
     never placed below one (at least ``rating_low``). ``rank`` is None for a bot without a
     finished match. Intervals are None below two duplicate units (overall and the bot's own).
@@ -386,7 +386,7 @@ def rating_notes(table: Sequence[BotStanding]) -> str:
     if any(s.bound == "lower" for s in table):
         notes.append(f">= : {BOUND_NOTES['lower']}")
     if any(s.rating is None and s.bound is None and s.matches for s in table):
-        notes.append("- : no rating (no decisive result against the rated bots)")
+        notes.append("- : no rating (no result linking it to the rated bots)")
     if any(not s.matches for s in table):
         notes.append("unranked: no finished match")
     return "; ".join(notes)
