@@ -56,13 +56,12 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
+from arena.betting import bets, capped
 from arena.botfile import bundled
 from arena.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,
-    bets,
-    capped,
     half_points,
     llr,
     profile,
