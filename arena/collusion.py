@@ -286,8 +286,7 @@ def expected_with_ties(
     A, when the order is Plackett-Luce and then places are shared in the proportions ``ties``
     (over :data:`TIE_PATTERNS`), whatever the order.
 
-    The ratings are fitted on the orders the places show (a shared place makes no choice),
-    so the pairwise expectation alone, :func:`expected_above`, is right only when nothing is
+    The pairwise expectation alone, :func:`expected_above`, is right only when nothing is
     ever shared: a shared place scores 1/2 whatever the strengths, which pulls every rate
     towards 1/2. Under ``tie_policy="shared_win"`` that alone flagged 13 honest tournaments
     of 30.

@@ -55,6 +55,11 @@ from typing import Any, Final, Literal
 import numpy as np
 from scipy import optimize, stats  # type: ignore[import-untyped]
 
+from arena.betting import BET_CAP as BET_CAP  # the gamblers live in arena.betting
+from arena.betting import PRIOR_SETS as PRIOR_SETS
+from arena.betting import Gamblers
+from arena.betting import bets as bets
+from arena.betting import capped as capped
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS
 
@@ -193,145 +198,6 @@ def rate_interval(
     low = lowest if excess(first) <= 0 else float(optimize.brentq(excess, first, centre))
     high = highest if excess(last) <= 0 else float(optimize.brentq(excess, centre, last))
     return low, high
-
-
-# --- the test: two gamblers -------------------------------------------------------------------
-
-BET_CAP: Final = 0.9
-"""The most a gambler can lose on one set, as a share of its capital (see :func:`capped`)."""
-
-PRIOR_SETS: Final = 1.0
-"""The bets' running mean and variance start as if one set of mean 1/2 and variance 1/4 (the
-largest a score in [0, 1] can have) had been seen."""
-
-
-def bets(
-    sets: np.ndarray | int,
-    total: np.ndarray | float,
-    spread: np.ndarray | float,
-    p0: float,
-    p1: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The two bets on the next set, from the sets before it only ("predictable"), before the
-    cap of :func:`capped`. ``total``: the sum of the ``sets`` scores seen; ``spread``: the sum
-    of their squared distances from the running mean. Against ``p <= p0``, the approximate
-    Kelly fraction ``r / (variance + r^2)`` with ``r = max(mean, p1) - p0`` (the aGRAPA bet of
-    Waudby-Smith and Ramdas 2024, betting at least as if the rate were ``p1``); against
-    ``p >= p1``, its mirror with ``r = p1 - min(mean, p0)``."""
-    n = np.asarray(sets, dtype=float) + PRIOR_SETS
-    mean = (0.5 * PRIOR_SETS + np.asarray(total, dtype=float)) / n
-    variance = (0.25 * PRIOR_SETS + np.asarray(spread, dtype=float)) / n
-    rise = np.maximum(mean, p1) - p0
-    fall = p1 - np.minimum(mean, p0)
-    up: np.ndarray = rise / (variance + rise**2)
-    down: np.ndarray = fall / (variance + fall**2)
-    return up, down
-
-
-def capped(
-    up: np.ndarray | float, down: np.ndarray | float, m: np.ndarray | float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The bets at the rate ``m``: ``up`` at most ``BET_CAP / m``, ``down`` at most
-    ``BET_CAP / (1 - m)``. Either way a set's factor (``1 + up (x - m)``, ``1 - down (x - m)``)
-    is monotone in ``m``: the gambler on "above" gains less the higher ``m``, the gambler on
-    "below" more, which makes the rejected rates two rays and the interval one piece."""
-    with np.errstate(divide="ignore"):
-        m = np.asarray(m, dtype=float)
-        return np.minimum(up, BET_CAP / m), np.minimum(down, BET_CAP / (1.0 - m))
-
-
-@dataclass(eq=False)
-class Gamblers:
-    """The evidence of a comparison and its interval: one construction for both.
-
-    Before each set, one gambler bets a share ``up`` of its capital that the set's score is
-    above ``m``, the other a share ``down`` that it is below ``m``, for every rate ``m`` at
-    once with the shares of :func:`bets` (tuned to ``p0`` and ``p1``), capped at ``m`` by
-    :func:`capped`. A set with score
-    ``x`` multiplies the first capital by ``1 + up (x - m)`` and the second by
-    ``1 - down (x - m)``. If the true rate is at most ``m``, no bet on "above ``m``" is
-    favourable, so the first capital is a nonnegative supermartingale that starts at 1, and by
-    Ville's inequality it *ever* reaches ``1 / alpha`` with probability at most ``alpha``,
-    whenever one looks and whatever the distribution of set scores: an anytime-valid test
-    (Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting", JRSS
-    B 2024; Ramdas et al., "Game-theoretic statistics and safe anytime-valid inference" 2023).
-
-    The first capital falls as ``m`` rises, the second rises: the rates whose first capital
-    reached ``1 / alpha`` are exactly those below :meth:`interval`'s lower end, and those
-    whose second reached ``1 / beta`` those above its upper end. The test accepts H1 when the
-    first capital at ``p0`` reaches ``1 / alpha``, which *is* the interval's lower end
-    passing ``p0``; H0 when the second at ``p1`` reaches ``1 / beta``, the upper end passing
-    ``p1``. Verdict and interval cannot disagree.
-    """
-
-    p0: float
-    p1: float
-    alpha: float = 0.05
-    beta: float = 0.05
-    sets: int = 0
-    total: float = 0.0
-    spread: float = 0.0
-    scores: list[float] = field(default_factory=list)
-    ups: list[float] = field(default_factory=list)
-    downs: list[float] = field(default_factory=list)
-    evidence: tuple[float, float] = (0.0, 0.0)
-    """The log capital of each gambler: against ``p <= p0`` at ``p0``, against ``p >= p1``
-    at ``p1``."""
-
-    def add(self, score: float) -> None:
-        """The next set's score (0..1)."""
-        up, down = bets(self.sets, self.total, self.spread, self.p0, self.p1)
-        self.ups.append(float(up))
-        self.downs.append(float(down))
-        self.scores.append(score)
-        e1, e0 = self.evidence
-        at_p0, _ = capped(up, down, self.p0)
-        _, at_p1 = capped(up, down, self.p1)
-        self.evidence = (
-            e1 + math.log1p(float(at_p0) * (score - self.p0)),
-            e0 + math.log1p(-float(at_p1) * (score - self.p1)),
-        )
-        self.sets += 1
-        self.total += score
-        mean = (0.5 * PRIOR_SETS + self.total) / (self.sets + PRIOR_SETS)
-        self.spread += (score - mean) ** 2
-
-    def capital(self, m: float) -> tuple[float, float]:
-        """The log capital of both gamblers at the rate ``m``."""
-        x = np.asarray(self.scores)
-        up, down = capped(np.asarray(self.ups), np.asarray(self.downs), m)
-        with np.errstate(divide="ignore"):
-            return (
-                float(np.log1p(up * (x - m)).sum()),
-                float(np.log1p(-down * (x - m)).sum()),
-            )
-
-    def interval(self) -> tuple[float, float]:
-        """The rates not rejected so far: above every rate whose "above" gambler reached
-        ``1 / alpha``, below every rate whose "below" gambler reached ``1 / beta``. Each end
-        holds at its own level (``1 - alpha``, ``1 - beta``) at every set count at once; both
-        together at least ``1 - alpha - beta``. The whole range before the first set."""
-        high_bar, low_bar = -math.log(self.alpha), -math.log(self.beta)
-
-        def lower(m: float) -> float:
-            return self.capital(m)[0] - high_bar
-
-        def upper(m: float) -> float:
-            return self.capital(m)[1] - low_bar
-
-        edge = 1e-12
-        low = 0.0
-        if lower(0.0) >= 0:
-            low = 1.0 if lower(1.0 - edge) >= 0 else float(optimize.brentq(lower, 0.0, 1 - edge))
-        high = 1.0
-        if upper(1.0) >= 0:
-            high = 0.0 if upper(edge) >= 0 else float(optimize.brentq(upper, edge, 1.0))
-        if low <= high:
-            return low, high
-        # Every rate rejected (at most alpha + beta of the time): the gambler nearer its
-        # bound, who decides the test (:func:`signed`), says where.
-        e1, e0 = (max(0.0, e) for e in self.evidence)
-        return (low, low) if e1 / high_bar >= e0 / low_bar else (high, high)
 
 
 @dataclass(frozen=True)

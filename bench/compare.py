@@ -31,7 +31,10 @@
    ``arena compare`` shows (``Status.ci``, a confidence sequence) and the fixed-sample one
    (``rate_interval``), with their mean widths. Besides ``p0`` and ``p1`` the true rate is
    also put half-way between them and 0.05 beyond ``p1``, and the default design is also run
-   with at most 60 sets (many tests then end inconclusive).
+   with at most 60 sets (many tests then end inconclusive). The *fixed n* is a one-sided
+   normal (z) test's with the population's true spread; *any valid test >=* is the fewest
+   mean sets any sequential test needs whose error rates hold for every distribution of set
+   scores (:func:`fewest_sets`), in sets and as a share of the fixed n.
 
 Example::
 
@@ -53,13 +56,12 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
+from arena.betting import bets, capped
 from arena.botfile import bundled
 from arena.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,
-    bets,
-    capped,
     half_points,
     llr,
     profile,
@@ -197,6 +199,40 @@ def fixed_n(sd0: float, sd1: float, design: Design) -> float:
     sd1) / (p1 - p0))^2`` with the spread of a set's score at ``p0`` and at ``p1``."""
     za, zb = stats.norm.ppf(1 - design.alpha), stats.norm.ppf(1 - design.beta)
     return float(((za * sd0 + zb * sd1) / (design.p1 - design.p0)) ** 2)
+
+
+def kl_inf(dist: np.ndarray, m: float, side: int) -> float:
+    """How fast any valid test can gain evidence against "the rate is at most ``m``" (side +1)
+    or "at least ``m``" (side -1) when set scores follow ``dist``: the least Kullback-Leibler
+    divergence from ``dist`` to a distribution on [0, 1] with such a mean. By the duality of
+    Honda and Takemura (2010) it is the best expected log growth of one bet,
+    ``max E log(1 + side * lam * (x - m))`` over the bets a gambler can make without risking
+    more than its capital: ``0 <= lam <= 1 / m`` (``1 / (1 - m)`` for side -1), since the
+    next set may score 0 (or 1)."""
+    top = 1 / m if side > 0 else 1 / (1 - m)
+
+    def loss(lam: float) -> float:
+        return -float(dist @ np.log1p(side * lam * (SET_SCORES - m)))
+
+    best = optimize.minimize_scalar(loss, bounds=(0.0, top * (1 - 1e-9)), method="bounded")
+    return float(-best.fun)
+
+
+def fewest_sets(dist: np.ndarray, design: Design) -> float | None:
+    """The fewest mean sets to a decision that *any* sequential test can need on ``dist``
+    when its error rates hold for every distribution of set scores in [0, 1]: Wald's and
+    Hoeffding's lower bound, the log-likelihood ratio the decision needs over the fastest
+    growth :func:`kl_inf` allows. For a rate at or beyond ``p1`` (H1 must be accepted with
+    chance ``1 - beta`` while "at most ``p0``" is rejected with error at most ``alpha``) and
+    at or below ``p0`` (the mirror image); None between them."""
+    a, b, p = design.alpha, design.beta, mean(dist)
+    if p >= design.p1 - 1e-9:
+        need = (1 - b) * math.log((1 - b) / a) + b * math.log(b / (1 - a))
+        return need / kl_inf(dist, design.p0, +1)
+    if p <= design.p0 + 1e-9:
+        need = (1 - a) * math.log((1 - a) / b) + a * math.log(a / (1 - b))
+        return need / kl_inf(dist, design.p1, -1)
+    return None
 
 
 POPULATIONS: dict[str, Any] = {
@@ -352,8 +388,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {n} | {f_cov} | {chi_cov} |")
     header = (
         "\n| p0 | p1 | max sets | population | true p | sd | accepts H1 | target | mean sets "
-        "| / fixed n | p90 sets | undecided | shown CI covered | verdict vs CI disagree "
-        f"| GSPRT accepts H1 | GSPRT mean sets |\n|{'---|' * 16}"
+        "| / fixed n | any valid test >= | p90 sets | undecided | shown CI covered "
+        f"| verdict vs CI disagree | GSPRT accepts H1 | GSPRT mean sets |\n|{'---|' * 17}"
     )
     print(header)
     t0 = time.perf_counter()
@@ -387,10 +423,12 @@ def main(argv: list[str] | None = None) -> int:
                 mean_sets = r["sets"][decided].mean() if decided.any() else math.nan
                 g_decided = r["gsprt"] >= 0
                 g_sets = r["gsprt_sets"][g_decided].mean() if g_decided.any() else math.nan
+                least = fewest_sets(dist, design)
                 print(
                     f"| {p0:.2f} | {p1:.2f} | {design.max_sets} | {family} | {mean(dist):.4f} "
                     f"| {sd(dist):.3f} | {rate_with_error(int((r['decision'] == 1).sum()), n)} "
                     f"| {target} | {mean_sets:.1f} | {mean_sets / n_fix:.2f} "
+                    f"| {'-' if least is None else f'{least:.1f} ({least / n_fix:.2f})'} "
                     f"| {np.percentile(r['sets'], 90):.0f} | {int((~decided).sum())} "
                     f"| {rate_with_error(int(r['covered'].sum()), n)} "
                     f"| {int(r['disagree'].sum())} "

@@ -42,7 +42,7 @@ standings estimate. The true placed-above rate is computed exactly the same way.
 
 Coverage is reported with its Monte-Carlo standard error (tournaments are the independent
 replicates; the bots and pairs of one tournament are averaged first). ``--code both`` also runs
-main's ``arena/ratings.py`` (loaded from ``git show`` into a temporary module) on the same
+main's rating code (loaded from ``git show`` into a temporary package) on the same
 tournaments, for the before/after table of docs/statistics.md.
 
 Hook for more intervals: add a :class:`Check` to ``CHECKS``; it gets the standings, the
@@ -53,7 +53,7 @@ counts. The model itself is in ``bench/coverage_model.py``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import math
 import subprocess
 import sys
@@ -358,24 +358,36 @@ def new_rater(out: Outcomes) -> Sequence[BotStanding]:
 
 
 def main_ratings(ref: str = "main") -> Any:
-    """The rating module of ``ref`` (``git show ref:arena/ratings.py``), loaded from a
-    temporary file (never committed)."""
+    """The rating code of ``ref``, loaded from temporary files (never committed): the package
+    ``arena/ratings/`` (its ``arena.ratings`` imports renamed), or the single module
+    ``arena/ratings.py`` of refs before it was split."""
     root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(
-        ["git", "show", f"{ref}:arena/ratings.py"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "ratings_before.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("ratings_before", path)
-    assert spec and spec.loader
-    old = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = old  # dataclasses look their module up while it loads
-    spec.loader.exec_module(old)
-    return old
+
+    def show(path: str) -> str | None:
+        done = subprocess.run(
+            ["git", "show", f"{ref}:{path}"], cwd=root, capture_output=True, text=True
+        )
+        return done.stdout if done.returncode == 0 else None
+
+    name = f"ratings_before_{zlib_crc(ref)}"
+    where = Path(tempfile.mkdtemp())
+    single = show("arena/ratings.py")
+    if single is not None:
+        (where / f"{name}.py").write_text(single)
+    else:
+        listing = subprocess.run(
+            ["git", "ls-tree", "--name-only", f"{ref}:arena/ratings"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        (where / name).mkdir()
+        for file in (f for f in listing if f.endswith(".py")):
+            text = show(f"arena/ratings/{file}") or ""
+            (where / name / file).write_text(text.replace("arena.ratings", name))
+    sys.path.insert(0, str(where))
+    return importlib.import_module(name)
 
 
 def old_rater(ref: str = "main") -> Rater:
@@ -391,8 +403,9 @@ def old_rater(ref: str = "main") -> Rater:
             for s in range(3)
         ]
         table = old.compute(seats, {b: f"b{b}" for b in out.ids})
-        for st in table:  # the old code centres on all bots: so does its truth, minus faults
-            st.bound = None
+        if not hasattr(old, "outcomes"):  # arena/ratings.py centred on all bots: so does
+            for st in table:  # its truth, minus faults
+                st.bound = None
         return table
 
     return rate
@@ -445,8 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--before-ref",
         default="main",
-        help="git ref whose arena/ratings.py is 'before' (once this is merged: the commit "
-        "before the merge, e.g. 11de8a4)",
+        help="git ref whose rating code (arena/ratings/) is 'before' (once this is merged: "
+        "the commit before the merge)",
     )
     args = ap.parse_args(argv)
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]

@@ -239,12 +239,18 @@ def truth(sc: Scenario) -> Truth:
             for b in seated:
                 expected[perm, b] = 0.0
             for o, places, w in placings(sc, seated):
-                x, y, z = o
-                if places[0] < places[1]:
+                # As the fit counts them: every order the places allow, an equal share each.
+                allowed = [
+                    q
+                    for q in itertools.permutations(range(3))
+                    if places[q[0]] <= places[q[1]] <= places[q[2]]
+                ]
+                for q in allowed:
+                    x, y, z = (o[i] for i in q)
+                    share = w / len(allowed)
                     key = (x, *sorted((y, z)))
-                    counts[key] = counts.get(key, 0.0) + w
-                    if places[1] < places[2]:
-                        counts[(y, z, -1)] = counts.get((y, z, -1), 0.0) + w
+                    counts[key] = counts.get(key, 0.0) + share
+                    counts[(y, z, -1)] = counts.get((y, z, -1), 0.0) + share
                 for i, j in itertools.permutations(range(3), 2):
                     a, b = o[i], o[j]
                     met[a, b] += w

@@ -25,6 +25,7 @@ from arena import scheduler
 from arena.botfile import bundled
 from arena.cli import main
 from arena.engine import Rules, play_match
+from arena.sandbox.values import forfeit_placements
 from arena.secrecy import SecretFile
 from arena.store import Store
 from arena.tournament import save_standings
@@ -116,14 +117,18 @@ def store_tournament(
     seed: int = 5,
     fault: tuple[str, str] | None = None,
     log: tuple[str, str] | None = None,
+    shared_first: tuple[str, str] | None = None,
 ) -> str:
     """Play a duplicate round robin of ``bots`` (``(name, author)``) and store it.
 
     ``fault`` is ``(bot name, message)``: that bot's seat gets a recorded ``crash`` fault (and
-    is placed last) in each of its matches; ``log`` is ``(bot name, text)`` it "printed".
-    Returns the tournament id.
+    is placed last, behind both others, as a forfeit is) in each of its matches; ``log`` is
+    ``(bot name, text)`` it "printed".
+    ``shared_first`` names two bots that share first place in every match they play together
+    under ``tie_policy="shared_win"`` (the third bot of such a match is placed last; other
+    matches keep their played places). Returns the tournament id.
     """
-    rules = Rules()
+    rules = Rules(tie_policy="shared_win") if shared_first else Rules()
     with Store(db_path) as store:
         versions = {}
         for i, (name, author) in enumerate(bots):
@@ -153,7 +158,9 @@ def store_tournament(
             if fault and fault[0] in names:
                 s = names.index(fault[0])
                 faults.append({"seat": s, "kind": "crash", "message": fault[1], "decision": 3})
-                placements = [p if t != s else 3 for t, p in enumerate(placements)]
+                placements = forfeit_placements(m.scores, {s})  # as the worker places it
+            if shared_first and set(shared_first) <= set(names):
+                placements = [1 if n in shared_first else 3 for n in names]
             logs = ["", "", ""]
             if log and log[0] in names:
                 logs[names.index(log[0])] = log[1]

@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
         "faults",
         "owners",
         "runlock",
+        "betting",
         "sequential",
         "duplicate",
     ),

@@ -22,6 +22,7 @@ from arena.ratings import (
     SeatResult,
     compute,
     from_rows,
+    order_choices,
     to_json,
     to_rows,
     top1_choices,
@@ -61,6 +62,43 @@ def test_top1_choices_follow_the_placing(scores: list[int]) -> None:
     assert len(choices) == expected
 
 
+@pytest.mark.parametrize(
+    ("places", "choices"),
+    [
+        pytest.param([(0, 1), (1, 2), (2, 3)], [(0, (1, 2), 1.0), (1, (2,), 1.0)], id="strict"),
+        pytest.param(
+            [(0, 1), (1, 1), (2, 3)],
+            [(0, (1, 2), 0.5), (1, (2,), 0.5), (1, (0, 2), 0.5), (0, (2,), 0.5)],
+            id="shared-first",
+        ),
+        pytest.param(
+            [(0, 1), (1, 2), (2, 2)],
+            [(0, (1, 2), 1.0), (1, (2,), 0.5), (2, (1,), 0.5)],
+            id="shared-second",
+        ),
+        pytest.param(
+            [(0, 1), (1, 1), (2, 1)],
+            [(w, tuple(r), 1 / 3) for w, r in ((0, (1, 2)), (1, (0, 2)), (2, (0, 1)))]
+            + [(w, (r,), 1 / 6) for w, r in itertools.permutations(range(3), 2)],
+            id="all-tied",
+        ),
+    ],
+)
+def test_a_shared_place_counts_an_equal_share_of_each_order(
+    places: list[tuple[int, int]], choices: list
+) -> None:
+    got = Counter()
+    for w, rest, share in order_choices(places):
+        got[(w, tuple(sorted(rest)))] += share
+    want = Counter()
+    for w, rest, share in choices:
+        want[(w, tuple(sorted(rest)))] += share
+    assert set(got) == set(want)
+    assert all(got[k] == pytest.approx(want[k]) for k in want)
+    # Each match counts once: its first-of-three choices weigh 1 in all.
+    assert sum(s for _, rest, s in order_choices(places) if len(rest) == 2) == pytest.approx(1)
+
+
 @given(
     st.lists(
         st.tuples(st.permutations([0, 1, 2, 3]))
@@ -75,18 +113,22 @@ def test_top1_choices_follow_the_placing(scores: list[int]) -> None:
     )
 )
 def test_counted_choices_are_the_listed_ones(matches: list) -> None:
-    """The vectorised tally counts exactly the choices top1_choices lists, match by match."""
+    """The vectorised tally counts exactly the choices order_choices lists, match by match
+    (top1_choices' strict ones when nothing is shared)."""
     rows = [(f"u{k % 4}", *bots, *placements(scores)) for k, (bots, scores) in enumerate(matches)]
     t = tally(Outcomes.build(range(4), rows, {}))
     counted = Counter()
     for members, n in zip(t.members, t.choice_totals(), strict=True):
         counted[(int(members[0]), tuple(sorted(int(m) for m in members[1:] if m >= 0)))] += n
-    listed = Counter(
-        (w, tuple(sorted(rest)))
-        for _, b0, b1, b2, p0, p1, p2 in rows
-        for w, rest in top1_choices([(b0, p0), (b1, p1), (b2, p2)])
-    )
-    assert +counted == listed
+    listed: Counter = Counter()
+    for _, b0, b1, b2, p0, p1, p2 in rows:
+        seats = [(b0, p0), (b1, p1), (b2, p2)]
+        if len({p0, p1, p2}) == 3:
+            assert [(w, r, 1.0) for w, r in top1_choices(seats)] == order_choices(seats)
+        for w, rest, share in order_choices(seats):
+            listed[(w, tuple(sorted(rest)))] += share
+    assert set(+counted) == set(listed)
+    assert all(counted[k] == pytest.approx(v) for k, v in listed.items())
 
 
 def test_the_fit_is_choix_maximum_likelihood() -> None:

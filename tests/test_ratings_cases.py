@@ -108,18 +108,15 @@ def test_a_bot_seen_in_one_unit_has_no_interval_and_moves_nobody() -> None:
     assert all(p.low is None for p in once.above.values())  # one unit per pair too
 
 
-def test_ties_everywhere_give_no_rating_and_no_zero_width_rate() -> None:
+def test_ties_everywhere_rate_everyone_equal_and_no_zero_width_interval() -> None:
+    # Shared places are evidence of equality: every bot is rated the same, with a two-sided
+    # interval (zero spread over units is chance, not certainty: never of zero width).
     seats = tournament({1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0}, rounds=5, seed=5, ties=True)
     table = compute(seats, {b: NAMES[b] for b in range(1, 5)})
     for s in table:
-        # No decisive result, so no strength and no interval; all share the first rank.
-        assert (s.rating, s.rating_low, s.rating_high, s.bound, s.rank) == (
-            None,
-            None,
-            None,
-            None,
-            1,
-        )
+        assert (s.rating, s.bound, s.rank) == (pytest.approx(1500.0), None, 1)
+        assert s.rating_low is not None and s.rating_high is not None
+        assert s.rating_low < 1500.0 < s.rating_high
         for p in s.above.values():
             assert p.rate == 0.5 and p.low is not None and p.high is not None
             assert p.low < 0.5 < p.high

@@ -138,3 +138,27 @@ def test_a_bot_that_forfeits_on_purpose_moves_nobody(tmp_path: Path) -> None:
     alone = {s.name: s for s in compute(Outcomes.build(names, own, {}), names)}
     for name in HONEST:
         assert alone[name].rating_low <= rows[name]["rating"] <= alone[name].rating_high
+
+
+def test_two_bots_that_always_share_first_are_rated_equal_and_the_last_bounded(
+    tmp_path: Path,
+) -> None:
+    """Under tie_policy="shared_win" ann and bob share first place in every match and cy is
+    always last: the shared places are evidence that ann and bob are equal (both rated, the
+    same number, a two-sided interval), and cy is below them with an upper bound only (the
+    data cannot say how far below). Counting a shared place as no choice rated nobody."""
+    db = tmp_path / "shared.db"
+    store_tournament(db, BOTS[:3], rounds=3, shared_first=("ann", "bob"))
+    rows = standings(db)
+    ann, bob, cy = rows["ann"], rows["bob"], rows["cy"]
+    assert ann["wins"] == bob["wins"] == ann["matches"] == 18 and cy["wins"] == 0
+    for r in (ann, bob):
+        assert r["rating"] == pytest.approx(1500.0, abs=0.05)
+        assert r["rating_bound"] is None and r["rank"] == 1
+        assert r["rating_low"] < r["rating"] < r["rating_high"]
+    assert (ann["rating_low"], ann["rating_high"]) == (bob["rating_low"], bob["rating_high"])
+    assert (cy["rating"], cy["rating_bound"], cy["rank"]) == (None, "upper", 3)
+    assert cy["rating_high"] < ann["rating_low"]
+    text = arena("standings", "--db", db).stdout
+    assert f"<= {cy['rating_high']:.0f}" in text
+    assert "never placed above a rated bot" in text

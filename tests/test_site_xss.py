@@ -55,7 +55,7 @@ def test_hostile_text_is_shown_verbatim(site: Path) -> None:
     assert "by <b onmouseover=alert(3)>author</b>" in authors
     assert "{{ 7*7 }}" in authors  # not evaluated as a template either
     chart_titles = " ".join(t.get_text() for t in index.select("svg title"))
-    assert f"{SVG}: 3rd" in chart_titles and f"{SCRIPT}: " in chart_titles
+    assert f"{SVG}: " in chart_titles and f"{SCRIPT}: " in chart_titles
     bot_pages = [soup(p) for p in (site / "bots").glob("*.html")]
     faults = [t.get_text() for doc in bot_pages for t in doc.select("table.faults pre")]
     assert faults and all(f == FAULT for f in faults)

@@ -13,7 +13,7 @@ What each number means, and how well the intervals cover (measured): docs/statis
 
 from __future__ import annotations
 
-from arena.ratings.outcomes import Outcomes, SeatResult, top1_choices
+from arena.ratings.outcomes import Outcomes, SeatResult, order_choices, top1_choices
 from arena.ratings.standings import (
     BASE,
     BOUND_NOTES,
@@ -46,5 +46,6 @@ __all__ = [
     "rating_text",
     "to_json",
     "to_rows",
+    "order_choices",
     "top1_choices",
 ]

@@ -75,14 +75,21 @@ class Contrast:
 
 
 def contrast(
-    c: np.ndarray, scores: np.ndarray, info_inv: np.ndarray, own: int | None = None
+    c: np.ndarray,
+    scores: np.ndarray,
+    info_inv: np.ndarray,
+    own: int | None = None,
+    informs: np.ndarray | None = None,
 ) -> Contrast:
     """Cluster-robust variance of ``c @ theta`` from the per-unit scores ``(units, k)``.
 
-    Units whose score is zero (every match of theirs tied) carry no information and are
-    not counted. The variance is the sandwich with the G/(G-1) factor. Its degrees of
-    freedom are those of the units that inform the contrast: ``own`` (the units with a
-    decisive result of the bot it is about) minus one, when given, else G - 1. A bot of a
+    ``informs`` marks the units that hold a choice among the fitted bots; the others carry
+    no information and are not counted (without it: the units whose score is not zero). A
+    unit whose bots shared every place does count: its score is zero because the fit shows
+    those bots as equal as the unit did. The variance is the sandwich with the G/(G-1)
+    factor. Its degrees of freedom are those of the units that inform the contrast: ``own``
+    (the units with a result of the bot it is about) minus one, when given, else G - 1. A
+    bot of a
     large field shares few units with the rest: the sandwich's uncertainty is that of its own
     units, and counting every unit of the tournament made the intervals of small tournaments
     with many bots too narrow (0.924 for 5 bots x 1 round, against 0.95 with the bot's own
@@ -93,7 +100,7 @@ def contrast(
     0.968 against 0.946 when the deal decides nine matches in ten; docs/statistics.md.)
     """
     u = scores @ (info_inv @ c)
-    u = u[u != 0]
+    u = u[informs] if informs is not None else u[u != 0]
     g = len(u)
     model = float(c @ info_inv @ c)
     if g < MIN_UNITS:

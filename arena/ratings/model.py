@@ -192,6 +192,24 @@ def unit_scores(tally: Tally, keep: np.ndarray, theta: np.ndarray) -> np.ndarray
     return np.asarray(scores.reshape(tally.units, k + 1)[:, :k])
 
 
+def unit_informs(tally: Tally, keep: np.ndarray) -> np.ndarray:
+    """Which duplicate units hold a choice among the kept bots, per kept bot: ``(units,
+    kept)``, True where the bot is a member of such a choice. A unit of shared places is
+    one of them (its score is zero when the bots it shows equal are fitted equal: an
+    observation of no difference, not a missing one)."""
+    members, origin = restrict(tally.members, keep)
+    k = int(keep.sum())
+    pos = np.full(len(tally.members), -1)
+    pos[origin] = np.arange(len(origin))
+    use = (pos[tally.count_choice] >= 0) & (tally.count > 0)
+    m = members[pos[tally.count_choice[use]]]
+    unit = np.repeat(tally.count_unit[use], 3)
+    slot = np.where(m == NO_BOT, k, m).reshape(-1)
+    seen = np.zeros((tally.units, k + 1), dtype=bool)
+    seen[unit, slot] = True
+    return seen[:, :k]
+
+
 def boundary_bound(
     tally: Tally, main: np.ndarray, theta: np.ndarray, bot: int, side: int, drop: float
 ) -> float:

@@ -5,14 +5,19 @@ in all six seatings on the same deals. The six matches of a unit share their luc
 statistic here is tallied per unit; a unit, not a match, is the independent sample.
 
 A match's placing becomes Plackett-Luce *choices*: "first out of three", then "second out of
-the remaining two"; seats sharing a place make no choice among themselves (a shared first place
-makes none at all). Identical choices are *counted*, not listed one by one: a tournament of any
-size has at most nine distinct choices per set of three bots (three firsts of three, six
-seconds of two), so the fit's cost does not grow with the number of matches.
+the remaining two". Seats sharing a place are evidence that they are equal, not absence of
+evidence: the placing counts as every finishing order it allows, each with an equal share (a
+shared first with a third bot last is half "A, B, C" and half "B, A, C"; all three sharing is
+a sixth of each order), as Bradley-Terry counts a tie as half a win each way. Without a shared
+place that is the one order, counted once. Identical choices are *counted*, not listed one by
+one: a tournament of any size has at most nine distinct choices per set of three bots (three
+firsts of three, six seconds of two), so the fit's cost does not grow with the number of
+matches; shared places make the counts fractional.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -162,23 +167,28 @@ class Tally:
 def tally(out: Outcomes) -> Tally:
     """Count choices and pairwise results per duplicate unit (vectorised over matches)."""
     n = out.n
-    order = np.argsort(out.places, axis=1, kind="stable")
-    bots = np.take_along_axis(out.bots, order, axis=1)
-    places = np.take_along_axis(out.places, order, axis=1)
-    first = places[:, 0] < places[:, 1]  # a sole first place: "first of three"
-    second = first & (places[:, 1] < places[:, 2])  # then a sole second: "second of two"
-    pad = np.full(int(second.sum()), NO_BOT)
-    rows = np.concatenate(
-        [
-            # The chooser first, then the others sorted, so equal choices get equal rows.
-            np.column_stack([bots[first, 0], np.sort(bots[first, 1:], axis=1)]),
-            np.column_stack([bots[second, 1], bots[second, 2], pad]),
+    rows, row_unit, row_weight = [], [], []
+    ways = np.zeros(len(out.unit))
+    for perm in ORDERS:  # how many finishing orders each match's places allow
+        ways += _allows(out.places, perm)
+    for perm in ORDERS:
+        ok = _allows(out.places, perm)
+        bots = out.bots[ok][:, list(perm)]
+        pad = np.full(len(bots), NO_BOT)
+        # The chooser first, then the others sorted, so equal choices get equal rows.
+        rows += [
+            np.column_stack([bots[:, 0], np.sort(bots[:, 1:], axis=1)]),
+            np.column_stack([bots[:, 1], bots[:, 2], pad]),
         ]
-    )
-    row_unit = np.concatenate([out.unit[first], out.unit[second]])
-    members, choice = np.unique(rows.reshape(-1, 3), axis=0, return_inverse=True)
+        row_unit += [out.unit[ok]] * 2
+        row_weight += [1.0 / ways[ok]] * 2
+    flat_rows = np.concatenate(rows) if rows else np.zeros((0, 3), dtype=np.int64)
+    members, choice = np.unique(flat_rows.reshape(-1, 3), axis=0, return_inverse=True)
     choice = choice.reshape(-1)
-    key, count = np.unique(row_unit * max(1, len(members)) + choice, return_counts=True)
+    key, inverse = np.unique(
+        np.concatenate(row_unit) * max(1, len(members)) + choice, return_inverse=True
+    )
+    count = np.bincount(inverse.reshape(-1), np.concatenate(row_weight), minlength=len(key))
     count_unit, count_choice = np.divmod(key, max(1, len(members)))
 
     # Pairs: for each ordered pair of seats (s, t), did the bot at s place above the one at t?
@@ -212,7 +222,7 @@ def tally(out: Outcomes) -> Tally:
         members=members.astype(np.int64).reshape(-1, 3),
         count_unit=count_unit.astype(np.int64),
         count_choice=count_choice.astype(np.int64),
-        count=count.astype(float),
+        count=count,
         pair_unit=pair_unit,
         pair_a=pair_a,
         pair_b=pair_b,
@@ -225,11 +235,46 @@ def tally(out: Outcomes) -> Tally:
     )
 
 
+ORDERS: Final = tuple(itertools.permutations(range(3)))
+"""The six finishing orders of a match's three seats (best first)."""
+
+
+def _allows(places: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
+    """Per match: do its places allow the finishing order ``perm`` (seats, best first)?"""
+    p = places[:, list(perm)]
+    return np.asarray((p[:, 0] <= p[:, 1]) & (p[:, 1] <= p[:, 2]))
+
+
+def order_choices(
+    places: Sequence[tuple[int, int]],
+) -> list[tuple[int, tuple[int, ...], float]]:
+    """A match's placing as the counted choices of the fit: ``(chosen, (others, ...), share)``.
+
+    ``places`` holds (item, place) per seat. Every finishing order the places allow counts
+    with an equal share (a shared place is half of each order of the two, a three-way share
+    a sixth of each of the six); each order is "first of all", then "first of the rest".
+    Without a shared place: :func:`top1_choices` with share 1.
+    """
+    orders = [
+        o
+        for o in itertools.permutations(places)
+        if all(o[i][1] <= o[i + 1][1] for i in range(len(o) - 1))
+    ]
+    out: list[tuple[int, tuple[int, ...], float]] = []
+    for o in orders:
+        items = [item for item, _ in o]
+        for k in range(len(items) - 1):
+            out.append((items[k], tuple(items[k + 1 :]), 1.0 / len(orders)))
+    return out
+
+
 def top1_choices(places: Sequence[tuple[int, int]]) -> list[tuple[int, tuple[int, ...]]]:
-    """A match's placing as Plackett-Luce top-1 choices ``(chosen, (others, ...))``.
+    """A match's strict orders as Plackett-Luce top-1 choices ``(chosen, (others, ...))``.
 
     ``places`` holds (item, place) per seat. Items sharing the best remaining place make no
-    choice at that step (there is no order between them) and are removed together.
+    choice at that step and are removed together. The ratings count shared places as
+    :func:`order_choices` does (equal shares of every order they allow); this lists only the
+    choices a placing makes for certain.
     """
     remaining = sorted(places, key=lambda p: p[1])
     out: list[tuple[int, tuple[int, ...]]] = []

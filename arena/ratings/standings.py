@@ -54,8 +54,8 @@ class Pair:
 class BotStanding:
     """A bot's line in the standings.
 
-    ``rating`` is None when there is no estimate: no finished match, only tied or
-    incomparable results, or a one-sided result (``bound``): ``"upper"`` when the bot never
+    ``rating`` is None when there is no estimate: no finished match, no result linking the
+    bot to the rated bots, or a one-sided result (``bound``): ``"upper"`` when the bot never
     placed above any rated bot (the rating is at most ``rating_high``), ``"lower"`` when it
     never placed below one (at least ``rating_low``). ``rank`` is None for a bot without a
     finished match. Intervals are None below two duplicate units (overall and the bot's own).
@@ -117,7 +117,9 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
     _, hess = model.gradient_hessian(choices, theta)
     scores = model.unit_scores(t, main, theta)
     info_inv = intervals.information_inverse(hess)
-    g = int((np.abs(scores).sum(axis=1) > 0).sum())  # units with a decisive result
+    informs = model.unit_informs(t, main)  # (units, bots): a choice of the bot's in the unit
+    unit_informs = np.asarray(informs.any(axis=1))
+    g = int(unit_informs.sum())  # units with a result among the fitted bots
     where = np.flatnonzero(main)
     rated = (t.bot_units[where] >= intervals.MIN_UNITS) & (g >= intervals.MIN_UNITS)
     # The centre: the rated bots' mean strength, each weighted by the information its
@@ -136,8 +138,8 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
             continue
         c = -centre
         c[j] += 1.0
-        own = int(np.count_nonzero(scores[:, j]))  # the units with a decisive result of j
-        spread = intervals.contrast(c, scores, info_inv, own)
+        own = int(informs[:, j].sum())  # the units with a result of j among the fitted bots
+        spread = intervals.contrast(c, scores, info_inv, own, unit_informs)
         interval = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
         if interval is None:
             continue
@@ -282,7 +284,7 @@ def rating_text(
     return f"{rating:.0f} ({low:.0f}-{high:.0f})"
 
 
-METHOD: Final = "pl-ml/cluster-t/wilson-neff/1"
+METHOD: Final = "pl-ml-shared-orders/cluster-t/wilson-neff/2"
 """Names the statistics stored rows were computed with: rows with another name are stale
 (recomputed on the next read), so a change of method never shows old figures."""
 
@@ -384,7 +386,7 @@ def rating_notes(table: Sequence[BotStanding]) -> str:
     if any(s.bound == "lower" for s in table):
         notes.append(f">= : {BOUND_NOTES['lower']}")
     if any(s.rating is None and s.bound is None and s.matches for s in table):
-        notes.append("- : no rating (no decisive result against the rated bots)")
+        notes.append("- : no rating (no result linking it to the rated bots)")
     if any(not s.matches for s in table):
         notes.append("unranked: no finished match")
     return "; ".join(notes)

@@ -20,7 +20,7 @@ def rating_history(
     """``(bot name, [(matches played, rating, rating, rating), ...])`` per bot, best last fit
     first. Each point is the rating :func:`arena.ratings.compute` gives on the matches
     finished so far (same scale and centring as the leaderboard); a bot has no point where
-    it had no rating yet (no decisive result, or only a one-sided bound)."""
+    it had no rating yet (no result linking it to the rated bots, or only a one-sided bound)."""
     seats: dict[str, list[tuple[int, int]]] = defaultdict(list)
     unit: dict[str, str] = {}
     for r in store.seats_in_finish_order(tournament_id):
