@@ -37,14 +37,15 @@ def rows(results: list[SetResult]) -> list[tuple[str, int, int, int, int, int, i
 
 def test_choices_are_counted_as_the_standings_count_them() -> None:
     counted = set_choices([(1, 2, 3), (1, 1, 3), (1, 2, 2), (3, 2, 1), (2, 1, 3)])
-    # A shared first place makes no choice; a shared second makes only the first.
+    # A shared place counts an equal share of each order it allows (half of each here).
     assert counted == {
-        (0, 2, 1): 2,
-        (1, 2, -1): 1,
-        (2, 1, 0): 1,
-        (1, 0, -1): 1,
-        (1, 2, 0): 1,
-        (0, 2, -1): 1,
+        (0, 2, 1): 2.5,
+        (1, 2, -1): 2.0,
+        (1, 2, 0): 1.5,
+        (0, 2, -1): 1.5,
+        (2, 1, 0): 1.0,
+        (1, 0, -1): 1.0,
+        (2, 1, -1): 0.5,
     }
 
 

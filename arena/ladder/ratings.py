@@ -8,7 +8,8 @@ a rank-3 Woodbury update of ``cov`` and a move to the new mode of the old Gaussi
 (no refit); every :data:`REFIT_EVERY` sets a full fit, warm-started from the running estimate
 (a couple of Newton steps), re-linearises everything at the current estimate. What the model
 counts is exactly what :mod:`arena.ratings.outcomes` counts: each match's placing as "first
-of three" and "second of two" choices, shared places making none, tallied per duplicate set.
+of three" and "second of two" choices, a shared place an equal share of each order it
+allows, tallied per duplicate set.
 
 The weak prior (log-strengths normal around the field's mean with sd :data:`PRIOR_SD`) is
 what lets a ladder rate a bot after its first set: a bot that has lost every match has no
@@ -41,7 +42,7 @@ from scipy import linalg  # type: ignore[import-untyped]
 from arena.ratings import BASE, ELO_SCALE
 from arena.ratings import intervals as ivals
 from arena.ratings.model import Choices, gradient_hessian
-from arena.ratings.outcomes import NO_BOT, top1_choices
+from arena.ratings.outcomes import NO_BOT, order_choices
 
 PRIOR_SD: Final = 3.0
 """Prior sd of a log-strength around the field's mean (3 logits, about 520 rating points:
@@ -94,12 +95,13 @@ class LadderStanding:
 def set_choices(places: Iterable[tuple[int, int, int]]) -> Counter[tuple[int, int, int]]:
     """A set's matches as counted Plackett-Luce choices over the slots 0-2 of its bots:
     ``(chooser, other, other)``, the others sorted and a choice of two padded with
-    :data:`NO_BOT` (as :func:`arena.ratings.outcomes.tally` counts them)."""
+    :data:`NO_BOT`, a shared place counting an equal share of each order it allows (as
+    :func:`arena.ratings.outcomes.tally` counts them)."""
     out: Counter[tuple[int, int, int]] = Counter()
     for match in places:
-        for chosen, others in top1_choices(list(enumerate(match))):
+        for chosen, others, share in order_choices(list(enumerate(match))):
             rest = sorted(others, reverse=True) + [NO_BOT] * (2 - len(others))
-            out[(chosen, rest[0], rest[1])] += 1
+            out[(chosen, rest[0], rest[1])] += share
     return out
 
 
