@@ -71,6 +71,8 @@ def check_results(batch: Batch, document: object) -> tuple[list[dict[str, Any]],
     checked by :func:`check_record`; a record reporting a match already reported in the same
     document is refused too.
     """
+    if isinstance(document, BaseException):  # the transport could not (or would not) read it
+        return [], [f"the results could not be read: {clean_line(document, 300)}"]
     if not isinstance(document, str | bytes):
         return [], [f"the results are a {type(document).__name__}, not a JSON document"]
     if len(document) > MAX_DOCUMENT:

@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     ("compare",),
     ("views", "site", "reports"),
-    ("cli", "cli_common", "cli_lists", "cli_compare", "play", "demo"),
+    ("cli", "cli_common", "cli_lists", "cli_compare", "cli_cluster", "play", "demo"),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
