@@ -29,6 +29,8 @@ LAYERS: list[tuple[str, ...]] = [
         "verify",
         "runner",
         "collusion",
+        "cluster_security",
+        "cluster_executor",
         "cluster",
         "tournament",
         "schedules",
