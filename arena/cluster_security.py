@@ -158,7 +158,10 @@ def security(directory: Path) -> Any:
 
 # --- no code from a peer runs here ----------------------------------------------------------
 
-_SAFE_BUILTINS: Final = frozenset({"set", "frozenset", "bytearray", "complex", "slice", "range"})
+_SAFE_BUILTINS: Final = frozenset(
+    {"bytes", "str", "int", "float", "bool", "list", "dict", "tuple", "set", "frozenset"}
+    | {"bytearray", "complex", "slice", "range"}
+)
 _SAFE_EXCEPTIONS: Final = {
     "distributed.scheduler": {"KilledWorker"},
     "distributed.comm.core": {"CommClosedError"},
@@ -171,11 +174,35 @@ class PickleRefused(pickle.UnpicklingError, TypeError):
     """A peer sent a pickle that would build something other than plain values."""
 
 
+class _Inert:
+    """Stands for tblib's frame, code and traceback records: a bag of plain attributes."""
+
+
+def _no_traceback(*args: Any) -> None:
+    """Stands for tblib's ``unpickle_traceback``, which would exec code in a peer's globals."""
+    return None
+
+
+_TBLIB: Final = {
+    ("tblib", "Frame"): _Inert,
+    ("tblib", "Code"): _Inert,
+    ("tblib", "Traceback"): _Inert,
+    ("tblib.pickling_support", "unpickle_traceback"): _no_traceback,
+}
+# tblib's two exception rebuilders only call ``cls.__new__``/``cls(*args)`` of a class this
+# unpickler allowed, and set attributes on the result.
+_TBLIB_REBUILDERS: Final = frozenset({"unpickle_exception", "unpickle_exception_with_attrs"})
+
+
 class _PlainUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if module == "builtins" and (name in _SAFE_BUILTINS or _is_builtin_exception(name)):
             return getattr(importlib.import_module(module), name)
         if name in _SAFE_EXCEPTIONS.get(module, ()):
+            return getattr(importlib.import_module(module), name)
+        if (module, name) in _TBLIB:
+            return _TBLIB[module, name]
+        if module == "tblib.pickling_support" and name in _TBLIB_REBUILDERS:
             return getattr(importlib.import_module(module), name)
         raise PickleRefused(f"refused to unpickle {module}.{name} from a cluster peer")
 

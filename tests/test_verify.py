@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,3 +145,43 @@ def test_a_document_that_is_not_a_list_of_records_stores_nothing(document: objec
     accepted, refused = verify.check_results(BATCH, document)
     assert accepted == []
     assert refused and all(isinstance(line, str) and "\n" not in line for line in refused)
+
+
+# --- what the arena's Dask client unpickles (arena.cluster_security.plain_loads) -------------
+
+
+class Payload:
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_plain_loads_refuses_code_and_keeps_values(tmp_path: Path) -> None:
+    from arena.cluster_security import PickleRefused, plain_loads
+
+    marker = tmp_path / "ran"
+    for evil in (Payload(str(marker)), [1, {"x": Payload(str(marker))}], Limits()):
+        with pytest.raises(PickleRefused):
+            plain_loads(pickle.dumps(evil))
+    assert not marker.exists()
+    value = {"a": [1, 2.5, "s", None, True], "b": (b"x", {3}, frozenset({4}))}
+    assert plain_loads(pickle.dumps(value)) == value
+
+
+def test_plain_loads_rebuilds_a_workers_exception_without_its_traceback() -> None:
+    import tblib.pickling_support
+
+    from arena.cluster_security import plain_loads
+
+    try:
+        import no_such_module_here  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError as e:
+        tblib.pickling_support.install(e)
+        got = plain_loads(pickle.dumps(e))
+    assert type(got) is ModuleNotFoundError
+    assert str(got) == "No module named 'no_such_module_here'"
+    assert got.__traceback__ is None
