@@ -8,6 +8,7 @@ worker could want to change and must be refused with a line saying why.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import pickle
 from pathlib import Path
@@ -185,3 +186,37 @@ def test_plain_loads_rebuilds_a_workers_exception_without_its_traceback() -> Non
     assert type(got) is ModuleNotFoundError
     assert str(got) == "No module named 'no_such_module_here'"
     assert got.__traceback__ is None
+
+
+def test_a_worker_is_sent_no_secret_and_no_database(tmp_path: Path) -> None:
+    # Exactly what a cluster worker receives: the pickled batches of a real plan.
+    from arena import runner
+    from arena.secrecy import SecretFile
+    from arena.store import Store
+    from arena.tournament import plan
+
+    secret = SecretFile(3, bytes(range(7, 39)))
+    with Store(tmp_path / "t.db") as store:
+        versions = [store.add_bot_version(n, FIRST + f"# {n}\n", f"{n}.py")[0] for n in "abc"]
+        the_plan = plan(
+            store, versions, rounds=2, seed=3, rules=RULES, limits=Limits(), secret_file=secret
+        )
+        sources = {f"{v.name}:{v.sha256}": BotSource(v.name, v.source) for v in versions}
+        sent = list(
+            runner.batches(
+                the_plan.todo,
+                workers=2,
+                rules=RULES,
+                limits=Limits(),
+                unsafe_no_sandbox=False,
+                sources=sources,
+            )
+        )
+    assert sent and {f.name for f in dataclasses.fields(runner.Batch)} == {
+        "rules", "limits", "unsafe_no_sandbox", "sources", "matches"
+    }  # fmt: skip
+    for batch in sent:
+        data = pickle.dumps(batch)
+        assert secret.secret not in data and secret.secret.hex().encode() not in data
+        assert b"t.db" not in data and b"sqlite" not in data.lower()
+        assert set(batch.sources) == {e.key for spec in batch.matches for e in spec.seats}
