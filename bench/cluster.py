@@ -48,6 +48,7 @@ from rich.console import Console  # noqa: E402
 from arena import cluster, cluster_security, tournament, verify  # noqa: E402
 from arena.engine import Rules  # noqa: E402
 from arena.sandbox import Limits  # noqa: E402
+from arena.secrecy import SecretFile  # noqa: E402
 from arena.store import Store  # noqa: E402
 
 # Answers at once (a uniformly random legal action: legal[0] alone would pass every hand out
@@ -188,7 +189,10 @@ def one_run(
     limits = Limits()
     with Store(db) as store:
         versions = tournament.register_files(store, bots)
-        plan = tournament.plan(store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits)
+        # One deal secret for every run, so that the stored matches can be compared.
+        plan = tournament.plan(
+            store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits, secret_file=SECRET
+        )
         quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
         cpu0 = own_cpu() + tree_cpu(cluster_pids)
         started = time.perf_counter()
@@ -257,6 +261,8 @@ def check_cost(bots: list[Path], rounds: int) -> tuple[float, float]:
     return 1000 * checked / len(specs), 1000 * played / len(specs)
 
 
+SECRET = SecretFile(7, bytes(32))
+
 BACKENDS = (
     ("local", "local process pool"),
     ("tcp", "Dask, plain TCP"),
@@ -321,7 +327,7 @@ def main() -> None:
         finally:
             stop_cluster(tcp_procs)
             stop_cluster(tls_procs)
-    check_ms, play_ms = check_cost(bots, args.rounds)
+        check_ms, play_ms = check_cost(bots, args.rounds)
     load = os.getloadavg()[0]
     med = {k: statistics.median(v) for k, v in wall.items()}
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
