@@ -704,3 +704,33 @@ def test_a_hostile_worker_changes_nothing_stored_and_runs_nothing_here(
     }[mode]
     assert "refused a worker's record, not stored: " in log and why in log
     assert not marker.exists()  # the payload never ran in the arena process
+
+
+def test_cli_cluster_init_makes_private_certificates_and_prints_the_commands(
+    tmp_path: Path,
+) -> None:
+    certs = tmp_path / "certs"
+    out = arena("cluster", "init", str(certs), "--host", "127.0.0.1", "--port", "8799")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"made 4 certificates in {certs} (keys readable by you only)"
+    scheduler, worker, run = lines[1:]
+    assert scheduler.startswith("dask scheduler --protocol tls --host 127.0.0.1 --port 8799 ")
+    assert "--dashboard-address 127.0.0.1:0" in scheduler and f"{certs}/scheduler.key" in scheduler
+    assert worker.startswith("dask worker tls://127.0.0.1:8799 --host WORKER_ADDRESS ")
+    assert f"{certs}/worker.pem" in worker and "--nthreads 1" in worker
+    assert run == f"arena run BOTS... --cluster tls://127.0.0.1:8799 --cluster-certs {certs}"
+    assert certs.stat().st_mode & 0o777 == 0o700
+    names = sorted(p.name for p in certs.iterdir())
+    assert names == sorted(
+        f"{r}.{x}" for r in ("ca", "scheduler", "worker", "client") for x in ("pem", "key")
+    )
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in certs.iterdir())
+    again = arena("cluster", "init", str(certs), "--host", "127.0.0.1")
+    assert (again.returncode, again.stderr) == (
+        1,
+        f"Error: {certs} already holds ca.pem: use a new directory\n",
+    )
+    wild = arena("cluster", "init", str(tmp_path / "w"), "--host", "0.0.0.0")
+    assert wild.returncode == 1 and "every interface" in wild.stderr
+    assert not (tmp_path / "w").exists()
