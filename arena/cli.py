@@ -7,10 +7,12 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
-from arena import __version__, cli_compare, cli_lists
+from arena import __version__, cli_cluster, cli_compare, cli_lists
+from arena.cli_cluster import cluster_options
 from arena.cli_common import (
     checked_by,
     db_option,
@@ -70,7 +72,8 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     "--cluster",
     metavar="ADDR",
     default=None,
-    help="Report every worker of the Dask cluster at ADDR instead (versions, sandbox layers).",
+    help="Report every worker of the Dask cluster at ADDR instead (versions, sandbox layers, "
+    "listeners).",
 )
 @click.option(
     "--syscalls",
@@ -78,10 +81,17 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     is_flag=True,
     help="Print the system calls a bot may make (the seccomp allowlist), with why, and exit.",
 )
+@cluster_options
 @db_option
 @reports_errors
 def doctor(
-    as_json: bool, no_live: bool, cluster: str | None, show_syscalls: bool, db_path: str
+    as_json: bool,
+    no_live: bool,
+    cluster: str | None,
+    cluster_certs: Path | None,
+    insecure_cluster: bool,
+    show_syscalls: bool,
+    db_path: str,
 ) -> None:
     """Show which sandbox layers work on this machine and check the real sandbox live.
 
@@ -91,7 +101,7 @@ def doctor(
     Example:
         arena doctor
         ARENA_SANDBOX_DISABLE=bwrap arena doctor --json
-        arena doctor --cluster tcp://10.0.0.5:8786
+        arena doctor --cluster tls://10.0.0.5:8786 --cluster-certs ~/.arena-cluster
         arena doctor --syscalls
     """
     import json
@@ -109,7 +119,9 @@ def doctor(
         from arena.cluster import ClusterError
         from arena.cluster import doctor as cluster_doctor
 
-        reports, lines, problem = cluster_doctor(cluster)
+        reports, lines, problem = cluster_doctor(
+            cluster, certs=cluster_certs, insecure=insecure_cluster
+        )
         if as_json:
             click.echo(json.dumps([dataclasses.asdict(r) for r in reports], indent=2))
         else:
@@ -257,9 +269,10 @@ def _check_match_cpu_seconds(seconds: float) -> None:
     "--cluster",
     metavar="ADDR",
     default=None,
-    help="Play the matches on the Dask cluster whose scheduler is ADDR (tcp://HOST:8786) "
+    help="Play the matches on the Dask cluster whose scheduler is ADDR (tls://HOST:8786) "
     "instead of local worker processes; see docs/cluster.md.",
 )
+@cluster_options
 @click.option(
     "--decision-seconds",
     type=float,
@@ -295,6 +308,8 @@ def run(
     no_site: bool,
     log_path: str | None,
     cluster: str | None,
+    cluster_certs: Path | None,
+    insecure_cluster: bool,
     decision_seconds: float | None,
     match_cpu_seconds: float | None,
     secret_file: str | None,
@@ -313,10 +328,9 @@ def run(
     Example:
         arena run my_bot.py heuristic random --rounds 4
         arena run --workers 2            # every submitted bot (or: greedy heuristic my_bot.py)
-        arena run --cluster tcp://10.0.0.5:8786   # on a Dask cluster
+        arena run --cluster tls://10.0.0.5:8786 --cluster-certs DIR   # on a Dask cluster
         arena run heuristic montecarlo random --until-separated --rounds 500
     """
-    from pathlib import Path
 
     from rich.console import Console
 
@@ -328,7 +342,9 @@ def run(
     if cluster is not None:  # checked first: a cluster that cannot play fails in one line
         from arena.cluster import open_executor
 
-        executor = open_executor(cluster, unsafe_no_sandbox=unsafe)
+        executor = open_executor(
+            cluster, certs=cluster_certs, insecure=insecure_cluster, unsafe_no_sandbox=unsafe
+        )
     workers = tournament.worker_count(workers, executor)
     log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
     limits = tournament.run_limits(
@@ -531,7 +547,6 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
     Example:
         arena render && arena serve --port 8000
     """
-    from pathlib import Path
 
     from arena.site.serve import check_loopback, make_server
 
@@ -557,7 +572,7 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
         server.server_close()
 
 
-for _command in (*cli_lists.COMMANDS, *cli_compare.COMMANDS):
+for _command in (*cli_lists.COMMANDS, *cli_compare.COMMANDS, *cli_cluster.COMMANDS):
     main.add_command(_command)
 
 from arena.play import play  # noqa: E402  (a command of its own module, registered here)

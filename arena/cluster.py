@@ -11,6 +11,12 @@ every worker, which must also run one thread and be able to sandbox bots. A work
 import arena otherwise makes Dask futures hang forever (the worker dies unpickling the task), so
 this check is what turns that into one clear error naming the worker.
 
+Every connection is TLS with certificates of the cluster's own CA unless the caller accepts
+plain TCP with ``insecure=True`` (:mod:`arena.cluster_security`); the client never unpickles
+anything but plain values (:func:`~arena.cluster_security.guard_unpickling`), every result is
+JSON checked against its batch (:mod:`arena.verify`), and a scheduler or worker that listens on
+every interface is refused.
+
 Dask is an optional extra (``pip install "euchre-arena[dask]"``): without it this module still
 imports, and :func:`connect` says how to install it.
 """
@@ -24,10 +30,13 @@ import multiprocessing
 import platform
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import arena
+from arena.cluster_executor import ClusterExecutor
+from arena.cluster_security import SecurityError, guard_unpickling, listening, security, wildcard
 from arena.errors import ArenaError
 
 try:
@@ -69,6 +78,7 @@ class WorkerReport:
     daemon: bool = False
     layers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     sandbox_error: str | None = None
+    listening: list[str] = dataclasses.field(default_factory=list)
     error: str | None = None
 
     @property
@@ -101,8 +111,26 @@ def _tcp_endpoint(address: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
-def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Client:
+INSECURE_WARNING: Final = (
+    "plain tcp:// cluster (--insecure-cluster): anyone who reaches the scheduler or a worker "
+    "port can run code on every worker and read the bots and deals; use tls:// with "
+    "certificates (arena cluster init)"
+)
+
+
+def connect(
+    address: str,
+    *,
+    timeout: float = CONNECT_TIMEOUT,
+    certs: Path | None = None,
+    insecure: bool = False,
+) -> Client:
     """A Dask client connected to the scheduler at ``address``, or a :class:`ClusterError`.
+
+    ``tls://`` needs ``certs`` (a directory of :func:`arena.cluster_security.init_certificates`)
+    and requires encryption; ``tcp://`` (or no scheme) is refused unless ``insecure``, and then
+    logged as a warning naming the risk. Either way this process's client unpickles nothing but
+    plain values from then on (:func:`~arena.cluster_security.guard_unpickling`).
 
     A plain TCP connect goes first: it fails in milliseconds on a refused port, whereas a failed
     ``distributed.Client`` retries for the whole timeout and then prints a traceback from its
@@ -110,6 +138,20 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Client:
     """
     distributed = _import_distributed()
     endpoint = _tcp_endpoint(address)
+    scheme = address.partition("://")[0] if "://" in address else "tcp"
+    kwargs: dict[str, Any] = {}
+    if scheme == "tls":
+        if certs is None:
+            raise SecurityError(f"{address} needs the client certificate: --cluster-certs DIR")
+        kwargs["security"] = security(certs)
+    elif scheme == "tcp" and insecure:
+        log.warning(INSECURE_WARNING)
+    else:
+        raise SecurityError(
+            f"refusing {address}: only tls:// with --cluster-certs DIR (arena cluster init), "
+            "or tcp:// with --insecure-cluster (anyone who reaches it can run code on the workers)"
+        )
+    guard_unpickling()
     if endpoint is not None:
         try:
             socket.create_connection(endpoint, timeout=timeout).close()
@@ -117,7 +159,7 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Client:
             reason = e.strerror or str(e) or type(e).__name__
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason}") from e
     try:
-        client = distributed.Client(address, timeout=timeout, set_as_default=False)
+        client = distributed.Client(address, timeout=timeout, set_as_default=False, **kwargs)
     except (OSError, ValueError, TimeoutError) as e:
         raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {e}") from e
     return client
@@ -142,6 +184,7 @@ def probe_worker(unsafe_no_sandbox: bool = False) -> dict[str, Any]:
         "daemon": multiprocessing.current_process().daemon,
         "layers": [],
         "sandbox_error": None,
+        "listening": listening(),
     }
     try:
         from arena.sandbox import probe
@@ -248,9 +291,10 @@ def _explain(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def scheduler_versions() -> dict[str, str]:
-    """Run on the scheduler by :func:`check_scheduler`: its versions (it unpickles our tasks)."""
-    return local_versions()
+def scheduler_versions() -> dict[str, Any]:
+    """Run on the scheduler by :func:`check_scheduler`: its versions (it unpickles our tasks)
+    and the addresses it listens on."""
+    return {**local_versions(), "listening": listening()}
 
 
 def check_scheduler(client: Client, want: dict[str, str]) -> None:
@@ -270,6 +314,12 @@ def check_scheduler(client: Client, want: dict[str, str]) -> None:
                 f"the scheduler at {address}: {key} {got.get(key)} there but {value} here; "
                 "every machine needs the same"
             )
+    everywhere = wildcard(list(got.get("listening", [])))
+    if everywhere:
+        raise ClusterError(
+            f"the scheduler at {address} listens on every interface ({everywhere[0]}): "
+            "start it with --host ADDR --dashboard-address ADDR:0 (docs/cluster.md)"
+        )
 
 
 def check_workers(
@@ -322,6 +372,12 @@ def worker_problem(report: WorkerReport, want: dict[str, str]) -> str | None:
         )
     if report.sandbox_error:
         return f"its sandbox cannot run bots: {report.sandbox_error}"
+    everywhere = wildcard(report.listening)
+    if everywhere:
+        return (
+            f"it listens on every interface ({everywhere[0]}); start it with "
+            "--host ADDR --dashboard-address ADDR:0 (docs/cluster.md)"
+        )
     return None
 
 
@@ -383,67 +439,11 @@ class ArenaWorkerPlugin(WorkerPlugin):
         self.paused, self.periods = [], {}
 
 
-class ClusterExecutor(cf.Executor):
-    """A :class:`concurrent.futures.Executor` over a Dask cluster; it owns its client.
-
-    Every ``submit`` is a new Dask task (``pure=False``), even for equal arguments.
-    ``shutdown(cancel_futures=True)`` (what the runner does after Ctrl-C) cancels every
-    outstanding task on the scheduler and disconnects; the scheduler and workers keep running
-    for the next run. A batch that a worker has already started finishes there and its result is
-    dropped. When every task had finished, shutdown also closes the workers' bot pools, so no
-    bot process outlives the run (as with the local pool).
-    """
-
-    def __init__(self, client: Client, workers: int) -> None:
-        self.client = client
-        self.workers = workers
-        """Task slots of the cluster when it was checked (workers × threads)."""
-        self._inner = client.get_executor(pure=False)
-        self._submitted: list[cf.Future[Any]] = []
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
-        """Schedule ``fn(*args, **kwargs)`` on some worker."""
-        future: cf.Future[Any] = self._inner.submit(fn, *args, **kwargs)
-        self._submitted = [f for f in self._submitted if not f.done()]
-        self._submitted.append(future)
-        return future
-
-    def map(
-        self,
-        fn: Callable[..., Any],
-        *iterables: Any,
-        timeout: float | None = None,
-        chunksize: int = 1,
-    ) -> Iterator[Any]:
-        """Like :meth:`concurrent.futures.Executor.map`; ``chunksize`` is ignored (as in Dask):
-        batch the work into the items instead."""
-        return super().map(fn, *iterables, timeout=timeout)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Wait for (or, with ``cancel_futures``, cancel) outstanding tasks, then disconnect."""
-        try:
-            self._inner.shutdown(wait=wait and not cancel_futures)
-            if self.client.status == "running" and all(
-                f.done() and not f.cancelled() for f in self._submitted
-            ):
-                # No batch is running anywhere, so no pool is in use. After a cancel, a batch
-                # may still be finishing on a worker: its pool closes when the next run
-                # replaces the plugin.
-                self.client.run(_close_pool, on_error="ignore")
-        finally:
-            self.client.close()
-
-
-def _close_pool() -> None:
-    """Run on each worker: close its bot pool (zygotes and staged files)."""
-    from arena import runner
-
-    runner.close_worker()
-
-
 def open_executor(
     address: str,
     *,
+    certs: Path | None = None,
+    insecure: bool = False,
     unsafe_no_sandbox: bool = False,
     log_level: int = logging.INFO,
     connect_timeout: float = CONNECT_TIMEOUT,
@@ -456,7 +456,7 @@ def open_executor(
     at ``log_level`` and above on the workers reach this process's ``arena`` logger (whose own
     level and handlers then decide, as for local records).
     """
-    client = connect(address, timeout=connect_timeout)
+    client = connect(address, timeout=connect_timeout, certs=certs, insecure=insecure)
     try:
         reports = check_workers(client, unsafe_no_sandbox=unsafe_no_sandbox, timeout=probe_timeout)
         client.register_plugin(ArenaWorkerPlugin(log_level))
@@ -470,19 +470,25 @@ def open_executor(
 
 
 def doctor(
-    address: str, *, unsafe_no_sandbox: bool = False
+    address: str,
+    *,
+    certs: Path | None = None,
+    insecure: bool = False,
+    unsafe_no_sandbox: bool = False,
 ) -> tuple[list[WorkerReport], list[str], str | None]:
     """``arena doctor --cluster``: every worker's report, as text too, and the first problem.
 
     Each worker gets a header line (name, address, host, versions, verdict) and one line per
-    sandbox layer, marked ``+`` when active on that worker.
+    sandbox layer, marked ``+`` when active on that worker. The scheduler is checked first
+    (versions, listeners): a problem there is raised as :class:`ClusterError`.
     """
-    client = connect(address)
+    client = connect(address, certs=certs, insecure=insecure)
+    want = local_versions()
     try:
+        check_scheduler(client, want)
         reports = probe_workers(client, unsafe_no_sandbox=unsafe_no_sandbox)
     finally:
         client.close()
-    want = local_versions()
     lines = [
         f"cluster {address}: {len(reports)} worker(s); here: arena {want['arena']}, "
         f"Python {want['python']}, dask {want['dask']}, distributed {want['distributed']}"

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
@@ -37,6 +37,7 @@ import multiprocessing_logging  # type: ignore[import-untyped]
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.scheduler import MatchSpec
+from arena.verify import check_results, encode_results
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as MpEvent
@@ -55,6 +56,10 @@ class Wait(enum.Enum):
 WAIT: Final = Wait.WAIT
 """Yielded by a schedule given to :func:`drive` for "nothing to submit until more results
 are in" (a round that must finish before the next one is decided on)."""
+
+RETRIES: Final = 1
+"""Times a match whose record was refused (:mod:`arena.verify`) is sent again before the run
+stops with an error naming it."""
 
 MAX_BATCH: Final = 20
 """Matches per task at most: big enough to amortise a cluster's per-task cost, small enough
@@ -223,8 +228,10 @@ def _stopping() -> bool:
     return _stop is not None and _stop.is_set()
 
 
-def play_batch(batch: Batch) -> list[dict[str, Any]]:
-    """Play the batch's matches in this worker; return one record per finished match.
+def play_batch(batch: Batch) -> str:
+    """Play the batch's matches in this worker; return one record per finished match, as the
+    JSON document of :func:`arena.verify.encode_results` (plain text: the parent runs nothing
+    a worker sends, and checks every record against the batch before storing it).
 
     Stops early (returning what is finished) when the parent asks to stop. A match that was
     still being played when the stop came is dropped, not returned: the interrupt may have
@@ -246,7 +253,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
             break
         out.append(outcome_record(spec, outcome, duration))
     log.info("worker %d played %d/%d matches", os.getpid(), len(out), len(batch.matches))
-    return out
+    return encode_results(out)
 
 
 def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> dict[str, Any]:
@@ -373,6 +380,49 @@ def make_executor(
     )
 
 
+class RecordsRefused(ArenaError):
+    """Records a worker returned did not match their batch, even when the match was sent again."""
+
+
+@dataclass
+class _Checked:
+    """The checking side of :func:`drive`: each batch's records against what was sent."""
+
+    on_results: Callable[[list[dict[str, Any]]], None]
+    tries: dict[str, int]
+    failed: list[str]
+
+    def take(self, batch: Batch, document: object) -> Batch | None:
+        """Hand over the records of ``document`` that match ``batch``; log the others and
+        return the batch of their matches to send again (None when there is none)."""
+        accepted, refused = check_results(batch, document)
+        if accepted:
+            self.on_results(accepted)
+        if not refused:
+            return None
+        for line in refused:
+            log.warning("refused a worker's record, not stored: %s", line)
+        done = {r["match_id"] for r in accepted}
+        again = []
+        for spec in batch.matches:
+            if spec.match_id in done:
+                continue
+            self.tries[spec.match_id] = tries = self.tries.get(spec.match_id, 0) + 1
+            if tries <= RETRIES:
+                again.append(spec)
+            else:
+                self.failed.append(spec.match_id)
+        return replace(batch, matches=tuple(again)) if again else None
+
+    def error(self) -> RecordsRefused:
+        """The run's error once a match was refused more than :data:`RETRIES` times."""
+        shown = ", ".join(self.failed[:3]) + (" ..." if len(self.failed) > 3 else "")
+        return RecordsRefused(
+            f"refused the records of {len(self.failed)} match(es) from the workers, even when "
+            f"played again ({shown}); nothing of them was stored (the log says why)"
+        )
+
+
 def drive(
     executor: cf.Executor,
     work: Iterable[Batch | Wait],
@@ -391,9 +441,15 @@ def drive(
     ``on_stop`` runs once, not-started batches are cancelled, and the results of the batches
     already running are still handed over). A batch that raised stops the run: the others
     are cancelled or awaited, their results handed over, and the error re-raised.
+
+    Only records that match their batch are handed over (:func:`arena.verify.check_results`):
+    a refused record is logged, its match sent again (:data:`RETRIES` times), and a match
+    refused every time stops the run with :class:`RecordsRefused`.
     """
     todo = iter(work)
-    pending: set[cf.Future[list[dict[str, Any]]]] = set()
+    pending: dict[cf.Future[str], Batch] = {}
+    retry: list[Batch] = []
+    checked = _Checked(on_results, {}, [])
     exhausted = stopped = False
     error: BaseException | None = None
 
@@ -409,29 +465,35 @@ def drive(
         if not stopped and error is None and should_stop():
             halt()
         waiting = False
-        while not (stopped or exhausted or error or waiting) and len(pending) < in_flight:
-            batch = next(todo, None)
+        while not (stopped or error or waiting) and len(pending) < in_flight:
+            batch = retry.pop() if retry else None if exhausted else next(todo, None)
             if batch is None:
                 exhausted = True
-            elif batch is WAIT:
+                break
+            if batch is WAIT:
                 waiting = True
             else:
-                pending.add(executor.submit(play_batch, batch))
+                pending[executor.submit(play_batch, batch)] = batch
         if not pending:
             if waiting and not (stopped or error):
                 raise RuntimeError("the schedule waits for results, but none are out")
             break
-        done, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+        done, _ = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
         for f in done:
+            batch = pending.pop(f)
             if f.cancelled():
                 continue
             exc = f.exception()
-            if exc is not None:
-                if error is None:
-                    error = exc
-                    halt()
-                continue
-            on_results(f.result())
+            if exc is None:
+                again = checked.take(batch, f.result())
+                if again is not None:
+                    retry.append(again)
+                if not checked.failed:
+                    continue
+                exc = checked.error()
+            if error is None:
+                error = exc
+                halt()
     if error is not None:
         raise error
-    return exhausted and not stopped
+    return exhausted and not stopped and not retry

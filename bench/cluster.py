@@ -1,10 +1,16 @@
-"""Benchmark: the same tournament through the local process pool and a 2-worker Dask cluster.
+"""Benchmark: the same tournament through the local pool and 2-worker Dask clusters, TLS or not.
 
 Run by hand (figures go to docs/benchmarks.md)::
 
     python bench/cluster.py                    # 3 instant bots, 60 rounds = 360 matches, 3 reps
     python bench/cluster.py --rounds 20 --reps 1
     python bench/cluster.py --quiet-dask       # the optional Dask settings of docs/cluster.md
+
+Three backends, interleaved: the local process pool, a cluster over plain TCP
+(``--insecure-cluster``) and a cluster over TLS with the certificates of ``arena cluster init``
+(the default), each with 2 worker processes. Every backend returns JSON records that the parent
+checks against their batch (arena.verify); the cost of that check alone is measured last, on
+records of matches played in-process, and reported per match.
 
 "Instant" bots answer a random legal action at once, so a match costs only the sandbox (fresh bot
 processes forked from zygotes) and the engine: the worst case for the cluster's per-task cost.
@@ -39,9 +45,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from rich.console import Console  # noqa: E402
 
-from arena import cluster, tournament  # noqa: E402
+from arena import cluster, cluster_security, tournament, verify  # noqa: E402
 from arena.engine import Rules  # noqa: E402
 from arena.sandbox import Limits  # noqa: E402
+from arena.secrecy import SecretFile  # noqa: E402
 from arena.store import Store  # noqa: E402
 
 # Answers at once (a uniformly random legal action: legal[0] alone would pass every hand out
@@ -67,17 +74,30 @@ QUIET = {
 
 
 def start_cluster(
-    workdir: Path, workers: int, quiet: bool
+    workdir: Path, workers: int, quiet: bool, certs: Path | None
 ) -> tuple[str, list[subprocess.Popen[bytes]]]:
-    """``dask scheduler`` + ``workers`` × ``dask worker --nthreads 1``; returns the address."""
+    """``dask scheduler`` + ``workers`` × ``dask worker --nthreads 1``, every listener on
+    127.0.0.1, over TLS with ``certs`` (else plain TCP); returns the address."""
+    workdir.mkdir(exist_ok=True)
     sched_file = workdir / "scheduler.json"
     base = [sys.executable, "-m", "dask"]
+
+    def tls(role: str) -> list[str]:
+        if certs is None:
+            return []
+        return ["--tls-ca-file", f"{certs}/ca.pem", "--tls-cert", f"{certs}/{role}.pem"] + [
+            "--tls-key",
+            f"{certs}/{role}.key",
+        ]
+
+    local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0", "--no-dashboard"]
     env = {**os.environ, **(QUIET if quiet else {})}
     log = open(workdir / "dask.log", "wb")  # noqa: SIM115 - lives as long as the cluster
     procs = [
         subprocess.Popen(
-            [*base, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
-            + ["--scheduler-file", str(sched_file)],
+            [*base, "scheduler", *local, "--port", "0", "--scheduler-file", str(sched_file)]
+            + (["--protocol", "tls"] if certs else [])
+            + tls("scheduler"),
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
@@ -90,15 +110,15 @@ def start_cluster(
     for k in range(workers):
         procs.append(
             subprocess.Popen(
-                [*base, "worker", address, "--nworkers", "1", "--nthreads", "1"]
-                + ["--no-dashboard", "--name", f"w{k + 1}"],
+                [*base, "worker", address, "--nworkers", "1", "--nthreads", "1", *local]
+                + ["--name", f"w{k + 1}", *tls("worker")],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=True,
             )
         )
-    client = cluster.connect(address)
+    client = cluster.connect(address, certs=certs, insecure=certs is None)
     try:
         client.wait_for_workers(workers, timeout=60)
     finally:
@@ -169,7 +189,10 @@ def one_run(
     limits = Limits()
     with Store(db) as store:
         versions = tournament.register_files(store, bots)
-        plan = tournament.plan(store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits)
+        # One deal secret for every run, so that the stored matches can be compared.
+        plan = tournament.plan(
+            store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits, secret_file=SECRET
+        )
         quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
         cpu0 = own_cpu() + tree_cpu(cluster_pids)
         started = time.perf_counter()
@@ -197,6 +220,56 @@ def stored(db: Path) -> list[tuple[Any, ...]]:
     return rows
 
 
+def check_cost(bots: list[Path], rounds: int) -> tuple[float, float]:
+    """Milliseconds per match to encode and check records (arena.verify), and to play the same
+    matches in-process: records of ``rounds`` x 6 matches of the instant bots, each check
+    replaying the match from its deal seed."""
+    import random
+
+    from arena.engine import play_match
+    from arena.runner import Batch, outcome_record
+    from arena.sandbox.values import BotSource, MatchOutcome, bot_random_seed
+    from arena.scheduler import Entrant, MatchSpec
+
+    classes = []
+    for path in bots:
+        namespace: dict[str, Any] = {}
+        exec(compile(path.read_text(), str(path), "exec"), namespace)
+        classes.append(namespace["Bot"])
+    seats = tuple(Entrant(p.stem, str(k) * 64, k) for k, p in enumerate(bots))
+    specs = tuple(
+        MatchSpec(f"m{i}", i // 6, i % 6, i, "s", seats, deal_seed=f"d{i // 6}")  # type: ignore[arg-type]
+        for i in range(6 * rounds)
+    )
+    started = time.process_time()
+    records = []
+    for spec in specs:
+        players = []
+        for seat, cls in enumerate(classes):
+            random.seed(bot_random_seed(spec.deal_seed, seat))
+            players.append(cls())
+        m = play_match(players, spec.deal_seed, Rules())
+        outcome = MatchOutcome(m, [], list(m.placements), [{}, {}, {}], ["", "", ""])
+        records.append(outcome_record(spec, outcome, 0.0))
+    played = time.process_time() - started
+    sources = {e.key: BotSource(e.name, "") for e in seats}
+    batch = Batch(Rules(), Limits(), False, sources, specs)
+    started = time.process_time()
+    accepted, refused = verify.check_results(batch, verify.encode_results(records))
+    checked = time.process_time() - started
+    assert len(accepted) == len(specs) and not refused, refused
+    return 1000 * checked / len(specs), 1000 * played / len(specs)
+
+
+SECRET = SecretFile(7, bytes(32))
+
+BACKENDS = (
+    ("local", "local process pool"),
+    ("tcp", "Dask, plain TCP"),
+    ("tls", "Dask, TLS (default)"),
+)
+
+
 def main() -> None:
     """Run the comparison and print one table."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -216,41 +289,45 @@ def main() -> None:
             path = workdir / f"{name}.py"
             path.write_text(INSTANT.format(name=name))
             bots.append(path)
+        certs = workdir / "certs"
+        cluster_security.init_certificates(certs, "127.0.0.1")
         started = time.perf_counter()
-        address, procs = start_cluster(workdir, 2, quiet=args.quiet_dask)
-        print(f"cluster up in {time.perf_counter() - started:.1f} s at {address}")
-        pids = [p.pid for p in procs]
-        wall: dict[str, list[float]] = {"local": [], "dask": []}
-        cpu: dict[str, list[float]] = {"local": [], "dask": []}
-        connect: list[float] = []
+        tcp_addr, tcp_procs = start_cluster(workdir / "tcp", 2, args.quiet_dask, None)
+        tls_addr, tls_procs = start_cluster(workdir / "tls", 2, args.quiet_dask, certs)
+        print(f"clusters up in {time.perf_counter() - started:.1f} s at {tcp_addr}, {tls_addr}")
+        opens: dict[str, Callable[[], Any] | None] = {
+            "local": None,
+            "tcp": lambda: cluster.open_executor(tcp_addr, insecure=True),
+            "tls": lambda: cluster.open_executor(tls_addr, certs=certs),
+        }
+        pids = {"local": [], "tcp": [p.pid for p in tcp_procs], "tls": [p.pid for p in tls_procs]}
+        wall: dict[str, list[float]] = {k: [] for k, _ in BACKENDS}
+        cpu: dict[str, list[float]] = {k: [] for k, _ in BACKENDS}
+        connect: dict[str, list[float]] = {k: [] for k, _ in BACKENDS}
+        dbs: dict[str, Path] = {}
         try:
             # Warm-up, not measured: a fresh Dask worker imports arena and starts its bot pool
             # on its first batch (a forked local worker inherits the imports from the parent).
             warm = time.perf_counter()
-            one_run(workdir, bots, 1, "warm", lambda: cluster.open_executor(address), pids)
-            print(f"warm-up run on the cluster: {time.perf_counter() - warm:.1f} s")
+            for key in ("tcp", "tls"):
+                one_run(workdir, bots, 1, "warm", opens[key], pids[key])
+            print(f"warm-up runs on the clusters: {time.perf_counter() - warm:.1f} s")
             for rep in range(args.reps):
-                secs, _, used, n, local_db = one_run(workdir, bots, args.rounds, "local", None, [])
-                wall["local"].append(secs)
-                cpu["local"].append(used)
-                secs, opened, used, n, dask_db = one_run(
-                    workdir,
-                    bots,
-                    args.rounds,
-                    "dask",
-                    lambda: cluster.open_executor(address),
-                    pids,
-                )
-                wall["dask"].append(secs)
-                cpu["dask"].append(used)
-                connect.append(opened)
-                print(
-                    f"rep {rep + 1}: local {wall['local'][-1]:.2f} s, dask {secs:.2f} s wall;"
-                    f" local {cpu['local'][-1]:.2f} s, dask {used:.2f} s CPU ({n} matches)"
-                )
-            same = stored(local_db) == stored(dask_db)
+                line = []
+                for key, _ in BACKENDS:
+                    secs, opened, used, n, dbs[key] = one_run(
+                        workdir, bots, args.rounds, key, opens[key], pids[key]
+                    )
+                    wall[key].append(secs)
+                    cpu[key].append(used)
+                    connect[key].append(opened)
+                    line.append(f"{key} {secs:.2f} s wall, {used:.2f} s CPU")
+                print(f"rep {rep + 1}: " + "; ".join(line) + f" ({n} matches)")
+            same = stored(dbs["local"]) == stored(dbs["tcp"]) == stored(dbs["tls"])
         finally:
-            stop_cluster(procs)
+            stop_cluster(tcp_procs)
+            stop_cluster(tls_procs)
+        check_ms, play_ms = check_cost(bots, args.rounds)
     load = os.getloadavg()[0]
     med = {k: statistics.median(v) for k, v in wall.items()}
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
@@ -260,17 +337,19 @@ def main() -> None:
         f"{n} matches of instant bots, 2 workers, {settings}, median of {args.reps}"
         f" (load {load:.1f})"
     )
-    print(f"{'backend':<24}{'wall s':>8}{'matches/s':>11}{'wall ms/match':>15}{'CPU ms/match':>14}")
-    for key, label in (("local", "local process pool"), ("dask", "Dask, 2 local workers")):
+    head = f"{'backend':<22}{'wall s':>8}{'matches/s':>11}{'vs TCP':>8}{'CPU ms/match':>14}"
+    print(head + f"{'connect s':>11}")
+    for key, label in BACKENDS:
         w, c = med[key], cpu_med[key]
-        print(f"{label:<24}{w:>8.2f}{n / w:>11.1f}{1000 * w / n:>15.2f}{1000 * c / n:>14.2f}")
-    dw, dc = med["dask"] - med["local"], cpu_med["dask"] - cpu_med["local"]
-    wall_pct, cpu_pct = 100 * dw / med["local"], 100 * dc / cpu_med["local"]
+        ratio = med["tcp"] / w
+        print(
+            f"{label:<22}{w:>8.2f}{n / w:>11.1f}{ratio:>8.2f}{1000 * c / n:>14.2f}"
+            f"{statistics.median(connect[key]):>11.2f}"
+        )
     print(
-        f"cluster overhead per match: wall {1000 * dw / n:+.2f} ms ({wall_pct:+.1f} %),"
-        f" CPU {1000 * dc / n:+.2f} ms ({cpu_pct:+.1f} %)"
+        f"checking the records (JSON + replay, in every backend): {check_ms:.2f} ms CPU per "
+        f"match; playing the same match in-process: {play_ms:.2f} ms"
     )
-    print(f"of which connecting + probing workers: {statistics.median(connect):.2f} s per run")
     print(f"stored matches identical: {same}")
 
 

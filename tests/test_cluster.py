@@ -1,17 +1,21 @@
 """Cluster runs on a REAL local Dask cluster: ``dask scheduler`` + 2 × ``dask worker`` processes.
 
-Nothing is mocked: the scheduler and workers are the real command-line programs, talking TCP on
-127.0.0.1, and a worker that cannot import arena is a real worker process whose interpreter
-refuses the import.
+Nothing is mocked: the scheduler and workers are the real command-line programs, talking TLS on
+127.0.0.1 with the certificates of ``arena cluster init`` (every listener bound to 127.0.0.1),
+a worker that cannot import arena is a real worker process whose interpreter refuses the
+import, and a hostile worker is a real worker running ``tests/attacks/hostile_worker.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import signal
+import socket
 import sqlite3
+import ssl
 import subprocess
 import sys
 import time
@@ -22,8 +26,10 @@ from pathlib import Path
 import distributed
 import pytest
 
-from arena import cluster
+from arena import cluster, cluster_security
 from arena.secrecy import SecretFile
+
+HOSTILE = Path(__file__).parent / "attacks" / "hostile_worker.py"
 
 
 def _wait_for(predicate: object, timeout: float, what: str) -> None:
@@ -43,6 +49,21 @@ class LocalDaskCluster:
         self.scheduler_file = workdir / "scheduler.json"
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.address = ""
+        self.certs = workdir / "certs"
+        cluster_security.init_certificates(self.certs, "127.0.0.1")
+
+    def tls(self, role: str) -> list[str]:
+        """The TLS options of ``role``'s dask command."""
+        d = self.certs
+        return ["--tls-ca-file", f"{d}/ca.pem", "--tls-cert", f"{d}/{role}.pem"] + [
+            "--tls-key",
+            f"{d}/{role}.key",
+        ]
+
+    def client(self) -> distributed.Client:
+        """A Dask client of the test itself, with the arena's client certificate."""
+        security = cluster_security.security(self.certs)
+        return distributed.Client(self.address, set_as_default=False, timeout=10, security=security)
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
         log = open(self.workdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -60,21 +81,29 @@ class LocalDaskCluster:
             "scheduler",
             [
                 "scheduler",
+                "--protocol",
+                "tls",
                 "--host",
                 "127.0.0.1",
                 "--port",
                 "0",
                 "--no-dashboard",
+                "--dashboard-address",
+                "127.0.0.1:0",
                 "--scheduler-file",
                 str(self.scheduler_file),
+                *self.tls("scheduler"),
             ],
             env or {},
         )
         _wait_for(self.scheduler_file.exists, 30, "the scheduler file")
         self.address = json.loads(self.scheduler_file.read_text())["address"]
 
-    def start_worker(self, name: str, env: dict[str, str] | None = None) -> None:
-        """``dask worker ADDR --nworkers 1 --nthreads 1 --name NAME`` (with a nanny)."""
+    def start_worker(
+        self, name: str, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
+        """``dask worker ADDR --nworkers 1 --nthreads 1 --name NAME`` (with a nanny), every
+        listener on 127.0.0.1."""
         self._spawn(
             name,
             [
@@ -85,15 +114,21 @@ class LocalDaskCluster:
                 "--nthreads",
                 "1",
                 "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--dashboard-address",
+                "127.0.0.1:0",
                 "--name",
                 name,
+                *self.tls("worker"),
+                *extra,
             ],
             env or {},
         )
 
     def worker_addresses(self) -> dict[str, str]:
         """Connected workers: name → address."""
-        with distributed.Client(self.address, set_as_default=False, timeout=10) as client:
+        with self.client() as client:
             info = client.scheduler_info(n_workers=-1)["workers"]
         return {str(w["name"]): addr for addr, w in info.items()}
 
@@ -138,7 +173,7 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDask
 
 
 def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:
-    client = cluster.connect(dask_cluster.address)
+    client = cluster.connect(dask_cluster.address, certs=dask_cluster.certs)
     try:
         reports = cluster.check_workers(client)
     finally:
@@ -151,6 +186,8 @@ def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:
         assert r.distributed == want["distributed"]
         assert r.nthreads == 1
         assert r.layers and r.sandbox_error is None
+        # Its listeners (worker, nanny, Dask's http server) as seen in its own process.
+        assert len(r.listening) >= 2 and all(a.startswith("127.0.0.1:") for a in r.listening)
 
 
 @contextmanager
@@ -165,8 +202,8 @@ def extra_worker(c: LocalDaskCluster, name: str, env: dict[str, str]) -> Iterato
         c.wait_for_workers({"w1", "w2"})
 
 
-def _check_error(address: str) -> str:
-    client = cluster.connect(address)
+def _check_error(c: LocalDaskCluster) -> str:
+    client = cluster.connect(c.address, certs=c.certs)
     started = time.monotonic()
     try:
         with pytest.raises(cluster.ClusterError) as err:
@@ -188,8 +225,8 @@ def test_worker_without_arena_is_named_not_a_hang(
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
     with extra_worker(dask_cluster, "noarena", {"PYTHONPATH": str(blocker)}):
-        message = _check_error(dask_cluster.address)
-    assert message.startswith("worker noarena (tcp://127.0.0.1:")
+        message = _check_error(dask_cluster)
+    assert message.startswith("worker noarena (tls://127.0.0.1:")
     assert "arena is not importable there" in message
 
 
@@ -202,7 +239,15 @@ def test_scheduler_without_arena_is_one_clear_error(tmp_path: Path) -> None:
     c = LocalDaskCluster(tmp_path)
     try:
         c.start_scheduler(env={"PYTHONPATH": str(blocker)})
-        out = arena("run", "--cluster", c.address, "--db", str(tmp_path / "x.db"))
+        out = arena(
+            "run",
+            "--cluster",
+            c.address,
+            "--cluster-certs",
+            str(c.certs),
+            "--db",
+            str(tmp_path / "x.db"),
+        )
     finally:
         c.close()
     assert out.returncode == 1
@@ -215,9 +260,9 @@ def test_worker_without_sandbox_layers_is_named(dask_cluster: LocalDaskCluster) 
     # machine without bubblewrap, Landlock, seccomp or root.
     env = {"ARENA_SANDBOX_DISABLE": "bwrap,uid,landlock,seccomp"}
     with extra_worker(dask_cluster, "nosandbox", env):
-        message = _check_error(dask_cluster.address)
-        _, lines, problem = cluster.doctor(dask_cluster.address)
-    assert message.startswith("worker nosandbox (tcp://127.0.0.1:")
+        message = _check_error(dask_cluster)
+        _, lines, problem = cluster.doctor(dask_cluster.address, certs=dask_cluster.certs)
+    assert message.startswith("worker nosandbox (tls://127.0.0.1:")
     assert "its sandbox cannot run bots: cannot sandbox bots here" in message
     assert problem == message
     # The doctor shows every worker with its layers; only the crippled one lacks bwrap.
@@ -234,7 +279,7 @@ def test_unreachable_scheduler_fails_fast_in_one_line() -> None:
         port = s.getsockname()[1]
     started = time.monotonic()
     with pytest.raises(cluster.ClusterError) as err:
-        cluster.connect(f"tcp://127.0.0.1:{port}", timeout=5)
+        cluster.connect(f"tcp://127.0.0.1:{port}", timeout=5, insecure=True)
     assert time.monotonic() - started < 5
     assert str(err.value) == (
         f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: Connection refused"
@@ -297,6 +342,11 @@ def bot_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 def arena_cmd(*args: str) -> list[str]:
     """The real CLI, in this interpreter."""
     return [sys.executable, "-m", "arena.cli", *args]
+
+
+def on(c: LocalDaskCluster) -> list[str]:
+    """The options that send a run to ``c``."""
+    return ["--cluster", c.address, "--cluster-certs", str(c.certs)]
 
 
 def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -364,9 +414,7 @@ def test_cluster_run_equals_local_run(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "cluster.db"
-    out = arena(
-        "run", *bot_files, *run_args(bot_files), "--cluster", dask_cluster.address, "--db", str(db)
-    )
+    out = arena("run", *bot_files, *run_args(bot_files), *on(dask_cluster), "--db", str(db))
     assert out.returncode == 0, out.stderr
     assert "12 matches, 2 workers" in out.stdout
     assert "12/12 stored" in out.stdout
@@ -374,7 +422,7 @@ def test_cluster_run_equals_local_run(
     assert standings(db) == local_reference[1]
     # forward_logging: the workers' own records ("worker PID played ...") are in the parent's
     # log file, with the pids of the Dask worker processes.
-    with distributed.Client(dask_cluster.address, set_as_default=False) as client:
+    with dask_cluster.client() as client:
         pids = set(client.run(os.getpid).values())
         # arena's worker plugin paused Dask's 10 ms stack sampler and slowed its 20 ms tick.
         bookkeeping = client.run(
@@ -450,8 +498,7 @@ def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
             "run",
             *bot_files,
             *run_args(bot_files),
-            "--cluster",
-            dask_cluster.address,
+            *on(dask_cluster),
             "--db",
             str(db),
         ),
@@ -460,7 +507,7 @@ def test_worker_killed_mid_run_reruns_its_matches_and_leaves_no_bots(
         text=True,
     )
     try:
-        with distributed.Client(dask_cluster.address, set_as_default=False) as client:
+        with dask_cluster.client() as client:
             w1 = dask_cluster.worker_addresses()["w1"]
             pid = client.run(os.getpid, workers=[w1])[w1]
             bots: dict[int, str] = {}
@@ -492,9 +539,7 @@ def test_ctrl_c_then_parent_killed_then_resume(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "resume.db"
-    cmd = arena_cmd(
-        "run", *bot_files, *run_args(bot_files), "--cluster", dask_cluster.address, "--db", str(db)
-    )
+    cmd = arena_cmd("run", *bot_files, *run_args(bot_files), *on(dask_cluster), "--db", str(db))
 
     # Ctrl-C once some matches are stored: a clean stop, and the cluster forgets the run's tasks.
     run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -508,7 +553,7 @@ def test_ctrl_c_then_parent_killed_then_resume(
     assert "Interrupted: finished matches are stored" in err
     first = stored_count(db)
     assert 2 <= first < 12
-    with distributed.Client(dask_cluster.address, set_as_default=False) as client:
+    with dask_cluster.client() as client:
         _wait_for(
             lambda: client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0,
             30,
@@ -542,20 +587,150 @@ def test_cli_unreachable_scheduler_is_one_line_exit_1(tmp_path: Path) -> None:
     address = f"tcp://127.0.0.1:{port}"
     db = tmp_path / "x.db"
     for args in (["run", "--cluster", address, "--db", str(db)], ["doctor", "--cluster", address]):
-        out = arena(*args)
+        out = arena(*args, "--insecure-cluster")
         assert out.returncode == 1
-        assert (
-            out.stderr
-            == f"Error: cannot reach the Dask scheduler at {address}: Connection refused\n"
+        assert out.stderr == (  # the risk, said once, then the error
+            f"{cluster.INSECURE_WARNING}\n"
+            f"Error: cannot reach the Dask scheduler at {address}: Connection refused\n"
         )
     assert not db.exists()
 
 
 def test_cli_doctor_reports_each_worker(dask_cluster: LocalDaskCluster) -> None:
-    out = arena("doctor", "--cluster", dask_cluster.address, "--json")
+    out = arena("doctor", *on(dask_cluster), "--json")
     assert out.returncode == 0, out.stderr
     reports = json.loads(out.stdout)
     assert sorted(r["name"] for r in reports) == ["w1", "w2"]
     for r in reports:
         assert r["error"] is None and r["sandbox_error"] is None
         assert {"bwrap", "landlock", "seccomp"} <= {la["name"] for la in r["layers"]}
+
+
+# --- a cluster that trusts nobody -----------------------------------------------------------
+
+
+def test_plain_tcp_is_refused_without_insecure_cluster(tmp_path: Path) -> None:
+    # Refused before any connection: nothing needs to listen there.
+    db = tmp_path / "x.db"
+    for args in (
+        ["run", "--cluster", "tcp://127.0.0.1:9", "--db", str(db)],
+        ["doctor", "--cluster", "127.0.0.1:9"],
+    ):
+        out = arena(*args)
+        assert out.returncode == 1
+        assert out.stderr.startswith("Error: refusing ")
+        assert "--insecure-cluster" in out.stderr and out.stderr.count("\n") == 1
+    out = arena("run", "--cluster", "tls://127.0.0.1:9", "--db", str(db))
+    assert out.returncode == 1
+    assert (
+        out.stderr == "Error: tls://127.0.0.1:9 needs the client certificate: --cluster-certs DIR\n"
+    )
+    assert not db.exists()
+
+
+def test_a_peer_without_certificates_is_refused(
+    dask_cluster: LocalDaskCluster, tmp_path: Path
+) -> None:
+    plain = dask_cluster.address.replace("tls://", "tcp://")
+    with pytest.raises((OSError, TimeoutError)):
+        distributed.Client(plain, set_as_default=False, timeout=3).close()
+    # TLS that trusts the cluster's CA but shows no certificate: the handshake is refused.
+    host, _, port = dask_cluster.address.removeprefix("tls://").rpartition(":")
+    ctx = ssl.create_default_context(cafile=str(dask_cluster.certs / "ca.pem"))
+    ctx.check_hostname = False
+    with socket.create_connection((host, int(port)), timeout=5) as raw:
+        with pytest.raises(ssl.SSLError, match="CERTIFICATE_REQUIRED|certificate required"):
+            with ctx.wrap_socket(raw) as tls:
+                tls.recv(1)  # TLS 1.3 reports the refusal on the first read
+    # Certificates of another CA (another `arena cluster init`): refused too.
+    cluster_security.init_certificates(tmp_path / "other", "127.0.0.1")
+    with pytest.raises(cluster.ClusterError, match="TLS certificate does not match"):
+        cluster.connect(dask_cluster.address, timeout=3, certs=tmp_path / "other").close()
+    assert set(dask_cluster.worker_addresses()) == {"w1", "w2"}  # the cluster is unharmed
+
+
+def test_wildcard_listeners_are_refused(dask_cluster: LocalDaskCluster) -> None:
+    # The workplace allows loopback listeners only, so the wildcard bind is a report's: the
+    # real worker's report with one more listener, as a worker started without --host has.
+    client = cluster.connect(dask_cluster.address, certs=dask_cluster.certs)
+    try:
+        report = cluster.check_workers(client)[0]
+    finally:
+        client.close()
+    assert cluster.worker_problem(report, cluster.local_versions()) is None
+    for wild in ("0.0.0.0:41459", "[::]:35255"):
+        bad = dataclasses.replace(report, listening=[*report.listening, wild])
+        problem = cluster.worker_problem(bad, cluster.local_versions())
+        assert problem == (
+            f"it listens on every interface ({wild}); start it with --host ADDR "
+            "--dashboard-address ADDR:0 (docs/cluster.md)"
+        )
+    assert cluster_security.wildcard(["127.0.0.1:1", "[::1]:2", "0.0.0.0:3", "[::]:4"]) == [
+        "0.0.0.0:3",
+        "[::]:4",
+    ]
+
+
+@pytest.fixture
+def hostile_cluster(tmp_path: Path) -> Iterator[LocalDaskCluster]:
+    """A scheduler with one worker that runs tests/attacks/hostile_worker.py (mode set later)."""
+    c = LocalDaskCluster(tmp_path / "hostile")
+    c.workdir.mkdir(exist_ok=True)
+    try:
+        c.start_scheduler()
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("mode", ["forge", "pickle"])
+def test_a_hostile_worker_changes_nothing_stored_and_runs_nothing_here(
+    hostile_cluster: LocalDaskCluster, bot_files: list[str], tmp_path: Path, mode: str
+) -> None:
+    marker = tmp_path / "unpickled-here"
+    env = {"ARENA_HOSTILE": mode, "ARENA_HOSTILE_MARKER": str(marker)}
+    hostile_cluster.start_worker("liar", env=env, extra=("--preload", str(HOSTILE)))
+    hostile_cluster.wait_for_workers({"liar"})
+    db = tmp_path / "attacked.db"
+    out = arena("run", *bot_files, *run_args(bot_files), *on(hostile_cluster), "--db", str(db))
+    assert out.returncode == 1
+    assert out.stderr.startswith("Error: refused the records of ")
+    assert "nothing of them was stored" in out.stderr
+    assert stored_count(db) == 0
+    log = db.with_suffix(".log").read_text()
+    why = {
+        "forge": "its scores or end differ from the replay",
+        "pickle": "refused to unpickle posix.system from a cluster peer",
+    }[mode]
+    assert "refused a worker's record, not stored: " in log and why in log
+    assert not marker.exists()  # the payload never ran in the arena process
+
+
+def test_cli_cluster_init_makes_private_certificates_and_prints_the_commands(
+    tmp_path: Path,
+) -> None:
+    certs = tmp_path / "certs"
+    out = arena("cluster", "init", str(certs), "--host", "127.0.0.1", "--port", "8799")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"made 4 certificates in {certs} (keys readable by you only)"
+    scheduler, worker, run = lines[1:]
+    assert scheduler.startswith("dask scheduler --protocol tls --host 127.0.0.1 --port 8799 ")
+    assert "--dashboard-address 127.0.0.1:0" in scheduler and f"{certs}/scheduler.key" in scheduler
+    assert worker.startswith("dask worker tls://127.0.0.1:8799 --host WORKER_ADDRESS ")
+    assert f"{certs}/worker.pem" in worker and "--nthreads 1" in worker
+    assert run == f"arena run BOTS... --cluster tls://127.0.0.1:8799 --cluster-certs {certs}"
+    assert certs.stat().st_mode & 0o777 == 0o700
+    names = sorted(p.name for p in certs.iterdir())
+    assert names == sorted(
+        f"{r}.{x}" for r in ("ca", "scheduler", "worker", "client") for x in ("pem", "key")
+    )
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in certs.iterdir())
+    again = arena("cluster", "init", str(certs), "--host", "127.0.0.1")
+    assert (again.returncode, again.stderr) == (
+        1,
+        f"Error: {certs} already holds ca.pem: use a new directory\n",
+    )
+    wild = arena("cluster", "init", str(tmp_path / "w"), "--host", "0.0.0.0")
+    assert wild.returncode == 1 and "every interface" in wild.stderr
+    assert not (tmp_path / "w").exists()

@@ -35,10 +35,21 @@ LAYERS: list[tuple[str, ...]] = [
         "duplicate",
     ),
     ("store",),
-    ("entrants", "runner", "collusion", "cluster", "tournament", "schedules", "separation"),
+    (
+        "entrants",
+        "verify",
+        "runner",
+        "collusion",
+        "cluster_security",
+        "cluster_executor",
+        "cluster",
+        "tournament",
+        "schedules",
+        "separation",
+    ),
     ("compare",),
     ("views", "site", "reports"),
-    ("cli", "cli_common", "cli_lists", "cli_compare", "play", "demo"),
+    ("cli", "cli_common", "cli_lists", "cli_compare", "cli_cluster", "play", "demo"),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 

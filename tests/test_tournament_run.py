@@ -183,6 +183,69 @@ def test_any_executor_can_run_the_matches(tmp_path: Path) -> None:
     assert dump(tmp_path / "fork.db") == dump(tmp_path / "spawn.db")
 
 
+class LyingExecutor(cf.Executor):
+    """Real worker processes whose answers are forged on the way back: each batch's first
+    ``lies`` answers give every match's seat 0 the best score (as a hostile worker would)."""
+
+    def __init__(self, lies: int) -> None:
+        self.inner = cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+        self.lies = lies
+        self.told: dict[tuple[str, ...], int] = {}
+        self.forged = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        key = tuple(spec.match_id for spec in args[0].matches)
+        self.told[key] = told = self.told.get(key, 0) + 1
+        out: cf.Future[Any] = cf.Future()
+        out.set_running_or_notify_cancel()  # running at once, as in a pool: not cancellable
+
+        def answer(real: cf.Future[Any]) -> None:
+            records = json.loads(real.result())
+            if told <= self.lies:
+                for r in records:
+                    r["scores"][0] = max(r["scores"]) + 1
+                    r["placements"] = [1, 2, 3] if r["scores"][1] >= r["scores"][2] else [1, 3, 2]
+                    self.forged += 1
+            out.set_result(json.dumps(records))
+
+        self.inner.submit(fn, *args, **kwargs).add_done_callback(answer)
+        return out
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def test_a_forged_record_is_played_again_and_the_tournament_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
+    run_in_process(tmp_path / "honest.db", files, rounds=2, workers=2).close()
+    liar = LyingExecutor(lies=1)
+    run_in_process(tmp_path / "lied.db", files, rounds=2, workers=2, executor=liar).close()
+    assert liar.forged == 12  # every match was forged once, refused, and played again
+    assert dump(tmp_path / "lied.db") == dump(tmp_path / "honest.db")
+    log = (tmp_path / "lied.log").read_text()
+    assert log.count("refused a worker's record, not stored: ") == 12
+    assert "its scores or end differ from the replay" in log
+
+
+def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: Path) -> None:
+    from arena.runner import RecordsRefused
+
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
+    with pytest.raises(RecordsRefused, match=r"^refused the records of \d+ match\(es\) from"):
+        run_in_process(tmp_path / "lied.db", files, rounds=2, workers=2, executor=LyingExecutor(9))
+    assert stored_count_of(tmp_path / "lied.db") == 0
+
+
+def stored_count_of(db: Path) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return int(con.execute("SELECT count(*) FROM matches").fetchone()[0])
+    finally:
+        con.close()
+
+
 def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     store = run_in_process(tmp_path / "a.db", files, rounds=1, workers=2)

@@ -31,7 +31,7 @@ measures their coverage under the ladder's own schedule (docs/ladder.md).
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -92,12 +92,12 @@ class LadderStanding:
     sets: int
 
 
-def set_choices(places: Iterable[tuple[int, int, int]]) -> Counter[tuple[int, int, int]]:
+def set_choices(places: Iterable[tuple[int, int, int]]) -> dict[tuple[int, int, int], float]:
     """A set's matches as counted Plackett-Luce choices over the slots 0-2 of its bots:
     ``(chooser, other, other)``, the others sorted and a choice of two padded with
     :data:`NO_BOT`, a shared place counting an equal share of each order it allows (as
     :func:`arena.ratings.outcomes.tally` counts them)."""
-    out: Counter[tuple[int, int, int]] = Counter()
+    out: defaultdict[tuple[int, int, int], float] = defaultdict(float)
     for match in places:
         for chosen, others, share in order_choices(list(enumerate(match))):
             rest = sorted(others, reverse=True) + [NO_BOT] * (2 - len(others))
