@@ -15,7 +15,7 @@ from arena.untrusted import clean_line
 
 FILL: Final = ("heuristic", "random", "montecarlo")
 """The bundled bots that take the seats no bot was given for, in this order, skipping those
-already seated (with no bot at all: three random bots)."""
+already seated (with no bot at all: all three of them)."""
 
 
 def _path(spec: str) -> Path:
@@ -32,8 +32,6 @@ def seat_bots(specs: list[str]) -> list[Path]:
     bots in the empty seats."""
     if len(specs) > 3:
         raise ArenaError(f"a match has three seats, got {len(specs)} bots")
-    if not specs:
-        return [bundled("random")] * 3
     files = [_path(s) for s in specs]
     seated = {f.resolve() for f in files}
     spare = [bundled(n) for n in FILL if bundled(n).resolve() not in seated]
@@ -49,11 +47,13 @@ def run_demo(seed: int, bot_files: list[str]) -> str:
         # As the sandbox does: random is seeded with a one-way digest of (match seed, seat).
         random.seed(bot_random_seed(seed, seat))
         bots.append(load_bot_class(f)())
-    names = [f"{_name(f)} (seat {i})" for i, f in enumerate(files)]
+    names = [f"{bot_label(f)} (seat {i})" for i, f in enumerate(files)]
     return format_match(play_match(bots, seed=seed), names)
 
 
-def _name(path: Path) -> str:
+def bot_label(path: Path) -> str:
+    """What a bot file is called on screen: its ``Bot.name`` (the name it is stored and
+    listed under: ``random`` for ``random_bot.py``), else the file's stem."""
     try:
         declared_name = declared(path.read_text(encoding="utf-8"), "name")
     except (OSError, UnicodeDecodeError):

@@ -14,16 +14,17 @@ import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from arena.cards import JOKER, describe_suit, format_cards
-from arena.engine import IllegalAction, Match, MatchResult
 from arena.errors import ArenaError
-from arena.game import GameState
-from arena.rules import DEFAULT_RULES, HandResult, Rules
-from arena.sandbox.values import bot_random_seed
+
+if TYPE_CHECKING:  # imported where used, so that `arena --help` does not load the engine
+    from arena.engine import MatchResult
+    from arena.game import GameState
+    from arena.rules import HandResult, Rules
 
 __all__ = ["DEFAULT_OPPONENTS", "EndOfInput", "Table", "play_at_terminal", "play"]
 
@@ -78,8 +79,11 @@ class Table:
 
 
 def _names(files: Sequence[Path], human: int) -> list[str]:
-    """ "You" and the bots' file stems (with their seats when two bots share a name)."""
-    stems = iter(f.stem for f in files)
+    """ "You" and the bots' names, as every command shows them (``Bot.name``, else the file
+    stem; with their seats when two bots share a name)."""
+    from arena.demo import bot_label
+
+    stems = iter(bot_label(f) for f in files)
     names = ["You" if seat == human else next(stems) for seat in range(3)]
     return [
         f"{name} (seat {seat})" if seat != human and names.count(name) > 1 else name
@@ -182,6 +186,8 @@ def _choose(table: Table, state: GameState) -> Any:
 
 
 def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResult:
+    from arena.engine import IllegalAction
+
     names = table.names
     up = state.upcard
     joker = " (the Joker: the dealer names trump)" if up == JOKER else ""
@@ -227,10 +233,13 @@ def _summary(table: Table, hand: HandResult, scores: Sequence[int]) -> str:
 
 
 def play_at_terminal(
-    table: Table, bots: Sequence[Any], seed: int, rules: Rules = DEFAULT_RULES
+    table: Table, bots: Sequence[Any], seed: int, rules: Rules | None = None
 ) -> MatchResult:
     """Play one match, the human at ``table.human``; the score is shown after each hand."""
-    match = Match(seed, rules)
+    from arena.engine import Match
+    from arena.rules import DEFAULT_RULES
+
+    match = Match(seed, rules or DEFAULT_RULES)
     while (state := match.next_hand()) is not None:
         hand = _play_hand(table, bots, state)
         match.record(hand)
@@ -245,6 +254,7 @@ def play_at_terminal(
 def _bots(opponents: Sequence[str], human: int, seed: int) -> tuple[list[Any], list[Path]]:
     """One bot per seat (``None`` for the human), each built as the sandbox would seed it."""
     from arena.botfile import load_bot_class
+    from arena.sandbox.values import bot_random_seed
 
     files = [_bot_file(spec) for spec in opponents]
     classes = iter([load_bot_class(f) for f in files])
@@ -271,7 +281,7 @@ def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
     \b
     Example:
         arena play
-        arena play --seat 2 --seed 7 random_bot bots/my_bot.py
+        arena play --seat 2 --seed 7 random bots/my_bot.py
         printf '1\\n2\\n' | arena play --seed 3
     """
     if len(opponents) not in (0, 2):

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("store",),
     ("entrants", "runner", "collusion", "cluster", "tournament", "schedules", "separation"),
     ("compare",),
-    ("views", "site", "reports"),
+    ("views", "site", "reports", "tables"),
     ("cli", "cli_common", "cli_lists", "cli_compare", "play", "demo"),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}

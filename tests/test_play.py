@@ -59,7 +59,7 @@ def test_own_seat_and_bot_files() -> None:
     assert out.returncode == 0, out.stderr
     assert "you are seat 2" in out.stdout
     assert re.search(
-        r"Scores: random_bot \(seat 0\) \d+, random_bot \(seat 1\) \d+, You", out.stdout
+        r"Scores: random \(seat 0\) \d+, random \(seat 1\) \d+, You", out.stdout
     )
 
 
