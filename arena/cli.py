@@ -378,7 +378,8 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     with a 95% interval; then how often each bot placed above each other one, each bot's
     duplicate score, the seat and dealer bias, non-transitive cycles, and each faulty bot's
     faults in one line each (arena faults shows them all). Reads the standings stored by
-    `arena run`; recomputes them when matches were added since (docs/statistics.md and
+    `arena run`, and the reports stored with them; recomputes them when matches were added
+    since (docs/statistics.md and
     docs/evaluation.md say what each number means). The latest tournament is the latest round
     robin; a comparison (arena compare) is shown with --tournament ID: its test and verdict.
 
@@ -428,6 +429,28 @@ def replay(db_path: str, match_id: str) -> None:
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))
+
+
+@main.command()
+@db_option
+@click.argument("match_id")
+@reports_errors
+def logs(db_path: str, match_id: str) -> None:
+    """Print what each bot printed (stdout and stderr) in a stored match (MATCH_ID: the id or
+    a unique prefix, from arena matches or arena faults).
+
+    Printing is fine for debugging a bot: the sandbox keeps the first 64 KiB of each bot's
+    output per match. Every line is shown behind a bar, control characters stripped.
+
+    \b
+    Example:
+        arena logs 3f2a9c
+    """
+    from arena.store import Store
+    from arena.views import match_log_lines
+
+    with Store(db_path, create=False) as store:
+        show(match_log_lines(store, match_id))
 
 
 @main.command()

@@ -523,7 +523,32 @@ def _count(shown: int, total: int) -> str:
     return f"{total}" if shown >= total else f"{shown} of {total}; --limit 0 shows all"
 
 
-# --- replays --------------------------------------------------------------------------------
+# --- replays and logs -----------------------------------------------------------------------
+
+
+def log_lines(labels: Sequence[str], logs: Sequence[str | None]) -> list[Text]:
+    """What each seat's bot printed (``arena logs``, ``arena demo``): a heading per seat,
+    then every line of its output behind a bar, stripped of control characters, so that
+    nothing a bot prints can pass for the arena's own output or move the terminal's cursor."""
+    out: list[Text] = []
+    for label, text in zip(labels, logs, strict=True):
+        lines = (text or "").splitlines()
+        head = Text(f"{clean_line(label, 80)} printed ")
+        head.append(f"{len(lines)} line{'s' * (len(lines) != 1)}" + (":" if lines else "."))
+        out.append(head)
+        out += [Text("  | ", style="dim") + plain(line, 1000) for line in lines]
+    return out
+
+
+def match_log_lines(store: Store, match_id: str) -> list[Text]:
+    """``arena logs``: the match's heading and what each of its bots printed, as stored
+    (capped by the sandbox)."""
+    m, _ = store.match(match_id)
+    names = [store.bot_version(m[f"bot{s}"]).name for s in range(3)]
+    logs = store.match_logs(m["id"])
+    head = Text(f"Match {m['id']}: round {m['round'] + 1}, seating {m['seating'] + 1} of 6")
+    labels = [f"{clean_line(n, 60)} (seat {s})" for s, n in enumerate(names)]
+    return [head, *log_lines(labels, [logs.get(s) for s in range(3)])]
 
 
 def replay_text(store: Store, match_id: str) -> str:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,3 +231,136 @@ def test_a_fault_digest_groups_by_kind_and_place(real_run: Path) -> None:
     assert digest[0] == "Faults of raiser: 6 matches forfeited"
     assert digest[1].startswith("  6 x illegal: answered \"XX\" in phase 'play'"), digest
     assert "other kind" not in out and "other place" not in out
+
+
+def test_arena_help_loads_no_engine_sandbox_or_statistics(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from arena.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('scipy', 'numpy', 'rich', 'sqlite_utils', 'jinja2', 'arena.engine',\n"
+        "         'arena.sandbox', 'arena.store', 'arena.compare', 'arena.tournament')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert "Usage: " in out.stdout and out.stdout.rstrip().endswith("[]"), out.stdout
+
+
+def test_compare_help_shows_the_library_defaults() -> None:
+    from arena import cli_compare, compare
+
+    assert cli_compare.THIRD_SHOWN == compare.DEFAULT_THIRD
+    assert cli_compare.MAX_SETS_SHOWN == compare.DEFAULT_MAX_SETS
+
+
+def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, BOTS, rounds=2, seed=9)
+    first = json.loads(ok(arena("standings", "--json", cwd=tmp_path)))
+    with sqlite3.connect(db) as conn:
+        (matches, body) = conn.execute(
+            "SELECT matches, body FROM reports WHERE tournament_id = ?", (tid,)
+        ).fetchone()
+    assert matches == 12 and {"duplicate", "clones", "kingmaking"} <= set(json.loads(body))
+    # read back, the same documents; recomputed (--refit), the same again
+    assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first
+    collusion = json.loads(ok(arena("standings", "--collusion", "--json", cwd=tmp_path)))
+    assert json.loads(ok(arena("standings", "--json", "--refit", cwd=tmp_path))) == first
+    assert json.loads(ok(arena("standings", "--collusion", "--json", cwd=tmp_path))) == collusion
+    # stored reports of other matches are never shown: more matches, reports made again
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE reports SET body = '{\"duplicate\": 1}' WHERE tournament_id = ?", (tid,)
+        )
+        conn.execute("UPDATE reports SET matches = 11 WHERE tournament_id = ?", (tid,))
+    assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first
+
+
+def test_a_report_reads_back_as_it_was_made(tmp_path: Path) -> None:
+    from arena.reports import Reports, decode, encode, tournament_reports
+    from arena.store import Store
+
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, BOTS, rounds=2, seed=9)
+    with Store(db) as store:
+        made = tournament_reports(store, tid)
+        assert made.scores and made.bias.positions
+        again = decode(Reports, json.loads(json.dumps(encode(made))))
+        assert again == made
+        assert tournament_reports(store, tid) == made  # this time read from the database
+
+
+def test_what_an_unrated_bot_is_told() -> None:
+    from arena.faults import describe
+    from arena.ratings import BotStanding, rating_notes, rating_text
+
+    # after one round the results are often one strict order: nobody rated, and it says so
+    order = [BotStanding(b, n, matches=6, wins=w) for b, n, w in ((1, "h", 6), (2, "r", 0))]
+    note = rating_notes(order)
+    assert note.startswith("- : no rating yet:") and "decisive" not in note
+    assert "ranked by mean place" in note
+    # beside rated bots, the old reading stands
+    mixed = [BotStanding(1, "a", matches=6, rating=1500.0), BotStanding(2, "b", matches=6)]
+    assert rating_notes(mixed).startswith("- : no rating (no decisive result")
+    # a bound without its value is no rating: never "<= ?"
+    assert rating_text(None, None, None, "upper") == "-"
+    assert rating_text(None, None, 1180.4, "upper") == "<= 1180"
+    bounded = [BotStanding(1, "a", matches=6, bound="upper")]
+    assert rating_notes(bounded).startswith("- : ") and "<=" not in rating_notes(bounded)
+    # a fault before the first decision reads as English
+    assert describe({"kind": "load", "message": "TypeError: x", "decision": None}) == (
+        "failed to load: TypeError: x"
+    )
+    assert describe({"kind": "timeout", "message": "slow", "decision": None}) == (
+        "timeout while loading: slow"
+    )
+    assert describe({"kind": "crash", "message": "boom", "decision": 2}).startswith(
+        "crash at decision 3: "
+    )
+
+
+PRINTER = """
+class Bot:
+    name = "printer"
+
+    def __init__(self):
+        print("hello from init")
+
+    def act(self, obs):
+        print("\\x1b[31mthinking\\x1b[0m about", obs["phase"])
+        return obs["legal"][0]
+"""
+
+
+def test_a_bots_output_is_shown_in_the_terminal(real_run: Path, tmp_path: Path) -> None:
+    listed = json.loads(ok(arena("matches", "--json", "--db", "other.db", cwd=real_run)))
+    match = listed[0]
+    seat = next(s["seat"] for s in match["seats"] if s["bot"] == "raiser")
+    out = ok(arena("logs", match["id"][:8], "--db", "other.db", cwd=real_run))
+    assert f"raiser (seat {seat}) printed " in out
+    assert "  | raiser sees play" in out
+    for s in match["seats"]:
+        if s["bot"] != "raiser":
+            assert f"{s['bot']} (seat {s['seat']}) printed 0 lines." in out
+    # the demo prints what each bot printed after the match, escapes stripped
+    write_bot(tmp_path, "printer.py", PRINTER)
+    demo = ok(arena("demo", "printer.py", "--seed", "2", cwd=tmp_path))
+    after = demo[demo.index("printer (seat 0) printed ") :]
+    assert "  | hello from init" in after and "  | [31mthinking[0m about play" in after
+    assert "\x1b" not in demo and "heuristic (seat 1) printed 0 lines." in after
+
+
+def test_a_demo_bot_that_fails_is_one_error_line(tmp_path: Path) -> None:
+    write_bot(tmp_path, "raiser.py", RAISER)
+    write_bot(
+        tmp_path, "crash.py", "class Bot:\n    def act(self, obs):\n        return obs['x']\n"
+    )
+    line = one_error_line(arena("demo", "raiser.py", "--seed", "2", cwd=tmp_path))
+    assert line.startswith("Error: raiser (seat 0) answered 'XX' in phase 'play'; legal: [")
+    line = one_error_line(arena("demo", "crash.py", "--seed", "2", cwd=tmp_path))
+    assert line == "Error: crash (seat 0) raised crash.py, line 3: KeyError: 'x'"

@@ -58,9 +58,7 @@ def test_own_seat_and_bot_files() -> None:
     out = play("--seat", "2", "--seed", "5", random_file, "random_bot", stdin=answers())
     assert out.returncode == 0, out.stderr
     assert "you are seat 2" in out.stdout
-    assert re.search(
-        r"Scores: random \(seat 0\) \d+, random \(seat 1\) \d+, You", out.stdout
-    )
+    assert re.search(r"Scores: random \(seat 0\) \d+, random \(seat 1\) \d+, You", out.stdout)
 
 
 def test_end_of_input_is_one_line_and_exit_1() -> None:
