@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from arena.cards import JOKER, describe_suit, format_cards
+from arena.cards import JOKER, describe_suit, format_cards, is_trump, left_bower
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # imported where used, so that `arena --help` does not load the engine
@@ -50,11 +50,16 @@ class Table:
         self.write.write(text + "\n")
         self.write.flush()
 
-    def ask(self, prompt: str, count: int, numbers: int = 1) -> list[int]:
-        """Read ``numbers`` distinct choices from 1 to ``count`` (asks again until it gets them).
+    def ask(
+        self, prompt: str, count: int, numbers: int = 1, words: Sequence[Sequence[str]] = ()
+    ) -> list[int]:
+        """Read ``numbers`` distinct choices from 1 to ``count`` (asks again until it gets them):
+        each a number, or one of the names of that choice (``words[i]``, any letter case:
+        ``pickup``, ``JS``, ``H`` or ``hearts``).
 
         Returns them 0-based. Raises :class:`EndOfInput` at the end of the input.
         """
+        named = {w.lower(): i for i, names in enumerate(words) for w in names}
         while True:
             self.write.write(prompt)
             self.write.flush()
@@ -63,15 +68,16 @@ class Table:
                 raise EndOfInput("end of input: the match was left unfinished")
             if not self.read.isatty():  # a scripted answer: show it, as a terminal would
                 self.write.write(line if line.endswith("\n") else line + "\n")
-            words = line.replace(",", " ").split()
+            typed = line.replace(",", " ").split()
             try:
-                picked = [int(w) - 1 for w in words]
+                picked = [named[w.lower()] if w.lower() in named else int(w) - 1 for w in typed]
             except ValueError:
                 picked = []
             if len(picked) == numbers == len(set(picked)) and all(0 <= p < count for p in picked):
                 return picked
             what = "a number" if numbers == 1 else f"{numbers} different numbers"
-            self.say(f"Type {what} from 1 to {count}.")
+            also = " (or the choice itself, as shown)" if words else ""
+            self.say(f"Type {what} from 1 to {count}{also}.")
 
     def scores(self, scores: Sequence[int]) -> str:
         """``You 3, heuristic 5, montecarlo 0``."""
@@ -161,7 +167,8 @@ _QUESTION = {
     "pickup": "Pick up the up-card?",
     "discard": "Discard which card?",
     "bid2": "Name trump or pass?",
-    "alone": "Go alone?",
+    "alone": "Go alone? (without the dummy: more points if you make it)",
+    "defend_alone": "Defend alone? (your fellow defender sits out; more points if you euchre)",
     "play": "Play which card?",
     "joker_trump": "The Joker is up: name trump.",
 }
@@ -174,15 +181,27 @@ def _choose(table: Table, state: GameState) -> Any:
     legal = obs["legal"]
     if obs["phase"] == "keep":
         pool = [*obs["hand"], *obs["dummy"]]
+        trump = obs["trump"]
         table.say(f"  The dummy: {format_cards(obs['dummy'])}. Keep which 5 of your cards?")
-        table.say("  " + "  ".join(f"{i}) {c}" for i, c in enumerate(pool, 1)))
-        picked = table.ask(f"Keep (5 numbers, 1-{len(pool)}): ", len(pool), numbers=5)
+        table.say(
+            "  "
+            + "  ".join(
+                f"{i}) {c}{'*' if is_trump(c, trump) else ''}" for i, c in enumerate(pool, 1)
+            )
+            + f"   (* trump: {describe_suit(trump)}, the left bower {left_bower(trump)} included)"
+        )
+        picked = table.ask(f"Keep (5 numbers, 1-{len(pool)}): ", len(pool), 5, [[c] for c in pool])
         return [pool[i] for i in picked]
     shown = [describe_suit(a) if a in ("C", "D", "H", "S") else a for a in legal]
-    table.say(
-        f"  {_QUESTION[obs['phase']]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1))
-    )
-    return legal[table.ask(f"Your choice (1-{len(legal)}): ", len(legal))[0]]
+    question = obs["phase"]
+    if question == "alone" and obs["maker"] != table.human:
+        question = "defend_alone"
+    if len(legal) == 1:  # nothing to decide: said, not asked
+        table.say(f"  {_QUESTION[question]}  Only one choice: {shown[0]}.")
+        return legal[0]
+    table.say(f"  {_QUESTION[question]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1)))
+    words = [[str(a), s] for a, s in zip(legal, shown, strict=True)]
+    return legal[table.ask(f"Your choice (1-{len(legal)}): ", len(legal), 1, words)[0]]
 
 
 def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResult:
@@ -200,8 +219,8 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
         else:
             try:
                 action = bots[seat].act(state.observation(seat))
-            except Exception as e:  # the user's own bot file: one line, not a traceback
-                raise ArenaError(f"{names[seat]} failed: {type(e).__name__}: {e}") from None
+            except Exception as e:  # the user's own bot file: one line with its file and line
+                raise ArenaError(f"{names[seat]} failed: {_where(e)}") from None
         tricks = len(state.tricks)
         try:
             state.apply(action)
@@ -218,6 +237,19 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
             played = ", ".join(f"{names[s]} {c}" for s, c in cards)
             table.say(f"  Trick {len(state.tricks)}: {played} -> {names[winner]}")
     return state.result()
+
+
+def _where(e: BaseException) -> str:
+    """``my_bot.py, line 5: KeyError: 'x'``: a bot's exception, where in its own file."""
+    import traceback
+
+    from arena.faults import summary
+
+    trace = "".join(traceback.format_exception(e))
+    frames = [ln for ln in trace.splitlines() if ln.strip().startswith("File ")]
+    ours = [ln for ln in frames if "/arena/" not in ln]  # the bot's frames, not the referee's
+    where = summary(f"{type(e).__name__}: {e}\n" + "\n".join(ours or frames))
+    return where
 
 
 def _summary(table: Table, hand: HandResult, scores: Sequence[int]) -> str:

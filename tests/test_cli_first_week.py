@@ -364,3 +364,22 @@ def test_a_demo_bot_that_fails_is_one_error_line(tmp_path: Path) -> None:
     assert line.startswith("Error: raiser (seat 0) answered 'XX' in phase 'play'; legal: [")
     line = one_error_line(arena("demo", "crash.py", "--seed", "2", cwd=tmp_path))
     assert line == "Error: crash (seat 0) raised crash.py, line 3: KeyError: 'x'"
+
+
+def test_play_explains_says_and_understands(tmp_path: Path) -> None:
+    lines = "".join("1\n" if i % 2 == 0 else "1 2 3 4 5\n" for i in range(400))
+    played = subprocess.run(
+        [str(Path(sys.executable).with_name("arena")), "play", "--seed", "3", "random",
+         "heuristic"],
+        input="pass\n" + lines, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    out = played.stdout
+    assert played.returncode == 0, played.stderr
+    assert "Your choice (1-1)" not in out and "Only one choice: " in out  # forced: said
+    # a defender is asked with what it means (seed 3: heuristic makes trump in hand 1)
+    assert "Defend alone? (your fellow defender sits out" in out
+    # typed by name: "pass" answered the first question without a hint
+    first = out.index("Your choice (1-2): pass")
+    assert "Type a number" not in out[first : first + 80]
+    if "Keep which 5" in out:  # the keep list marks trump, the left bower included
+        assert "(* trump: " in out and "the left bower" in out
