@@ -46,11 +46,13 @@ def main() -> None:
 @main.command()
 @click.option("--seed", type=int, default=1, show_default=True, help="Match seed.")
 @click.argument("bot_files", metavar="[FILE|BOT]...", nargs=-1)
+@db_option
 @reports_errors
-def demo(seed: int, bot_files: tuple[str, ...]) -> None:
+def demo(seed: int, bot_files: tuple[str, ...], db_path: str) -> None:
     """Play one match in-process and print it hand by hand (trusted bots only).
 
-    Up to three bot files or bundled bots (random, heuristic, montecarlo); bundled bots take
+    Up to three bot files, bundled bots (random, heuristic, montecarlo) or your own submitted
+    bots by name (another author's bot is refused: it would run unsandboxed); bundled bots take
     the empty seats. With none, the three bundled bots play.
 
     \b
@@ -60,7 +62,7 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     """
     from arena.demo import run_demo
 
-    click.echo(run_demo(seed, list(bot_files)))
+    click.echo(run_demo(seed, list(bot_files), db_path))
 
 
 # --- sandbox commands ---

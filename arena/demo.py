@@ -22,21 +22,69 @@ FILL: Final = ("heuristic", "random", "montecarlo")
 already seated (with no bot at all: all three of them)."""
 
 
-def _path(spec: str) -> Path:
+def bot_file(spec: str, db_path: str | Path | None = None) -> Path:
+    """The file of the bot ``spec`` names, by the rule of every command: a bot file, a bundled
+    bot by name (``random``, ``random_bot``), or a bot submitted to the database at
+    ``db_path`` by name (its latest version).
+
+    ``arena play`` and ``arena demo`` run bots in this process, unsandboxed, so a submitted
+    bot is taken only when its name is yours (your owner key, :mod:`arena.owners`): another
+    author's code is refused, in one line that says so. Its source goes to a private
+    temporary file, removed when the process ends.
+    """
     path = Path(spec)
-    if path.is_file():
+    if path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise ArenaError(f"no bot file {spec}")
         return path
     if spec in bundled_names():
         return bundled(spec)
-    raise ArenaError(f"no bot file {spec!r} and no bundled bot of that name")
+    submitted = _submitted(spec, db_path) if db_path is not None else None
+    if submitted is None:
+        try:
+            bundled(spec)
+        except ArenaError as e:
+            where = f" and no submitted bot of that name in {db_path}" if db_path else ""
+            raise ArenaError(f"{e}{where}") from None
+    assert submitted is not None
+    return submitted
 
 
-def seat_bots(specs: list[str]) -> list[Path]:
-    """The three bot files of a demo: the ones given (files or bundled names), then bundled
-    bots in the empty seats."""
+def _submitted(name: str, db_path: str | Path) -> Path | None:
+    """A submitted bot of yours as a temporary file (None: no such bot, or no database)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from arena.owners import current_owner
+    from arena.store import Store
+
+    if not Path(db_path).is_file():
+        return None
+    with Store(db_path, create=False) as store:
+        version = store.latest_version(name)
+        owner = store.bot_owners().get(name)
+    if version is None:
+        return None
+    if owner is None or owner != current_owner(create=False):
+        raise ArenaError(
+            f"{name} is another author's bot: arena play and arena demo run bots unsandboxed "
+            "in this process, so they take only files, bundled bots and your own submitted "
+            "bots (arena run and arena compare play anyone's, sandboxed)"
+        )
+    folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / f"{name}.py"
+    path.write_text(version.source, encoding="utf-8")
+    return path
+
+
+def seat_bots(specs: list[str], db_path: str | Path | None = None) -> list[Path]:
+    """The three bot files of a demo: the ones given (files, bundled names, your submitted
+    bots' names: :func:`bot_file`), then bundled bots in the empty seats."""
     if len(specs) > 3:
         raise ArenaError(f"a match has three seats, got {len(specs)} bots")
-    files = [_path(s) for s in specs]
+    files = [bot_file(s, db_path) for s in specs]
     seated = {f.resolve() for f in files}
     spare = [bundled(n) for n in FILL if bundled(n).resolve() not in seated]
     return files + spare[: 3 - len(files)]
@@ -89,7 +137,7 @@ class Captured:
                 ) from None
 
 
-def run_demo(seed: int, bot_files: list[str]) -> str:
+def run_demo(seed: int, bot_files: list[str], db_path: str | Path | None = None) -> str:
     """Play one match with ``seed`` between up to three bots (files or bundled names); the
     empty seats get bundled bots. Returns the match hand by hand, then what each bot printed
     (as ``arena logs`` shows a stored match's)."""
@@ -97,7 +145,7 @@ def run_demo(seed: int, bot_files: list[str]) -> str:
 
     from arena.views import log_lines
 
-    files = seat_bots(bot_files)
+    files = seat_bots(bot_files, db_path)
     bots = []
     names = [f"{bot_label(f)} (seat {i})" for i, f in enumerate(files)]
     for seat, f in enumerate(files):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from arena.cards import JOKER, describe_suit, format_cards, is_trump, left_bower
+from arena.cli_common import db_option
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # imported where used, so that `arena --help` does not load the engine
@@ -95,18 +96,6 @@ def _names(files: Sequence[Path], human: int) -> list[str]:
         f"{name} (seat {seat})" if seat != human and names.count(name) > 1 else name
         for seat, name in enumerate(names)
     ]
-
-
-def _bot_file(spec: str) -> Path:
-    """A bot file path, or the bundled bot of that name (``heuristic``, ``montecarlo``, ...)."""
-    from arena.botfile import bundled
-
-    path = Path(spec)
-    if path.suffix == ".py" or path.exists():
-        if not path.is_file():
-            raise ArenaError(f"no bot file {spec}")
-        return path
-    return bundled(spec)
 
 
 _SAID: dict[str, dict[str, tuple[str, str]]] = {
@@ -283,12 +272,15 @@ def play_at_terminal(
     return result
 
 
-def _bots(opponents: Sequence[str], human: int, seed: int) -> tuple[list[Any], list[Path]]:
+def _bots(
+    opponents: Sequence[str], human: int, seed: int, db_path: str
+) -> tuple[list[Any], list[Path]]:
     """One bot per seat (``None`` for the human), each built as the sandbox would seed it."""
     from arena.botfile import load_bot_class
+    from arena.demo import bot_file
     from arena.sandbox.values import bot_random_seed
 
-    files = [_bot_file(spec) for spec in opponents]
+    files = [bot_file(spec, db_path) for spec in opponents]
     classes = iter([load_bot_class(f) for f in files])
     bots: list[Any] = []
     for seat in range(3):
@@ -301,11 +293,13 @@ def _bots(opponents: Sequence[str], human: int, seed: int) -> tuple[list[Any], l
 @click.option("--seat", type=click.IntRange(0, 2), default=0, show_default=True, help="Your seat.")
 @click.option("--seed", type=int, default=None, help="Match seed  [default: a new one, shown]")
 @click.argument("opponents", nargs=-1, metavar="[OPPONENT OPPONENT]")
-def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
+@db_option
+def play(seat: int, seed: int | None, opponents: tuple[str, ...], db_path: str) -> None:
     """Play a match yourself against two bots, in this terminal.
 
-    OPPONENTS are two bundled bot names or bot files (default: heuristic montecarlo); they run
-    in this process, as trusted code. Each decision shows your hand, the up-card, the bids and
+    OPPONENTS are two bot files, bundled bot names or your own submitted bots' names (default:
+    heuristic montecarlo); they run in this process, as trusted code, so another author's
+    submitted bot is refused. Each decision shows your hand, the up-card, the bids and
     the tricks so far, and numbers your legal actions: type a number and Enter (for the keep,
     the numbers of 5 cards). Answers are read line by line from standard input, so a match can
     be scripted. End of input stops with exit code 1, Ctrl-C with 130.
@@ -321,7 +315,7 @@ def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
     if seed is None:
         seed = secrets.randbelow(10**6)
     try:
-        bots, files = _bots(opponents or DEFAULT_OPPONENTS, seat, seed)
+        bots, files = _bots(opponents or DEFAULT_OPPONENTS, seat, seed, db_path)
         table = Table(_names(files, seat), seat, sys.stdin, sys.stdout)
         table.say(f"Match seed {seed} (play it again with --seed {seed}); you are seat {seat}.")
         play_at_terminal(table, bots, seed)

@@ -5,6 +5,7 @@ database, one site; one numbering of decisions; comparisons off the bot pages; o
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -383,3 +384,34 @@ def test_play_explains_says_and_understands(tmp_path: Path) -> None:
     assert "Type a number" not in out[first : first + 80]
     if "Keep which 5" in out:  # the keep list marks trump, the left bower included
         assert "(* trump: " in out and "the left bower" in out
+
+
+NEWBIE = """
+class Bot:
+    name = "newbie"
+
+    def act(self, obs):
+        return obs["legal"][-1]
+"""
+
+
+def test_play_and_demo_take_your_submitted_bot_by_name(tmp_path: Path) -> None:
+    mine = {"ARENA_OWNER_KEY": "k" * 40}
+    write_bot(tmp_path, "newbie_file.py", NEWBIE)
+    ok(arena("submit", "newbie_file.py", cwd=tmp_path, env=mine))
+    (tmp_path / "newbie_file.py").unlink()  # by name, from the database
+    played = subprocess.run(
+        [str(Path(sys.executable).with_name("arena")), "play", "--seed", "4", "random", "newbie"],
+        input="1\n1 2 3 4 5\n" * 200, capture_output=True, text=True, cwd=tmp_path,
+        env={**os.environ, **mine}, timeout=300,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert "Scores: You " in played.stdout and "newbie" in played.stdout
+    demo = ok(arena("demo", "newbie", "--seed", "4", cwd=tmp_path, env=mine))
+    assert "newbie (seat 0)" in demo
+    # another author's code would run unsandboxed here: refused, in one line
+    theirs = {"ARENA_OWNER_KEY": "t" * 40}
+    line = one_error_line(arena("demo", "newbie", cwd=tmp_path, env=theirs))
+    assert line.startswith("Error: newbie is another author's bot: arena play and arena demo")
+    line = one_error_line(arena("demo", "nobody", cwd=tmp_path, env=mine))
+    assert "no bundled bot 'nobody'" in line and "no submitted bot of that name" in line
