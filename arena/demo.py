@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import random
+import shutil
+import tempfile
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
+from rich.console import Console
+
 from arena.botfile import bundled, bundled_names, declared, load_bot_class
 from arena.engine import play_match
 from arena.errors import ArenaError
+from arena.faults import summary
+from arena.owners import current_owner
 from arena.rules import IllegalAction
 from arena.sandbox.values import bot_random_seed
+from arena.store import Store
 from arena.transcript import format_match
 from arena.untrusted import clean_line
+from arena.views import log_lines
 
 FILL: Final = ("heuristic", "random", "montecarlo")
 """The bundled bots that take the seats no bot was given for, in this order, skipping those
@@ -52,13 +62,6 @@ def bot_file(spec: str, db_path: str | Path | None = None) -> Path:
 
 def _submitted(name: str, db_path: str | Path) -> Path | None:
     """A submitted bot of yours as a temporary file (None: no such bot, or no database)."""
-    import atexit
-    import shutil
-    import tempfile
-
-    from arena.owners import current_owner
-    from arena.store import Store
-
     if not Path(db_path).is_file():
         return None
     with Store(db_path, create=False) as store:
@@ -122,10 +125,6 @@ class Captured:
 
     @contextlib.contextmanager
     def _captured(self) -> Iterator[None]:
-        import traceback
-
-        from arena.faults import summary
-
         with contextlib.redirect_stdout(self.out), contextlib.redirect_stderr(self.out):
             try:
                 yield
@@ -141,10 +140,6 @@ def run_demo(seed: int, bot_files: list[str], db_path: str | Path | None = None)
     """Play one match with ``seed`` between up to three bots (files or bundled names); the
     empty seats get bundled bots. Returns the match hand by hand, then what each bot printed
     (as ``arena logs`` shows a stored match's)."""
-    from rich.console import Console
-
-    from arena.views import log_lines
-
     files = seat_bots(bot_files, db_path)
     bots = []
     names = [f"{bot_label(f)} (seat {i})" for i, f in enumerate(files)]
