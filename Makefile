@@ -69,7 +69,7 @@ setup-docs: $(VENV)/.arena-setup-docs
 
 # The main job: a duplicate round robin of the bundled bots into arena.db, and the site.
 tournament: setup
-	$(VENV)/bin/arena run random heuristic montecarlo --rounds $(ROUNDS) --out site
+	$(VENV)/bin/arena run random heuristic montecarlo --rounds $(ROUNDS)
 
 bench: setup
 	$(PY) bench/engine.py
@@ -77,7 +77,7 @@ bench: setup
 	$(PY) bench/tournament.py
 
 # The documentation site (mkdocs.yml, docs/) into site-docs/; strict: a broken link, a missing
-# page or an unreadable docstring fails the build. (site/ is the standings site.)
+# page or an unreadable docstring fails the build. (arena-site/ is the standings site.)
 docs: setup-docs
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 

@@ -14,6 +14,8 @@ import click
 from arena import __version__, cli_cluster, cli_compare, cli_lists
 from arena.cli_cluster import cluster_options
 from arena.cli_common import (
+    Group,
+    PathOf,
     checked_by,
     db_option,
     reports_errors,
@@ -25,6 +27,7 @@ from arena.errors import ArenaError
 
 
 @click.group(
+    cls=Group,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Documentation: docs/ in the repository (getting-started, writing-a-bot, rules, "
     "protocol, tournaments, site, statistics, evaluation, sandbox, schema, benchmarks, api); "
@@ -45,12 +48,14 @@ def main() -> None:
 @main.command()
 @click.option("--seed", type=int, default=1, show_default=True, help="Match seed.")
 @click.argument("bot_files", metavar="[FILE|BOT]...", nargs=-1)
+@db_option
 @reports_errors
-def demo(seed: int, bot_files: tuple[str, ...]) -> None:
+def demo(seed: int, bot_files: tuple[str, ...], db_path: str) -> None:
     """Play one match in-process and print it hand by hand (trusted bots only).
 
-    Up to three bot files or bundled bots (random, heuristic, montecarlo); bundled bots take
-    the empty seats. With none, three copies of the bundled random bot play.
+    Up to three bot files, bundled bots (random, heuristic, montecarlo) or your own submitted
+    bots by name (another author's bot is refused: it would run unsandboxed); bundled bots take
+    the empty seats. With none, the three bundled bots play.
 
     \b
     Example:
@@ -59,7 +64,7 @@ def demo(seed: int, bot_files: tuple[str, ...]) -> None:
     """
     from arena.demo import run_demo
 
-    click.echo(run_demo(seed, list(bot_files)))
+    click.echo(run_demo(seed, list(bot_files), db_path))
 
 
 # --- sandbox commands ---
@@ -144,7 +149,7 @@ def doctor(
 
 @main.command()
 @db_option
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=PathOf("file", exists=True))
 @click.option("--name", help="Name to store the bot under (default: Bot.name, else file stem).")
 @click.option(
     "--force",
@@ -252,16 +257,16 @@ def _check_match_cpu_seconds(seconds: float) -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False),
-    default="site",
-    show_default=True,
-    help="Folder to render the standings site into at the end.",
+    type=PathOf("folder"),
+    default=None,
+    help="Folder to render the standings site into at the end  [default: the database's "
+    "name with -site: arena-site/ for arena.db]",
 )
 @click.option("--no-site", is_flag=True, help="Do not render the site.")
 @click.option(
     "--log",
     "log_path",
-    type=click.Path(dir_okay=False),
+    type=PathOf("file"),
     default=None,
     help="Log file of the run, worker processes included  [default: the database's name with .log]",
 )
@@ -289,7 +294,7 @@ def _check_match_cpu_seconds(seconds: float) -> None:
 )
 @click.option(
     "--secret-file",
-    type=click.Path(exists=True, dir_okay=False),
+    type=PathOf("file", exists=True),
     default=None,
     help="Deal from this deal secret (from `arena tournaments --export`), to reproduce a "
     "tournament of another database.",
@@ -304,7 +309,7 @@ def run(
     until_separated: bool,
     seed: int,
     workers: int | None,
-    out_dir: str,
+    out_dir: str | None,
     no_site: bool,
     log_path: str | None,
     cluster: str | None,
@@ -386,7 +391,9 @@ def run(
     is_flag=True,
     help="Print a JSON object: the tournament, counts, and one object per bot.",
 )
-@click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--tournament", "tid", help="Tournament id (or prefix)  [default: the latest round robin]"
+)
 @click.option(
     "--collusion",
     is_flag=True,
@@ -405,7 +412,8 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     with a 95% interval; then how often each bot placed above each other one, each bot's
     duplicate score, the seat and dealer bias, non-transitive cycles, and each faulty bot's
     faults in one line each (arena faults shows them all). Reads the standings stored by
-    `arena run`; recomputes them when matches were added since (docs/statistics.md and
+    `arena run`, and the reports stored with them; recomputes them when matches were added
+    since (docs/statistics.md and
     docs/evaluation.md say what each number means). The latest tournament is the latest round
     robin; a comparison (arena compare) is shown with --tournament ID: its test and verdict.
 
@@ -418,17 +426,15 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     import json
 
     from arena import views
-    from arena.reports import terminal, tournament_reports
-    from arena.store import COMPARE, ROUND_ROBIN, Store
-    from arena.tournament import standings_report
+    from arena.reports import standings_with_reports, terminal
+    from arena.store import COMPARE, Store
 
     with Store(db_path, create=False) as store:
-        t = store.tournament(tid, prefer=ROUND_ROBIN)
+        t = store.tournament(tid)
         if t["kind"] == COMPARE:
             cli_compare.show_comparison(store, t["id"], as_json=as_json)
             return
-        report = standings_report(store, t["id"], refit=refit)
-        duplicate = tournament_reports(store, t["id"], report.table)
+        report, duplicate = standings_with_reports(store, t["id"], refit=refit)
     if collusion and as_json:
         click.echo(json.dumps(views.collusion_json(report)))
     elif collusion:
@@ -461,6 +467,28 @@ def replay(db_path: str, match_id: str) -> None:
 
 @main.command()
 @db_option
+@click.argument("match_id")
+@reports_errors
+def logs(db_path: str, match_id: str) -> None:
+    """Print what each bot printed (stdout and stderr) in a stored match (MATCH_ID: the id or
+    a unique prefix, from arena matches or arena faults).
+
+    Printing is fine for debugging a bot: the sandbox keeps the first 64 KiB of each bot's
+    output per match. Every line is shown behind a bar, control characters stripped.
+
+    \b
+    Example:
+        arena logs 3f2a9c
+    """
+    from arena.store import Store
+    from arena.views import match_log_lines
+
+    with Store(db_path, create=False) as store:
+        show(match_log_lines(store, match_id))
+
+
+@main.command()
+@db_option
 @click.argument("tid", metavar="[TOURNAMENT]", required=False)
 @reports_errors
 def verify(db_path: str, tid: str | None) -> None:
@@ -468,7 +496,7 @@ def verify(db_path: str, tid: str | None) -> None:
 
     Checks the secret against the tournament's commitment, each match's public seed against
     the schedule, and each hand's cards, dealer and up-card. Prints "N deals verified", or
-    which match differs (exit 1). TOURNAMENT: an id or prefix (default: the latest).
+    which match differs (exit 1). TOURNAMENT: an id or prefix (default: the latest round robin).
 
     \b
     Example:
@@ -492,10 +520,10 @@ def verify(db_path: str, tid: str | None) -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False),
-    default="site",
-    show_default=True,
-    help="Folder to write the site into.",
+    type=PathOf("folder"),
+    default=None,
+    help="Folder to write the site into  [default: the database's name with -site: "
+    "arena-site/ for arena.db]",
 )
 @click.option(
     "--with-logs",
@@ -503,7 +531,7 @@ def verify(db_path: str, tid: str | None) -> None:
     help="Publish excerpts of what the bots printed (untrusted text; off by default).",
 )
 @reports_errors
-def render(db_path: str, out_dir: str, with_logs: bool) -> None:
+def render(db_path: str, out_dir: str | None, with_logs: bool) -> None:
     """Write the HTML standings site: leaderboard, head-to-head, bots, matches, tournaments.
 
     The site is static (no network, no CDN): open index.html from disk or put the folder on
@@ -511,8 +539,8 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
 
     \b
     Example:
-        arena render --out site/
-        arena serve --out site/
+        arena render                      # arena.db into arena-site/
+        arena render --db other.db --out /var/www/euchre
     """
     from arena.site import publish_site
 
@@ -524,10 +552,10 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False),
-    default="site",
-    show_default=True,
-    help="Folder of a rendered site (rendered from --db first when it has none).",
+    type=PathOf("folder"),
+    default=None,
+    help="Folder of a rendered site (rendered from --db first when it has none)  [default: "
+    "the database's name with -site: arena-site/ for arena.db]",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
@@ -538,7 +566,7 @@ def render(db_path: str, out_dir: str, with_logs: bool) -> None:
 )
 @click.option("--quiet", is_flag=True, help="Do not log each request.")
 @reports_errors
-def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None:
+def serve(db_path: str, out_dir: str | None, port: int, host: str, quiet: bool) -> None:
     """Serve the site on this machine only (127.0.0.1), until Ctrl-C.
 
     Serves the site already in --out; when there is none yet, renders it from --db first.
@@ -548,9 +576,11 @@ def serve(db_path: str, out_dir: str, port: int, host: str, quiet: bool) -> None
         arena render && arena serve --port 8000
     """
 
+    from arena.site import site_folder
     from arena.site.serve import check_loopback, make_server
 
     check_loopback(host)
+    out_dir = str(out_dir or site_folder(db_path))
     if not (Path(out_dir) / "index.html").is_file():
         from arena.site import publish_site
 

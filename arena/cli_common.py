@@ -5,16 +5,67 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console, RenderableType
-from rich.text import Text
 
 from arena.errors import ArenaError, InvalidOption
 from arena.untrusted import clean_line
 
+if TYPE_CHECKING:  # imported where used: `arena --help` needs neither
+    from rich.console import Console, RenderableType
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def report(error: ArenaError) -> None:
+    """Print ``error`` as the one line every command fails with, and exit with code 1."""
+    # One line, whatever bot-controlled text the message quotes.
+    click.echo(f"Error: {clean_line(str(error), 1000)}", err=True)
+    sys.exit(1)
+
+
+class Group(click.Group):
+    """The ``arena`` group: an :class:`ArenaError` raised while a command's arguments are read
+    (a path of the wrong kind, :class:`PathOf`) is reported like one raised by the command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command, reporting an :class:`ArenaError` in one line (exit code 1)."""
+        try:
+            return super().invoke(ctx)
+        except ArenaError as e:
+            report(e)
+
+
+class PathOf(click.ParamType):
+    """A path that must be a ``"file"`` or a ``"folder"`` when it exists (and exist, with
+    ``exists``). A wrong one is a problem with the file system, not with the command line: one
+    ``Error:`` line and exit code 1, like every other error of a file."""
+
+    name = "path"
+
+    def __init__(self, kind: str, *, exists: bool = False) -> None:
+        self.kind = kind
+        self.exists = exists
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path as given (a string), after checking what is there."""
+        import os
+
+        text = os.fspath(value)
+        label = clean_line(text, 200)
+        if isinstance(param, click.Option):
+            label = f"{param.opts[0]} {label}"
+        if not os.path.lexists(text):
+            if self.exists:
+                raise ArenaError(f"{label}: no such {self.kind}")
+            return text
+        is_dir = os.path.isdir(text)
+        if self.kind == "file" and is_dir:
+            raise ArenaError(f"{label} is a folder, not a file")
+        if self.kind == "folder" and not is_dir:
+            raise ArenaError(f"{label} is a file, not a folder")
+        return text
 
 
 def db_option(fn: F) -> F:
@@ -22,7 +73,7 @@ def db_option(fn: F) -> F:
     return click.option(
         "--db",
         "db_path",
-        type=click.Path(dir_okay=False),
+        type=PathOf("file"),
         default="arena.db",
         show_default=True,
         envvar="ARENA_DB",
@@ -38,9 +89,7 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except ArenaError as e:
-            # One line, whatever bot-controlled text the message quotes.
-            click.echo(f"Error: {clean_line(str(e), 1000)}", err=True)
-            sys.exit(1)
+            report(e)
 
     return wrapper  # type: ignore[return-value]
 
@@ -77,10 +126,21 @@ def limit_option(fn: F) -> F:
     )(fn)
 
 
+def wide_option(fn: F) -> F:
+    """The shared ``--wide`` flag of the listing commands: every column, nothing cut (their
+    tables fit 80 columns without it)."""
+    return click.option(
+        "--wide", is_flag=True, help="Show every column, whole (the default fits 80 columns)."
+    )(fn)
+
+
 def show(items: Iterable[RenderableType], console: Console | None = None) -> None:
     """Print what :mod:`arena.views` made: lines (:class:`~rich.text.Text`) unwrapped, so a
     long one stays one line; tables and plain strings as rich lays them out. No markup:
     paths and names are printed as they are ("results[1].db" included)."""
+    from rich.console import Console
+    from rich.text import Text
+
     console = console or Console(markup=False)
     for item in items:
         console.print(item, soft_wrap=isinstance(item, Text))

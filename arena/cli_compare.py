@@ -11,18 +11,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from arena.cli_common import db_option, reports_errors, source_bytes_option, unsafe_option
-from arena.compare import DEFAULT_MAX_SETS, DEFAULT_THIRD, Comparison
-from arena.store import Store
+from arena.cli_common import (
+    PathOf,
+    db_option,
+    reports_errors,
+    source_bytes_option,
+    unsafe_option,
+)
 from arena.untrusted import clean_line
-from arena.views import plain
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them (nor scipy)
+    from rich.console import Console
+    from rich.table import Table
+
+    from arena.compare import Comparison
     from arena.sequential import Design
+    from arena.store import Store
     from arena.tournament import Plan
+
+THIRD_SHOWN = "heuristic"
+""":data:`arena.compare.DEFAULT_THIRD`, as ``--help`` shows it without importing the
+comparison (and its statistics) first; a test checks that the two agree."""
+MAX_SETS_SHOWN = 1000
+""":data:`arena.compare.DEFAULT_MAX_SETS`, likewise."""
 
 _OPEN_UNIT = click.FloatRange(0, 1, min_open=True, max_open=True)
 _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
@@ -34,7 +46,7 @@ _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
 @click.argument("b", metavar="B")
 @click.option(
     "--third",
-    default=DEFAULT_THIRD,
+    default=THIRD_SHOWN,
     show_default=True,
     help="The bot in the third seat (a file or a bot name; may be A or B).",
 )
@@ -57,7 +69,7 @@ _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
 @click.option(
     "--max-sets",
     type=click.IntRange(1),
-    default=DEFAULT_MAX_SETS,
+    default=MAX_SETS_SHOWN,
     show_default=True,
     help="Sets after which an undecided test ends inconclusive (6 matches each).",
 )
@@ -69,7 +81,7 @@ _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
 @click.option(
     "--log",
     "log_path",
-    type=click.Path(dir_okay=False),
+    type=PathOf("file"),
     default=None,
     help="Log file of the run  [default: the database's name with .log]",
 )
@@ -110,8 +122,11 @@ def compare(
         arena compare heuristic random --p1 0.75 --json
         arena compare montecarlo heuristic --third random --max-sets 300
     """
+    from rich.console import Console
+
     from arena import compare as comparisons
     from arena.sequential import Design
+    from arena.store import Store
     from arena.tournament import run, worker_count
 
     if p0 >= p1:
@@ -194,11 +209,14 @@ def _report(c: Comparison, console: Console, as_json: bool) -> None:
 
 def roles_table(c: Comparison) -> Table:
     """How A, B and the third fared in the sets the test counted."""
-    t = Table(title=f"In the {c.test.sets} sets counted")
+    from arena.tables import fit, grid, name_column
+    from arena.views import plain
+
+    t = grid(f"In the {c.test.sets} sets counted")
     t.add_column("role")
-    t.add_column("bot")
+    name_column(t)
     for col in ("matches", "wins", "mean place", "mean points"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", no_wrap=True)
     for r in c.roles:
         mp, pts = r.mean_place, r.mean_points
         t.add_row(
@@ -209,11 +227,13 @@ def roles_table(c: Comparison) -> Table:
             "-" if mp is None else f"{mp:.2f}",
             "-" if pts is None else f"{pts:.2f}",
         )
-    return t
+    return fit(t)
 
 
 def show_comparison(store: Store, tid: str, *, as_json: bool) -> None:
     """``arena standings --tournament ID`` of a comparison: its test, verdict and roles."""
+    from rich.console import Console
+
     from arena import compare as comparisons
 
     c = comparisons.comparison(store, tid)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import click
 
-from arena.cli_common import db_option, limit_option, reports_errors, show
+from arena.cli_common import db_option, limit_option, reports_errors, show, wide_option
 
 
 @click.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of versions.")
+@wide_option
 @reports_errors
-def bots(db_path: str, as_json: bool) -> None:
+def bots(db_path: str, as_json: bool, wide: bool) -> None:
     """List the submitted bots and their versions, with who owns each name.
 
     Owner: "you" (your owner key), "another key", "bundled" or "-" (stored before owner keys).
@@ -42,7 +43,7 @@ def bots(db_path: str, as_json: bool) -> None:
     if not rows:
         click.echo(f"No bots in {db_path} yet (arena submit FILE)")
         return
-    show([bots_table(rows, me)])
+    show([bots_table(rows, me, wide=wide)])
 
 
 @click.command()
@@ -56,8 +57,9 @@ def bots(db_path: str, as_json: bool) -> None:
     help="Print the deal secret of TOURNAMENT (id or prefix) as a secret file for "
     "`arena run --secret-file`. Keep it private until the tournament has finished.",
 )
+@wide_option
 @reports_errors
-def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
+def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool) -> None:
     """List the tournaments in the database, the most recently run first.
 
     Each shows its deal commitment (SHA-256 of its deal secret) from the start, and its
@@ -96,17 +98,20 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None) -> None:
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")
         return
-    show([tournaments_table(rows)])
+    show([tournaments_table(rows, wide=wide)])
 
 
 @click.command()
 @db_option
 @click.argument("bot", required=False)
-@click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--tournament", "tid", help="Tournament id (or prefix)  [default: the latest round robin]"
+)
 @click.option("--match", "match_id", help="Only this match (id or unique prefix).")
 @click.option("--full", is_flag=True, help="Print each fault's whole message (its traceback).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of faults.")
 @limit_option
+@wide_option
 @reports_errors
 def faults(
     db_path: str,
@@ -116,6 +121,7 @@ def faults(
     full: bool,
     as_json: bool,
     limit: int,
+    wide: bool,
 ) -> None:
     """List the faults of a tournament (or of one BOT): where in the bot's file and why.
 
@@ -149,17 +155,22 @@ def faults(
     elif full:
         show(views.fault_details(records))
     else:
-        show([views.faults_table(records, total)])
+        show([views.faults_table(records, total, wide=wide)])
 
 
 @click.command()
 @db_option
 @click.option("--bot", help="Only the matches this bot played in.")
-@click.option("--tournament", "tid", help="Tournament id (or prefix)  [default: the latest]")
+@click.option(
+    "--tournament", "tid", help="Tournament id (or prefix)  [default: the latest round robin]"
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of matches.")
 @limit_option
+@wide_option
 @reports_errors
-def matches(db_path: str, bot: str | None, tid: str | None, as_json: bool, limit: int) -> None:
+def matches(
+    db_path: str, bot: str | None, tid: str | None, as_json: bool, limit: int, wide: bool
+) -> None:
     """List the stored matches of a tournament (or those of one bot), to pick one to replay.
 
     Each: its id, round and seating (of 6), and per seat the bot, its score and place.
@@ -184,7 +195,7 @@ def matches(db_path: str, bot: str | None, tid: str | None, as_json: bool, limit
     elif not records:
         click.echo("No matches" + (f" of {bot}" if bot else "") + f" in tournament {t}.")
     else:
-        show([views.matches_table(records, total)])
+        show([views.matches_table(records, total, wide=wide)])
 
 
 COMMANDS = (bots, tournaments, matches, faults)

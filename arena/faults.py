@@ -64,9 +64,13 @@ def summary(message: object, filename: str | None = None) -> str:
 
 def describe(fault: Any, filename: str | None = None) -> str:
     """A fault (a :class:`arena.sandbox.Fault` or a ``faults`` row) in one line:
-    ``"crash at decision 3: raiser.py, line 5: KeyError: 'dummy'"`` (decisions from 1)."""
+    ``"crash at decision 3: raiser.py, line 5: KeyError: 'dummy'"`` (decisions from 1), or
+    ``"failed to load: raiser.py, line 1: SyntaxError: ..."``."""
     get = fault.get if isinstance(fault, dict) else lambda k: getattr(fault, k, None)
     decision = get("decision")
-    at = "loading" if decision is None else f"decision {int(decision) + 1}"
     kind = clean_line(get("kind") or "fault", 40)
-    return f"{kind} at {at}: {summary(get('message') or '', filename)}"
+    if decision is not None:
+        head = f"{kind} at decision {int(decision) + 1}"
+    else:  # before its first decision: "failed to load", "timeout while loading"
+        head = "failed to load" if kind == "load" else f"{kind} while loading"
+    return f"{head}: {summary(get('message') or '', filename)}"

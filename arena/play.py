@@ -14,16 +14,18 @@ import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from arena.cards import JOKER, describe_suit, format_cards
-from arena.engine import IllegalAction, Match, MatchResult
+from arena.cards import JOKER, describe_suit, format_cards, is_trump, left_bower
+from arena.cli_common import db_option
 from arena.errors import ArenaError
-from arena.game import GameState
-from arena.rules import DEFAULT_RULES, HandResult, Rules
-from arena.sandbox.values import bot_random_seed
+
+if TYPE_CHECKING:  # imported where used, so that `arena --help` does not load the engine
+    from arena.engine import MatchResult
+    from arena.game import GameState
+    from arena.rules import HandResult, Rules
 
 __all__ = ["DEFAULT_OPPONENTS", "EndOfInput", "Table", "play_at_terminal", "play"]
 
@@ -49,11 +51,16 @@ class Table:
         self.write.write(text + "\n")
         self.write.flush()
 
-    def ask(self, prompt: str, count: int, numbers: int = 1) -> list[int]:
-        """Read ``numbers`` distinct choices from 1 to ``count`` (asks again until it gets them).
+    def ask(
+        self, prompt: str, count: int, numbers: int = 1, words: Sequence[Sequence[str]] = ()
+    ) -> list[int]:
+        """Read ``numbers`` distinct choices from 1 to ``count`` (asks again until it gets them):
+        each a number, or one of the names of that choice (``words[i]``, any letter case:
+        ``pickup``, ``JS``, ``H`` or ``hearts``).
 
         Returns them 0-based. Raises :class:`EndOfInput` at the end of the input.
         """
+        named = {w.lower(): i for i, names in enumerate(words) for w in names}
         while True:
             self.write.write(prompt)
             self.write.flush()
@@ -62,15 +69,16 @@ class Table:
                 raise EndOfInput("end of input: the match was left unfinished")
             if not self.read.isatty():  # a scripted answer: show it, as a terminal would
                 self.write.write(line if line.endswith("\n") else line + "\n")
-            words = line.replace(",", " ").split()
+            typed = line.replace(",", " ").split()
             try:
-                picked = [int(w) - 1 for w in words]
+                picked = [named[w.lower()] if w.lower() in named else int(w) - 1 for w in typed]
             except ValueError:
                 picked = []
             if len(picked) == numbers == len(set(picked)) and all(0 <= p < count for p in picked):
                 return picked
             what = "a number" if numbers == 1 else f"{numbers} different numbers"
-            self.say(f"Type {what} from 1 to {count}.")
+            also = " (or the choice itself, as shown)" if words else ""
+            self.say(f"Type {what} from 1 to {count}{also}.")
 
     def scores(self, scores: Sequence[int]) -> str:
         """``You 3, heuristic 5, montecarlo 0``."""
@@ -78,25 +86,16 @@ class Table:
 
 
 def _names(files: Sequence[Path], human: int) -> list[str]:
-    """ "You" and the bots' file stems (with their seats when two bots share a name)."""
-    stems = iter(f.stem for f in files)
+    """ "You" and the bots' names, as every command shows them (``Bot.name``, else the file
+    stem; with their seats when two bots share a name)."""
+    from arena.demo import bot_label
+
+    stems = iter(bot_label(f) for f in files)
     names = ["You" if seat == human else next(stems) for seat in range(3)]
     return [
         f"{name} (seat {seat})" if seat != human and names.count(name) > 1 else name
         for seat, name in enumerate(names)
     ]
-
-
-def _bot_file(spec: str) -> Path:
-    """A bot file path, or the bundled bot of that name (``heuristic``, ``montecarlo``, ...)."""
-    from arena.botfile import bundled
-
-    path = Path(spec)
-    if path.suffix == ".py" or path.exists():
-        if not path.is_file():
-            raise ArenaError(f"no bot file {spec}")
-        return path
-    return bundled(spec)
 
 
 _SAID: dict[str, dict[str, tuple[str, str]]] = {
@@ -157,7 +156,8 @@ _QUESTION = {
     "pickup": "Pick up the up-card?",
     "discard": "Discard which card?",
     "bid2": "Name trump or pass?",
-    "alone": "Go alone?",
+    "alone": "Go alone? (without the dummy: more points if you make it)",
+    "defend_alone": "Defend alone? (your fellow defender sits out; more points if you euchre)",
     "play": "Play which card?",
     "joker_trump": "The Joker is up: name trump.",
 }
@@ -170,18 +170,32 @@ def _choose(table: Table, state: GameState) -> Any:
     legal = obs["legal"]
     if obs["phase"] == "keep":
         pool = [*obs["hand"], *obs["dummy"]]
+        trump = obs["trump"]
         table.say(f"  The dummy: {format_cards(obs['dummy'])}. Keep which 5 of your cards?")
-        table.say("  " + "  ".join(f"{i}) {c}" for i, c in enumerate(pool, 1)))
-        picked = table.ask(f"Keep (5 numbers, 1-{len(pool)}): ", len(pool), numbers=5)
+        table.say(
+            "  "
+            + "  ".join(
+                f"{i}) {c}{'*' if is_trump(c, trump) else ''}" for i, c in enumerate(pool, 1)
+            )
+            + f"   (* trump: {describe_suit(trump)}, the left bower {left_bower(trump)} included)"
+        )
+        picked = table.ask(f"Keep (5 numbers, 1-{len(pool)}): ", len(pool), 5, [[c] for c in pool])
         return [pool[i] for i in picked]
     shown = [describe_suit(a) if a in ("C", "D", "H", "S") else a for a in legal]
-    table.say(
-        f"  {_QUESTION[obs['phase']]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1))
-    )
-    return legal[table.ask(f"Your choice (1-{len(legal)}): ", len(legal))[0]]
+    question = obs["phase"]
+    if question == "alone" and obs["maker"] != table.human:
+        question = "defend_alone"
+    if len(legal) == 1:  # nothing to decide: said, not asked
+        table.say(f"  {_QUESTION[question]}  Only one choice: {shown[0]}.")
+        return legal[0]
+    table.say(f"  {_QUESTION[question]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1)))
+    words = [[str(a), s] for a, s in zip(legal, shown, strict=True)]
+    return legal[table.ask(f"Your choice (1-{len(legal)}): ", len(legal), 1, words)[0]]
 
 
 def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResult:
+    from arena.engine import IllegalAction
+
     names = table.names
     up = state.upcard
     joker = " (the Joker: the dealer names trump)" if up == JOKER else ""
@@ -194,8 +208,8 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
         else:
             try:
                 action = bots[seat].act(state.observation(seat))
-            except Exception as e:  # the user's own bot file: one line, not a traceback
-                raise ArenaError(f"{names[seat]} failed: {type(e).__name__}: {e}") from None
+            except Exception as e:  # the user's own bot file: one line with its file and line
+                raise ArenaError(f"{names[seat]} failed: {_where(e)}") from None
         tricks = len(state.tricks)
         try:
             state.apply(action)
@@ -214,6 +228,19 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
     return state.result()
 
 
+def _where(e: BaseException) -> str:
+    """``my_bot.py, line 5: KeyError: 'x'``: a bot's exception, where in its own file."""
+    import traceback
+
+    from arena.faults import summary
+
+    trace = "".join(traceback.format_exception(e))
+    frames = [ln for ln in trace.splitlines() if ln.strip().startswith("File ")]
+    ours = [ln for ln in frames if "/arena/" not in ln]  # the bot's frames, not the referee's
+    where = summary(f"{type(e).__name__}: {e}\n" + "\n".join(ours or frames))
+    return where
+
+
 def _summary(table: Table, hand: HandResult, scores: Sequence[int]) -> str:
     names = table.names
     if hand.maker is None:
@@ -227,10 +254,13 @@ def _summary(table: Table, hand: HandResult, scores: Sequence[int]) -> str:
 
 
 def play_at_terminal(
-    table: Table, bots: Sequence[Any], seed: int, rules: Rules = DEFAULT_RULES
+    table: Table, bots: Sequence[Any], seed: int, rules: Rules | None = None
 ) -> MatchResult:
     """Play one match, the human at ``table.human``; the score is shown after each hand."""
-    match = Match(seed, rules)
+    from arena.engine import Match
+    from arena.rules import DEFAULT_RULES
+
+    match = Match(seed, rules or DEFAULT_RULES)
     while (state := match.next_hand()) is not None:
         hand = _play_hand(table, bots, state)
         match.record(hand)
@@ -242,11 +272,15 @@ def play_at_terminal(
     return result
 
 
-def _bots(opponents: Sequence[str], human: int, seed: int) -> tuple[list[Any], list[Path]]:
+def _bots(
+    opponents: Sequence[str], human: int, seed: int, db_path: str
+) -> tuple[list[Any], list[Path]]:
     """One bot per seat (``None`` for the human), each built as the sandbox would seed it."""
     from arena.botfile import load_bot_class
+    from arena.demo import bot_file
+    from arena.sandbox.values import bot_random_seed
 
-    files = [_bot_file(spec) for spec in opponents]
+    files = [bot_file(spec, db_path) for spec in opponents]
     classes = iter([load_bot_class(f) for f in files])
     bots: list[Any] = []
     for seat in range(3):
@@ -259,11 +293,13 @@ def _bots(opponents: Sequence[str], human: int, seed: int) -> tuple[list[Any], l
 @click.option("--seat", type=click.IntRange(0, 2), default=0, show_default=True, help="Your seat.")
 @click.option("--seed", type=int, default=None, help="Match seed  [default: a new one, shown]")
 @click.argument("opponents", nargs=-1, metavar="[OPPONENT OPPONENT]")
-def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
+@db_option
+def play(seat: int, seed: int | None, opponents: tuple[str, ...], db_path: str) -> None:
     """Play a match yourself against two bots, in this terminal.
 
-    OPPONENTS are two bundled bot names or bot files (default: heuristic montecarlo); they run
-    in this process, as trusted code. Each decision shows your hand, the up-card, the bids and
+    OPPONENTS are two bot files, bundled bot names or your own submitted bots' names (default:
+    heuristic montecarlo); they run in this process, as trusted code, so another author's
+    submitted bot is refused. Each decision shows your hand, the up-card, the bids and
     the tricks so far, and numbers your legal actions: type a number and Enter (for the keep,
     the numbers of 5 cards). Answers are read line by line from standard input, so a match can
     be scripted. End of input stops with exit code 1, Ctrl-C with 130.
@@ -271,7 +307,7 @@ def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
     \b
     Example:
         arena play
-        arena play --seat 2 --seed 7 random_bot bots/my_bot.py
+        arena play --seat 2 --seed 7 random bots/my_bot.py
         printf '1\\n2\\n' | arena play --seed 3
     """
     if len(opponents) not in (0, 2):
@@ -279,7 +315,7 @@ def play(seat: int, seed: int | None, opponents: tuple[str, ...]) -> None:
     if seed is None:
         seed = secrets.randbelow(10**6)
     try:
-        bots, files = _bots(opponents or DEFAULT_OPPONENTS, seat, seed)
+        bots, files = _bots(opponents or DEFAULT_OPPONENTS, seat, seed, db_path)
         table = Table(_names(files, seat), seat, sys.stdin, sys.stdout)
         table.say(f"Match seed {seed} (play it again with --seed {seed}); you are seat {seat}.")
         play_at_terminal(table, bots, seed)

@@ -3,18 +3,25 @@
 One assembly (:func:`build`) over the statistics of :mod:`arena.duplicate` and the standings'
 pairwise table; ``arena standings`` prints it (:func:`terminal`), ``arena standings --json``
 adds :meth:`Reports.to_dict` to its object, and the site renders the same :class:`Reports`.
+
+The reports are stored with the standings (the ``reports`` table), like the ratings: made once
+after the matches change (:func:`tournament_reports`, :func:`standings_with_reports`), then
+read back, since at 100k matches they take seconds to compute.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.table import Table
 from rich.text import Text
 
-from arena import ratings
+from arena import collusion, ratings
 from arena.duplicate import (
     Cycle,
     DuplicateScore,
@@ -26,8 +33,10 @@ from arena.duplicate import (
     seat_bias,
     seat_records,
 )
+from arena.errors import ArenaError
 from arena.store import Store
-from arena.tournament import current_standings
+from arena.tables import fit, grid, name_column
+from arena.tournament import StandingsReport, current_standings, standings_report
 from arena.untrusted import clean_line
 from arena.views import plain
 
@@ -87,28 +96,115 @@ def build(records: Sequence[SeatRecord], table: Sequence[ratings.BotStanding]) -
 def tournament_reports(
     store: Store, tid: str, table: Sequence[ratings.BotStanding] | None = None
 ) -> Reports:
-    """The reports of round robin ``tid`` (``table``: its standings, read when not given)."""
-    if table is None:
-        table = current_standings(store, tid)
-    return build(seat_records(store.duplicate_seats(tid)), table)
+    """The reports of round robin ``tid`` (``table``: its standings, read when not given),
+    as stored with them when they are up to date, else made and stored."""
+    standings = current_standings(store, tid) if table is None else table
+    records = store.duplicate_seats
+    return _stored(
+        store, tid, "duplicate", Reports, lambda: build(seat_records(records(tid)), standings)
+    )
+
+
+def standings_with_reports(
+    store: Store, tid: str | None = None, *, refit: bool = False
+) -> tuple[StandingsReport, Reports]:
+    """``arena standings``: the standings of tournament ``tid`` (default: the latest round
+    robin) with every report, each read from the database when stored with the current
+    standings, else made and stored (``refit``: the standings are recomputed, so all are)."""
+    t = store.tournament(tid)
+
+    def collusion_reports(
+        table: list[ratings.BotStanding],
+    ) -> tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]]:
+        rated = {s.bot: s.rating for s in table if s.rating is not None}
+        clones = _stored(
+            store, t["id"], "clones", list[collusion.ClonePair],
+            lambda: collusion.clone_report(store, t["id"]),
+        )  # fmt: skip
+        king = _stored(
+            store, t["id"], "kingmaking", list[collusion.KingmakingRow],
+            lambda: collusion.kingmaking_report(store, t["id"], rated),
+        )  # fmt: skip
+        return clones, king
+
+    report = standings_report(store, t["id"], refit=refit, collusion_reports=collusion_reports)
+    return report, tournament_reports(store, t["id"], report.table)
+
+
+# --- stored with the standings ----------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+def _stored(store: Store, tid: str, part: str, kind: Any, make: Callable[[], T]) -> T:
+    """Report ``part`` of tournament ``tid``: the stored one when it was made from every match
+    stored so far (the standings it was made with are current: storing them drops it), else
+    ``make()``, then stored. A database that cannot be written now is only read."""
+    matches = store.match_count(tid)
+    found = store.read_reports(tid)
+    if found is not None and found[0] == matches and part in found[1]:
+        return typing.cast(T, decode(kind, found[1][part]))
+    value = make()
+    body = found[1] if found is not None and found[0] == matches else {}
+    try:
+        store.write_reports(tid, matches, {**body, part: encode(value)})
+    except ArenaError:
+        pass  # busy or read-only: shown, not stored
+    return value
+
+
+def encode(value: Any) -> Any:
+    """A report (dataclasses, tuples, dicts with any keys) as JSON-ready values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):  # keys may be ints: kept as pairs
+        return [[encode(k), encode(v)] for k, v in value.items()]
+    return value
+
+
+def decode(kind: Any, data: Any) -> Any:
+    """The value of type ``kind`` that :func:`encode` made ``data`` from."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        fields = [f.name for f in dataclasses.fields(kind) if f.init]
+        make: Any = kind
+        return make(**{name: decode(hints[name], data[name]) for name in fields})
+    if origin in (types.UnionType, typing.Union):
+        if data is None:
+            return None
+        return decode(next(a for a in args if a is not type(None)), data)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(args[0], v) for v in data)
+        return tuple(decode(a, v) for a, v in zip(args, data, strict=True))
+    if origin is list:
+        return [decode(args[0], v) for v in data]
+    if origin is dict:
+        return {decode(args[0], k): decode(args[1], v) for k, v in data}
+    return data
 
 
 # --- the terminal -----------------------------------------------------------------------------
 
 
 def _estimate(e: Estimate, digits: int, signed: bool = False) -> str:
+    # Short, for 80 columns: "+5.33 [+4.34,+6.33]".
     sign = "+" if signed else ""
     text = f"{e.value:{sign}.{digits}f}"
     if e.low is None or e.high is None:
         return text
-    return f"{text} [{e.low:{sign}.{digits}f}, {e.high:{sign}.{digits}f}]"
+    return f"{text} [{e.low:{sign}.{digits}f},{e.high:{sign}.{digits}f}]"
 
 
 def duplicate_table(reports: Reports) -> Table:
     """Each bot's duplicate score next to its raw points, with 95 % intervals over deals."""
-    t = Table(title="Duplicate score: points minus the par of the same cards (95% interval)")
-    for col in ("bot", "duplicate score", "raw points", "variance ratio", "seats"):
-        t.add_column(col, justify="left" if col == "bot" else "right")
+    t = grid("Duplicate score: points minus the par of the same cards (95% interval)")
+    name_column(t)
+    for col in ("duplicate score", "raw points", "var. ratio", "seats"):
+        t.add_column(col, justify="right", no_wrap=True)
     for d in reports.scores:
         ratio = d.variance_ratio
         t.add_row(
@@ -124,23 +220,23 @@ def duplicate_table(reports: Reports) -> Table:
             f"pooled variance ratio {pooled:.2f}: the luck the par removed (1: none; 2: half "
             f"of raw points' variance was the cards')"
         )
-    return t
+    return fit(t)
 
 
 def bias_table(bias: SeatBias) -> Table:
     """Mean place and points by seat position relative to the first dealer."""
-    t = Table(title="Seat and dealer bias (position from the first dealer, 95% interval)")
-    for col in ("position", "mean place", "mean points", "place vs average", "matches"):
-        t.add_column(col, justify="left" if col == "position" else "right")
+    t = grid("Seat and dealer bias (position from the first dealer, 95% interval)")
+    for col in ("position", "mean place", "mean points", "vs average", "matches"):
+        t.add_column(col, justify="left" if col == "position" else "right", no_wrap=True)
     for p in bias.positions:
         t.add_row(
             p.name,
-            _estimate(p.place, 3),
+            _estimate(p.place, 2),
             _estimate(p.points, 2),
-            _estimate(p.edge, 3, signed=True),
+            _estimate(p.edge, 2, signed=True),
             str(p.matches),
         )
-    return t
+    return fit(t)
 
 
 def cycle_lines(reports: Reports) -> list[str]:

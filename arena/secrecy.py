@@ -209,7 +209,8 @@ def check_match(
 
 
 def verify(store: Store, tid: str | None = None) -> Verification:
-    """Recompute every stored deal of tournament ``tid`` (default: the latest) from its secret.
+    """Recompute every stored deal of tournament ``tid`` (default: the latest round robin)
+    from its secret.
 
     Checks that the secret matches its commitment, that each match's public seed is the one
     the schedule gives its three bots and round, and that every stored hand's cards (the three

@@ -486,14 +486,30 @@ class StandingsReport:
 
 
 def standings_report(
-    store: Store, tid: str | None = None, *, refit: bool = False
+    store: Store,
+    tid: str | None = None,
+    *,
+    refit: bool = False,
+    collusion_reports: Callable[
+        [list[ratings.BotStanding]],
+        tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]],
+    ]
+    | None = None,
 ) -> StandingsReport:
-    """The standings of tournament ``tid`` (default: the latest), up to date (see
-    :func:`current_standings`), with the clone and kingmaking reports and its faults."""
+    """The standings of tournament ``tid`` (default: the latest round robin), up to date (see
+    :func:`current_standings`), with the clone and kingmaking reports and its faults.
+
+    ``collusion_reports`` gives the two reports for the standings (stored ones:
+    :func:`arena.reports.standings_with_reports`); without it they are computed here."""
     t = store.tournament(tid)
     tid = t["id"]
     table = current_standings(store, tid, refit=refit)
-    rated = {s.bot: s.rating for s in table if s.rating is not None}
+    if collusion_reports is not None:
+        clones, king = collusion_reports(table)
+    else:
+        rated = {s.bot: s.rating for s in table if s.rating is not None}
+        clones = collusion.clone_report(store, tid)
+        king = collusion.kingmaking_report(store, tid, rated)
     secret = store.tournament_secret(tid)
     return StandingsReport(
         tournament=t,
@@ -501,8 +517,8 @@ def standings_report(
         entrants=store.tournament_entrants(tid),
         played=store.match_count(tid),
         commitment=None if secret is None else secret.commitment,
-        clones=collusion.clone_report(store, tid),
-        kingmaking=collusion.kingmaking_report(store, tid, rated),
+        clones=clones,
+        kingmaking=king,
         faults=store.faults_by_bot(tid),
     )
 

@@ -25,6 +25,7 @@ from rich.text import Text
 from arena import collusion, faults, ratings
 from arena.owners import describe as describe_owner
 from arena.store import Store
+from arena.tables import fit, grid, name_column, short_time
 from arena.tournament import Plan, RunResult, StandingsReport
 from arena.untrusted import clean, clean_line
 
@@ -52,8 +53,14 @@ def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
         + (f" ({done} already stored)" if done else "")
         + f", {workers} worker{'s' * (workers != 1)}"
     )
+    finished = the_plan.schedule is None and not the_plan.todo
+    when = (
+        "its secret is revealed: arena verify checks every deal"
+        if finished
+        else "the secret is revealed when it finishes"
+    )
     deals = Text(
-        f"Deal commitment {the_plan.commitment} (the secret is revealed when it finishes)"
+        f"Deal commitment {the_plan.commitment} ({when})"
         if the_plan.commitment
         else "Note: made before deal secrets, this tournament deals from public seeds"
     )
@@ -81,17 +88,11 @@ def run_lines(result: RunResult, db_path: object, log_path: object) -> list[Rend
 
 def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
     """The standings as a rich table for the terminal."""
-    t = Table(title=title)
-    for col, justify in (
-        ("#", "right"),
-        ("bot", "left"),
-        ("rating (95% interval)", "right"),
-        ("matches", "right"),
-        ("wins", "right"),
-        ("mean place", "right"),
-        ("faults", "right"),
-    ):
-        t.add_column(col, justify=justify)  # type: ignore[arg-type]
+    t = grid(title)
+    t.add_column("#", justify="right")
+    name_column(t)
+    for col in ("rating (95%)", "matches", "wins", "mean place", "faults"):
+        t.add_column(col, justify="right", no_wrap=True)
     for s in table:
         t.add_row(
             "-" if s.rank is None else str(s.rank),
@@ -105,22 +106,31 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
     notes = ratings.rating_notes(table)
     if notes:
         t.caption = notes
-    return t
+    return fit(t)
 
 
 def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
-    """How often the row bot placed above the column bot, with a 95 % interval."""
-    t = Table(title="Placed above (row over column, 95% interval)")
-    t.add_column("")
-    for s in table:
-        t.add_column(plain(s.name, 60), justify="center")
-    for s in table:
+    """How often the row bot placed above the column bot, with a 95 % interval. The columns
+    are the bots' places in the standings (1, 2, ...), so that the table stays narrow."""
+    t = grid("Placed above (%): row bot over column bot, 95% interval")
+    t.add_column("#", justify="right")
+    name_column(t)
+    for i, _ in enumerate(table, 1):
+        t.add_column(str(i), justify="center", no_wrap=True)
+    for i, s in enumerate(table, 1):
         cells = []
         for o in table:
             p = s.above.get(o.bot)
-            cells.append("-" if o.bot == s.bot or p is None else ratings.rate_text(p))
-        t.add_row(plain(s.name, 60), *cells)
-    return t
+            cells.append("-" if o.bot == s.bot or p is None else _percent(p))
+        t.add_row(str(i), plain(s.name, 60), *cells)
+    return fit(t)
+
+
+def _percent(p: ratings.Pair) -> str:
+    """A placed-above rate in percent, short: ``62 (55-69)``."""
+    if p.low is None or p.high is None:
+        return f"{100 * p.rate:.0f}"
+    return f"{100 * p.rate:.0f} ({100 * p.low:.0f}-{100 * p.high:.0f})"
 
 
 def standings_lines(report: StandingsReport) -> list[RenderableType]:
@@ -210,27 +220,28 @@ def collusion_flags(
 
 def clone_table(clones: Sequence[collusion.ClonePair], names: dict[int, str]) -> Table:
     """The clone report as a rich table."""
-    t = Table(
-        title=f"Identical decisions on identical observations (flag: > {collusion.CLONE_SHARE:.0%})"
-    )
-    for col, justify in (("bots", "left"), ("share identical", "right"), ("compared", "right")):
-        t.add_column(col, justify=justify)  # type: ignore[arg-type]
-    t.add_column("flag")
+    t = grid(f"Identical decisions on identical observations (flag: > {collusion.CLONE_SHARE:.0%})")
+    name_column(t, "bots")
+    for col in ("identical", "compared"):
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("flag", no_wrap=True)
     for p in clones:
         share = "-" if p.share is None else f"{p.share:.1%}"
         flag = "possible clones" if p.flagged else ""
         pair = _name(names, p.bot_a) + Text(" / ") + _name(names, p.bot_b)
         t.add_row(pair, share, str(p.comparable), flag)
-    return t
+    return fit(t)
 
 
 def kingmaking_table(king: Sequence[collusion.KingmakingRow], names: dict[int, str]) -> Table:
     """The kingmaking table as a rich table."""
-    t = Table(title="With A in the match: B placed above the third bot, vs the ratings")
-    for col in ("A", "B", "matches", "B above third", "95% interval", "expected", "flag"):
-        t.add_column(col, justify="left" if col in ("A", "B", "flag") else "right")
+    t = grid("With A in the match: B placed above the third bot, vs the ratings")
+    name_column(t, "A")
+    name_column(t, "B")
+    for col in ("matches", "B above", "95%", "expected", "flag"):
+        t.add_column(col, justify="left" if col == "flag" else "right", no_wrap=True)
     for r in king:
-        ci = "n/a" if r.low is None or r.high is None else f"{r.low:.0%} - {r.high:.0%}"
+        ci = "n/a" if r.low is None or r.high is None else f"{r.low:.0%}-{r.high:.0%}"
         t.add_row(
             _name(names, r.bot_a),
             _name(names, r.bot_b),
@@ -240,7 +251,7 @@ def kingmaking_table(king: Sequence[collusion.KingmakingRow], names: dict[int, s
             f"{r.expected:.0%}",
             "off" if r.flagged else "",
         )
-    return t
+    return fit(t)
 
 
 def collusion_json(report: StandingsReport) -> dict[str, Any]:
@@ -263,26 +274,31 @@ def collusion_json(report: StandingsReport) -> dict[str, Any]:
 
 @dataclass
 class BotFaults:
-    """One bot's faults in a tournament, grouped by their one-line description."""
+    """One bot's faults in a tournament, grouped by kind and place in the bot's code."""
 
     bot: str
     count: int = 0
     lines: Counter[str] = field(default_factory=Counter)
+    """Faults per group, by the group's key (``crash``, ``crash raiser.py, line 5``)."""
+    example: dict[str, str] = field(default_factory=dict)
+    """The first fault of each group in one line: its kind, where and what."""
     first_match: dict[str, str] = field(default_factory=dict)
 
 
 def fault_digest(rows: Sequence[dict[str, Any]]) -> list[BotFaults]:
     """Per bot with faults (rows of :meth:`arena.store.Store.faults_by_bot`): how many, and
-    each kind of fault in one line (``crash at decision 3: raiser.py, line 5: KeyError:
-    'dummy'``) with a match showing it."""
+    each group of them (one kind at one place in the bot's file) in one line, its first
+    fault's (``crash: raiser.py, line 5: KeyError: 'dummy'``), with a match showing it."""
     out: dict[str, BotFaults] = {}
     for r in rows:
         entry = out.setdefault(r["name"], BotFaults(r["name"]))
-        # Decisions differ from match to match; the kind and place in the code do not.
-        line = f"{r['kind']}: {faults.summary(r['message'], r['filename'])}"
+        # The details (a decision, the legal moves of the moment) differ from match to
+        # match; the kind and the place in the code do not.
+        key = f"{r['kind']} {faults.location(str(r['message'] or ''), r['filename']) or ''}"
         entry.count += 1
-        entry.lines[line] += 1
-        entry.first_match.setdefault(line, r["match_id"])
+        entry.lines[key] += 1
+        entry.example.setdefault(key, f"{r['kind']}: {faults.summary(r['message'], r['filename'])}")
+        entry.first_match.setdefault(key, r["match_id"])
     return list(out.values())
 
 
@@ -295,14 +311,21 @@ def fault_digest_lines(digests: Sequence[BotFaults], *, per_bot: int = 3) -> lis
         line.append_text(plain(d.bot, 60))
         line.append(f": {d.count} match{'es' * (d.count != 1)} forfeited")
         out.append(line)
-        for text, n in d.lines.most_common(per_bot):
+        for key, n in d.lines.most_common(per_bot):
             item = Text(f"  {n} x ")
-            item.append_text(plain(text, 300))
-            item.append(f"  (arena replay {d.first_match[text]})", style="dim")
+            item.append_text(plain(d.example[key], 300))
+            first = "first in" if n > 1 else "in"
+            item.append(f"  ({first} arena replay {d.first_match[key]})", style="dim")
             out.append(item)
         rest = len(d.lines) - per_bot
         if rest > 0:
-            out.append(Text(f"  ... and {rest} other kind{'s' * (rest != 1)} (arena faults)"))
+            more = sum(n for _, n in d.lines.most_common()[per_bot:])
+            out.append(
+                Text(
+                    f"  ... and {more} more at {rest} other place{'s' * (rest != 1)} in the "
+                    "code (arena faults)"
+                )
+            )
     return out
 
 
@@ -331,22 +354,29 @@ def fault_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def faults_table(records: Sequence[dict[str, Any]], total: int) -> Table:
-    """``arena faults``: one line per fault (of :func:`fault_records`)."""
-    t = Table(title=f"Faults ({_count(len(records), total)})")
-    for col in ("match", "bot", "seat", "kind", "at", "where and what"):
-        t.add_column(col, no_wrap=col in ("match", "at"))
+def faults_table(records: Sequence[dict[str, Any]], total: int, *, wide: bool = False) -> Table:
+    """``arena faults``: one line per fault (of :func:`fault_records`); in 80 columns the
+    summary is cut at the terminal's edge (its file and line come first), ``wide`` adds the
+    seat and wraps the whole summary."""
+    t = grid(f"Faults ({_count(len(records), total)})")
+    t.add_column("match", no_wrap=True)
+    name_column(t)
+    if wide:
+        t.add_column("seat", justify="right")
+    t.add_column("kind", no_wrap=True)
+    t.add_column("decision", no_wrap=True, justify="right")
+    t.add_column("where and what", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for r in records:
-        at = "loading" if r["decision"] is None else f"decision {r['decision']}"
+        at = "loading" if r["decision"] is None else str(r["decision"])
         t.add_row(
             r["match"],
             plain(f"{r['bot']} v{r['version']}", 60),
-            str(r["seat"]),
+            *([str(r["seat"])] if wide else []),
             plain(r["kind"], 40),
             at,
             plain(r["summary"], 300),
         )
-    return t
+    return fit(t, len(t.columns) - 1)
 
 
 def fault_details(records: Sequence[dict[str, Any]]) -> list[Text]:
@@ -404,76 +434,121 @@ def match_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def matches_table(records: Sequence[dict[str, Any]], total: int) -> Table:
-    """``arena matches``: one line per match (of :func:`match_records`), seats with their
-    score and place."""
-    t = Table(title=f"Matches ({_count(len(records), total)})")
+def matches_table(records: Sequence[dict[str, Any]], total: int, *, wide: bool = False) -> Table:
+    """``arena matches``: one line per match (of :func:`match_records`), each seat's bot with
+    its score and place; ``wide`` adds the hands played."""
+    t = grid(
+        f"Matches ({_count(len(records), total)})",
+        caption="each seat: score (place) bot; ! faulted",
+    )
     t.add_column("match", no_wrap=True)
-    t.add_column("round", justify="right")
-    t.add_column("seating", justify="right")
+    t.add_column("rnd", justify="right")
+    t.add_column("seating", justify="right", no_wrap=True)
     for s in range(3):
-        t.add_column(f"seat {s}: score (place)")
-    t.add_column("hands", justify="right")
+        t.add_column(f"seat {s}", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
+    if wide:
+        t.add_column("hands", justify="right")
     for r in records:
-        cells: list[Text | str] = [r["id"], str(r["round"]), f"{r['seating']} of 6"]
-        for seat in r["seats"]:
-            cell = plain(seat["bot"], 40)
-            cell.append(f" {seat['score']} ({seat['place']})")
-            if seat["faulted"]:
-                cell.append(" fault", style="red")
-            cells.append(cell)
-        cells.append(f"{r['hands']}{' (cut)' if r['truncated'] else ''}")
+        cells: list[Text | str] = [r["id"], str(r["round"]), f"{r['seating']}/6"]
+        cells += [_seat(seat) for seat in r["seats"]]
+        if wide:
+            cells.append(f"{r['hands']}{' (cut)' if r['truncated'] else ''}")
         t.add_row(*cells)
-    return t
+    return fit(t, 3, 4, 5)
 
 
-def bots_table(rows: Sequence[dict[str, Any]], me: str | None) -> Table:
-    """``arena bots``: every version with its owner as seen by whoever runs the command."""
-    table = Table(title="Bots")
-    for col in ("name", "version", "sha256", "author", "file", "owner", "submitted"):
-        table.add_column(col)
+def _seat(seat: dict[str, Any]) -> Text:
+    """``10 (1) heuristic``, with ``!`` after the place when the seat faulted: the score and
+    place first, so that a name too long for 80 columns is what gets cut."""
+    out = Text(f"{seat['score']} ({seat['place']})")
+    if seat["faulted"]:
+        out.append("!", style="red")
+    return out + Text(" ") + plain(seat["bot"], 40)
+
+
+def bots_table(rows: Sequence[dict[str, Any]], me: str | None, *, wide: bool = False) -> Table:
+    """``arena bots``: every version with its owner as seen by whoever runs the command; in 80
+    columns the name, version, owner, date and author (cut at the edge), ``wide`` adds the
+    hash and the file and shows everything whole."""
+    table = grid("Bots")
+    name_column(table, "name")
+    table.add_column("ver", justify="right")
+    table.add_column("owner", no_wrap=True)
+    table.add_column("submitted", no_wrap=True)
+    if wide:
+        table.add_column("sha256", no_wrap=True)
+        table.add_column("file")
+    table.add_column("author", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for r in rows:
         table.add_row(
             plain(r["name"], 60),
             str(r["version"]),
-            r["sha256"][:12],
-            plain(r["author"], 80),
-            plain(r["filename"], 80),
             describe_owner(r["owner"], me),
-            r["submitted_at"],
+            r["submitted_at"] if wide else short_time(r["submitted_at"]),
+            *([r["sha256"][:12], plain(r["filename"], 80)] if wide else []),
+            plain(r["author"], 80),
         )
-    return table
+    return fit(table, len(table.columns) - 1)
 
 
-def tournaments_table(rows: Sequence[dict[str, Any]]) -> Table:
-    """``arena tournaments``: status (live), bots, progress."""
-    table = Table(title="Tournaments")
+def tournaments_table(rows: Sequence[dict[str, Any]], *, wide: bool = False) -> Table:
+    """``arena tournaments``: status (live), progress, when, and the bots (cut at the edge in
+    80 columns); ``wide`` adds the seed, rounds and deal commitment and shows every name."""
+    table = grid("Tournaments")
     table.add_column("id", no_wrap=True, min_width=16)
-    for col in ("status", "bots", "matches", "seed", "rounds", "last run", "commitment"):
-        table.add_column(col)
+    for col in ("status", "matches", "last run"):
+        table.add_column(col, no_wrap=True)
+    if wide:
+        for col in ("seed", "rounds", "commitment"):
+            table.add_column(col, no_wrap=True)
+    table.add_column("bots", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for r in rows:
         bots = [str(b["name"]) for b in json.loads(r["config"])["bots"]]
         names = ", ".join(bots)
         if r.get("kind") == "compare":  # A, B and the third seat
-            names = f"compare {bots[0]} with {bots[1]} (third seat {bots[2]})"
+            names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
+        extra = [str(r["seed"]), str(r["rounds"]), (r["commitment"] or "none (older)")[:16]]
         table.add_row(
             r["id"],
             r["status"],
-            plain(names, 400),
             f"{r['done']}/{r['total_matches']}",
-            str(r["seed"]),
-            str(r["rounds"]),
-            r["updated_at"],
-            r["commitment"][:16] if r["commitment"] else "none (older)",
+            r["updated_at"] if wide else short_time(r["updated_at"]),
+            *(extra if wide else []),
+            plain(names, 400),
         )
-    return table
+    return fit(table, len(table.columns) - 1)
 
 
 def _count(shown: int, total: int) -> str:
     return f"{total}" if shown >= total else f"{shown} of {total}; --limit 0 shows all"
 
 
-# --- replays --------------------------------------------------------------------------------
+# --- replays and logs -----------------------------------------------------------------------
+
+
+def log_lines(labels: Sequence[str], logs: Sequence[str | None]) -> list[Text]:
+    """What each seat's bot printed (``arena logs``, ``arena demo``): a heading per seat,
+    then every line of its output behind a bar, stripped of control characters, so that
+    nothing a bot prints can pass for the arena's own output or move the terminal's cursor."""
+    out: list[Text] = []
+    for label, text in zip(labels, logs, strict=True):
+        lines = (text or "").splitlines()
+        head = Text(f"{clean_line(label, 80)} printed ")
+        head.append(f"{len(lines)} line{'s' * (len(lines) != 1)}" + (":" if lines else "."))
+        out.append(head)
+        out += [Text("  | ", style="dim") + plain(line, 1000) for line in lines]
+    return out
+
+
+def match_log_lines(store: Store, match_id: str) -> list[Text]:
+    """``arena logs``: the match's heading and what each of its bots printed, as stored
+    (capped by the sandbox)."""
+    m, _ = store.match(match_id)
+    names = [store.bot_version(m[f"bot{s}"]).name for s in range(3)]
+    logs = store.match_logs(m["id"])
+    head = Text(f"Match {m['id']}: round {m['round'] + 1}, seating {m['seating'] + 1} of 6")
+    labels = [f"{clean_line(n, 60)} (seat {s})" for s, n in enumerate(names)]
+    return [head, *log_lines(labels, [logs.get(s) for s in range(3)])]
 
 
 def replay_text(store: Store, match_id: str) -> str:

@@ -84,12 +84,11 @@ def test_a_refused_write_leaves_no_empty_database(tmp_path: Path, last: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["last.py"]
 
 
-def test_a_directory_as_database_is_a_usage_error(tmp_path: Path, last: Path) -> None:
+def test_a_directory_as_database_is_one_error_line(tmp_path: Path, last: Path) -> None:
     (tmp_path / "folder").mkdir()
     for args in [["bots"], ["submit", str(last)]]:
-        result = arena(*args, "--db", "folder", cwd=tmp_path)
-        assert result.returncode == 2 and "Traceback" not in result.stderr
-        assert "'folder' is a directory" in result.stderr
+        line = one_error_line(arena(*args, "--db", "folder", cwd=tmp_path))
+        assert line == "Error: --db folder is a folder, not a file"
 
 
 def _database(tmp_path: Path, last: Path) -> Path:

@@ -240,7 +240,7 @@ def test_readme_is_a_short_front_door() -> None:
 
 
 COMMANDS = {
-    "bots", "demo", "doctor", "faults", "matches", "play", "render", "replay", "run",
+    "bots", "demo", "doctor", "faults", "logs", "matches", "play", "render", "replay", "run",
     "serve", "standings", "submit", "tournaments", "verify",
 }  # fmt: skip
 

@@ -390,7 +390,7 @@ def test_a_database_from_before_deal_secrets_keeps_working(tmp_path: Path) -> No
     assert "created before deal secrets" in done.stdout
     listed = json.loads(arena("tournaments", "--json", "--db", db).stdout)[0]
     assert listed["commitment"] is None and listed["secret"] is None
-    assert "none (older)" in arena("tournaments", "--db", db).stdout
+    assert "none (older)" in arena("tournaments", "--wide", "--db", db).stdout
     line = one_error_line(arena("tournaments", "--export", tid, "--db", db, ok=False))
     assert "made before deal secrets" in line
     arena("render", "--db", db, "--out", tmp_path / "site")

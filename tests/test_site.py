@@ -228,7 +228,7 @@ def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
     for tr, f in zip(rows, stored, strict=True):
         cells = texts(tr.find_all("td"))
         assert cells[0] == f["match_id"] and cells[2] == f["kind"] == "crash"
-        assert cells[3] == str(f["decision"])
+        assert cells[3] == str(f["decision"] + 1)  # numbered from 1, as arena faults does
         shown = tr.pre.get_text()
         assert shown.startswith(FAULT_MESSAGE) and shown == without_source_lines(f["message"])
         # The traceback's frames stay, the bot's quoted source line does not.

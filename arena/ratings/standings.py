@@ -272,12 +272,12 @@ def rating_text(
     rating: float | None, low: float | None, high: float | None, bound: str | None
 ) -> str:
     """A rating as the terminal and the site show it: ``1523 (1490-1556)``, ``<= 1180``,
-    ``>= 1830``, ``1523`` (no interval yet) or ``-`` (no rating)."""
-    if bound == "upper":
-        return f"<= {high:.0f}" if high is not None else "<= ?"
-    if bound == "lower":
-        return f">= {low:.0f}" if low is not None else ">= ?"
-    if rating is None:
+    ``>= 1830``, ``1523`` (no interval yet) or ``-`` (no rating, nor a bound's value)."""
+    if bound == "upper" and high is not None:
+        return f"<= {high:.0f}"
+    if bound == "lower" and low is not None:
+        return f">= {low:.0f}"
+    if rating is None:  # a bound without its value yet is no rating either
         return "-"
     if low is None or high is None:
         return f"{rating:.0f}"
@@ -381,12 +381,22 @@ BOUND_NOTES: Final = {
 def rating_notes(table: Sequence[BotStanding]) -> str:
     """What the marks in a standings table mean, for the marks it uses."""
     notes = []
-    if any(s.bound == "upper" for s in table):
+    if any(s.bound == "upper" and s.rating_high is not None for s in table):
         notes.append(f"<= : {BOUND_NOTES['upper']}")
-    if any(s.bound == "lower" for s in table):
+    if any(s.bound == "lower" and s.rating_low is not None for s in table):
         notes.append(f">= : {BOUND_NOTES['lower']}")
-    if any(s.rating is None and s.bound is None and s.matches for s in table):
-        notes.append("- : no rating (no result linking it to the rated bots)")
+    unrated = [s for s in table if rating_text(s.rating, s.rating_low, s.rating_high, s.bound)
+               == "-" and s.matches]  # fmt: skip
+    if unrated and len(unrated) == sum(1 for s in table if s.matches):
+        notes.append(
+            "- : no rating yet: the results so far (one strict order, or ties only) fit no "
+            "finite ratings; ranked by mean place until more rounds mix them"
+        )
+    elif unrated:
+        notes.append(
+            "- : no rating (no decisive result against the rated bots); ranked after them by "
+            "mean place"
+        )
     if any(not s.matches for s in table):
         notes.append("unranked: no finished match")
     return "; ".join(notes)

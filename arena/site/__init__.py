@@ -15,6 +15,7 @@ import datetime as _dt
 from pathlib import Path
 
 from arena import __version__
+from arena.errors import ArenaError
 from arena.reports import Reports, tournament_reports
 from arena.site import botpage, data
 from arena.site.charts import line_chart, place_chart
@@ -24,11 +25,21 @@ from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
 from arena.store import Store
 
-__all__ = ["publish_site", "render_site"]
+__all__ = ["publish_site", "render_site", "site_folder"]
 
 
-def publish_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = False) -> Path:
-    """Bring the database's standings up to date, then render the site (``arena render``).
+def site_folder(db_path: str | Path) -> Path:
+    """The folder a database's site goes to by default: beside it, named after it with
+    ``-site`` (``arena.db``: ``arena-site/``), so that each database has its own site."""
+    db = Path(db_path)
+    return db.with_name(f"{db.stem}-site")
+
+
+def publish_site(
+    db_path: str | Path, out_dir: str | Path | None = None, *, with_logs: bool = False
+) -> Path:
+    """Bring the database's standings up to date, then render the site (``arena render``)
+    into ``out_dir`` (default: :func:`site_folder` of the database).
 
     Runs that were killed are recorded as interrupted first, so the site does not show them
     running; a database that cannot be written now (read-only, or a run holding the lock) is
@@ -40,21 +51,29 @@ def publish_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = 
         if store.writable():
             store.settle_runs()
         refresh_standings(store)
-        return _render(store, Path(out_dir), with_logs)
+        return _render(store, Path(out_dir or site_folder(db_path)), with_logs)
 
 
-def render_site(db_path: str | Path, out_dir: str | Path, *, with_logs: bool = False) -> Path:
-    """Render the whole site from the database at ``db_path`` into ``out_dir``, as stored.
+def render_site(
+    db_path: str | Path, out_dir: str | Path | None = None, *, with_logs: bool = False
+) -> Path:
+    """Render the whole site from the database at ``db_path`` into ``out_dir`` (default:
+    :func:`site_folder`), as stored.
 
     Bot logs (untrusted, possibly large) are published only when ``with_logs`` is true; a
     bot's source is never published. Returns the path of ``index.html``.
     """
     with Store(db_path, create=False) as store:
-        return _render(store, Path(out_dir), with_logs)
+        return _render(store, Path(out_dir or site_folder(db_path)), with_logs)
 
 
 def _render(store: Store, out: Path, with_logs: bool) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise ArenaError(f"{out} is a file, not a folder for the site")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ArenaError(f"cannot make the site's folder {out}: {e.strerror}") from None
     refs = data.bot_refs(store)
     tours = data.tournaments(store, refs)
     # A comparison has a test, not standings: it stays off the leaderboard and bot pages.

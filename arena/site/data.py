@@ -330,6 +330,8 @@ class Fault:
     kind: str
     message: str
     decision: int | None
+    """The decision it happened at, numbered from 1 as everywhere a user reads it (the
+    database keeps 0-based); None while loading."""
 
     @property
     def match_href(self) -> str:
@@ -370,7 +372,8 @@ def faults(
     """The faults of one match, or of some bot versions."""
     return [
         Fault(safe_id(r["match_id"]), r["seat"], refs[r["bot_version_id"]], r["kind"],
-              without_source_lines(r["message"] or ""), r["decision"])
+              without_source_lines(r["message"] or ""),
+              None if r["decision"] is None else int(r["decision"]) + 1)
         for r in store.fault_rows(match_id=match_id, versions=versions)
     ]  # fmt: skip
 

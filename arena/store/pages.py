@@ -13,11 +13,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.store.base import StoreBase
+from arena.store.schema import ROUND_ROBIN
 
 
 def _among(column: str, ids: Sequence[int]) -> str:
     """``column IN (?, ?, ...)`` for ``len(ids)`` parameters."""
     return f"{column} IN ({','.join('?' * len(ids))})"
+
+
+def _ranked(column: str) -> str:
+    """``column`` (a tournament id) is a round robin's: what a bot page counts. A comparison
+    (``arena compare``) has its own page and stays off the bot pages."""
+    return f"{column} IN (SELECT id FROM tournaments WHERE kind = '{ROUND_ROBIN}')"
 
 
 class PageReads(StoreBase):
@@ -61,7 +68,9 @@ class PageReads(StoreBase):
             where, params = "tournament_id = ?", [tid]
         elif versions is not None:
             seated = _among("bot_version_id", versions)
-            where, params = f"id IN (SELECT match_id FROM match_seats WHERE {seated})", [*versions]
+            where = f"id IN (SELECT match_id FROM match_seats WHERE {seated})"
+            where += f" AND {_ranked('tournament_id')}"
+            params = [*versions]
         return self.rows(
             f"SELECT * FROM matches WHERE {where} ORDER BY tournament_id, round, set_key, seating",
             params,
@@ -75,7 +84,8 @@ class PageReads(StoreBase):
         if match_id is not None:
             where, params = "match_id = ?", [match_id]
         else:
-            where, params = _among("bot_version_id", versions or []), [*(versions or [])]
+            where = f"{_among('bot_version_id', versions or [])} AND {_ranked('tournament_id')}"
+            params = [*(versions or [])]
         return self.rows(
             f"SELECT * FROM faults WHERE {where} ORDER BY tournament_id, match_id, seat", params
         )
@@ -132,7 +142,8 @@ class PageReads(StoreBase):
             "SELECT v.version, v.sha256, v.filename, v.author, v.submitted_at, "
             "COUNT(s.match_id) AS n, AVG(s.place) AS mp "
             "FROM bot_versions v LEFT JOIN match_seats s ON s.bot_version_id = v.id "
-            f"WHERE {_among('v.id', versions)} GROUP BY v.id ORDER BY v.version DESC",
+            f"AND {_ranked('s.tournament_id')} WHERE {_among('v.id', versions)} "
+            "GROUP BY v.id ORDER BY v.version DESC",
             versions,
         )
 
@@ -143,7 +154,7 @@ class PageReads(StoreBase):
             "SELECT a.place AS pa, b.place AS pb, b.bot_version_id AS ob "
             "FROM match_seats a JOIN match_seats b "
             "ON a.match_id = b.match_id AND a.seat != b.seat "
-            f"WHERE {_among('a.bot_version_id', versions)}",
+            f"WHERE {_among('a.bot_version_id', versions)} AND {_ranked('a.tournament_id')}",
             versions,
         )
 
@@ -153,7 +164,7 @@ class PageReads(StoreBase):
         rows = self.rows(
             "SELECT h.trump, h.maker, h.alone, h.points, s.seat "
             "FROM hands h JOIN match_seats s ON s.match_id = h.match_id "
-            f"WHERE {_among('s.bot_version_id', versions)}",
+            f"WHERE {_among('s.bot_version_id', versions)} AND {_ranked('s.tournament_id')}",
             versions,
         )
         for h in rows:
@@ -168,7 +179,8 @@ class PageReads(StoreBase):
             "SELECT COUNT(*) AS seats, COALESCE(SUM(decisions), 0) AS d, "
             "COALESCE(SUM(asked), 0) AS a, COALESCE(SUM(think_seconds), 0) AS ts, "
             "COALESCE(MAX(max_think_seconds), 0) AS mx "
-            f"FROM match_seats WHERE {_among('bot_version_id', versions)}",
+            f"FROM match_seats WHERE {_among('bot_version_id', versions)} "
+            f"AND {_ranked('tournament_id')}",
             versions,
         )[0]
 
@@ -177,6 +189,8 @@ class PageReads(StoreBase):
         matches by id."""
         return self.rows(
             "SELECT match_id, text FROM bot_logs "
-            f"WHERE {_among('bot_version_id', versions)} ORDER BY match_id LIMIT ?",
+            f"WHERE {_among('bot_version_id', versions)} "
+            f"AND match_id IN (SELECT id FROM matches WHERE {_ranked('tournament_id')}) "
+            "ORDER BY match_id LIMIT ?",
             [*versions, limit],
         )

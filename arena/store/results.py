@@ -219,10 +219,30 @@ class MatchRecords(StoreBase):
         with self._transaction():
             self.conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
             self.conn.execute("DELETE FROM pairwise WHERE tournament_id = ?", (tid,))
+            # The reports were made from the old standings (cycles, kingmaking): dropped.
+            self.conn.execute("DELETE FROM reports WHERE tournament_id = ?", (tid,))
             if ratings:
                 self.db.table("ratings").insert_all(ratings)
             if pairwise:
                 self.db.table("pairwise").insert_all(pairwise)
+
+    def read_reports(self, tid: str) -> tuple[int, dict[str, Any]] | None:
+        """The reports stored with tournament ``tid``'s standings: the matches they were made
+        from and their JSON object (None when there are none)."""
+        row = self.conn.execute(
+            "SELECT matches, body FROM reports WHERE tournament_id = ?", (tid,)
+        ).fetchone()
+        return None if row is None else (int(row[0]), json.loads(row[1]))
+
+    def write_reports(self, tid: str, matches: int, body: dict[str, Any]) -> None:
+        """Store the reports of tournament ``tid`` made from ``matches`` stored matches (a
+        cache: :meth:`write_standings` drops them)."""
+        with self._transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO reports (tournament_id, matches, body, computed_at) "
+                "VALUES (?, ?, ?, ?)",
+                (tid, matches, json.dumps(body, separators=(",", ":")), now()),
+            )
 
     def replace_tournament_rows(
         self, tid: str, tables: dict[str, Sequence[dict[str, Any]]]

@@ -173,10 +173,17 @@ def _m5_standings(db: sqlite_utils.Database) -> None:
 
 
 def _m6_kinds(db: sqlite_utils.Database) -> None:
-    # Every tournament stored before this migration is a duplicate round robin.
+    # Every tournament stored before this migration is a duplicate round robin. The reports
+    # (duplicate score, seat bias, cycles, clones, kingmaking) are stored with the standings,
+    # so that `arena standings` reads them instead of recomputing them on every call.
     _script(
         db,
-        f"ALTER TABLE tournaments ADD COLUMN kind TEXT NOT NULL DEFAULT '{ROUND_ROBIN}'",
+        f"""
+        ALTER TABLE tournaments ADD COLUMN kind TEXT NOT NULL DEFAULT '{ROUND_ROBIN}';
+        CREATE TABLE reports (
+            tournament_id TEXT PRIMARY KEY, matches INTEGER NOT NULL, body TEXT NOT NULL,
+            computed_at TEXT NOT NULL);
+        """,
     )
 
 
@@ -186,7 +193,7 @@ MIGRATIONS: Final[tuple[tuple[int, str, Callable[[sqlite_utils.Database], None]]
     (3, "deal secrets and commitments; clone and kingmaking reports", _m3_secrets),
     (4, "owner key of each bot name", _m4_owners),
     (5, "ratings: optional rating and rank, one-sided bounds, units, method", _m5_standings),
-    (6, "tournament kinds: round robin or compare", _m6_kinds),
+    (6, "tournament kinds: round robin or compare; stored reports", _m6_kinds),
 )
 """Numbered migrations, applied in order; each one runs in its own transaction."""
 

@@ -158,9 +158,14 @@ class TournamentRecords(StoreBase):
                     (stamp, tid),
                 )
 
-    def tournament(self, tid: str | None = None, *, prefer: str | None = None) -> dict[str, Any]:
-        """The tournament ``tid`` (a unique prefix will do), or the most recently run one (of
-        kind ``prefer`` when there is one).
+    def tournament(
+        self, tid: str | None = None, *, prefer: str | None = ROUND_ROBIN
+    ) -> dict[str, Any]:
+        """The tournament ``tid`` (a unique prefix will do), or the most recently run one of
+        kind ``prefer`` (the latest round robin, by default), else the most recently run one.
+
+        The one rule of every command for "which tournament" when none is named: the latest
+        round robin; a comparison is named by its id.
 
         Its ``status`` is the live one (see :meth:`tournaments`).
         """

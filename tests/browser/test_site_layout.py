@@ -136,8 +136,12 @@ def test_head_to_head_headers_are_whole_words(
     assert sorted(r["text"] for r in rows) == sorted(LONG_NAMES)
     assert all(r["lines"] == 1 for r in rows)
     box = browser.find_element(By.CSS_SELECTOR, "main .table-scroll")
-    # Four bots fit a desktop without scrolling.
-    assert not scrolls_sideways(browser, box) or viewport == PHONE[0]
+    # Four bots fit a phone and a desktop without scrolling: no column is cut off.
+    assert not scrolls_sideways(browser, box)
+    # Every cell says its interval: nothing to hover for (a phone cannot).
+    cells = browser.find_elements(By.CSS_SELECTOR, "table.matrix td:not(.self):not(.none)")
+    assert cells and all(c.find_elements(By.CSS_SELECTOR, ".ci") for c in cells)
+    assert "Hover" not in browser.find_element(By.TAG_NAME, "main").text
     no_page_overflow(browser)
     screenshot(browser, tmp_path / f"h2h-{viewport}.png", viewport)
     assert console_errors(browser) == []
@@ -176,3 +180,22 @@ def test_replay_marks_hidden_cards(browser: webdriver.Chrome, server: str) -> No
     kitty = first.find_elements(By.CSS_SELECTOR, ".hidden-cards.kitty .card")
     assert len(kitty) in (3, 4) and all(c.is_displayed() for c in kitty)
     assert console_errors(browser) == []
+
+
+CHART_TEXT_PX = """
+return Array.from(document.querySelectorAll('.chart svg text')).map(t => {
+  const svg = t.ownerSVGElement;
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return parseFloat(getComputedStyle(t).fontSize) * scale;
+});
+"""
+
+
+def test_chart_text_reads_on_a_phone(
+    browser: webdriver.Chrome, long_site: Path, viewport: int
+) -> None:
+    for page in ("index.html", "bots/montecarlo.html"):
+        browser.get((long_site / page).as_uri())
+        sizes = browser.execute_script(CHART_TEXT_PX)
+        assert sizes, page  # the charts have text
+        assert min(sizes) >= 9.5, (page, viewport, sorted(sizes)[:5])
