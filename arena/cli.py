@@ -449,46 +449,6 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
 
 @main.command()
 @db_option
-@click.argument("match_id")
-@reports_errors
-def replay(db_path: str, match_id: str) -> None:
-    """Print a stored match hand by hand (MATCH_ID: the id or a unique prefix).
-
-    \b
-    Example:
-        arena replay 3f2a9c
-    """
-    from arena.store import Store
-    from arena.views import replay_text
-
-    with Store(db_path, create=False) as store:
-        click.echo(replay_text(store, match_id))
-
-
-@main.command()
-@db_option
-@click.argument("match_id")
-@reports_errors
-def logs(db_path: str, match_id: str) -> None:
-    """Print what each bot printed (stdout and stderr) in a stored match (MATCH_ID: the id or
-    a unique prefix, from arena matches or arena faults).
-
-    Printing is fine for debugging a bot: the sandbox keeps the first 64 KiB of each bot's
-    output per match. Every line is shown behind a bar, control characters stripped.
-
-    \b
-    Example:
-        arena logs 3f2a9c
-    """
-    from arena.store import Store
-    from arena.views import match_log_lines
-
-    with Store(db_path, create=False) as store:
-        show(match_log_lines(store, match_id))
-
-
-@main.command()
-@db_option
 @click.argument("tid", metavar="[TOURNAMENT]", required=False)
 @reports_errors
 def verify(db_path: str, tid: str | None) -> None:

@@ -1,4 +1,5 @@
-"""The listing commands of ``arena``: ``bots``, ``tournaments``, ``matches`` and ``faults``.
+"""The listing commands of ``arena``: ``bots``, ``tournaments``, ``matches`` and ``faults``, and
+those that show one stored match: ``replay`` and ``logs``.
 
 Thin, like the rest of the command line: the queries are the store's
 (:mod:`arena.store.listings`), what is shown (every bot-controlled string escaped) is
@@ -198,5 +199,45 @@ def matches(
         show([views.matches_table(records, total, wide=wide)])
 
 
-COMMANDS = (bots, tournaments, matches, faults)
+@click.command()
+@db_option
+@click.argument("match_id")
+@reports_errors
+def replay(db_path: str, match_id: str) -> None:
+    """Print a stored match hand by hand (MATCH_ID: the id or a unique prefix).
+
+    \b
+    Example:
+        arena replay 3f2a9c
+    """
+    from arena.store import Store
+    from arena.views import replay_text
+
+    with Store(db_path, create=False) as store:
+        click.echo(replay_text(store, match_id))
+
+
+@click.command()
+@db_option
+@click.argument("match_id")
+@reports_errors
+def logs(db_path: str, match_id: str) -> None:
+    """Print what each bot printed (stdout and stderr) in a stored match (MATCH_ID: the id or
+    a unique prefix, from arena matches or arena faults).
+
+    Printing is fine for debugging a bot: the sandbox keeps the first 64 KiB of each bot's
+    output per match. Every line is shown behind a bar, control characters stripped.
+
+    \b
+    Example:
+        arena logs 3f2a9c
+    """
+    from arena.store import Store
+    from arena.views import match_log_lines
+
+    with Store(db_path, create=False) as store:
+        show(match_log_lines(store, match_id))
+
+
+COMMANDS = (bots, tournaments, matches, faults, replay, logs)
 """The commands of this module, added to ``arena`` by :mod:`arena.cli`."""

@@ -396,7 +396,7 @@ class Bot:
 
 
 def test_play_and_demo_take_your_submitted_bot_by_name(tmp_path: Path) -> None:
-    mine = {"ARENA_OWNER_KEY": "k" * 40}
+    mine = {"ARENA_OWNER_KEY": "mine-9f2c7a1e5b3d80464e81b0c3d7a95f26"}
     write_bot(tmp_path, "newbie_file.py", NEWBIE)
     ok(arena("submit", "newbie_file.py", cwd=tmp_path, env=mine))
     (tmp_path / "newbie_file.py").unlink()  # by name, from the database
@@ -410,7 +410,7 @@ def test_play_and_demo_take_your_submitted_bot_by_name(tmp_path: Path) -> None:
     demo = ok(arena("demo", "newbie", "--seed", "4", cwd=tmp_path, env=mine))
     assert "newbie (seat 0)" in demo
     # another author's code would run unsandboxed here: refused, in one line
-    theirs = {"ARENA_OWNER_KEY": "t" * 40}
+    theirs = {"ARENA_OWNER_KEY": "theirs-1d6a03f9c2b8e7546b1f9a2d0c4e8735"}
     line = one_error_line(arena("demo", "newbie", cwd=tmp_path, env=theirs))
     assert line.startswith("Error: newbie is another author's bot: arena play and arena demo")
     line = one_error_line(arena("demo", "nobody", cwd=tmp_path, env=mine))
