@@ -140,6 +140,10 @@ def test_a_match_starts_from_the_same_state_whatever_ran_before_or_beside_it() -
     assert state["fl0"] & ~0o100000 == os.O_RDONLY  # a fresh standard input (O_LARGEFILE aside)
     for fd in range(5):  # owner and signal of a description cannot even be read
         assert state[f"own{fd}"] == state[f"sig{fd}"] == state[f"ownex{fd}"] == "E1"
+    # Every match's bot is pid 1 of a pid namespace of its own (its pid counts nothing).
+    assert (state["pid"], state["ppid"]) == (1, 0), state
+    # A pinned worker's CPU is not the bot's to know: its affinity cannot be read.
+    assert state["affinity"] == "E1", state
 
 
 # --- what a match process holds ---------------------------------------------------------------
@@ -158,6 +162,7 @@ def _match_children() -> dict[int, tuple[list[str], dict[str, str]]]:
             with open(f"/proc/{pid}/maps") as f:
                 maps = f.read().splitlines()
             info = {fd: Path(f"/proc/{pid}/fdinfo/{fd}").read_text() for fd in fds}
+            info["status"] = Path(f"/proc/{pid}/status").read_text()
         except (OSError, ValueError):
             continue
         found[pid] = (maps, info)
@@ -206,6 +211,14 @@ def test_a_match_process_holds_only_what_was_made_for_its_match() -> None:
         assert shared == [], shared  # no mapping shared with the zygote or anything else
         assert re.search(r"^pos:\s+0$", info["0"], re.M)
         assert re.search(r"^flags:\s+0?100000$", info["0"], re.M), info["0"]  # O_RDONLY only
+        # No capability (the zygote's, to make pid namespaces, is dropped), and pid 1 in a
+        # pid namespace of its own: the last NSpid field is the pid the bot sees.
+        caps = dict(re.findall(r"^(Cap\w+):\s+(\w+)$", info["status"], re.M))
+        assert {k: int(v, 16) for k, v in caps.items() if k != "CapBnd"} == dict.fromkeys(
+            ("CapInh", "CapPrm", "CapEff", "CapAmb"), 0
+        ), caps
+        nspid = re.search(r"^NSpid:(.*)$", info["status"], re.M)
+        assert nspid is not None and nspid.group(1).split()[-1] == "1", info["status"]
 
 
 # --- the real command line ---------------------------------------------------------------------

@@ -209,7 +209,6 @@ ALLOW: tuple[Allowed, ...] = (
     Allowed("getgroups", "os.getgroups"),
     Allowed("uname", "platform, os.uname"),
     Allowed("getrandom", "os.urandom, random.SystemRandom, secrets, hash seeds"),
-    Allowed("sched_getaffinity", "os.sched_getaffinity, os.cpu_count"),
     Allowed(
         "prlimit64",
         "resource.getrlimit",

@@ -26,6 +26,7 @@ Two roles, one file:
 from __future__ import annotations
 
 import ctypes
+import errno
 import gc
 import io
 import json
@@ -58,11 +59,17 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 MAX_LINE = 1 << 20
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 _libc.prctl.restype = ctypes.c_int
+_api = ctypes.pythonapi
 
 
 def _prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> None:
@@ -205,6 +212,7 @@ def _isolate(
 ) -> None:
     """The child's own layers: session, descriptors 0-4 only, limits, Landlock scope, seccomp."""
     req, resp, log = fds
+    _drop_capabilities()
     # Every descriptor the bot gets was made for this match: its own pipes and log from the
     # arena, and a standard input opened here (a description shared with the zygote would
     # carry status flags, owner and signal from one match to the next).
@@ -227,6 +235,18 @@ def _isolate(
         _set_limit(resource.RLIMIT_NPROC, 1)
     if prepared is not None:
         load_seccomp(prepared)
+
+
+def _drop_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets (and so the ambient one): the
+    capability the zygote holds to make pid namespaces, or the full set a new user namespace
+    gives, never reaches the bot. Without ``exec`` (refused) nothing can bring one back."""
+    if SYS_CAPSET is None:
+        return
+    head = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if _libc.syscall(SYS_CAPSET, head, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
 
 
 def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
@@ -298,6 +318,34 @@ def _answer(bot: Any, n: int, obs: dict[str, Any], dumps: Any) -> str:
 
 
 # --- the zygote -----------------------------------------------------------------------------
+
+_PIDNS_FLAGS = [CLONE_NEWPID, CLONE_NEWPID | CLONE_NEWUSER]
+"""How a match child gets a pid namespace of its own: with the capability the sandbox gives
+the zygote, else with a user namespace of its own (no bubblewrap, unprivileged namespaces
+allowed). The first that works is kept; with neither, a plain fork (``arena doctor``)."""
+
+
+def _fork_match(pidns: list[int]) -> int:
+    """Fork a match child; in a new pid namespace when one can be made, so every match's bot
+    is pid 1 whatever ran before it (its pid would otherwise count the zygote's matches).
+
+    ``pidns`` holds the clone flags still to try; those that fail are dropped from it, so the
+    zygote settles on one construction for all its children.
+    """
+    while pidns:
+        _api.PyOS_BeforeFork()
+        pid = int(_libc.syscall(SYS_CLONE, ctypes.c_ulong(pidns[0] | signal.SIGCHLD), 0, 0, 0, 0))
+        err = ctypes.get_errno()
+        if pid == 0:
+            _api.PyOS_AfterFork_Child()
+            return 0
+        _api.PyOS_AfterFork_Parent()
+        if pid > 0:
+            return pid
+        if err not in (errno.EPERM, errno.EINVAL, errno.ENOSPC, errno.EUSERS):
+            raise OSError(err, f"clone: {os.strerror(err)}")
+        del pidns[0]
+    return os.fork()
 
 
 def _reply(ctrl: socket.socket, obj: dict[str, Any]) -> None:
@@ -424,6 +472,7 @@ def _fork_children(
     scope_fd: int | None,
 ) -> None:
     """The zygote's loop: one child forked per request, until the arena goes."""
+    pidns = _PIDNS_FLAGS if SYS_CLONE is not None else []
     while True:
         try:
             msg, fds, _flags, _addr = socket.recv_fds(ctrl, 4096, 3)
@@ -437,7 +486,7 @@ def _fork_children(
         except ChildProcessError:
             pass
         try:
-            pid = os.fork()
+            pid = _fork_match(pidns)
         except OSError as e:
             for fd in fds:
                 os.close(fd)
