@@ -42,7 +42,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from arena.sandbox.confine import (
+        ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
+        ZYGOTE_ALLOW,
         apply_landlock,
         build_seccomp,
         load_seccomp,
@@ -50,7 +52,9 @@ if TYPE_CHECKING:
     )
 else:  # staged beside this file (sys.path[0]), like arena.cards
     from confine import (
+        ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
+        ZYGOTE_ALLOW,
         apply_landlock,
         build_seccomp,
         load_seccomp,
@@ -408,7 +412,8 @@ def zygote(ctrl_fd: int) -> None:
         _set_limit(resource.RLIMIT_NOFILE, 64)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 16)
-        prepared = build_seccomp() if cfg.get("seccomp") else None
+        prepared = build_seccomp(ALLOW) if cfg.get("seccomp") else None
+        own = build_seccomp(ALLOW, ZYGOTE_ALLOW) if prepared else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
         # Trusted modules bots commonly use, imported once here and shared by every child.
@@ -428,6 +433,8 @@ def zygote(ctrl_fd: int) -> None:
             apply_landlock(abi, cfg["read_paths"])
             info["landlock"] = abi
         scope_fd = scope_ruleset(abi)
+        if own is not None:  # before the bot's file is read: it is hostile input
+            load_seccomp(own)
         code = _compile_within_limits(cfg)
     except SyntaxError as e:
         message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
@@ -452,8 +459,8 @@ def zygote(ctrl_fd: int) -> None:
         pass
     try:
         # Inherited by every child: the address space and log-size limits, and a full log
-        # giving EFBIG rather than death. The seccomp allowlist is installed by each child
-        # (the zygote itself must still fork and talk to the arena; it runs no bot code).
+        # giving EFBIG rather than death. The zygote's allowlist (ALLOW and ZYGOTE_ALLOW) is
+        # inherited too; each child narrows it to ALLOW just before the bot's code runs.
         limits = cfg["limits"]
         _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
