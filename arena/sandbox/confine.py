@@ -244,8 +244,8 @@ ZYGOTE_ALLOW: tuple[Allowed, ...] = (
     Allowed(
         "clone",
         "forking a match child, into a pid namespace of its own",
-        "a fork: SIGCHLD, CLONE_CHILD_SETTID, CLONE_CHILD_CLEARTID, CLONE_NEWPID, CLONE_NEWUSER "
-        "only (no thread, shared memory or descriptor table)",
+        "the flags of a fork: SIGCHLD, CLONE_CHILD_SETTID, CLONE_CHILD_CLEARTID, CLONE_NEWPID, "
+        "CLONE_NEWUSER (no thread, shared memory or descriptor table)",
         (((0, "masked_eq", _CLONE_NOT, 0),),),
     ),
     Allowed("set_robust_list", "the C library's fork, in the child"),
