@@ -6,8 +6,8 @@ Untrusted bots go through :mod:`arena.sandbox`, which loads them in a locked-dow
 from __future__ import annotations
 
 import ast
-import importlib.util
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -89,20 +89,26 @@ def bundled(name: str) -> Path:
 
 
 def load_bot_class(path: str | Path) -> type[Any]:
-    """Import the file at ``path`` as a fresh module and return its ``Bot`` class."""
+    """Run the file at ``path`` as a fresh module and return its ``Bot`` class.
+
+    The file is read once and its UTF-8 text compiled, as the sandbox does: a coding cookie
+    changes nothing (compiled from the raw bytes, ``# coding: unicode_escape`` would make the
+    text a reader sees run other code).
+    """
     path = Path(path)
     try:
-        source = path.read_text(encoding="utf-8")
+        source = path.read_bytes().decode("utf-8")
     except OSError as e:
         raise ArenaError(f"cannot read bot file {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ArenaError(f"{path}: not UTF-8 text (byte {e.start})") from None
     name = f"arena_bot_{path.stem}_{abs(hash(source)) & 0xFFFFFF:x}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ArenaError(f"{path} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        code = compile(source, str(path), "exec", dont_inherit=True)
+        exec(code, module.__dict__)
     except Exception as e:  # a broken bot file is the user's input, reported in one line
         sys.modules.pop(name, None)
         raise ArenaError(f"{path}: {type(e).__name__}: {e}") from None

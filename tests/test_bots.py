@@ -22,6 +22,7 @@ import pytest
 from arena.botfile import bundled, load_bot_class
 from arena.cards import deck
 from arena.engine import PHASES, Deal, IllegalAction, Rules, play_match
+from arena.errors import ArenaError
 from arena.sandbox.client import _PURE
 
 BOT_NAMES = ("random_bot", "heuristic", "montecarlo")
@@ -489,3 +490,25 @@ def test_montecarlo_plays_sandboxed_matches_at_the_default_limits() -> None:
                     assert stats["asked"] > 10
                     assert stats["max_seconds"] < Limits().decision_seconds
                     assert stats["cpu_seconds"] < Limits().match_cpu_seconds
+
+
+# --- loading in this process: the sandbox's rule -----------------------------------------------
+
+
+def test_load_bot_class_compiles_the_utf8_text_not_the_coding_cookie(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The trusted loader compiles the text the arena shows, as the sandbox does: the
+    ``unicode_escape`` cookie's hidden line stays a comment."""
+    path = Path(__file__).parent / "attacks" / "coding_cookie.py"
+    cls = load_bot_class(path)
+    assert cls().act({"legal": [7, 8]}) == 7
+    out = capsys.readouterr().out
+    assert "RAN" in out and "ESCAPED" not in out, out
+
+
+def test_load_bot_class_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# coding: latin-1\nNAME = '\xe9'\nclass Bot:\n    def act(self, obs): ...\n")
+    with pytest.raises(ArenaError, match=r"latin\.py: not UTF-8 text \(byte 26\)$"):
+        load_bot_class(path)

@@ -87,6 +87,7 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("coding_cookie", None, True),
     ("futex_channel", None, True),
     ("state_channels", None, True),
+    ("zygote_calls", None, True),
 ]
 
 

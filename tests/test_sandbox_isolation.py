@@ -13,6 +13,7 @@ from the inside while the test reads its mappings and ``fdinfo`` from the outsid
 from __future__ import annotations
 
 import ast
+import json
 import multiprocessing as mp
 import os
 import re
@@ -29,7 +30,7 @@ from cli_support import arena, ok, write_bot
 from arena.botfile import bundled
 from arena.sandbox import BotPool, BotSource, Limits
 from arena.sandbox.client import _descendants
-from arena.sandbox.confine import ALLOW, allowlist
+from arena.sandbox.confine import ALLOW, ZYGOTE_ALLOW, allowlist
 
 ATTACKS = Path(__file__).parent / "attacks"
 LIMITS = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
@@ -84,14 +85,18 @@ def test_the_allowlist_is_one_table_with_a_reason_per_entry() -> None:
 def test_the_sandbox_page_lists_the_allowlist_as_the_code_has_it() -> None:
     page = (Path(__file__).parent.parent / "docs" / "sandbox.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \|$", page, re.M)
-    assert rows == allowlist()
+    assert rows == allowlist(ALLOW) + allowlist(ZYGOTE_ALLOW)
 
 
 def test_arena_doctor_prints_the_allowlist(tmp_path: Path) -> None:
     out = ok(arena("doctor", "--syscalls", cwd=tmp_path))
-    for a in ALLOW:
+    for a in ALLOW + ZYGOTE_ALLOW:
         assert re.search(rf"^\s*{a.name}\s", out, re.M), a.name
-    assert "EPERM" in out
+    assert "EPERM" in out and "its zygote may make besides" in out
+    rows = json.loads(ok(arena("doctor", "--syscalls", "--json", cwd=tmp_path)))
+    assert [r["syscall"] for r in rows if r["process"] == "zygote"] == [
+        a.name for a in ZYGOTE_ALLOW
+    ]
 
 
 # --- a futex on a shared file mapping --------------------------------------------------------
@@ -140,6 +145,10 @@ def test_a_match_starts_from_the_same_state_whatever_ran_before_or_beside_it() -
     assert state["fl0"] & ~0o100000 == os.O_RDONLY  # a fresh standard input (O_LARGEFILE aside)
     for fd in range(5):  # owner and signal of a description cannot even be read
         assert state[f"own{fd}"] == state[f"sig{fd}"] == state[f"ownex{fd}"] == "E1"
+    # Every match's bot is pid 1 of a pid namespace of its own (its pid counts nothing).
+    assert (state["pid"], state["ppid"]) == (1, 0), state
+    # A pinned worker's CPU is not the bot's to know: its affinity cannot be read.
+    assert state["affinity"] == "E1", state
 
 
 # --- what a match process holds ---------------------------------------------------------------
@@ -158,6 +167,7 @@ def _match_children() -> dict[int, tuple[list[str], dict[str, str]]]:
             with open(f"/proc/{pid}/maps") as f:
                 maps = f.read().splitlines()
             info = {fd: Path(f"/proc/{pid}/fdinfo/{fd}").read_text() for fd in fds}
+            info["status"] = Path(f"/proc/{pid}/status").read_text()
         except (OSError, ValueError):
             continue
         found[pid] = (maps, info)
@@ -206,6 +216,14 @@ def test_a_match_process_holds_only_what_was_made_for_its_match() -> None:
         assert shared == [], shared  # no mapping shared with the zygote or anything else
         assert re.search(r"^pos:\s+0$", info["0"], re.M)
         assert re.search(r"^flags:\s+0?100000$", info["0"], re.M), info["0"]  # O_RDONLY only
+        # No capability (the zygote's, to make pid namespaces, is dropped), and pid 1 in a
+        # pid namespace of its own: the last NSpid field is the pid the bot sees.
+        caps = dict(re.findall(r"^(Cap\w+):\s+(\w+)$", info["status"], re.M))
+        assert {k: int(v, 16) for k, v in caps.items() if k != "CapBnd"} == dict.fromkeys(
+            ("CapInh", "CapPrm", "CapEff", "CapAmb"), 0
+        ), caps
+        nspid = re.search(r"^NSpid:(.*)$", info["status"], re.M)
+        assert nspid is not None and nspid.group(1).split()[-1] == "1", info["status"]
 
 
 # --- the real command line ---------------------------------------------------------------------
@@ -228,3 +246,33 @@ def test_both_attacks_fail_through_arena_run_with_two_workers(tmp_path: Path) ->
         assert "ESCAPED" not in log and "BLOCKED mmap shared EPERM" in log, log
     seen, sets = seen_and_set(state_logs)
     assert len(sets) == 12 and len(seen) == 1, seen
+
+
+# --- the zygote's own filter ---------------------------------------------------------------------
+
+
+def test_the_zygote_runs_under_its_allowlist_and_a_bot_under_both() -> None:
+    """Each zygote (the python3 running host.py, not bwrap) has one seccomp filter from before
+    it compiled the bot's file; the calls only it may make are refused to the bot (the match
+    process keeps the zygote's filter and adds its own)."""
+    with BotPool(LIMITS) as pool:
+        out = pool.play_match([attack("zygote_calls"), victim(), victim()], 8)
+        statuses = {}
+        for pid in pool.host_pids():
+            if b"host.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                statuses[pid] = Path(f"/proc/{pid}/status").read_text()
+    assert out.fault_of(0) is None, out.faults
+    blocked = [x for x in out.logs[0].splitlines() if x.startswith("BLOCKED ")]
+    assert len(blocked) == 16 and "ESCAPED" not in out.logs[0], out.logs[0]
+    # python3 running host.py (not bwrap, whose command line names it too): the three
+    # zygotes with one filter, and any match process still alive with two.
+    filters = sorted(
+        int(m.group(1))
+        for s in statuses.values()
+        if re.search(r"^Name:\s+python3", s, re.M) and re.search(r"^Seccomp:\s+2$", s, re.M)
+        for m in [re.search(r"^Seccomp_filters:\s+(\d+)$", s, re.M)]
+        if m
+    )
+    pythons = [s for s in statuses.values() if re.search(r"^Name:\s+python3", s, re.M)]
+    assert len(filters) == len(pythons) and filters.count(1) == 3, (filters, pythons)
+    assert set(filters) <= {1, 2}, filters

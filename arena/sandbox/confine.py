@@ -209,7 +209,6 @@ ALLOW: tuple[Allowed, ...] = (
     Allowed("getgroups", "os.getgroups"),
     Allowed("uname", "platform, os.uname"),
     Allowed("getrandom", "os.urandom, random.SystemRandom, secrets, hash seeds"),
-    Allowed("sched_getaffinity", "os.sched_getaffinity, os.cpu_count"),
     Allowed(
         "prlimit64",
         "resource.getrlimit",
@@ -231,13 +230,59 @@ zygote's own set-up (fork, the control socket, Landlock, rlimits) happens before
 is installed, in the match process just before the bot's code runs."""
 
 
-def allowlist() -> list[tuple[str, str, str]]:
-    """``(system call, modes allowed, why)`` for each entry of :data:`ALLOW`."""
-    return [(a.name, a.only or "any", a.reason) for a in ALLOW]
+# Flags a zygote's clone may carry: fork (the C library's, or a bare SIGCHLD) into a new pid
+# namespace, and a user namespace where the sandbox gives no capability. No thread, shared
+# memory, shared descriptor table or any other namespace.
+_CLONE_MAY = 0xFF | 0x00200000 | 0x01000000 | 0x10000000 | 0x20000000
+_CLONE_NOT = ((1 << 64) - 1) ^ _CLONE_MAY
+
+ZYGOTE_ALLOW: tuple[Allowed, ...] = (
+    Allowed("recvmsg", "each match's order and its three descriptors from the arena"),
+    Allowed("recvfrom", "waiting for the arena to close the socket after a failed start"),
+    Allowed("sendmsg", "its answers to the arena; a new child announces itself"),
+    Allowed("wait4", "reaping the children of earlier matches"),
+    Allowed(
+        "clone",
+        "forking a match child, into a pid namespace of its own",
+        "the flags of a fork: SIGCHLD, CLONE_CHILD_SETTID, CLONE_CHILD_CLEARTID, CLONE_NEWPID, "
+        "CLONE_NEWUSER (no thread, shared memory or descriptor table)",
+        (((0, "masked_eq", _CLONE_NOT, 0),),),
+    ),
+    Allowed("set_robust_list", "the C library's fork, in the child"),
+    Allowed("setsid", "the child's own session"),
+    Allowed(
+        "prctl",
+        "the child's death signal, and installing its filter",
+        "PR_SET_PDEATHSIG, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS",
+        _each(0, (1, 22, 38)),
+    ),
+    Allowed("seccomp", "installing the child's filter (libseccomp)"),
+    Allowed("landlock_restrict_self", "the child's nested Landlock domain"),
+    Allowed("capset", "the child drops every capability"),
+    Allowed("dup2", "the child moves the protocol to descriptors 3 and 4"),
+    Allowed("close_range", "the child closes everything above 4"),
+    Allowed(
+        "prlimit64",
+        "the load-time CPU budget, the log cap, each child's own limits",
+        "its own limits (pid 0)",
+        (((0, "eq", 0, 0),),),
+    ),
+)
+"""What a zygote may call beyond :data:`ALLOW` (each match child inherits the zygote's filter
+and adds its own, so the zygote's must allow everything a bot may make). The zygote installs it
+after its set-up (namespaces, Landlock, imports), before it reads and compiles the bot's file:
+it runs no bot code, but that file is hostile input. Found with ``strace -f`` of zygotes."""
 
 
-def build_seccomp() -> tuple[str, Any] | None:
-    """The match process's filter from :data:`ALLOW` (default: refuse with ``EPERM``).
+def allowlist(table: tuple[Allowed, ...] = ALLOW) -> list[tuple[str, str, str]]:
+    """``(system call, modes allowed, why)`` for each entry of ``table`` (:data:`ALLOW`, or
+    :data:`ZYGOTE_ALLOW`)."""
+    return [(a.name, a.only or "any", a.reason) for a in table]
+
+
+def build_seccomp(*tables: tuple[Allowed, ...]) -> tuple[str, Any] | None:
+    """The filter allowing the entries of ``tables`` (:data:`ALLOW` when none are given; the
+    default is to refuse with ``EPERM``).
 
     ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
     """
@@ -265,7 +310,7 @@ def build_seccomp() -> tuple[str, Any] | None:
     except (AttributeError, ValueError, RuntimeError, OSError):
         pass
     ops = {"eq": seccomp.EQ, "le": seccomp.LE, "masked_eq": seccomp.MASKED_EQ}
-    for entry in ALLOW:
+    for entry in (e for table in tables or (ALLOW,) for e in table):
         for conds in entry.when:
             args = [seccomp.Arg(arg, ops[op], a, b) for arg, op, a, b in conds]
             try:

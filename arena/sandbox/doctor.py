@@ -7,7 +7,7 @@ import stat
 import time
 from typing import Any
 
-from arena.sandbox.confine import allowlist
+from arena.sandbox.confine import ALLOW, ZYGOTE_ALLOW, allowlist
 from arena.sandbox.layers import probe
 from arena.sandbox.pool import BotPool
 from arena.sandbox.values import BotSource, Limits, SandboxUnavailable
@@ -45,6 +45,8 @@ class Bot:
                     print("visible", path)
                 except OSError:
                     pass
+            if os.getpid() != 1:
+                print("the bot's pid counts its zygote's matches (no pid namespace)")
             try:
                 os.fork()
                 print("fork allowed")
@@ -163,19 +165,39 @@ def render(report: dict[str, Any]) -> str:
 
 
 def syscalls() -> list[dict[str, str]]:
-    """The seccomp allowlist of a match process: each system call a bot may make, the modes
-    allowed and why (:data:`arena.sandbox.confine.ALLOW`); every other call fails with EPERM."""
-    return [{"syscall": n, "modes": m, "reason": r} for n, m, r in allowlist()]
+    """The seccomp allowlists: each system call a bot (``"process": "match"``) may make, the
+    modes allowed and why (:data:`arena.sandbox.confine.ALLOW`), then what its zygote may make
+    beyond those (``"zygote"``, :data:`arena.sandbox.confine.ZYGOTE_ALLOW`); every other call
+    fails with EPERM."""
+    return [
+        {"syscall": n, "modes": m, "reason": r, "process": process}
+        for process, table in (("match", ALLOW), ("zygote", ZYGOTE_ALLOW))
+        for n, m, r in allowlist(table)
+    ]
 
 
 def render_syscalls(rows: list[dict[str, str]]) -> str:
     """:func:`syscalls` as text: one line per call, then its modes when restricted."""
+    match = [r for r in rows if r.get("process", "match") == "match"]
+    zygote = [r for r in rows if r.get("process") == "zygote"]
     lines = [
-        f"System calls a bot may make ({len(rows)}); any other fails with EPERM, and a 32-bit "
+        f"System calls a bot may make ({len(match)}); any other fails with EPERM, and a 32-bit "
         "or foreign-architecture call kills the process:"
     ]
-    for row in rows:
-        lines.append(f"  {row['syscall']:<18} {row['reason']}")
-        if row["modes"] != "any":
-            lines.append(f"  {'':<18}   only: {row['modes']}")
+    for row in match:
+        lines += _syscall_lines(row)
+    if zygote:
+        lines.append(
+            f"And those its zygote may make besides ({len(zygote)}), from before it reads the "
+            "bot's file:"
+        )
+        for row in zygote:
+            lines += _syscall_lines(row)
     return "\n".join(lines)
+
+
+def _syscall_lines(row: dict[str, str]) -> list[str]:
+    lines = [f"  {row['syscall']:<22} {row['reason']}"]
+    if row["modes"] != "any":
+        lines.append(f"  {'':<22}   only: {row['modes']}")
+    return lines

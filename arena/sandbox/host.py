@@ -26,6 +26,7 @@ Two roles, one file:
 from __future__ import annotations
 
 import ctypes
+import errno
 import gc
 import io
 import json
@@ -41,7 +42,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from arena.sandbox.confine import (
+        ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
+        ZYGOTE_ALLOW,
         apply_landlock,
         build_seccomp,
         load_seccomp,
@@ -49,7 +52,9 @@ if TYPE_CHECKING:
     )
 else:  # staged beside this file (sys.path[0]), like arena.cards
     from confine import (
+        ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
+        ZYGOTE_ALLOW,
         apply_landlock,
         build_seccomp,
         load_seccomp,
@@ -58,11 +63,17 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 MAX_LINE = 1 << 20
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 _libc.prctl.restype = ctypes.c_int
+_api = ctypes.pythonapi
 
 
 def _prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> None:
@@ -205,6 +216,7 @@ def _isolate(
 ) -> None:
     """The child's own layers: session, descriptors 0-4 only, limits, Landlock scope, seccomp."""
     req, resp, log = fds
+    _drop_capabilities()
     # Every descriptor the bot gets was made for this match: its own pipes and log from the
     # arena, and a standard input opened here (a description shared with the zygote would
     # carry status flags, owner and signal from one match to the next).
@@ -227,6 +239,18 @@ def _isolate(
         _set_limit(resource.RLIMIT_NPROC, 1)
     if prepared is not None:
         load_seccomp(prepared)
+
+
+def _drop_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets (and so the ambient one): the
+    capability the zygote holds to make pid namespaces, or the full set a new user namespace
+    gives, never reaches the bot. Without ``exec`` (refused) nothing can bring one back."""
+    if SYS_CAPSET is None:
+        return
+    head = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if _libc.syscall(SYS_CAPSET, head, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
 
 
 def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
@@ -299,6 +323,34 @@ def _answer(bot: Any, n: int, obs: dict[str, Any], dumps: Any) -> str:
 
 # --- the zygote -----------------------------------------------------------------------------
 
+_PIDNS_FLAGS = [CLONE_NEWPID, CLONE_NEWPID | CLONE_NEWUSER]
+"""How a match child gets a pid namespace of its own: with the capability the sandbox gives
+the zygote, else with a user namespace of its own (no bubblewrap, unprivileged namespaces
+allowed). The first that works is kept; with neither, a plain fork (``arena doctor``)."""
+
+
+def _fork_match(pidns: list[int]) -> int:
+    """Fork a match child; in a new pid namespace when one can be made, so every match's bot
+    is pid 1 whatever ran before it (its pid would otherwise count the zygote's matches).
+
+    ``pidns`` holds the clone flags still to try; those that fail are dropped from it, so the
+    zygote settles on one construction for all its children.
+    """
+    while pidns:
+        _api.PyOS_BeforeFork()
+        pid = int(_libc.syscall(SYS_CLONE, ctypes.c_ulong(pidns[0] | signal.SIGCHLD), 0, 0, 0, 0))
+        err = ctypes.get_errno()
+        if pid == 0:
+            _api.PyOS_AfterFork_Child()
+            return 0
+        _api.PyOS_AfterFork_Parent()
+        if pid > 0:
+            return pid
+        if err not in (errno.EPERM, errno.EINVAL, errno.ENOSPC, errno.EUSERS):
+            raise OSError(err, f"clone: {os.strerror(err)}")
+        del pidns[0]
+    return os.fork()
+
 
 def _reply(ctrl: socket.socket, obj: dict[str, Any]) -> None:
     ctrl.sendmsg([json.dumps(obj).encode()])
@@ -360,7 +412,8 @@ def zygote(ctrl_fd: int) -> None:
         _set_limit(resource.RLIMIT_NOFILE, 64)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 16)
-        prepared = build_seccomp() if cfg.get("seccomp") else None
+        prepared = build_seccomp(ALLOW) if cfg.get("seccomp") else None
+        own = build_seccomp(ALLOW, ZYGOTE_ALLOW) if prepared else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
         # Trusted modules bots commonly use, imported once here and shared by every child.
@@ -380,6 +433,8 @@ def zygote(ctrl_fd: int) -> None:
             apply_landlock(abi, cfg["read_paths"])
             info["landlock"] = abi
         scope_fd = scope_ruleset(abi)
+        if own is not None:  # before the bot's file is read: it is hostile input
+            load_seccomp(own)
         code = _compile_within_limits(cfg)
     except SyntaxError as e:
         message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
@@ -404,8 +459,8 @@ def zygote(ctrl_fd: int) -> None:
         pass
     try:
         # Inherited by every child: the address space and log-size limits, and a full log
-        # giving EFBIG rather than death. The seccomp allowlist is installed by each child
-        # (the zygote itself must still fork and talk to the arena; it runs no bot code).
+        # giving EFBIG rather than death. The zygote's allowlist (ALLOW and ZYGOTE_ALLOW) is
+        # inherited too; each child narrows it to ALLOW just before the bot's code runs.
         limits = cfg["limits"]
         _set_limit(resource.RLIMIT_FSIZE, max(int(limits["log_bytes"]), 1))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -424,6 +479,7 @@ def _fork_children(
     scope_fd: int | None,
 ) -> None:
     """The zygote's loop: one child forked per request, until the arena goes."""
+    pidns = list(_PIDNS_FLAGS) if SYS_CLONE is not None else []
     while True:
         try:
             msg, fds, _flags, _addr = socket.recv_fds(ctrl, 4096, 3)
@@ -437,7 +493,7 @@ def _fork_children(
         except ChildProcessError:
             pass
         try:
-            pid = os.fork()
+            pid = _fork_match(pidns)
         except OSError as e:
             for fd in fds:
                 os.close(fd)

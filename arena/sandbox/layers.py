@@ -232,6 +232,10 @@ def bwrap_argv(binds: list[tuple[str, str]], python: str, script: str, ctrl_fd: 
         "--new-session",
         "--cap-drop",
         "ALL",
+        # Only to give each match child a pid namespace of its own (host.py, _fork_match):
+        # the zygote holds it within the sandbox's namespaces, each child drops it first.
+        "--cap-add",
+        "CAP_SYS_ADMIN",
         "--uid",
         "1000",
         "--gid",

@@ -2,7 +2,9 @@
 state a process can set: status flags, owner and signal of its descriptions (``fcntl``
 F_SETFL, F_SETOWN_EX, F_SETSIG: the old host gave every match a copy of one ``/dev/null``
 description), pipe sizes, file offsets, umask, working directory, rlimits, timer slack,
-personality, priority, scheduling, signal dispositions.
+personality, priority, scheduling, signal dispositions; and what it cannot set but could count
+with: its pid and its parent's (a zygote's children would otherwise be numbered in the order
+they were forked), its capabilities, its CPU affinity (a pinned worker's CPU).
 
 At load it prints ``SEEN`` and everything it can read of that state; in its first decision it
 sets all of it to values taken from its cards (what a cheater would pass on) and prints
@@ -59,6 +61,18 @@ def read_state():
     seen["nice"] = attempt(os.getpriority, os.PRIO_PROCESS, 0)
     seen["sched"] = attempt(os.sched_getscheduler, 0)
     seen["sigusr1"] = str(signal.getsignal(signal.SIGUSR1))
+    seen["pid"] = os.getpid()
+    seen["ppid"] = os.getppid()
+    seen["pgid"] = attempt(os.getpgid, 0)
+    seen["sid"] = attempt(os.getsid, 0)
+    seen["affinity"] = attempt(lambda: sorted(os.sched_getaffinity(0)))
+    seen["cpu_count"] = attempt(os.cpu_count)
+    seen["proc_self"] = attempt(os.readlink, "/proc/self")
+    try:
+        with open("/proc/self/status") as f:
+            seen["caps"] = [line.split()[1] for line in f if line.startswith("Cap")]
+    except OSError as e:
+        seen["caps"] = f"E{e.errno}"
     return seen
 
 
