@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
-from scipy import optimize  # type: ignore[import-untyped]
 
 BET_CAP: Final = 0.9
 """The most a gambler can lose on one set, as a share of its capital (see :func:`capped`)."""
@@ -138,6 +137,8 @@ class Gamblers:
 
         def upper(m: float) -> float:
             return self.capital(m)[1] - low_bar
+
+        from scipy import optimize  # type: ignore[import-untyped]  # scipy only when computed: a stored table reads without it
 
         edge = 1e-12
         low = 0.0

@@ -53,7 +53,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import numpy as np
-from scipy import optimize, stats  # type: ignore[import-untyped]
 
 from arena.betting import BET_CAP as BET_CAP  # the gamblers live in arena.betting
 from arena.betting import PRIOR_SETS as PRIOR_SETS
@@ -171,6 +170,8 @@ def threshold(sets: int, level: float = LEVEL) -> float:
     """
     if sets < 2:
         return math.inf
+    from scipy import stats  # type: ignore[import-untyped]  # scipy only when computed: a stored table reads without it
+
     return float(stats.f.ppf(level, 1, sets - 1))
 
 
@@ -181,6 +182,8 @@ def rate_interval(
 
     With fewer than two samples nothing bounds the mean: the whole range is returned.
     """
+    from scipy import optimize  # scipy only when computed: a stored table reads without it
+
     c = np.asarray(counts, dtype=float)
     lowest, highest = float(values[0]), float(values[-1])
     q = threshold(int(round(c.sum())), level)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-from scipy import special  # type: ignore[import-untyped]
 
 LEVEL: Final = 0.95
 """Nominal coverage of every interval shown."""
@@ -39,11 +38,15 @@ def t_quantile(df: float, level: float = LEVEL) -> float:
     """The two-sided Student-t critical value (``inf`` for no degrees of freedom)."""
     if df < 1:
         return math.inf
+    from scipy import special  # type: ignore[import-untyped]  # scipy only when computed: a stored table reads without it
+
     return float(special.stdtrit(df, 0.5 + level / 2))
 
 
 def z_quantile(level: float = LEVEL) -> float:
     """The two-sided normal critical value."""
+    from scipy import special  # scipy only when computed: a stored table reads without it
+
     return float(special.ndtri(0.5 + level / 2))
 
 
