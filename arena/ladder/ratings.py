@@ -22,9 +22,11 @@ The intervals shown (:meth:`LadderRatings.standings`) are those of ``arena stand
 contrast of a bot against the information-weighted centre of the rated bots, its variance
 the cluster-robust sandwich over duplicate sets (the set, not the match, is the independent
 sample), Student t with ``G - 1`` degrees of freedom, floored by
-:data:`arena.ratings.intervals.MIN_DEFF`. They hold under adaptive scheduling because the
-schedule depends only on past results (the likelihood is unchanged); ``bench/ladder.py``
-measures their coverage under the ladder's own schedule (docs/ladder.md).
+:data:`arena.ratings.intervals.MIN_DEFF`. An adaptive schedule leaves the likelihood
+unchanged, but a schedule of neighbours alone can leave a whole end of the table measured off
+by more than these intervals show; the rule's random sets
+(:attr:`arena.ladder.policy.Parameters.random_sets`) tie the ends to the centre, and
+``bench/ladder.py`` measures the coverage under the ladder's own schedule (docs/ladder.md).
 """
 
 from __future__ import annotations
