@@ -21,7 +21,8 @@ against :func:`arena.ratings.compute` in the tests).
 The intervals shown (:meth:`LadderRatings.standings`) are those of ``arena standings``: the
 contrast of a bot against the information-weighted centre of the rated bots, its variance
 the cluster-robust sandwich over duplicate sets (the set, not the match, is the independent
-sample), Student t with ``G - 1`` degrees of freedom, floored by
+sample) in its jackknife form (each set's score scaled by its own leverage, see
+:meth:`LadderRatings._jackknife_scores`), Student t with ``G - 1`` degrees of freedom, floored by
 :data:`arena.ratings.intervals.MIN_DEFF`. An adaptive schedule leaves the likelihood
 unchanged, but a schedule of neighbours alone can leave a whole end of the table measured off
 by more than these intervals show; the rule's random sets
