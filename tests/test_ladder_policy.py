@@ -97,6 +97,30 @@ def test_neighbours_in_the_order_meet() -> None:
     assert unmet == []
 
 
+def test_a_share_of_the_sets_ties_the_ends_of_the_table_to_each_other() -> None:
+    """Past the newcomers, about ``random_sets`` of the steps play a uniformly random triple,
+    so every bot meets bots from across the table, not only its neighbours: the level of
+    the bottom of the table against the top is measured directly (the shown intervals' honesty
+    rests on it: docs/ladder.md, coverage)."""
+    lad, truth = field(30, seed=4)
+    picks = run(lad, truth, 900, np.random.default_rng(11))
+    free = [p for p in picks if p.reason in ("random", "information", "explore")]
+    share = sum(p.reason == "random" for p in free) / len(free)
+    assert abs(share - lad.params.random_sets) < 0.06, share
+    rank = np.argsort(np.argsort(-truth))
+    top, bottom = set(np.flatnonzero(rank < 10).tolist()), np.flatnonzero(rank >= 20).tolist()
+    across = {b: 0 for b in bottom}
+    for p in picks:
+        if p.reason == "random" and top & set(p.bots):
+            for b in set(p.bots) & set(bottom):
+                across[b] += 1
+    assert min(across.values()) >= 1, across
+    off = Ladder(seed=4, params=Parameters(random_sets=0.0))
+    for b in range(30):
+        off.join(b)
+    assert "random" not in {p.reason for p in run(off, truth, 300, np.random.default_rng(11))}
+
+
 def test_the_same_seed_and_results_give_the_same_ladder() -> None:
     runs = []
     for _ in range(2):

@@ -22,10 +22,13 @@ against :func:`arena.ratings.compute` in the tests).
 The intervals shown (:meth:`LadderRatings.standings`) are those of ``arena standings``: the
 contrast of a bot against the information-weighted centre of the rated bots, its variance
 the cluster-robust sandwich over duplicate sets (the set, not the match, is the independent
-sample), Student t with ``G - 1`` degrees of freedom, floored by
-:data:`arena.ratings.intervals.MIN_DEFF`. They hold under adaptive scheduling because the
-schedule depends only on past results (the likelihood is unchanged); ``bench/ladder.py``
-measures their coverage under the ladder's own schedule (docs/ladder.md).
+sample) in its jackknife form (each set's score scaled by its own leverage, see
+:meth:`LadderRatings._jackknife_scores`), Student t with ``G - 1`` degrees of freedom, floored by
+:data:`arena.ratings.intervals.MIN_DEFF`. An adaptive schedule leaves the likelihood
+unchanged, but a schedule of neighbours alone can leave a whole end of the table measured off
+by more than these intervals show; the rule's random sets
+(:attr:`arena.ladder.policy.Parameters.random_sets`) tie the ends to the centre, and
+``bench/ladder.py`` measures the coverage under the ladder's own schedule (docs/ladder.md).
 """
 
 from __future__ import annotations
@@ -324,6 +327,33 @@ class LadderRatings:
         scores = np.bincount(flat[keep], contrib[keep], minlength=3 * self.set_count)
         return scores.reshape(-1, 3)
 
+    def _set_information(self) -> np.ndarray:
+        """Each set's observed information about its three bots at the current estimate,
+        ``(sets, 3, 3)`` over its slots."""
+        p = self._choices().probabilities(self.theta)
+        slots, count = self._ch_slots.view, self._ch_count.view
+        present = slots != NO_BOT
+        p = np.where(present, p, 0.0)
+        block = count[:, None, None] * (p[:, :, None] * np.eye(3) - p[:, :, None] * p[:, None, :])
+        slot = np.maximum(slots, 0)
+        flat = self._ch_set.view[:, None, None] * 9 + slot[:, :, None] * 3 + slot[:, None, :]
+        keep = present[:, :, None] & present[:, None, :]
+        info = np.bincount(flat[keep], block[keep], minlength=9 * self.set_count)
+        return info.reshape(-1, 3, 3)
+
+    def _jackknife_scores(self) -> np.ndarray:
+        """Per-set scores scaled to what leaving the set out would move (the CR3, or
+        jackknife, form of the sandwich): ``(I - A_g Σ_tt)⁻¹ s_g`` for set ``g`` with
+        information ``A_g`` on its bots ``t``. The plain sandwich is biased low where a
+        bot's interval rests on few informative sets (a young bot, an end of the table);
+        this removes the leverage of each set from its own residual."""
+        scores = self._scores()
+        if not self.set_count:
+            return scores
+        bots = self._set_bots.view
+        lever = np.eye(3) - self._set_information() @ self.cov[bots[:, :, None], bots[:, None, :]]
+        return np.asarray(np.linalg.solve(lever, scores[:, :, None])[:, :, 0])
+
     def centre(self) -> np.ndarray:
         """The centre's weights: rated bots (two sets or more) by their information, as
         ``arena standings`` centres its scale."""
@@ -339,7 +369,7 @@ class LadderRatings:
         sw = self.cov @ w
         lever = self.cov[:, cols] - sw[:, None]  # cov @ (e_j - w), one column per bot
         model = self.cov[cols, cols] - 2 * sw[cols] + float(w @ sw)
-        scores = self._scores()
+        scores = self._jackknife_scores()
         bots = self._set_bots.view
         decisive = np.abs(scores).sum(axis=1) > 0
         total = np.zeros(len(cols))
