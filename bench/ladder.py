@@ -120,16 +120,24 @@ def step(
     return chosen.bots
 
 
-def cold(
-    n: int, pick: Picker, budget: int, every: int, seed: int, world: World, spread: float
-) -> Run:
-    """All bots join at step 0; checkpoints every ``every`` sets up to ``budget``."""
+def field_of(
+    n: int, seed: int, spread: float, streams: tuple[int, int] = (6, 5)
+) -> tuple[np.ndarray, Ladder, Run, tuple[np.random.Generator, np.random.Generator]]:
+    """``n`` bots of true strengths drawn from ``seed`` joined to a new ladder, an empty run,
+    and the two random streams (the picks' and the matches') named by ``streams``."""
     truth = strengths(n, spread, seed)
     lad = Ladder(seed=seed)
     for b in range(n):
         lad.join(b)
-    run = Run()
-    rngs = (np.random.default_rng([seed, 6]), np.random.default_rng([seed, 5]))
+    rngs = (np.random.default_rng([seed, streams[0]]), np.random.default_rng([seed, streams[1]]))
+    return truth, lad, Run(), rngs
+
+
+def cold(
+    n: int, pick: Picker, budget: int, every: int, seed: int, world: World, spread: float
+) -> Run:
+    """All bots join at step 0; checkpoints every ``every`` sets up to ``budget``."""
+    truth, lad, run, rngs = field_of(n, seed, spread)
     true_top = np.argsort(-truth)[:TOP].tolist()
     for s in range(1, budget + 1):
         step(lad, pick, truth, rngs, world, run)
@@ -186,12 +194,7 @@ def _print_cold(n: int, name: str, runs: list[Run]) -> None:
 
 def warmed(n: int, sets: int, seed: int, world: World, spread: float) -> tuple[Ladder, np.ndarray]:
     """A field of ``n`` bots measured by ``sets`` random sets."""
-    truth = strengths(n, spread, seed)
-    lad = Ladder(seed=seed)
-    for b in range(n):
-        lad.join(b)
-    rngs = (np.random.default_rng([seed, 8]), np.random.default_rng([seed, 9]))
-    run = Run()
+    truth, lad, run, rngs = field_of(n, seed, spread, (8, 9))
     for _ in range(sets):
         step(lad, random_triples, truth, rngs, world, run)
     lad.ratings.refit()
@@ -253,12 +256,7 @@ def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) 
 
 def cost_table(n: int, sets: int, seed: int, world: World, spread: float) -> None:
     """Print the scheduler's and the update's cost per set at size ``n`` (ladder rule)."""
-    truth = strengths(n, spread, seed)
-    lad = Ladder(seed=seed)
-    for b in range(n):
-        lad.join(b)
-    run = Run()
-    rngs = (np.random.default_rng([seed, 6]), np.random.default_rng([seed, 5]))
+    truth, lad, run, rngs = field_of(n, seed, spread)
     scored = []
     for _ in range(sets):
         step(lad, ladder_rule, truth, rngs, world, run)
