@@ -339,8 +339,8 @@ def run(
 
     from rich.console import Console
 
-    from arena import tournament, views
-    from arena.store import Store
+    from arena import views
+    from arena.api import run_tournament
 
     console = Console(markup=False)
     executor = None
@@ -350,37 +350,23 @@ def run(
         executor = open_executor(
             cluster, certs=cluster_certs, insecure=insecure_cluster, unsafe_no_sandbox=unsafe
         )
-    workers = tournament.worker_count(workers, executor)
-    log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
-    limits = tournament.run_limits(
-        decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
-    )
-    with Store(db_path) as store:
-        the_plan = tournament.prepare(
-            store, bots_or_files, rounds=rounds, seed=seed, limits=limits,
-            secret_file=secret_file, max_source_bytes=max_source_bytes,
-            until_separated=until_separated,
-        )  # fmt: skip
-        show(views.plan_lines(the_plan, workers), console)
-        try:
-            result = tournament.run(
-                store, the_plan, workers=workers, unsafe=unsafe, console=console,
-                log_path=log_file, executor=executor,
-            )  # fmt: skip
-        finally:
-            if executor is not None:  # already shut down when matches ran; idempotent
-                executor.shutdown(wait=False, cancel_futures=True)
-    show(views.run_lines(result, db_path, log_file), console)
-    if not result.completed:
+    done = run_tournament(
+        db_path, bots_or_files, rounds=rounds, seed=seed, workers=workers,
+        until_separated=until_separated, decision_seconds=decision_seconds,
+        match_cpu_seconds=match_cpu_seconds, secret_file=secret_file,
+        max_source_bytes=max_source_bytes, unsafe=unsafe, executor=executor,
+        log_path=log_path, site=False if no_site else (out_dir or True), console=console,
+        on_plan=lambda the_plan, n: show(views.plan_lines(the_plan, n), console),
+    )  # fmt: skip
+    show(views.run_lines(done.result, db_path, done.log_path), console)
+    if not done.completed:
         click.echo(
             "Interrupted: finished matches are stored; run the same command again to resume.",
             err=True,
         )
         sys.exit(130)
-    if not no_site:
-        from arena.site import publish_site
-
-        console.print(f"Site written to {publish_site(db_path, out_dir)}")
+    if done.site is not None:
+        console.print(f"Site written to {done.site}")
 
 
 @main.command()

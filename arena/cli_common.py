@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from arena.errors import ArenaError, InvalidOption
+from arena.errors import ArenaError, InvalidSetting
 from arena.untrusted import clean_line
 
 if TYPE_CHECKING:  # imported where used: `arena --help` needs neither
@@ -106,7 +106,7 @@ def checked_by(check: Callable[[Any], object]) -> Callback:
         if value is not None:
             try:
                 check(value)
-            except InvalidOption as e:
+            except InvalidSetting as e:
                 raise click.BadParameter(e.problem) from None
             except ArenaError as e:
                 raise click.BadParameter(str(e)) from None

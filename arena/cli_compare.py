@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them (nor
     from rich.table import Table
 
     from arena.compare import Comparison
-    from arena.sequential import Design
     from arena.store import Store
     from arena.tournament import Plan
 
@@ -124,66 +123,42 @@ def compare(
     """
     from rich.console import Console
 
-    from arena import compare as comparisons
+    from arena.compare import run_comparison
+    from arena.entrants import SameBot
     from arena.sequential import Design
-    from arena.store import Store
-    from arena.tournament import run, worker_count
 
     if p0 >= p1:
         raise click.BadParameter(f"need --p0 < --p1 (have {p0:g} and {p1:g})", param_hint="--p0")
     if a == b or (Path(a).is_file() and Path(b).is_file() and Path(a).samefile(b)):
         raise click.BadParameter("A and B are the same bot", param_hint="A B")
-    workers = worker_count(workers)
     # Progress and verdict on stderr with --json, so that stdout is the JSON object alone.
     console = Console(markup=False, stderr=as_json)
-    with Store(db_path) as store:
-        the_plan = _plan(
-            store, (a, b, third), Design(p0, p1, alpha, beta, max_sets), seed, max_source_bytes
-        )
-        before = comparisons.comparison(store, the_plan.tid)
-        console.print(_header(before, workers), soft_wrap=True)
+
+    def started(before: Comparison, the_plan: Plan, n: int) -> None:
+        console.print(_header(before, n), soft_wrap=True)
         if the_plan.commitment:
             console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
-        log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
-        result = run(
-            store, the_plan, workers=workers, unsafe=unsafe, console=console, log_path=log_file
-        )
-        done = comparisons.comparison(store, the_plan.tid)
-    _report(done, console, as_json)
+
+    try:
+        done = run_comparison(
+            db_path, a, b, third, design=Design(p0, p1, alpha, beta, max_sets), seed=seed,
+            workers=workers, max_source_bytes=max_source_bytes, unsafe=unsafe,
+            log_path=log_path, console=console, on_plan=started,
+        )  # fmt: skip
+    except SameBot as e:
+        raise click.UsageError(clean_line(str(e), 200)) from None
+    _report(done.comparison, console, as_json)
     console.print(
-        f"Played {result.played} matches in {result.seconds:.1f} s; {done.matches} stored in "
-        f"{db_path} (log: {log_file})",
+        f"Played {done.result.played} matches in {done.result.seconds:.1f} s; "
+        f"{done.comparison.matches} stored in {db_path} (log: {done.log_path})",
         soft_wrap=True,
     )
-    if not result.completed:
+    if not done.result.completed:
         click.echo(
             "Interrupted: finished matches are stored; run the same command again to resume.",
             err=True,
         )
         sys.exit(130)
-
-
-def _plan(
-    store: Store, bots: tuple[str, str, str], design: Design, seed: int, max_bytes: int | None
-) -> Plan:
-    """The comparison of A and B (with the third) by this design: a usage error when A and B
-    are one bot."""
-    from arena import compare as comparisons
-    from arena.engine import Rules
-    from arena.entrants import SameBot
-    from arena.owners import current_owner
-    from arena.sandbox import Limits
-
-    limits = Limits()
-    files = any(Path(x).is_file() for x in bots)
-    try:
-        return comparisons.plan(
-            store, *bots, design=design, seed=seed, rules=Rules(), limits=limits,
-            owner=current_owner() if files else None,
-            max_bytes=limits.source_bytes if max_bytes is None else max_bytes,
-        )  # fmt: skip
-    except SameBot as e:
-        raise click.UsageError(clean_line(str(e), 200)) from None
 
 
 def _header(c: Comparison, workers: int) -> str:

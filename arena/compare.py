@@ -21,22 +21,28 @@ serial one (sets that were already being played when it decided are stored but n
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import dataclasses
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
+
+from rich.console import Console
 
 from arena.engine import Rules
 from arena.entrants import DEFAULT_SOURCE_BYTES, resolve
 from arena.errors import ArenaError
+from arena.owners import current_owner
 from arena.runner import Wait
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
 from arena.secrecy import SecretFile, deal_seed
 from arena.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
-from arena.tournament import Plan
+from arena.tournament import Plan, RunResult, run, worker_count
 from arena.untrusted import clean_line
 
 ROLES: Final = ("a", "b", "third")
@@ -347,3 +353,68 @@ def _roles(
             t[2] += places[seat]
             t[3] += points[seat]
     return tuple(Role(r, bots[r], *tally[r]) for r in ROLES)
+
+
+# --- running a comparison end to end -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComparisonRun:
+    """What one :func:`run_comparison` did."""
+
+    comparison: Comparison
+    """The comparison after the run: its test, verdict (:meth:`Comparison.verdict`), roles."""
+    result: RunResult
+    """What was played in this call (``completed`` False: interrupted)."""
+    workers: int
+    log_path: Path
+
+
+def run_comparison(
+    db: str | Path,
+    a: str | Path,
+    b: str | Path,
+    third: str | Path = DEFAULT_THIRD,
+    *,
+    design: Design | None = None,
+    seed: int = 1,
+    workers: int | None = None,
+    max_source_bytes: int | None = None,
+    unsafe: bool = False,
+    executor: cf.Executor | None = None,
+    log_path: str | Path | None = None,
+    console: Console | None = None,
+    on_plan: Callable[[Comparison, Plan, int], object] | None = None,
+) -> ComparisonRun:
+    """Is A stronger than B? Play duplicate sets in the database ``db`` until the sequential
+    test of ``design`` decides (``arena compare``).
+
+    A, B and the third are bot files or bot names (:func:`plan`); ``design`` defaults to
+    ``Design(max_sets=DEFAULT_MAX_SETS)``. ``workers`` local worker processes (default: the
+    usable cores) or ``executor`` play, as in :func:`arena.api.run_tournament`; ``log_path``
+    defaults to the database's name with ``.log``. ``on_plan(comparison, plan, workers)`` is
+    called with the comparison as stored before any match is played. The same call again
+    continues an interrupted comparison. Refusals are :class:`~arena.errors.ArenaError`
+    (:class:`arena.entrants.SameBot` when A and B are one bot).
+    """
+    design = design or Design(max_sets=DEFAULT_MAX_SETS)
+    if design.max_sets is None:
+        design = dataclasses.replace(design, max_sets=DEFAULT_MAX_SETS)
+    workers = worker_count(workers, executor)
+    log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
+    bots = (str(a), str(b), str(third))
+    limits = Limits()
+    owner = current_owner() if any(Path(x).is_file() for x in bots) else None
+    max_bytes = limits.source_bytes if max_source_bytes is None else max_source_bytes
+    with Store(db) as store:
+        the_plan = plan(
+            store, *bots, design=design, seed=seed, rules=Rules(), limits=limits, owner=owner,
+            max_bytes=max_bytes,
+        )  # fmt: skip
+        if on_plan is not None:
+            on_plan(comparison(store, the_plan.tid), the_plan, workers)
+        result = run(
+            store, the_plan, workers=workers, unsafe=unsafe, console=console,
+            log_path=log_file, executor=executor,
+        )  # fmt: skip
+        return ComparisonRun(comparison(store, the_plan.tid), result, workers, log_file)

@@ -7,14 +7,15 @@ class ArenaError(Exception):
     """An error to report to the user in one clear line (no traceback)."""
 
 
-class InvalidOption(ArenaError):
-    """A setting outside its range, named by its command-line option (``--rounds``).
+class InvalidSetting(ArenaError):
+    """A setting outside its range, named by the library's parameter: ``rounds must be at
+    least 1, not 0``.
 
     A library caller gets it as any :class:`ArenaError`; the command line reports it as a
-    usage error of that option (exit code 2).
+    usage error of its own option for that setting (``--rounds``, exit code 2).
     """
 
-    def __init__(self, option: str, problem: str) -> None:
-        super().__init__(f"{option} {problem}")
-        self.option = option
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name} {problem}")
+        self.name = name
         self.problem = problem

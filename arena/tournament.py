@@ -34,7 +34,7 @@ from rich.text import Text
 from arena import collusion, ratings, runner
 from arena.engine import Rules
 from arena.entrants import check_field, register_files, resolve, submit
-from arena.errors import ArenaError, InvalidOption
+from arena.errors import ArenaError, InvalidSetting
 from arena.owners import current_owner
 from arena.runlock import RunLock
 from arena.sandbox import BotSource, Limits
@@ -104,17 +104,17 @@ class Plan:
 
 
 def check_rounds(rounds: int) -> int:
-    """``rounds`` when a tournament can have that many (at least 1), else InvalidOption."""
+    """``rounds`` when a tournament can have that many (at least 1), else InvalidSetting."""
     if rounds < 1:
-        raise InvalidOption("--rounds", f"must be at least 1, not {rounds}")
+        raise InvalidSetting("rounds", f"must be at least 1, not {rounds}")
     return rounds
 
 
 def check_workers(workers: int) -> int:
     """``workers`` when a run can have that many worker processes (at least 1), else
-    InvalidOption."""
+    InvalidSetting."""
     if workers < 1:
-        raise InvalidOption("--workers", f"must be at least 1, not {workers}")
+        raise InvalidSetting("workers", f"must be at least 1, not {workers}")
     return workers
 
 
@@ -208,8 +208,7 @@ def plan(
     """
     if secret_file is not None and secret_file.seed != seed:
         raise ArenaError(
-            f"the secret file holds the deal secret of seed {secret_file.seed}, not of "
-            f"--seed {seed}"
+            f"the secret file holds the deal secret of seed {secret_file.seed}, not of seed {seed}"
         )
     check_rounds(rounds)
     names = [v.name for v in versions]

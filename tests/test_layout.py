@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, ...]] = [
         "separation",
     ),
     ("compare",),
-    ("views", "site", "reports", "tables"),
+    ("views", "site", "reports", "tables", "api"),
     ("cli", "cli_common", "cli_lists", "cli_compare", "cli_cluster", "play", "demo"),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}

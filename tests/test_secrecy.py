@@ -278,7 +278,7 @@ def test_bad_secret_files_are_refused_in_one_line_and_nothing_is_stored(tmp_path
         path.write_text(text, encoding="utf-8")
         db = tmp_path / f"{case}.db"
         line = one_error_line(arena("run", *files, "--db", db, "--secret-file", path, ok=False))
-        assert ("seed 2, not of --seed 1" in line) == (case == "other-seed"), line
+        assert ("seed 2, not of seed 1" in line) == (case == "other-seed"), line
         if db.exists():
             conn = sqlite3.connect(db)
             assert conn.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 0
@@ -353,7 +353,7 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     assert c6 == c4
     with pytest.raises(ArenaError, match="another deal secret"):
         new("abcd", secret=imported)
-    with pytest.raises(ArenaError, match="seed 8, not of --seed 7"):
+    with pytest.raises(ArenaError, match="seed 8, not of seed 7"):
         new("abc", secret=SecretFile(8, bytes(32)))
     store.close()
 

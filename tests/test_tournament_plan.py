@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Rules
-from arena.errors import ArenaError, InvalidOption
+from arena.errors import ArenaError, InvalidSetting
 from arena.sandbox import Limits
 from arena.store import Store
 from arena.tournament import check_rounds, check_workers, plan, run_limits, worker_count
@@ -41,17 +41,17 @@ def test_a_tournament_keeps_its_id_and_stored_configuration(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("check", "value", "option"),
     [
-        pytest.param(check_rounds, 0, "--rounds", id="zero-rounds"),
-        pytest.param(check_rounds, -3, "--rounds", id="negative-rounds"),
-        pytest.param(check_workers, 0, "--workers", id="zero-workers"),
+        pytest.param(check_rounds, 0, "rounds", id="zero-rounds"),
+        pytest.param(check_rounds, -3, "rounds", id="negative-rounds"),
+        pytest.param(check_workers, 0, "workers", id="zero-workers"),
     ],
 )
-def test_settings_out_of_range_name_their_option(
+def test_settings_out_of_range_name_their_parameter(
     check: Callable[[int], int], value: int, option: str
 ) -> None:
-    with pytest.raises(InvalidOption) as refused:
+    with pytest.raises(InvalidSetting) as refused:
         check(value)
-    assert refused.value.option == option
+    assert refused.value.name == option
     assert str(refused.value) == f"{option} must be at least 1, not {value}"
     assert isinstance(refused.value, ArenaError)
 
@@ -71,5 +71,5 @@ def test_a_plan_refuses_a_bad_field(tmp_path: Path) -> None:
         two = [store.add_bot_version(n, f"class Bot:\n    n = {n!r}\n", "b.py")[0] for n in "ab"]
         with pytest.raises(ArenaError, match=r"at least three bots \(have a, b\)"):
             plan(store, two, rounds=1, seed=1, rules=Rules(), limits=Limits())
-        with pytest.raises(InvalidOption, match="--rounds must be at least 1, not 0"):
+        with pytest.raises(InvalidSetting, match="^rounds must be at least 1, not 0$"):
             plan(store, two, rounds=0, seed=1, rules=Rules(), limits=Limits())
