@@ -142,8 +142,7 @@ def compare(
         )
         before = comparisons.comparison(store, the_plan.tid)
         console.print(_header(before, workers), soft_wrap=True)
-        if the_plan.commitment:
-            console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
+        console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
         log_file = Path(log_path) if log_path else Path(db_path).with_suffix(".log")
         result = run(
             store, the_plan, workers=workers, unsafe=unsafe, console=console, log_path=log_file
