@@ -158,6 +158,34 @@ def test_not_a_sqlite_file_is_refused_and_left_alone(tmp_path: Path) -> None:
     assert path.read_bytes() == content
 
 
+def test_another_schema_or_program_is_refused_in_one_line_and_left_alone(tmp_path: Path) -> None:
+    def made(name: str, sql: str) -> Path:
+        path = tmp_path / name
+        conn = sqlite3.connect(path)
+        conn.executescript(sql)
+        conn.close()
+        return path
+
+    Store(tmp_path / "newer.db").close()
+    conn = sqlite3.connect(tmp_path / "newer.db", isolation_level=None)
+    conn.execute("UPDATE schema_version SET version = 2")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    cases = {
+        tmp_path / "newer.db": "has arena schema version 2; arena ",
+        made("dev.db", "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY);"
+             "INSERT INTO schema_migrations VALUES (1), (6)"): "has arena schema version 0",
+        made("other.db", "CREATE TABLE notes (x TEXT)"): "is not an arena database",
+    }  # fmt: skip
+    for path, says in cases.items():
+        content = path.read_bytes()
+        for create in (True, False):
+            with pytest.raises(ArenaError) as refused:
+                Store(path, create=create)
+            assert says in str(refused.value) and "\n" not in str(refused.value)
+        assert path.read_bytes() == content
+
+
 def test_a_locked_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
     Store(path).close()
