@@ -136,8 +136,7 @@ def compare(
 
     def started(before: Comparison, the_plan: Plan, n: int) -> None:
         console.print(_header(before, n), soft_wrap=True)
-        if the_plan.commitment:
-            console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
+        console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
 
     try:
         done = run_comparison(

@@ -21,7 +21,7 @@ from arena.cli_common import db_option, limit_option, reports_errors, show, wide
 def bots(db_path: str, as_json: bool, wide: bool) -> None:
     """List the submitted bots and their versions, with who owns each name.
 
-    Owner: "you" (your owner key), "another key", "bundled" or "-" (stored before owner keys).
+    Owner: "you" (your owner key), "another key", "bundled" or "-" (stored without an owner key).
 
     \b
     Example:

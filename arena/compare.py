@@ -221,12 +221,18 @@ def plan(
         Entrant(vb.name, vb.sha256, vb.id),
         Entrant(vc.name, vc.sha256, vc.id),
     )
-    schedule = CompareSchedule(
-        tid, members, seed, None if secret is None else secret.secret, design
-    )
-    commitment = None if secret is None else secret.commitment
+    schedule = CompareSchedule(tid, members, seed, secret.secret, design)
     return Plan(
-        tid, config, versions, rules, limits, [], [], commitment, kind=COMPARE, schedule=schedule
+        tid,
+        config,
+        versions,
+        rules,
+        limits,
+        [],
+        [],
+        secret.commitment,
+        kind=COMPARE,
+        schedule=schedule,
     )
 
 

@@ -143,7 +143,8 @@ def check_owner(
     for the bundled files themselves. A new name must not read like a stored one
     (:func:`arena.untrusted.name_skeleton`: letter case, I/l/1, O/0, rn/m, punctuation). An
     existing name takes new versions from its owner only, or from anyone with ``force``; a
-    name stored before owner keys needs ``force`` once, which binds it to ``owner``. With
+    name stored without an owner (by a library call with ``owner`` None) needs ``force`` once,
+    which binds it to ``owner``. With
     ``owner`` None (a trusted library caller) only the reserved names are checked.
     """
     looks = name_skeleton(bot.name)
@@ -175,7 +176,7 @@ def check_owner(
         return owner
     if current is None:
         raise ArenaError(
-            f"bot {bot.name!r} was stored before owner keys; `arena submit --force FILE` "
+            f"bot {bot.name!r} has no owner key (stored without one); `arena submit --force FILE` "
             "stores this version and binds the name to your key"
         )
     raise ArenaError(

@@ -53,8 +53,9 @@ class MatchSpec:
     """One match to play: which bots sit where, its public seed and the seed of its deals.
 
     ``seed`` is the public match seed (stored, shown); ``deal_seed`` is what the engine deals
-    from: the HMAC of ``seed`` under the tournament's secret, or ``seed`` itself for a
-    tournament made before deal secrets. The deal seed stays out of :meth:`to_dict` (logs).
+    from: the HMAC of ``seed`` under the tournament's secret, or ``seed`` itself when
+    scheduled without a secret (research and tests; every stored tournament has a secret).
+    The deal seed stays out of :meth:`to_dict` (logs).
     """
 
     match_id: str
@@ -132,7 +133,8 @@ def schedule(
     """Every match of the tournament, round by round (so a partial run covers every set).
 
     ``entrants`` must have distinct names; their order does not matter. ``secret`` is the
-    tournament's deal secret (None: deal from the public seeds, as before deal secrets).
+    tournament's deal secret (None: deal from the public seeds, for research and tests; every
+    stored tournament has a secret).
     """
     field = sorted(entrants, key=lambda e: e.key)
     if len({e.name for e in field}) != len(field):

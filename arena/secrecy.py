@@ -146,14 +146,14 @@ class Verification:
     """What :func:`verify` found: deals checked, and the matches whose deals differ."""
 
     tournament: str
-    commitment: str | None
+    commitment: str
     deals: int = 0
     matches: int = 0
     differing: list[tuple[str, str]] = field(default_factory=list)  # (match id, why)
 
     @property
     def ok(self) -> bool:
-        """True when every stored deal is the deal of the secret (or public seed)."""
+        """True when every stored deal is the deal of the secret."""
         return not self.differing
 
     def line(self) -> str:
@@ -163,12 +163,6 @@ class Verification:
             return (
                 f"match {mid} {why} ({len(self.differing)} of {self.matches} matches of "
                 f"tournament {self.tournament} differ)"
-            )
-        if self.commitment is None:
-            return (
-                f"{self.deals} deals verified against the public match seeds in "
-                f"{self.matches} matches of tournament {self.tournament}, which was created "
-                "before deal secrets: no commitment, and its deals followed from public facts"
             )
         return (
             f"{self.deals} deals verified in {self.matches} matches of tournament "
@@ -215,25 +209,26 @@ def verify(store: Store, tid: str | None = None) -> Verification:
     Checks that the secret matches its commitment, that each match's public seed is the one
     the schedule gives its three bots and round, and that every stored hand's cards (the three
     hands, the dummy and the kitty in order), dealer and up-card are those the deal seed gives.
-    A tournament made before deal secrets is checked against its public seeds. Refuses (an
+    Refuses (an
     :class:`ArenaError`) a tournament that has not finished: its secret is not revealed yet.
     """
     t = store.tournament(tid)
     tid = t["id"]
     stored = store.tournament_secret(tid)
-    if stored is not None and shown_secret(t["status"], stored.secret.hex()) is None:
+    assert stored is not None  # the tournament exists
+    if shown_secret(t["status"], stored.secret.hex()) is None:
         raise ArenaError(
             f"tournament {tid} has not finished ({t['status']}): its deal secret stays hidden "
             "until it does, so its deals cannot be verified yet"
         )
-    if stored is not None and commitment(stored.secret) != stored.commitment:
+    if commitment(stored.secret) != stored.commitment:
         raise ArenaError(
             f"the secret of tournament {tid} does not match its commitment {stored.commitment}"
         )
     rules = Rules.from_dict(json.loads(t["rules"]))
     entrants = {v.id: Entrant(v.name, v.sha256, v.id) for v in store.tournament_entrants(tid)}
-    report = Verification(tid, None if stored is None else stored.commitment)
-    secret = None if stored is None else stored.secret
+    report = Verification(tid, stored.commitment)
+    secret = stored.secret
     for mid, rows in itertools.groupby(store.stored_deals(tid), key=lambda r: r["id"]):
         group = list(rows)
         first = group[0]
@@ -265,9 +260,5 @@ def export_secret(store: Store, tid: str) -> tuple[SecretFile, bool]:
     """
     t = store.tournament(tid)
     stored = store.tournament_secret(t["id"])
-    if stored is None:
-        raise ArenaError(
-            f"tournament {t['id']} was made before deal secrets: it deals from its public "
-            "seeds and has no secret to export"
-        )
+    assert stored is not None  # the tournament exists
     return SecretFile(stored.seed, stored.secret), stored.revealed_at is not None

@@ -90,8 +90,8 @@ class Plan:
     limits: Limits
     matches: list[MatchSpec]
     todo: list[MatchSpec]
-    commitment: str | None = None
-    """SHA-256 of the tournament's deal secret; None for one made before deal secrets."""
+    commitment: str
+    """SHA-256 of the tournament's deal secret."""
     kind: str = ROUND_ROBIN
     """:data:`arena.store.ROUND_ROBIN` (standings are computed) or :data:`arena.store.COMPARE`."""
     schedule: Schedule | None = None
@@ -235,11 +235,10 @@ def plan(
         match_count(len(entrants), rounds),
         secret=None if secret_file is None else secret_file.secret,
     )
-    matches = list(schedule(tid, entrants, rounds, seed, None if secret is None else secret.secret))
+    matches = list(schedule(tid, entrants, rounds, seed, secret.secret))
     done = store.finished_match_ids(tid)
     todo = [m for m in matches if m.match_id not in done]
-    commitment = None if secret is None else secret.commitment
-    the_plan = Plan(tid, config, versions, rules, limits, matches, todo, commitment)
+    the_plan = Plan(tid, config, versions, rules, limits, matches, todo, secret.commitment)
     if until_separated:
         the_plan.schedule = UntilSeparated(tid, matches)
     return the_plan
@@ -471,8 +470,8 @@ class StandingsReport:
     entrants: list[BotVersion]
     played: int
     """Matches stored so far."""
-    commitment: str | None
-    """SHA-256 of the deal secret; None for a tournament made before deal secrets."""
+    commitment: str
+    """SHA-256 of the deal secret."""
     clones: list[collusion.ClonePair]
     kingmaking: list[collusion.KingmakingRow]
     faults: list[dict[str, Any]]
@@ -510,12 +509,13 @@ def standings_report(
         clones = collusion.clone_report(store, tid)
         king = collusion.kingmaking_report(store, tid, rated)
     secret = store.tournament_secret(tid)
+    assert secret is not None  # the tournament exists
     return StandingsReport(
         tournament=t,
         table=table,
         entrants=store.tournament_entrants(tid),
         played=store.match_count(tid),
-        commitment=None if secret is None else secret.commitment,
+        commitment=secret.commitment,
         clones=clones,
         kingmaking=king,
         faults=store.faults_by_bot(tid),

@@ -59,11 +59,7 @@ def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
         if finished
         else "the secret is revealed when it finishes"
     )
-    deals = Text(
-        f"Deal commitment {the_plan.commitment} ({when})"
-        if the_plan.commitment
-        else "Note: made before deal secrets, this tournament deals from public seeds"
-    )
+    deals = Text(f"Deal commitment {the_plan.commitment} ({when})")
     return [head, deals]
 
 
@@ -507,7 +503,7 @@ def tournaments_table(rows: Sequence[dict[str, Any]], *, wide: bool = False) -> 
         names = ", ".join(bots)
         if r.get("kind") == "compare":  # A, B and the third seat
             names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
-        extra = [str(r["seed"]), str(r["rounds"]), (r["commitment"] or "none (older)")[:16]]
+        extra = [str(r["seed"]), str(r["rounds"]), r["commitment"][:16]]
         table.add_row(
             r["id"],
             r["status"],

@@ -9,7 +9,6 @@ same stream in the same seat.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -93,45 +92,3 @@ def play(
     if finish:
         store.set_status(the_plan.tid, "finished")
     return the_plan.tid
-
-
-def play_legacy(store: Store, bots: dict[str, str], *, rounds: int = 2, seed: int = 3) -> str:
-    """A finished tournament stored as the arena did before deal secrets (``Store(upto=2)``).
-
-    Its row has no secret and its deals come from the public match seeds.
-    """
-    assert store.applied_migrations() == [1, 2]
-    versions = register(store, bots)
-    entrants = [scheduler.Entrant(v.name, v.sha256, v.id) for v in versions]
-    rules = Rules()
-    config = {
-        "bots": [{"name": v.name, "sha256": v.sha256} for v in versions],
-        "rounds": rounds,
-        "seed": seed,
-        "rules": rules.to_dict(),
-        "limits": LIMITS.to_dict(),
-    }
-    tid = scheduler.tournament_id(config)
-    stamp = "2026-11-30T09:00:00Z"
-    store.db.table("tournaments").insert(
-        {
-            "id": tid,
-            "config": json.dumps(config, sort_keys=True),
-            "seed": seed,
-            "rounds": rounds,
-            "rules": json.dumps(config["rules"], sort_keys=True),
-            "limits": json.dumps(config["limits"], sort_keys=True),
-            "status": "finished",
-            "total_matches": scheduler.match_count(len(entrants), rounds),
-            "created_at": stamp,
-            "updated_at": stamp,
-            "finished_at": stamp,
-        }
-    )
-    store.db.table("tournament_bots").insert_all(
-        {"tournament_id": tid, "bot_version_id": v.id} for v in versions
-    )
-    specs = list(scheduler.schedule(tid, entrants, rounds, seed))
-    assert all(s.deal_seed == s.seed for s in specs)
-    play_specs(store, tid, specs, rules)
-    return tid

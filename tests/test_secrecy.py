@@ -1,4 +1,4 @@
-"""Deal secrecy: secrets per (database, seed), commit then reveal, verification, old databases.
+"""Deal secrecy: secrets per (database, seed), commit then reveal, verification.
 
 The round trip is real: bot files, ``arena run`` (console script, sandbox, worker processes),
 a SQLite file, ``arena tournaments``/``verify``/``render`` in subprocesses, and the standard-
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from inprocess import FIRST, LAST, LIMITS, MIDDLE, RANDOM, play, play_legacy, register
+from inprocess import FIRST, LAST, LIMITS, MIDDLE, RANDOM, play, register
 
 from arena.engine import Rules
 from arena.errors import ArenaError
@@ -369,33 +369,6 @@ def test_verify_refuses_an_unfinished_tournament_and_checks_a_finished_one(
         report = verify(store, tid)
         n = store.conn.execute("SELECT COUNT(*) FROM hands").fetchone()[0]
         assert report.ok and report.deals == n and report.matches == 12
-
-
-# --- databases from before deal secrets ---------------------------------------------------
-
-
-def test_a_database_from_before_deal_secrets_keeps_working(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    with Store(db, upto=2) as old:
-        tid = play_legacy(old, {"a": FIRST, "b": LAST, "c": RANDOM})
-    with Store(db) as store:  # migrates: the tournament has no secret
-        assert store.tournament_secret(tid) is None
-        versions = store.tournament_entrants(tid)
-        again = plan(store, versions, rounds=2, seed=3, rules=Rules(), limits=LIMITS)
-        # Resuming it deals from the public seeds, as it always did.
-        assert again.tid == tid and again.commitment is None and again.todo == []
-        assert all(s.deal_seed == s.seed for s in again.matches)
-    done = arena("verify", "--db", db)
-    assert "deals verified against the public match seeds in 12 matches" in done.stdout
-    assert "created before deal secrets" in done.stdout
-    listed = json.loads(arena("tournaments", "--json", "--db", db).stdout)[0]
-    assert listed["commitment"] is None and listed["secret"] is None
-    assert "none (older)" in arena("tournaments", "--wide", "--db", db).stdout
-    line = one_error_line(arena("tournaments", "--export", tid, "--db", db, ok=False))
-    assert "made before deal secrets" in line
-    arena("render", "--db", db, "--out", tmp_path / "site")
-    page = (tmp_path / "site" / "tournaments" / f"{tid}.html").read_text("utf-8")
-    assert "created before deal secrets" in page
 
 
 def test_verify_and_the_new_options_have_help_with_examples() -> None:

@@ -1,4 +1,4 @@
-"""The SQLite store on real files: migrations, bot versions, idempotent batches, bad databases."""
+"""The SQLite store on real files: the schema, bot versions, idempotent batches, bad databases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.runlock import RunLock
-from arena.store import LOG_CAP, MIGRATIONS, Store
+from arena.store import LOG_CAP, VERSION, Store
 
 
 def record(match_id: str, bots: list[int], **over: Any) -> dict[str, Any]:
@@ -63,53 +63,26 @@ def count(s: Store, table: str) -> int:
     return int(s.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
-def test_a_new_database_has_every_migration_and_wal(tmp_path: Path) -> None:
+def test_a_new_database_has_the_one_schema_and_wal(tmp_path: Path) -> None:
     s = Store(tmp_path / "x.db")
-    assert s.applied_migrations() == [v for v, _, _ in MIGRATIONS]
+    assert s.schema_version() == VERSION == 1
     assert s.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = set(s.db.table_names())
     for t in ("bots", "bot_versions", "tournaments", "matches", "match_seats", "hands"):
         assert t in tables
-    assert {"faults", "bot_logs", "ratings", "pairwise", "schema_migrations"} <= tables
-
-
-def test_migrating_an_older_database_keeps_its_data(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    old = Store(path, upto=1)
-    assert old.applied_migrations() == [1]
-    assert "ratings" not in old.db.table_names()
-    old.add_bot_version("keeper", "class Bot: pass", "keeper.py", "me")
-    old.close()
-
-    new = Store(path)
-    every = [v for v, _, _ in MIGRATIONS]
-    assert new.applied_migrations() == every
-    assert "ratings" in new.db.table_names()
-    kept = new.latest_version("keeper")
+    assert {"faults", "bot_logs", "ratings", "pairwise", "reports", "schema_version"} <= tables
+    assert "schema_migrations" not in tables
+    # Required for every tournament: its deal secret.
+    secret = {c.name: c for c in s.db.table("tournaments").columns}["secret_id"]
+    assert secret.notnull
+    s.add_bot_version("keeper", "class Bot: pass", "keeper.py", "me")
+    s.close()
+    # Opening again creates nothing twice and keeps the data.
+    again = Store(tmp_path / "x.db")
+    assert again.conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+    kept = again.latest_version("keeper")
     assert kept is not None and kept.author == "me" and kept.version == 1
-    # Opening again applies nothing twice.
-    assert Store(path).applied_migrations() == every
-
-
-def test_migration_5_makes_ratings_optional_and_drops_stale_standings(tmp_path: Path) -> None:
-    path = tmp_path / "v2.db"
-    with Store(path, upto=2) as old:
-        old.add_bot_version("keeper", "class Bot: pass", "keeper.py")
-        old.db.table("ratings").insert(
-            {"tournament_id": "t", "bot_version_id": 1, "name": "keeper", "rank": 1,
-             "rating": 1505.0, "rating_low": 1505.0, "rating_high": 1505.0, "matches": 0,
-             "wins": 0, "mean_place": None, "faults": 0, "computed_at": "2026-11-30T09:00:00Z"}
-        )  # fmt: skip
-    with Store(path) as new:
-        assert 5 in new.applied_migrations()
-        # Standings are derived data: the old (collapsed-interval) rows are gone, to be
-        # recomputed; the bots are kept.
-        assert new.read_standings("t") == ([], [])
-        assert new.latest_version("keeper") is not None
-        columns = {c.name: c for c in new.db.table("ratings").columns}
-        assert {"rating_bound", "units", "method"} <= set(columns)
-        assert not columns["rating"].notnull and not columns["rank"].notnull
-        assert "units" in {c.name for c in new.db.table("pairwise").columns}
+    again.close()
 
 
 def test_same_content_is_not_stored_twice_but_a_change_is(store: Store) -> None:
@@ -185,6 +158,34 @@ def test_not_a_sqlite_file_is_refused_and_left_alone(tmp_path: Path) -> None:
     assert path.read_bytes() == content
 
 
+def test_another_schema_or_program_is_refused_in_one_line_and_left_alone(tmp_path: Path) -> None:
+    def made(name: str, sql: str) -> Path:
+        path = tmp_path / name
+        conn = sqlite3.connect(path)
+        conn.executescript(sql)
+        conn.close()
+        return path
+
+    Store(tmp_path / "newer.db").close()
+    conn = sqlite3.connect(tmp_path / "newer.db", isolation_level=None)
+    conn.execute("UPDATE schema_version SET version = 2")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    cases = {
+        tmp_path / "newer.db": "has arena schema version 2; arena ",
+        made("dev.db", "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY);"
+             "INSERT INTO schema_migrations VALUES (1), (6)"): "has arena schema version 0",
+        made("other.db", "CREATE TABLE notes (x TEXT)"): "is not an arena database",
+    }  # fmt: skip
+    for path, says in cases.items():
+        content = path.read_bytes()
+        for create in (True, False):
+            with pytest.raises(ArenaError) as refused:
+                Store(path, create=create)
+            assert says in str(refused.value) and "\n" not in str(refused.value)
+        assert path.read_bytes() == content
+
+
 def test_a_locked_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
     Store(path).close()
@@ -195,15 +196,6 @@ def test_a_locked_database_is_refused(tmp_path: Path) -> None:
         assert s.latest_versions() == []  # ...and reads beside the writer (WAL)
         with pytest.raises(ArenaError, match="locked by another process"):
             s.add_bot_version("z", "class Bot: pass", "z.py")
-        # A database that still needs a migration cannot even be opened.
-        old = tmp_path / "old.db"
-        Store(old, upto=1).close()
-        holder = sqlite3.connect(old, isolation_level=None)
-        holder.execute("BEGIN EXCLUSIVE")
-        with pytest.raises(ArenaError, match="locked by another process"):
-            Store(old)
-        holder.execute("ROLLBACK")
-        holder.close()
     finally:
         other.execute("ROLLBACK")
         other.close()

@@ -134,10 +134,10 @@ def test_a_name_takes_versions_from_its_owner_only(tmp_path: Path) -> None:
     assert check_owner(store, changed, "k2", force=True) == "k2"
     with pytest.raises(ArenaError, match="differs only in letter case"):
         check_owner(store, BotFile("Greedy", "class Bot: pass", "g.py", None), "k2")
-    # A name stored before owner keys: --force binds it, once.
+    # A name stored without an owner key: --force binds it, once.
     store.add_bot_version("legacy", "class Bot: pass", "legacy.py")
     old = BotFile("legacy", "class Bot:\n    y = 2\n", "legacy.py", None)
-    with pytest.raises(ArenaError, match="before owner keys"):
+    with pytest.raises(ArenaError, match="has no owner key"):
         check_owner(store, old, "k1")
     store.add_bot_version("legacy", old.source, old.filename, None, "k1")
     assert store.bot_owners()["legacy"] == "k1"

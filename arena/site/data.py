@@ -123,8 +123,8 @@ class Tournament:
     rules: dict[str, Any]
     limits: dict[str, Any]
     bots: list[BotRef]
-    commitment: str | None = None
-    """SHA-256 of the deal secret; None for a tournament made before deal secrets."""
+    commitment: str
+    """SHA-256 of the deal secret."""
     secret: str | None = None
     """The deal secret in hex, only once the tournament has finished."""
     kind: str = ROUND_ROBIN
@@ -170,7 +170,7 @@ def tournaments(store: Store, refs: dict[int, BotRef]) -> list[Tournament]:
                 bots=sorted(versions, key=lambda b: b.name.lower()),
                 commitment=r["commitment"],
                 secret=r["secret"],
-                kind=r.get("kind") or ROUND_ROBIN,  # a database not migrated to 6 has none
+                kind=r["kind"],
             )
         )
     return out

@@ -1,9 +1,9 @@
 """The site's fair-play blocks: a tournament's deal commitment and secret, clones, kingmaking.
 
 Read-only, from the tables ``arena run`` fills (``deal_secrets``, ``clone_pairs``,
-``kingmaking``; docs/schema.md). A tournament made before deal secrets shows as dealt from
-public seeds. The secret is shown only by the rule of :func:`arena.secrecy.shown_secret`
-(applied by :meth:`arena.store.Store.tournaments`): once the tournament has finished.
+``kingmaking``; docs/schema.md). The secret is shown only by the rule of
+:func:`arena.secrecy.shown_secret` (applied by :meth:`arena.store.Store.tournaments`): once the
+tournament has finished.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class Fairness:
     """What the tournament page shows about its deals and its entrants' independence."""
 
     tournament_id: str
-    commitment: str | None  # None: made before deal secrets
+    commitment: str
     secret: str | None  # None until the tournament has finished
     clones: list[dict[str, Any]] = field(default_factory=list)
     kingmaking: list[dict[str, Any]] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""The SQLite store (``arena.db``) through sqlite-utils: migrations, bots, tournaments, results.
+"""The SQLite store (``arena.db``) through sqlite-utils: schema, bots, tournaments, results.
 
 Only the parent process writes (workers return plain records); writes are batched, one
 transaction per batch, and idempotent: every row is upserted by its natural key, so storing a
@@ -7,7 +7,7 @@ batch twice changes nothing. The schema is documented for users in ``docs/schema
 One module per concern, all of them methods of the one :class:`Store`:
 
 - :mod:`arena.store.dbfile`: the file (created private, connected, locked, errors in one line)
-- :mod:`arena.store.schema`: the numbered migrations and applying them
+- :mod:`arena.store.schema`: the one schema (version 1) and creating it
 - :mod:`arena.store.base`: opening and checking a database, transactions, live run status
 - :mod:`arena.store.bots`: bots and their versions
 - :mod:`arena.store.tournaments`: tournaments, their deal secrets and entrants
@@ -22,13 +22,13 @@ from arena.store.bots import BotRecords, BotVersion, sha256_text
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
-from arena.store.schema import COMPARE, MIGRATIONS, ROUND_ROBIN, now
+from arena.store.schema import COMPARE, ROUND_ROBIN, VERSION, now
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
     "COMPARE",
     "LOG_CAP",
-    "MIGRATIONS",
+    "VERSION",
     "ROUND_ROBIN",
     "BotVersion",
     "Store",

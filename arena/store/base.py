@@ -1,4 +1,4 @@
-"""The open database under :class:`arena.store.Store`: opening, checking, migrating, closing,
+"""The open database under :class:`arena.store.Store`: opening, checking, creating, closing,
 transactions, queries by id prefix, and the live status of runs.
 
 The record classes of the store (:mod:`arena.store.bots`, :mod:`arena.store.tournaments`,
@@ -21,17 +21,17 @@ from arena.store import dbfile, schema
 
 
 class StoreBase:
-    """An open ``arena.db``: checks it is SQLite, not locked and not from a newer arena, then
-    migrates it.
+    """An open ``arena.db``: checks it is SQLite, not locked and of this arena's schema version,
+    and creates the schema in a new one.
 
     ``create=True`` (the commands that write) creates a missing file and checks at once that
     the database can be written; a new file that is still empty when the ``with`` block fails
     is removed again, so a refused command leaves nothing behind. ``create=False`` (the
     commands that only read) refuses a missing file and reads a database on a read-only file
-    system as it is. ``upto`` stops migrating at that version (tests of old databases).
+    system as it is.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True, upto: int | None = None):
+    def __init__(self, path: str | Path, *, create: bool = True):
         self.path = Path(path)
         self.writer = create
         self.created = dbfile.create_private(self.path, create)
@@ -49,7 +49,7 @@ class StoreBase:
                 if mode != "wal":
                     raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
             self.conn.execute("PRAGMA foreign_keys=ON")
-            schema.migrate(self.db, self.path, upto)
+            schema.create(self.db, self.path)
             if self.writer:
                 with self._transaction():
                     pass  # a read-only or locked database is refused now, before any work
@@ -94,9 +94,9 @@ class StoreBase:
     def _transaction(self) -> dbfile.Transaction:
         return dbfile.Transaction(self.conn, self.path)
 
-    def applied_migrations(self) -> list[int]:
-        """Version numbers of the migrations applied to this database."""
-        return schema.applied(self.conn)
+    def schema_version(self) -> int | None:
+        """The schema version of this database (:data:`arena.store.schema.VERSION`)."""
+        return schema.version(self.conn)
 
     def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
         """Run a query and return its rows as dicts."""

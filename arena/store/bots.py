@@ -63,7 +63,7 @@ class BotRecords(StoreBase):
         """Store ``source`` as a new version of bot ``name`` unless it equals the latest one.
 
         A new name is bound to ``owner`` (an owner id, see :mod:`arena.owners`); so is a name
-        stored before owner ids were kept. Whether this owner may add a version is the
+        stored without one. Whether this owner may add a version is the
         caller's check (:func:`arena.entrants.check_owner`). Returns the (new or latest)
         version and whether it was created.
         """
@@ -94,7 +94,7 @@ class BotRecords(StoreBase):
         return created, True
 
     def bot_owners(self) -> dict[str, str | None]:
-        """Every bot name with its owner id (None: stored before owner ids were kept)."""
+        """Every bot name with its owner id (None: stored without one, by a library call)."""
         return {r[0]: r[1] for r in self.conn.execute("SELECT name, owner FROM bots")}
 
     def latest_versions(self) -> list[BotVersion]:

@@ -30,7 +30,7 @@ class TournamentRecords(StoreBase):
         *,
         secret: bytes | None = None,
         kind: str = ROUND_ROBIN,
-    ) -> DealSecret | None:
+    ) -> DealSecret:
         """Create the tournament row (or mark an existing one running again); return its secret.
 
         ``kind`` is :data:`ROUND_ROBIN` or :data:`COMPARE`; ``config["rounds"]`` is the number of
@@ -39,8 +39,8 @@ class TournamentRecords(StoreBase):
         A new tournament takes ``secret`` when given (imported from a secret file), else the
         newest unrevealed secret drawn in this database for its seed, else a fresh one: the
         tournaments of one seed share their deals until one of them finishes and so reveals
-        the secret. An existing tournament keeps its own secret (None for one created before
-        deal secrets, dealt from its public seeds); another ``secret`` for it is an error.
+        the secret. An existing tournament keeps its own secret; another ``secret`` for it is
+        an error.
         """
         stamp = now()
         with self._transaction():
@@ -48,7 +48,7 @@ class TournamentRecords(StoreBase):
             found = row.fetchone()
             if found is not None:
                 current = self._secret(found[0])
-                if secret is not None and (current is None or current.secret != secret):
+                if secret is not None and current.secret != secret:
                     raise ArenaError(
                         f"tournament {tid} was started with another deal secret than the "
                         "secret file's; rerun it without --secret-file"
@@ -82,10 +82,7 @@ class TournamentRecords(StoreBase):
             )
             return chosen
 
-    def _secret(self, secret_id: int | None) -> DealSecret | None:
-        # None for None: a tournament made before deal secrets.
-        if secret_id is None:
-            return None
+    def _secret(self, secret_id: int) -> DealSecret:
         return DealSecret.from_row(
             self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])[0]
         )
@@ -117,9 +114,7 @@ class TournamentRecords(StoreBase):
                 (seed, secret.hex(), secrecy.commitment(secret), origin, stamp),
             )
             found = (cur.lastrowid,)
-        chosen = self._secret(found[0])
-        assert chosen is not None
-        return chosen
+        return self._secret(found[0])
 
     def set_extent(self, tid: str, rounds: int, total: int) -> None:
         """Record the rounds and matches that a tournament which stops by its own rule (a
@@ -132,7 +127,7 @@ class TournamentRecords(StoreBase):
             )
 
     def tournament_secret(self, tid: str) -> DealSecret | None:
-        """The deal secret of tournament ``tid`` (None: created before deal secrets)."""
+        """The deal secret of tournament ``tid`` (None: no such tournament)."""
         row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
         found = row.fetchone()
         return None if found is None else self._secret(found[0])
@@ -187,13 +182,13 @@ class TournamentRecords(StoreBase):
         ``status`` is the live one: ``running`` only while an ``arena run`` of it holds its
         lock (:mod:`arena.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
         Each row also has its secret's ``commitment`` and, only once the tournament has
-        finished, ``secret`` (both None for a tournament made before deal secrets).
+        finished, ``secret`` (None before).
         """
         rows = self.rows(
             "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done, "
             "(SELECT COALESCE(SUM(faults), 0) FROM matches m WHERE m.tournament_id = t.id) "
             "AS faults, s.commitment, s.secret FROM tournaments t "
-            "LEFT JOIN deal_secrets s ON s.id = t.secret_id "
+            "JOIN deal_secrets s ON s.id = t.secret_id "
             "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
         for r in rows:
