@@ -24,6 +24,7 @@ from cli_support import stored_matches
 from arena.botfile import bundled
 from arena.engine import Rules
 from arena.sandbox import Limits
+from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
 from arena.tournament import compute_standings, plan, register_files, run
@@ -253,7 +254,8 @@ def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     limits = Limits()
     versions = register_files(store, files)
     again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
-    assert again.todo == [] and again.commitment == commitment(SECRET.secret)
+    assert isinstance(again.schedule, FixedSchedule) and again.schedule.todo == []
+    assert again.stored == 6 and again.commitment == commitment(SECRET.secret)
     result = run(store, again, workers=2)
     assert (result.played, result.already, result.completed) == (0, 6, True)
     assert dump(tmp_path / "a.db") == before
