@@ -96,6 +96,8 @@ class CompareSchedule:
     """The lazy schedule of a comparison (a :class:`arena.schedules.Schedule`): one set after
     another while the test is undecided, at most ``design.max_sets``."""
 
+    exact = False
+
     def __init__(
         self,
         tid: str,
@@ -222,18 +224,7 @@ def plan(
         Entrant(vc.name, vc.sha256, vc.id),
     )
     schedule = CompareSchedule(tid, members, seed, secret.secret, design)
-    return Plan(
-        tid,
-        config,
-        versions,
-        rules,
-        limits,
-        [],
-        [],
-        secret.commitment,
-        kind=COMPARE,
-        schedule=schedule,
-    )
+    return Plan(tid, config, versions, rules, limits, schedule, secret.commitment)
 
 
 # --- reading a stored comparison --------------------------------------------------------------

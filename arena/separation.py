@@ -102,6 +102,8 @@ class UntilSeparated:
     at a time, each only after the previous one is complete and checked.
     """
 
+    exact = False
+
     def __init__(self, tid: str, matches: Sequence[MatchSpec]) -> None:
         self.tid = tid
         self.rounds = [list(g) for _, g in itertools.groupby(matches, key=lambda m: m.round)]

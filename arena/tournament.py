@@ -42,12 +42,11 @@ from arena.sandbox.layers import choose_isolation
 from arena.scheduler import (
     DEFAULT_ROUNDS,
     Entrant,
-    MatchSpec,
     match_count,
     schedule,
     tournament_id,
 )
-from arena.schedules import Schedule, unfold
+from arena.schedules import FixedSchedule, Schedule, unfold
 from arena.secrecy import SecretFile
 from arena.separation import UNTIL_SEPARATED_ROUNDS, UntilSeparated
 from arena.store import ROUND_ROBIN, BotVersion, Store, now
@@ -81,26 +80,25 @@ __all__ = [
 
 @dataclass
 class Plan:
-    """A tournament ready to run: its identity, its bots and the matches still to play."""
+    """A tournament ready to run: its identity, its bots and its schedule."""
 
     tid: str
     config: dict[str, Any]
     versions: list[BotVersion]
     rules: Rules
     limits: Limits
-    matches: list[MatchSpec]
-    todo: list[MatchSpec]
+    schedule: Schedule
+    """What the run plays (:mod:`arena.schedules`)."""
     commitment: str
     """SHA-256 of the tournament's deal secret."""
-    kind: str = ROUND_ROBIN
-    """:data:`arena.store.ROUND_ROBIN` (standings are computed) or :data:`arena.store.COMPARE`."""
-    schedule: Schedule | None = None
-    """Plays instead of ``todo`` when set: a schedule that unfolds as results come in."""
+    stored: int = 0
+    """Matches already stored when it was planned."""
 
     @property
     def total(self) -> int:
-        """Matches in the whole tournament."""
-        return len(self.matches)
+        """Matches in the whole tournament (at most, for a schedule that stops by its own
+        rule; 0: no bound)."""
+        return self.schedule.total or 0
 
 
 def check_rounds(rounds: int) -> int:
@@ -237,11 +235,10 @@ def plan(
     )
     matches = list(schedule(tid, entrants, rounds, seed, secret.secret))
     done = store.finished_match_ids(tid)
-    todo = [m for m in matches if m.match_id not in done]
-    the_plan = Plan(tid, config, versions, rules, limits, matches, todo, secret.commitment)
-    if until_separated:
-        the_plan.schedule = UntilSeparated(tid, matches)
-    return the_plan
+    unfolds: Schedule = (
+        UntilSeparated(tid, matches) if until_separated else FixedSchedule(tid, matches, done)
+    )
+    return Plan(tid, config, versions, rules, limits, unfolds, secret.commitment, len(done))
 
 
 # --- running --------------------------------------------------------------------------------
@@ -279,15 +276,13 @@ def _under_run_lock(
     """Hold the tournament's run lock (:mod:`arena.runlock`) while ``play`` runs.
 
     A second run of the same tournament on the same database is refused with one line naming
-    the first; once the lock is held the matches to play are listed again, so a match that
-    another run stored meanwhile is not played twice.
+    the first; the schedule reads what is stored once the lock is held (``start``), so a match
+    that another run stored meanwhile is not played twice.
     """
 
     @functools.wraps(play)
     def locked(store: Store, the_plan: Plan, *args: P.args, **kwargs: P.kwargs) -> RunResult:
         with RunLock(store.path, the_plan.tid):
-            done = store.finished_match_ids(the_plan.tid)
-            the_plan.todo = [m for m in the_plan.matches if m.match_id not in done]
             return play(store, the_plan, *args, **kwargs)
 
     return locked
@@ -329,22 +324,19 @@ def _play_todo(
     """Play ``work`` with a progress bar, storing each batch; return how many matches were
     stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
     marks the tournament ``interrupted`` and is one ArenaError line."""
-    tid, played, lazy = the_plan.tid, 0, the_plan.schedule
-    total = the_plan.total if lazy is None else lazy.total
-    with runner.interrupts() as interrupted, _progress(console, total) as progress:
+    tid, played, unfolds = the_plan.tid, 0, the_plan.schedule
+    with runner.interrupts() as interrupted, _progress(console, unfolds.total) as progress:
         stop = runner.fork_context().Event()
-        done = the_plan.total - len(the_plan.todo) if lazy is None else store.match_count(tid)
-        title = "matches" if lazy is None else lazy.describe()
-        task = progress.add_task(title, total=total, completed=done)
+        done = store.match_count(tid)
+        task = progress.add_task(unfolds.describe(), total=unfolds.total, completed=done)
 
         def store_batch(records: list[dict[str, Any]]) -> None:
             nonlocal played
             store.write_results(tid, records)
             played += len(records)
             progress.advance(task, len(records))
-            if lazy is not None:
-                lazy.stored(records)
-                progress.update(task, description=lazy.describe())
+            unfolds.stored(records)
+            progress.update(task, description=unfolds.describe())
 
         if executor is None:
             executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
@@ -357,8 +349,8 @@ def _play_todo(
                 should_stop=interrupted.is_set,
                 on_stop=stop.set,
             )
-            if lazy is not None:  # its last check came after the last result
-                progress.update(task, description=lazy.describe())
+            # Its last check came after the last result.
+            progress.update(task, description=unfolds.describe())
         except ArenaError:
             store.set_status(tid, "interrupted")
             raise
@@ -389,8 +381,8 @@ def run(
     log_path: Path | None = None,
     executor: cf.Executor | None = None,
 ) -> RunResult:
-    """Play every match of ``the_plan.todo`` (or, when set, of ``the_plan.schedule`` as it
-    unfolds) in ``workers`` processes, storing each batch.
+    """Play ``the_plan.schedule`` as it unfolds in ``workers`` processes, storing each batch;
+    then, for a tournament with standings (not a comparison), compute and store them.
 
     Holds the tournament's run lock throughout (a second run of it is refused).
     ``executor`` replaces the local process pool (a cluster's executor whose workers run
@@ -399,11 +391,12 @@ def run(
     every finished match is stored and the tournament is marked ``interrupted``.
     """
     check_workers(workers)
-    tid, todo, lazy = the_plan.tid, the_plan.todo, the_plan.schedule
+    tid, unfolds = the_plan.tid, the_plan.schedule
+    ranked = store.tournament(tid)["kind"] == ROUND_ROBIN  # a comparison has no standings
     started = time.perf_counter()
-    already = the_plan.total - len(todo) if lazy is None else store.match_count(tid)
+    already = store.match_count(tid)
     played, completed = 0, True
-    if bool(todo) if lazy is None else lazy.start(store):
+    if unfolds.start(store):
         if executor is None:
             # Fail here, in one line, rather than in every worker's initializer (which would
             # only surface as a broken process pool).
@@ -420,14 +413,12 @@ def run(
             unsafe_no_sandbox=unsafe,
             sources=sources,
         )
-        work = make(todo) if lazy is None else unfold(lazy, make)
         with runner.run_log(log_path):
-            left = f"{len(todo)} matches to play" if lazy is None else "playing as scheduled"
-            log.info("tournament %s: %s, %d workers", tid, left, workers)
+            log.info("tournament %s: %s, %d workers", tid, unfolds.describe(), workers)
             played, completed = _play_todo(
                 store,
                 the_plan,
-                work,
+                unfold(unfolds, make),
                 workers=workers,
                 unsafe=unsafe,
                 console=console or Console(),
@@ -435,13 +426,11 @@ def run(
             )
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed else "interrupted")
-    total = the_plan.total
-    if lazy is not None:
-        lazy.finish(store, completed)
-        total = int(store.tournament(tid)["total_matches"])
+    unfolds.finish(store, completed)
+    total = int(store.tournament(tid)["total_matches"])
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
-    result.stopped = None if lazy is None else lazy.why()
-    if the_plan.kind == ROUND_ROBIN:  # a comparison has no standings
+    result.stopped = unfolds.why()
+    if ranked:
         result.standings = save_standings(store, tid)
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
         collusion.save(store, tid, rated)

@@ -44,16 +44,17 @@ def _name(names: dict[int, str], bot: int) -> Text:
 
 def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
     """``arena run`` before it plays: the tournament, its size, and its deal commitment."""
-    done = the_plan.total - len(the_plan.todo)
+    done = the_plan.stored
+    exact = the_plan.schedule.exact
     bots = len(the_plan.versions)  # "at most": a schedule that stops by its own rule
     head = (
         f"Tournament {the_plan.tid}: {bots} bots, "
-        + ("at most " if the_plan.schedule is not None else "")
+        + ("" if exact else "at most ")
         + f"{the_plan.total} matches"
         + (f" ({done} already stored)" if done else "")
         + f", {workers} worker{'s' * (workers != 1)}"
     )
-    finished = the_plan.schedule is None and not the_plan.todo
+    finished = exact and done == the_plan.total
     when = (
         "its secret is revealed: arena verify checks every deal"
         if finished

@@ -17,6 +17,7 @@ from arena import scheduler
 from arena.engine import Rules, play_match
 from arena.runner import outcome_record
 from arena.sandbox.values import Limits, MatchOutcome, bot_random_seed
+from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store
 from arena.tournament import plan
@@ -88,7 +89,9 @@ def play(
         limits=limits,
         secret_file=secret_file,
     )
-    play_specs(store, the_plan.tid, the_plan.todo, the_plan.rules)
+    fixed = the_plan.schedule
+    assert isinstance(fixed, FixedSchedule)
+    play_specs(store, the_plan.tid, fixed.todo, the_plan.rules)
     if finish:
         store.set_status(the_plan.tid, "finished")
     return the_plan.tid

@@ -73,12 +73,13 @@ def test_a_set_is_six_seatings_of_one_seed_even_with_a_bot_in_two_seats(tmp_path
         assert (a.name, b.name, third.name) == ("heuristic", "random", "heuristic")
         assert a == third  # the default third is the heuristic itself
         specs = compare.set_matches(the_plan.tid, schedule.members, 4, 3, None)
+        assert store.tournament(the_plan.tid)["kind"] == COMPARE
     assert len({m.match_id for m in specs}) == 6  # distinct although two seats hold one bot
     assert {m.seed for m in specs} == {match_seed(3, schedule.members, 4)}
     assert {m.round for m in specs} == {4}
     for m, perm in zip(specs, SEATINGS, strict=True):
         assert m.seats == tuple(schedule.members[i] for i in perm)
-    assert the_plan.kind == COMPARE and the_plan.matches == []
+    assert the_plan.total == 0 and not schedule.exact
 
 
 def test_points_of_a_follow_the_seating() -> None:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,10 @@ from cli_support import stored_matches
 
 from arena.botfile import bundled
 from arena.engine import Rules
+from arena.runner import WAIT, Wait
 from arena.sandbox import Limits
+from arena.scheduler import MatchSpec
+from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
 from arena.tournament import compute_standings, plan, register_files, run
@@ -238,6 +242,61 @@ def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: 
     assert stored_count_of(tmp_path / "lied.db") == 0
 
 
+class RoundAtATime:
+    """A schedule of the test's own: the round robin's matches one round at a time, each
+    handed out once the last is stored (as a ladder picks its next set from what is stored)."""
+
+    exact = False
+
+    def __init__(self, fixed: FixedSchedule) -> None:
+        self.fixed = fixed
+        self.total: int | None = fixed.total
+        self.done: set[str] = set()
+        self.asked = 0
+        self.finished: bool | None = None
+
+    def start(self, store: Store) -> bool:
+        self.done = store.finished_match_ids(self.fixed.tid)
+        return self.fixed.start(store)
+
+    def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
+        for r in sorted({m.round for m in self.fixed.todo}):
+            batch = [m for m in self.fixed.todo if m.round == r]
+            self.asked += 1
+            yield batch
+            while not all(m.match_id in self.done for m in batch):
+                yield WAIT
+
+    def stored(self, records: Sequence[dict[str, Any]]) -> None:
+        self.done.update(r["match_id"] for r in records)
+
+    def describe(self) -> str:
+        return f"{len(self.done)} stored"
+
+    def finish(self, store: Store, completed: bool) -> None:
+        self.finished = completed
+
+    def why(self) -> str:
+        return f"played {self.asked} rounds one at a time"
+
+
+def test_the_run_loop_plays_any_schedule_alike(tmp_path: Path) -> None:
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
+    run_in_process(tmp_path / "fixed.db", files, rounds=2, workers=2).close()
+    with Store(tmp_path / "unfolds.db") as store:
+        versions = register_files(store, files)
+        the_plan = plan(
+            store, versions, rounds=2, seed=11, rules=Rules(), limits=Limits(), secret_file=SECRET
+        )
+        assert isinstance(the_plan.schedule, FixedSchedule) and the_plan.schedule.exact
+        unfolds = RoundAtATime(the_plan.schedule)
+        the_plan.schedule = unfolds
+        result = run(store, the_plan, workers=2)
+    assert (result.played, result.completed, unfolds.asked, unfolds.finished) == (12, True, 2, True)
+    assert result.stopped == "played 2 rounds one at a time"
+    assert dump(tmp_path / "unfolds.db") == dump(tmp_path / "fixed.db")
+
+
 def stored_count_of(db: Path) -> int:
     con = sqlite3.connect(db)
     try:
@@ -253,7 +312,8 @@ def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     limits = Limits()
     versions = register_files(store, files)
     again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
-    assert again.todo == [] and again.commitment == commitment(SECRET.secret)
+    assert isinstance(again.schedule, FixedSchedule) and again.schedule.todo == []
+    assert again.stored == 6 and again.commitment == commitment(SECRET.secret)
     result = run(store, again, workers=2)
     assert (result.played, result.already, result.completed) == (0, 6, True)
     assert dump(tmp_path / "a.db") == before

@@ -21,6 +21,7 @@ from arena.engine import Rules, play_match
 from arena.runner import Batch, outcome_record
 from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
 from arena.scheduler import Entrant, MatchSpec
+from arena.schedules import FixedSchedule
 
 FIRST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
 LAST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
@@ -202,9 +203,11 @@ def test_a_worker_is_sent_no_secret_and_no_database(tmp_path: Path) -> None:
             store, versions, rounds=2, seed=3, rules=RULES, limits=Limits(), secret_file=secret
         )
         sources = {f"{v.name}:{v.sha256}": BotSource(v.name, v.source) for v in versions}
+        fixed = the_plan.schedule
+        assert isinstance(fixed, FixedSchedule)
         sent = list(
             runner.batches(
-                the_plan.todo,
+                fixed.todo,
                 workers=2,
                 rules=RULES,
                 limits=Limits(),
