@@ -36,6 +36,7 @@ from arena.engine import Rules
 from arena.entrants import check_field, register_files, resolve, submit
 from arena.errors import ArenaError, InvalidSetting
 from arena.owners import current_owner
+from arena.record import MatchRecord
 from arena.runlock import RunLock
 from arena.sandbox import BotSource, Limits
 from arena.sandbox.layers import choose_isolation
@@ -337,13 +338,13 @@ def _play_todo(
         title = "matches" if lazy is None else lazy.describe()
         task = progress.add_task(title, total=total, completed=done)
 
-        def store_batch(records: list[dict[str, Any]]) -> None:
+        def store_batch(records: list[MatchRecord]) -> None:
             nonlocal played
             store.write_results(tid, records)
             played += len(records)
             progress.advance(task, len(records))
             if lazy is not None:
-                lazy.stored(records)
+                lazy.stored([r.to_json() for r in records])
                 progress.update(task, description=lazy.describe())
 
         if executor is None:

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from arena.errors import ArenaError
+from arena.record import MatchRecord, SeatStats
 from arena.runlock import RunLock
 from arena.store import LOG_CAP, VERSION, Store
 
 
-def record(match_id: str, bots: list[int], **over: Any) -> dict[str, Any]:
+def record(match_id: str, bots: list[int], **over: Any) -> MatchRecord:
     """A worker record as :func:`arena.runner.outcome_record` makes it (one short hand)."""
     hand = {
         "hand_number": 0,
@@ -41,12 +42,12 @@ def record(match_id: str, bots: list[int], **over: Any) -> dict[str, Any]:
         "truncated": False,
         "hands": [hand],
         "faults": [],
-        "stats": [{"decisions": 5, "asked": 4, "think_seconds": 0.1, "max_seconds": 0.05}] * 3,
+        "stats": [SeatStats(5, 4, 0.1, 0.05).to_json()] * 3,
         "logs": ["", "", ""],
         "duration_seconds": 0.5,
     }
     rec.update(over)
-    return rec
+    return MatchRecord.from_json(rec)
 
 
 @pytest.fixture
