@@ -16,7 +16,6 @@ from typing import Any, Final
 
 from arena.sandbox.values import FAULT_KINDS, Fault
 
-
 MAX_INT: Final = 2**53
 """The largest count a record may carry (an exact JSON number everywhere; SQLite stores it)."""
 
