@@ -30,12 +30,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import multiprocessing_logging  # type: ignore[import-untyped]
 
 from arena.engine import Rules
 from arena.errors import ArenaError
+from arena.record import MatchRecord, SeatStats
 from arena.scheduler import MatchSpec
 from arena.verify import check_results, encode_results
 
@@ -240,7 +241,7 @@ def play_batch(batch: Batch) -> str:
     """
     init_worker(batch.limits, batch.unsafe_no_sandbox)  # no-op when the initializer ran
     assert _pool is not None
-    out: list[dict[str, Any]] = []
+    out: list[MatchRecord] = []
     for spec in batch.matches:
         if _stopping():
             break
@@ -256,25 +257,27 @@ def play_batch(batch: Batch) -> str:
     return encode_results(out)
 
 
-def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> dict[str, Any]:
-    """A finished match as the JSON-ready record the parent stores."""
+def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> MatchRecord:
+    """A finished match as the record the parent checks and stores."""
     result = outcome.result
-    return {
-        "match_id": spec.match_id,
-        "round": spec.round,
-        "seating": spec.seating,
-        "seed": spec.seed,
-        "set_key": spec.set_key,
-        "bots": [e.version_id for e in spec.seats],
-        "scores": list(result.scores),
-        "placements": list(outcome.placements),
-        "truncated": bool(result.truncated),
-        "hands": [h.to_dict() for h in result.hands],
-        "faults": [f.to_dict() for f in outcome.faults],
-        "stats": [dict(s) for s in outcome.stats],
-        "logs": list(outcome.logs),
-        "duration_seconds": duration,
-    }
+    bots = [e.version_id for e in spec.seats]
+    stats = [SeatStats(**s) for s in outcome.stats]
+    return MatchRecord(
+        match_id=spec.match_id,
+        round=spec.round,
+        seating=spec.seating,
+        seed=spec.seed,
+        set_key=spec.set_key,
+        bots=(bots[0], bots[1], bots[2]),
+        scores=(result.scores[0], result.scores[1], result.scores[2]),
+        placements=(outcome.placements[0], outcome.placements[1], outcome.placements[2]),
+        truncated=bool(result.truncated),
+        hands=tuple(h.to_dict() for h in result.hands),
+        faults=tuple(outcome.faults),
+        stats=(stats[0], stats[1], stats[2]),
+        logs=(outcome.logs[0], outcome.logs[1], outcome.logs[2]),
+        duration_seconds=duration,
+    )
 
 
 # --- the parent side ----------------------------------------------------------------------
@@ -388,7 +391,7 @@ class RecordsRefused(ArenaError):
 class _Checked:
     """The checking side of :func:`drive`: each batch's records against what was sent."""
 
-    on_results: Callable[[list[dict[str, Any]]], None]
+    on_results: Callable[[list[MatchRecord]], None]
     tries: dict[str, int]
     failed: list[str]
 
@@ -402,7 +405,7 @@ class _Checked:
             return None
         for line in refused:
             log.warning("refused a worker's record, not stored: %s", line)
-        done = {r["match_id"] for r in accepted}
+        done = {r.match_id for r in accepted}
         again = []
         for spec in batch.matches:
             if spec.match_id in done:
@@ -428,7 +431,7 @@ def drive(
     work: Iterable[Batch | Wait],
     *,
     in_flight: int,
-    on_results: Callable[[list[dict[str, Any]]], None],
+    on_results: Callable[[list[MatchRecord]], None],
     should_stop: Callable[[], bool],
     on_stop: Callable[[], None] = lambda: None,
 ) -> bool:

@@ -36,6 +36,7 @@ from arena.engine import Rules
 from arena.entrants import check_field, register_files, resolve, submit
 from arena.errors import ArenaError, InvalidSetting
 from arena.owners import current_owner
+from arena.record import MatchRecord
 from arena.runlock import RunLock
 from arena.sandbox import BotSource, Limits
 from arena.sandbox.layers import choose_isolation
@@ -330,12 +331,12 @@ def _play_todo(
         done = store.match_count(tid)
         task = progress.add_task(unfolds.describe(), total=unfolds.total, completed=done)
 
-        def store_batch(records: list[dict[str, Any]]) -> None:
+        def store_batch(records: list[MatchRecord]) -> None:
             nonlocal played
             store.write_results(tid, records)
             played += len(records)
             progress.advance(task, len(records))
-            unfolds.stored(records)
+            unfolds.stored([r.to_json() for r in records])
             progress.update(task, description=unfolds.describe())
 
         if executor is None:

@@ -18,39 +18,18 @@ workers must be machines you trust that far (docs/cluster.md).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import DEFAULT_MAX_HANDS, play_match
-from arena.sandbox.values import FAULT_KINDS, forfeit_placements
+from arena.record import FAULT_KEYS, RECORD_KEYS, STAT_KEYS, MatchRecord, RecordError
+from arena.sandbox.values import forfeit_placements
 from arena.untrusted import MAX_MESSAGE, clean, clean_line
 
 if TYPE_CHECKING:
     from arena.runner import Batch
     from arena.scheduler import MatchSpec
 
-RECORD_KEYS: Final = frozenset(
-    {
-        "match_id",
-        "round",
-        "seating",
-        "seed",
-        "set_key",
-        "bots",
-        "scores",
-        "placements",
-        "truncated",
-        "hands",
-        "faults",
-        "stats",
-        "logs",
-        "duration_seconds",
-    }
-)
-"""Exactly the keys of a match record (:func:`arena.runner.outcome_record`)."""
-FAULT_KEYS: Final = frozenset({"seat", "kind", "message", "decision"})
-STAT_KEYS: Final = frozenset({"decisions", "asked", "think_seconds", "max_seconds", "cpu_seconds"})
 MAX_DOCUMENT: Final = 64 << 20
 """Characters of one batch's results document at most (20 matches with full logs fit easily)."""
 
@@ -59,16 +38,17 @@ class Refused(ValueError):
     """A record (or a whole results document) that does not match what was sent."""
 
 
-def encode_results(records: Sequence[dict[str, Any]]) -> str:
+def encode_results(records: Sequence[MatchRecord]) -> str:
     """A batch's records as the JSON document a worker returns (plain text, nothing to run)."""
-    return json.dumps(list(records), separators=(",", ":"), allow_nan=False)
+    return json.dumps([r.to_json() for r in records], separators=(",", ":"), allow_nan=False)
 
 
-def check_results(batch: Batch, document: object) -> tuple[list[dict[str, Any]], list[str]]:
+def check_results(batch: Batch, document: object) -> tuple[list[MatchRecord], list[str]]:
     """The records of ``document`` that match ``batch``, and one line per record refused.
 
     A document that is not a JSON list of objects is refused whole (one line). Every record is
-    checked by :func:`check_record`; a record reporting a match already reported in the same
+    read strictly (:meth:`~arena.record.MatchRecord.from_json`) and checked by
+    :func:`check_record`; a record reporting a match already reported in the same
     document is refused too.
     """
     if isinstance(document, BaseException):  # the transport could not (or would not) read it
@@ -84,7 +64,7 @@ def check_results(batch: Batch, document: object) -> tuple[list[dict[str, Any]],
     if not isinstance(records, list):
         return [], ["the results are not a JSON list"]
     specs = {spec.match_id: spec for spec in batch.matches}
-    accepted: list[dict[str, Any]] = []
+    accepted: list[MatchRecord] = []
     refused: list[str] = []
     seen: set[str] = set()
     for record in records:
@@ -96,11 +76,12 @@ def check_results(batch: Batch, document: object) -> tuple[list[dict[str, Any]],
             if mid in seen:
                 raise Refused("it is reported twice")
             seen.add(mid)
-            check_record(record, specs[mid], batch)
-        except Refused as e:
+            typed = MatchRecord.from_json(record)
+            check_record(typed, specs[mid], batch)
+        except (Refused, RecordError) as e:
             refused.append(f"{label}: {e}")
             continue
-        accepted.append(record)
+        accepted.append(typed)
     return accepted, refused
 
 
@@ -108,44 +89,29 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number")
 
 
-def check_record(record: dict[str, Any], spec: MatchSpec, batch: Batch) -> None:
-    """Raise :class:`Refused` unless ``record`` is exactly the match ``spec`` as played."""
-    if set(record) != RECORD_KEYS:
-        extra, missing = sorted(set(record) - RECORD_KEYS), sorted(RECORD_KEYS - set(record))
-        raise Refused(f"keys differ (extra {extra[:5]}, missing {missing[:5]})")
+def check_record(record: MatchRecord, spec: MatchSpec, batch: Batch) -> None:
+    """Raise :class:`Refused` unless ``record`` is exactly the match ``spec`` as played (its
+    shape and JSON types were checked when it was read: :meth:`MatchRecord.from_json`)."""
     for key in ("match_id", "round", "seating", "seed", "set_key"):
-        if record[key] != getattr(spec, key) or type(record[key]) is not type(getattr(spec, key)):
+        if getattr(record, key) != getattr(spec, key):
             raise Refused(f"its {key} is not the one sent")
-    if record["bots"] != [e.version_id for e in spec.seats]:
+    if list(record.bots) != [e.version_id for e in spec.seats]:
         raise Refused("its bots are not the scheduled versions")
-    faulty = _check_faults(record["faults"])
+    faulty = _check_faults(record)
     _check_replay(record, spec, batch)
-    if record["placements"] != forfeit_placements(record["scores"], faulty):
+    if list(record.placements) != forfeit_placements(list(record.scores), faulty):
         raise Refused("its places do not follow from the scores and faults")
-    _check_stats(record["stats"])
-    _check_logs(record["logs"], batch.limits.log_bytes)
-    duration = record["duration_seconds"]
-    if type(duration) not in (int, float) or not (math.isfinite(duration) and duration >= 0):
-        raise Refused("its duration is not a non-negative number")
+    _check_logs(record.logs, batch.limits.log_bytes)
 
 
-def _check_faults(faults: object) -> set[int]:
-    if not isinstance(faults, list) or len(faults) > 3:
-        raise Refused("its faults are not a list of at most three")
+def _check_faults(record: MatchRecord) -> set[int]:
     seats: set[int] = set()
-    for f in faults:
-        if not isinstance(f, dict) or set(f) != FAULT_KEYS:
-            raise Refused("a fault has other keys than seat, kind, message, decision")
-        seat, decision, message = f["seat"], f["decision"], f["message"]
-        if type(seat) is not int or seat not in (0, 1, 2) or seat in seats:
+    for f in record.faults:
+        if f.seat in seats:
             raise Refused("a fault names a bad or repeated seat")
-        if f["kind"] not in FAULT_KINDS:
-            raise Refused("a fault has an unknown kind")
-        if not isinstance(message, str) or clean(message, MAX_MESSAGE) != message:
+        if clean(f.message, MAX_MESSAGE) != f.message:
             raise Refused("a fault message is not capped and stripped")
-        if decision is not None and (type(decision) is not int or decision < 0):
-            raise Refused("a fault has a bad decision number")
-        seats.add(seat)
+        seats.add(f.seat)
     return seats
 
 
@@ -163,12 +129,10 @@ class _Replay:
         return step[2]
 
 
-def _check_replay(record: dict[str, Any], spec: MatchSpec, batch: Batch) -> None:
-    hands = record["hands"]
-    if not isinstance(hands, list) or not 0 < len(hands) <= DEFAULT_MAX_HANDS:
+def _check_replay(record: MatchRecord, spec: MatchSpec, batch: Batch) -> None:
+    hands = list(record.hands)
+    if not 0 < len(hands) <= DEFAULT_MAX_HANDS:
         raise Refused("its hands are not a list of played hands")
-    if not all(isinstance(h, dict) and isinstance(h.get("log"), list) for h in hands):
-        raise Refused("a hand has no decision log")
     decisions = iter([step for h in hands for step in h["log"]])
     players = [_Replay(decisions, seat) for seat in range(3)]
     try:
@@ -182,27 +146,14 @@ def _check_replay(record: dict[str, Any], spec: MatchSpec, batch: Batch) -> None
     # Compared as JSON (tuples become lists), the form the worker sent them in.
     if json.loads(json.dumps([h.to_dict() for h in replayed.hands])) != hands:
         raise Refused("its hands differ from the replay of its decisions on the match's deals")
-    if record["scores"] != replayed.scores or record["truncated"] is not replayed.truncated:
+    if list(record.scores) != replayed.scores or record.truncated is not replayed.truncated:
         raise Refused("its scores or end differ from the replay")
 
 
-def _check_stats(stats: object) -> None:
-    if not isinstance(stats, list) or len(stats) != 3:
-        raise Refused("its stats are not three")
-    for st in stats:
-        if not isinstance(st, dict) or not set(st) <= STAT_KEYS:
-            raise Refused("a seat's stats have unknown keys")
-        for v in st.values():
-            if type(v) not in (int, float) or not (math.isfinite(v) and v >= 0):
-                raise Refused("a seat's stats are not non-negative numbers")
-
-
-def _check_logs(logs: object, log_bytes: int) -> None:
-    if not isinstance(logs, list) or len(logs) != 3:
-        raise Refused("its logs are not three")
+def _check_logs(logs: Sequence[str], log_bytes: int) -> None:
     limit = max(log_bytes, 1)
     for text in logs:
-        if not isinstance(text, str) or clean(text, limit) != text:
+        if clean(text, limit) != text:
             raise Refused("a bot's log is not capped and stripped")
 
 

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from arena import collusion, faults, ratings
 from arena.owners import describe as describe_owner
-from arena.store import Store
+from arena.store import ListedMatch, Store
 from arena.tables import fit, grid, name_column, short_time
 from arena.tournament import Plan, RunResult, StandingsReport
 from arena.untrusted import clean, clean_line
@@ -396,33 +396,34 @@ def fault_details(records: Sequence[dict[str, Any]]) -> list[Text]:
 # --- matches, bots, tournaments -------------------------------------------------------------
 
 
-def match_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``arena matches --json``: rows of :meth:`arena.store.Store.match_listing` as objects.
+def match_records(rows: Sequence[ListedMatch]) -> list[dict[str, Any]]:
+    """``arena matches --json``: the matches of :meth:`arena.store.Store.match_listing` as
+    objects.
 
     Each: ``id``, ``tournament``, ``round``, ``seating`` (from 1), ``seed``, ``hands``,
     ``truncated``, ``faults`` and ``seats``: per seat ``bot``, ``version``, ``score``,
     ``place``, ``faulted``."""
     out = []
     for r in rows:
-        faulted = {int(s) for s in (r["faulted"] or "").split(",") if s}
+        m = r.match
         out.append(
             {
-                "id": r["id"],
-                "tournament": r["tournament_id"],
-                "round": r["round"] + 1,
-                "seating": r["seating"] + 1,
-                "seed": r["seed"],
-                "hands": r["hands_played"],
-                "truncated": bool(r["truncated"]),
-                "faults": r["faults"],
+                "id": m.id,
+                "tournament": m.tournament_id,
+                "round": m.round + 1,
+                "seating": m.seating + 1,
+                "seed": m.seed,
+                "hands": m.hands_played,
+                "truncated": m.truncated,
+                "faults": m.faults,
                 "seats": [
                     {
                         "seat": s,
-                        "bot": r[f"name{s}"],
-                        "version": r[f"ver{s}"],
-                        "score": r[f"score{s}"],
-                        "place": r[f"place{s}"],
-                        "faulted": s in faulted,
+                        "bot": r.names[s],
+                        "version": r.versions[s],
+                        "score": m.scores[s],
+                        "place": m.places[s],
+                        "faulted": s in r.faulted,
                     }
                     for s in range(3)
                 ],

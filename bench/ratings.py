@@ -35,10 +35,10 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 
+from arena.record import MatchRecord, SeatStats
 from arena.store import Store
 from arena.tournament import current_standings, save_standings
 
@@ -72,27 +72,28 @@ def build(path: Path, matches: int, bots: int, seed: int) -> tuple[Store, str, d
     config = {"seed": seed, "rounds": rounds, "rules": {}, "limits": {}, "bots": []}
     store.ensure_tournament(tid, config, ids, len(out.unit))
     members = cov.triples(bots)
-    records: list[dict[str, Any]] = []
+    records: list[MatchRecord] = []
     for m in range(len(out.unit)):
         u = int(out.unit[m])
         seated = [ids[int(b)] for b in out.bots[m]]
+        places = [int(p) for p in out.places[m]]
         records.append(
-            {
-                "match_id": f"{tid}-{m:07d}",
-                "set_key": ",".join(str(ids[int(b)]) for b in members[u // rounds]),
-                "round": u % rounds,
-                "seating": m % 6,
-                "seed": u,
-                "bots": seated,
-                "scores": [10 - int(p) for p in out.places[m]],
-                "placements": [int(p) for p in out.places[m]],
-                "hands": [],
-                "truncated": False,
-                "faults": [],
-                "duration_seconds": 0.01,
-                "stats": [{}, {}, {}],
-                "logs": ["", "", ""],
-            }
+            MatchRecord(
+                match_id=f"{tid}-{m:07d}",
+                set_key=",".join(str(ids[int(b)]) for b in members[u // rounds]),
+                round=u % rounds,
+                seating=m % 6,
+                seed=u,
+                bots=(seated[0], seated[1], seated[2]),
+                scores=(10 - places[0], 10 - places[1], 10 - places[2]),
+                placements=(places[0], places[1], places[2]),
+                hands=(),
+                truncated=False,
+                faults=(),
+                duration_seconds=0.01,
+                stats=(SeatStats(), SeatStats(), SeatStats()),
+                logs=("", "", ""),
+            )
         )
         if len(records) == 5000:
             store.write_results(tid, records)

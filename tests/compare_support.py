@@ -15,6 +15,7 @@ from site_support import FirstLegal
 
 from arena import compare
 from arena.engine import Rules, play_match
+from arena.record import MatchRecord, SeatStats
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, MatchSpec
 from arena.sequential import Design
@@ -34,8 +35,8 @@ def worker_record(spec: MatchSpec, places: tuple[int, int, int]) -> dict[str, An
         "match_id": spec.match_id, "round": spec.round, "seating": spec.seating,
         "seed": spec.seed, "set_key": spec.set_key, "bots": [e.version_id for e in spec.seats],
         "scores": [10 - 3 * (p - 1) for p in places], "placements": list(places),
-        "truncated": False, "hands": [_a_real_hand()], "faults": [], "stats": [{}] * 3,
-        "logs": ["", "", ""], "duration_seconds": 0.1,
+        "truncated": False, "hands": [_a_real_hand()], "faults": [],
+        "stats": [SeatStats().to_json()] * 3, "logs": ["", "", ""], "duration_seconds": 0.1,
     }  # fmt: skip
 
 
@@ -62,7 +63,7 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
             for m in specs:
                 lost = (m.round, m.seating) == (0, 2)  # B's one win
                 records.append(worker_record(m, by_role(m, (3, 1, 2) if lost else (1, 3, 2))))
-            store.write_results(the_plan.tid, records)
+            store.write_results(the_plan.tid, [MatchRecord.from_json(r) for r in records])
             schedule.stored(records)
         assert schedule.test.decision == "H1"
         store.set_status(the_plan.tid, "finished")
@@ -72,7 +73,7 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
 
 def small_record(
     mid: str, rnd: int, bots: list[int], scores: list[int], dealer: int
-) -> dict[str, Any]:
+) -> MatchRecord:
     """A worker record (as arena.runner makes it) with one hand dealt by ``dealer``."""
     hand = {
         "hand_number": 0, "dealer": dealer, "upcard": "AS", "trump": "S", "maker": 0,
@@ -80,12 +81,12 @@ def small_record(
         "points": [1, 0, 0], "scores_before": [0, 0, 0], "log": [[2, "bid1", "order"]],
     }  # fmt: skip
     places = [1 + sum(o > s for o in scores) for s in scores]
-    return {
+    return MatchRecord.from_json({
         "match_id": mid, "round": rnd, "seating": 0, "seed": 42 + rnd, "set_key": "1,2,3",
         "bots": bots, "scores": scores, "placements": places, "truncated": False,
-        "hands": [hand], "faults": [], "stats": [{}] * 3, "logs": ["", "", ""],
+        "hands": [hand], "faults": [], "stats": [SeatStats().to_json()] * 3, "logs": ["", "", ""],
         "duration_seconds": 0.5,
-    }  # fmt: skip
+    })  # fmt: skip
 
 
 def store_small_tournament(db: Path) -> str:

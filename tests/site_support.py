@@ -25,6 +25,7 @@ from arena import scheduler
 from arena.botfile import bundled
 from arena.cli import main
 from arena.engine import Rules, play_match
+from arena.record import MatchRecord
 from arena.sandbox.values import forfeit_placements
 from arena.secrecy import SecretFile
 from arena.store import Store
@@ -183,14 +184,15 @@ def store_tournament(
                             "decisions": 40,
                             "asked": 30,
                             "think_seconds": 0.003 * (s + 1),
-                            "max_seconds": 0.001 * (s + 1),
+                            "max_think_seconds": 0.001 * (s + 1),
+                            "cpu_seconds": 0.0,
                         }
                         for s in range(3)
                     ],  # fmt: skip
                     "logs": logs,
                 }
             )
-        store.write_results(tid, records)
+        store.write_results(tid, [MatchRecord.from_json(r) for r in records])
         save_standings(store, tid)  # the same code path as the end of `arena run`
         store.set_status(tid, "finished")
     return tid

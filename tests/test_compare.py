@@ -20,6 +20,7 @@ from cli_support import arena, arena_script, ok, one_error_line, stored_matches
 
 from arena import compare
 from arena.engine import Rules
+from arena.record import MatchRecord, SeatStats
 from arena.runner import WAIT
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, match_seed
@@ -50,9 +51,14 @@ def record(spec: Any, places: tuple[int, int, int]) -> dict[str, Any]:
         "match_id": spec.match_id, "round": spec.round, "seating": spec.seating,
         "seed": spec.seed, "set_key": spec.set_key, "bots": [e.version_id for e in spec.seats],
         "scores": [10 - 3 * (p - 1) for p in places], "placements": list(places),
-        "truncated": False, "hands": [hand], "faults": [], "stats": [{}] * 3,
+        "truncated": False, "hands": [hand], "faults": [], "stats": [SeatStats().to_json()] * 3,
         "logs": ["", "", ""], "duration_seconds": 0.1,
     }  # fmt: skip
+
+
+def typed(records: list[dict[str, Any]]) -> list[MatchRecord]:
+    """The records as :meth:`Store.write_results` takes them."""
+    return [MatchRecord.from_json(r) for r in records]
 
 
 def places_for(spec: Any, by_role: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -110,12 +116,12 @@ def test_the_schedule_decides_only_on_complete_sets_and_resumes(tmp_path: Path) 
         assert first is not WAIT and [m.round for m in first] == [0] * 6
         # A places first and B last in every seating of set 0, except one match not in yet.
         records = [record(m, places_for(m, (1, 3, 2))) for m in first]
-        store.write_results(the_plan.tid, records[:5])
+        store.write_results(the_plan.tid, typed(records[:5]))
         schedule.stored(records[:5])
         assert schedule.test.sets == 0 and schedule.queue.waiting == 1
         second = next(items)  # the next set is handed out meanwhile
         assert [m.round for m in second] == [1] * 6
-        store.write_results(the_plan.tid, records[5:])
+        store.write_results(the_plan.tid, typed(records[5:]))
         schedule.stored(records[5:])
         assert schedule.test.sets == 1 and list(schedule.test.counts).index(1) == 12
 
@@ -130,7 +136,7 @@ def test_the_schedule_decides_only_on_complete_sets_and_resumes(tmp_path: Path) 
         for k in range(1, 20):
             specs = compare.set_matches(the_plan.tid, again.members, k, 3, again.secret)
             done = [record(m, places_for(m, (1, 3, 2))) for m in specs]
-            store.write_results(the_plan.tid, done)
+            store.write_results(the_plan.tid, typed(done))
             again.stored(done)
             if again.test.decision is not None:
                 break

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("worlds",),
     ("engine", "transcript", "botfile"),
     ("sandbox",),
+    ("record",),
     (
         "scheduler",
         "secrecy",

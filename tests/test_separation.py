@@ -17,6 +17,7 @@ from cli_support import arena, ok
 
 from arena.engine import Rules
 from arena.ratings import BotStanding, Pair
+from arena.record import MatchRecord, SeatStats
 from arena.runner import WAIT
 from arena.sandbox import Limits
 from arena.secrecy import SecretFile
@@ -68,9 +69,9 @@ def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> l
             "match_id": m.match_id, "round": m.round, "seating": m.seating, "seed": m.seed,
             "set_key": m.set_key, "bots": ids, "scores": [12 - 4 * p for p in places],
             "placements": places, "truncated": False, "hands": [], "faults": [],
-            "stats": [{}] * 3, "logs": ["", "", ""], "duration_seconds": 0.1,
+            "stats": [SeatStats().to_json()] * 3, "logs": ["", "", ""], "duration_seconds": 0.1,
         })  # fmt: skip
-    store.write_results(tid, records)
+    store.write_results(tid, [MatchRecord.from_json(r) for r in records])
     return records
 
 

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from arena.errors import ArenaError
+from arena.record import MatchRecord, SeatStats
 from arena.runlock import RunLock
-from arena.store import LOG_CAP, VERSION, Store
+from arena.store import LOG_CAP, VERSION, ListedMatch, Store, StoredMatch
 
 
-def record(match_id: str, bots: list[int], **over: Any) -> dict[str, Any]:
+def record(match_id: str, bots: list[int], **over: Any) -> MatchRecord:
     """A worker record as :func:`arena.runner.outcome_record` makes it (one short hand)."""
     hand = {
         "hand_number": 0,
@@ -41,12 +42,12 @@ def record(match_id: str, bots: list[int], **over: Any) -> dict[str, Any]:
         "truncated": False,
         "hands": [hand],
         "faults": [],
-        "stats": [{"decisions": 5, "asked": 4, "think_seconds": 0.1, "max_seconds": 0.05}] * 3,
+        "stats": [SeatStats(5, 4, 0.1, 0.05).to_json()] * 3,
         "logs": ["", "", ""],
         "duration_seconds": 0.5,
     }
     rec.update(over)
-    return rec
+    return MatchRecord.from_json(rec)
 
 
 @pytest.fixture
@@ -224,3 +225,22 @@ def test_tournament_status_and_lookup(store: Store) -> None:
     assert store.tournament("t1")["status"] == "finished"
     with pytest.raises(ArenaError, match="no tournament"):
         store.tournament("zz")
+
+
+def test_the_match_listing_and_pages_read_typed_rows(store: Store) -> None:
+    fault = {"seat": 2, "kind": "crash", "message": "boom", "decision": None}
+    store.write_results(
+        "t1", [record("m1", [1, 2, 3]), record("m2", [3, 1, 2], seating=1, faults=[fault])]
+    )
+    listed, total = store.match_listing(bot="c", tid="t1")
+    assert total == 2 and [type(r) for r in listed] == [ListedMatch, ListedMatch]
+    assert [(r.match.id, r.names, r.versions, r.faulted) for r in listed] == [
+        ("m1", ("a", "b", "c"), (1, 1, 1), frozenset()),
+        ("m2", ("c", "a", "b"), (1, 1, 1), frozenset({2})),
+    ]
+    rows = store.match_rows(versions=[3])
+    assert [type(r) for r in rows] == [StoredMatch, StoredMatch]
+    assert rows[1].bots == (3, 1, 2) and rows[1].places == (1, 2, 3) and rows[1].faults == 1
+    assert rows[0].truncated is False and rows[0].seating == 0 and rows[0].hands_played == 1
+    with pytest.raises(KeyError):
+        StoredMatch.from_row({"id": "m1"})

@@ -18,6 +18,7 @@ import pytest
 
 from arena import verify
 from arena.engine import Rules, play_match
+from arena.record import MatchRecord, RecordError, SeatStats
 from arena.runner import Batch, outcome_record
 from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
 from arena.scheduler import Entrant, MatchSpec
@@ -57,14 +58,17 @@ def genuine(spec: MatchSpec, faults: list[Fault] | None = None) -> dict[str, Any
     m = play_match([First(), Last(), First()], spec.deal_seed, RULES)
     faults = faults or []
     places = forfeit_placements(m.scores, {f.seat for f in faults})
-    stats = [{"decisions": 3, "asked": 3, "think_seconds": 0.1}] * 3
+    stats = [SeatStats(3, 3, 0.1, 0.05, 0.02).to_json()] * 3
     outcome = MatchOutcome(m, faults, places, stats, ["hello\n", "", ""])
     return json.loads(verify.encode_results([outcome_record(spec, outcome, 0.5)]))[0]
 
 
 def check(records: object) -> tuple[list[dict[str, Any]], list[str]]:
+    """The accepted records (as JSON again) and the refusals of ``records``."""
     document = records if isinstance(records, str | bytes) else json.dumps(records)
-    return verify.check_results(BATCH, document)
+    accepted, refused = verify.check_results(BATCH, document)
+    assert all(type(r) is MatchRecord for r in accepted)
+    return [r.to_json() for r in accepted], refused
 
 
 def test_genuine_records_pass_whole() -> None:
@@ -113,6 +117,24 @@ FORGERIES = {
     "a log over the cap": lambda r: r["logs"].__setitem__(0, "x" * (Limits().log_bytes + 1)),
     "a negative duration": lambda r: r.update(duration_seconds=-1),
     "an unknown stat": lambda r: r["stats"][0].update(evil=1),
+    "a missing stat": lambda r: r["stats"][1].pop("cpu_seconds"),
+    "the old name of a stat": lambda r: r["stats"][0].update(
+        max_seconds=r["stats"][0].pop("max_think_seconds")
+    ),
+    "a negative stat": lambda r: r["stats"][2].update(asked=-1),
+    "a boolean round": lambda r: r.update(round=False),
+    "a score as text": lambda r: r["scores"].__setitem__(0, str(r["scores"][0])),
+    "four bots": lambda r: r["bots"].append(1),
+    "a fault with an extra key": lambda r: r["faults"].append(
+        {"seat": 0, "kind": "crash", "message": "x", "decision": None, "x": 1}
+    ),
+    "two faults of one seat": lambda r: r["faults"].extend(
+        [{"seat": 0, "kind": "crash", "message": "x", "decision": None}] * 2
+    ),
+    "a record that is a list": lambda r: r.clear(),
+    "a hand without its log": lambda r: r["hands"][0].pop("log"),
+    "a duration too large for a float": lambda r: r.update(duration_seconds=10**400),
+    "a count too large for SQLite": lambda r: r["stats"][0].update(decisions=2**64),
 }
 
 
@@ -123,6 +145,17 @@ def test_a_forged_record_is_refused_and_the_others_kept(name: str) -> None:
     accepted, refused = check([forged, good])
     assert accepted == [good]
     assert len(refused) == 1 and refused[0].startswith(("match m", "a record")), refused
+
+
+def test_a_record_reads_back_from_its_json_exactly() -> None:
+    data = genuine(SPECS[1], [Fault(2, "crash", "boom", None)])
+    record = MatchRecord.from_json(data)
+    assert record.to_json() == data
+    assert MatchRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
+    assert record.stats[0].max_think_seconds == 0.05 and record.faults[0].seat == 2
+    for bad in ({**data, "extra": 1}, {k: v for k, v in data.items() if k != "logs"}, [data]):
+        with pytest.raises(RecordError):
+            MatchRecord.from_json(bad)
 
 
 def test_a_record_reported_twice_is_stored_once() -> None:

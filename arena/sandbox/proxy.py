@@ -282,7 +282,7 @@ class SeatProxy:
             "decisions": self.decisions,
             "asked": self.asked,
             "think_seconds": round(self.think, 6),
-            "max_seconds": round(self.max_think, 6),
+            "max_think_seconds": round(self.max_think, 6),
             "cpu_seconds": round(cpu, 6),
         }
 

@@ -18,7 +18,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
-from arena.store import COMPARE, ROUND_ROBIN, Store
+from arena.store import COMPARE, ROUND_ROBIN, Store, StoredMatch
 from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -290,21 +290,21 @@ class MatchRow:
         return f"matches/{self.id}.html"
 
 
-def _match_row(r: dict[str, Any], refs: dict[int, BotRef]) -> MatchRow:
+def _match_row(r: StoredMatch, refs: dict[int, BotRef]) -> MatchRow:
     return MatchRow(
-        id=safe_id(r["id"]),
-        tournament_id=r["tournament_id"],
-        round=r["round"],
-        seating=r["seating"],
-        seed=r["seed"],
-        bots=[refs[r[f"bot{s}"]] for s in range(3)],
-        scores=[r[f"score{s}"] for s in range(3)],
-        places=[r[f"place{s}"] for s in range(3)],
-        hands_played=r["hands_played"],
-        truncated=bool(r["truncated"]),
-        faults=r["faults"] or 0,
-        duration=r["duration_seconds"],
-        finished_at=r["finished_at"],
+        id=safe_id(r.id),
+        tournament_id=r.tournament_id,
+        round=r.round,
+        seating=r.seating,
+        seed=r.seed,
+        bots=[refs[b] for b in r.bots],
+        scores=list(r.scores),
+        places=list(r.places),
+        hands_played=r.hands_played,
+        truncated=r.truncated,
+        faults=r.faults,
+        duration=r.duration_seconds,
+        finished_at=r.finished_at,
     )
 
 

@@ -22,10 +22,13 @@ from arena.store.bots import BotRecords, BotVersion, sha256_text
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
+from arena.store.rows import ListedMatch, StoredMatch
 from arena.store.schema import COMPARE, ROUND_ROBIN, VERSION, now
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
+    "ListedMatch",
+    "StoredMatch",
     "COMPARE",
     "LOG_CAP",
     "VERSION",

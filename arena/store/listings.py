@@ -11,6 +11,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.store.base import StoreBase
+from arena.store.rows import ListedMatch
 
 
 def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
@@ -70,10 +71,10 @@ class ListingReads(StoreBase):
 
     def match_listing(
         self, *, bot: str | None = None, tid: str | None = None, limit: int | None = None
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[ListedMatch], int]:
         """Stored matches (with one bot, of one tournament, or all) in schedule order, at
-        most ``limit``, and how many there are. Each row: the match's columns with each
-        seat's bot ``name0``.. and ``ver0``.., and ``faulted``, the faulty seats ("0,2")."""
+        most ``limit``, and how many there are: each with its seats' bot names, versions
+        and the seats that faulted."""
         where, params = _where(
             [("m.tournament_id = ?", tid), ("? IN (v0.name, v1.name, v2.name)", bot)]
         )
@@ -82,11 +83,11 @@ class ListingReads(StoreBase):
             "JOIN bot_versions v1 ON v1.id = m.bot1 JOIN bot_versions v2 ON v2.id = m.bot2" + where
         )
         total = int(self.conn.execute(f"SELECT COUNT(*) {base}", params).fetchone()[0])
-        rows = self.rows(
+        rows = self.db.query(
             "SELECT m.*, v0.name AS name0, v1.name AS name1, v2.name AS name2, "
             "v0.version AS ver0, v1.version AS ver1, v2.version AS ver2, "
             "(SELECT group_concat(seat) FROM faults f WHERE f.match_id = m.id) AS faulted "
             f"{base} ORDER BY m.tournament_id, m.round, m.set_key, m.seating LIMIT ?",
             [*params, -1 if limit is None else limit],
         )
-        return rows, total
+        return [ListedMatch.from_row(r) for r in rows], total

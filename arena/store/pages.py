@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.store.base import StoreBase
+from arena.store.rows import StoredMatch
 from arena.store.schema import ROUND_ROBIN
 
 
@@ -60,7 +61,7 @@ class PageReads(StoreBase):
 
     def match_rows(
         self, *, tid: str | None = None, versions: Sequence[int] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredMatch]:
         """Stored matches (of one tournament, or with one of ``versions`` seated, or all) in
         schedule order: tournament, round, set, seating."""
         where, params = "1", list[Any]()
@@ -71,10 +72,11 @@ class PageReads(StoreBase):
             where = f"id IN (SELECT match_id FROM match_seats WHERE {seated})"
             where += f" AND {_ranked('tournament_id')}"
             params = [*versions]
-        return self.rows(
+        rows = self.db.query(
             f"SELECT * FROM matches WHERE {where} ORDER BY tournament_id, round, set_key, seating",
             params,
         )
+        return [StoredMatch.from_row(r) for r in rows]
 
     def fault_rows(
         self, *, match_id: str | None = None, versions: Sequence[int] | None = None

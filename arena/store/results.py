@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
+from arena.record import MatchRecord
 from arena.store.base import StoreBase
 from arena.store.schema import now
 
@@ -16,89 +17,78 @@ LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""
 
 
-def _match_row(tid: str, r: dict[str, Any], stamp: str) -> dict[str, Any]:
-    bots = r["bots"]
+def _match_row(tid: str, r: MatchRecord, stamp: str) -> dict[str, Any]:
     return {
-        "id": r["match_id"],
+        "id": r.match_id,
         "tournament_id": tid,
-        "set_key": r["set_key"],
-        "round": r["round"],
-        "seating": r["seating"],
-        "seed": r["seed"],
-        **{f"bot{s}": bots[s] for s in range(3)},
-        **{f"score{s}": r["scores"][s] for s in range(3)},
-        **{f"place{s}": r["placements"][s] for s in range(3)},
-        "hands_played": len(r["hands"]),
-        "truncated": int(r["truncated"]),
-        "faults": len({f["seat"] for f in r["faults"]}),
-        "duration_seconds": r["duration_seconds"],
+        "set_key": r.set_key,
+        "round": r.round,
+        "seating": r.seating,
+        "seed": r.seed,
+        **{f"bot{s}": r.bots[s] for s in range(3)},
+        **{f"score{s}": r.scores[s] for s in range(3)},
+        **{f"place{s}": r.placements[s] for s in range(3)},
+        "hands_played": len(r.hands),
+        "truncated": int(r.truncated),
+        "faults": len({f.seat for f in r.faults}),
+        "duration_seconds": r.duration_seconds,
         "status": "finished",
         "finished_at": stamp,
     }
 
 
-def _seat_rows(tid: str, r: dict[str, Any]) -> list[dict[str, Any]]:
-    faulted = {f["seat"] for f in r["faults"]}
-    out = []
-    for s in range(3):
-        st = r["stats"][s] if s < len(r["stats"]) else {}
-        out.append(
-            {
-                "match_id": r["match_id"],
-                "seat": s,
-                "tournament_id": tid,
-                "bot_version_id": r["bots"][s],
-                "score": r["scores"][s],
-                "place": r["placements"][s],
-                "faulted": int(s in faulted),
-                "decisions": int(st.get("decisions", 0)),
-                "asked": int(st.get("asked", 0)),
-                "think_seconds": float(st.get("think_seconds", 0.0)),
-                "max_think_seconds": float(st.get("max_seconds", 0.0)),
-                "cpu_seconds": float(st.get("cpu_seconds", 0.0)),
-            }
-        )
-    return out
-
-
-def _log_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for s in range(3):
-        text = r["logs"][s] if s < len(r["logs"]) else ""
-        if text:
-            out.append(
-                {
-                    "match_id": r["match_id"],
-                    "seat": s,
-                    "bot_version_id": r["bots"][s],
-                    "text": text[:LOG_CAP],
-                    "truncated": int(len(text) > LOG_CAP),
-                }
-            )
-    return out
-
-
-def _fault_rows(tid: str, r: dict[str, Any]) -> list[dict[str, Any]]:
-    # One row per seat: the sandbox records only a seat's first fault.
-    faulted = {f["seat"]: f for f in r["faults"]}
+def _seat_rows(tid: str, r: MatchRecord) -> list[dict[str, Any]]:
+    faulted = {f.seat for f in r.faults}
     return [
         {
-            "match_id": r["match_id"],
+            "match_id": r.match_id,
             "seat": s,
             "tournament_id": tid,
-            "bot_version_id": r["bots"][s],
-            "kind": f["kind"],
-            "message": f["message"],
-            "decision": f.get("decision"),
+            "bot_version_id": r.bots[s],
+            "score": r.scores[s],
+            "place": r.placements[s],
+            "faulted": int(s in faulted),
+            **r.stats[s].to_json(),
+        }
+        for s in range(3)
+    ]
+
+
+def _log_rows(r: MatchRecord) -> list[dict[str, Any]]:
+    return [
+        {
+            "match_id": r.match_id,
+            "seat": s,
+            "bot_version_id": r.bots[s],
+            "text": text[:LOG_CAP],
+            "truncated": int(len(text) > LOG_CAP),
+        }
+        for s, text in enumerate(r.logs)
+        if text
+    ]
+
+
+def _fault_rows(tid: str, r: MatchRecord) -> list[dict[str, Any]]:
+    # One row per seat: the sandbox records only a seat's first fault.
+    faulted = {f.seat: f for f in r.faults}
+    return [
+        {
+            "match_id": r.match_id,
+            "seat": s,
+            "tournament_id": tid,
+            "bot_version_id": r.bots[s],
+            "kind": f.kind,
+            "message": f.message,
+            "decision": f.decision,
         }
         for s, f in faulted.items()
     ]
 
 
-def _hand_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+def _hand_rows(r: MatchRecord) -> list[dict[str, Any]]:
     return [
         {
-            "match_id": r["match_id"],
+            "match_id": r.match_id,
             "hand_number": h["hand_number"],
             "dealer": h["dealer"],
             "upcard": h["upcard"],
@@ -112,7 +102,7 @@ def _hand_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
             "scores_before": json.dumps(h["scores_before"]),
             "record": json.dumps(h, separators=(",", ":")),
         }
-        for h in r["hands"]
+        for h in r.hands
     ]
 
 
@@ -120,8 +110,9 @@ class MatchRecords(StoreBase):
     """The ``matches``, ``match_seats``, ``hands``, ``faults`` and ``bot_logs`` tables, and
     the tables derived from them (``ratings``, ``pairwise``, the collusion reports)."""
 
-    def write_results(self, tid: str, records: Sequence[dict[str, Any]]) -> None:
-        """Store finished matches (worker records) in one transaction, upserting by key."""
+    def write_results(self, tid: str, records: Sequence[MatchRecord]) -> None:
+        """Store finished matches (:class:`~arena.record.MatchRecord`, as workers return them)
+        in one transaction, upserting by key."""
         if not records:
             return
         stamp = now()
