@@ -488,7 +488,7 @@ def test_montecarlo_plays_sandboxed_matches_at_the_default_limits() -> None:
                 if src is mc:
                     stats = out.stats[seat]
                     assert stats["asked"] > 10
-                    assert stats["max_seconds"] < Limits().decision_seconds
+                    assert stats["max_think_seconds"] < Limits().decision_seconds
                     assert stats["cpu_seconds"] < Limits().match_cpu_seconds
 
 

@@ -25,6 +25,7 @@ from inprocess import FIRST, LAST, LIMITS, MIDDLE, RANDOM, play, register
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.sandbox import Limits
+from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile, commitment, deal_seed, verify
 from arena.store import Store
 from arena.tournament import plan, register_files
@@ -300,7 +301,9 @@ def deal_seeds(store: Store, tid: str, members: set[str]) -> dict[int, str | int
         rules=Rules(),
         limits=Limits.from_dict(config["limits"]),
     )
-    return {s.round: s.deal_seed for s in again.matches if {e.name for e in s.seats} == members}
+    assert isinstance(again.schedule, FixedSchedule)
+    matches = again.schedule.matches
+    return {s.round: s.deal_seed for s in matches if {e.name for e in s.seats} == members}
 
 
 def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Path) -> None:
@@ -330,8 +333,9 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     assert deal_seeds(store, abc, {"a", "b", "c"}) == deal_seeds(store, abcd, {"a", "b", "c"})
     stored = store.tournament_secret(abc)
     assert stored is not None and stored.commitment == c1
-    spec = next(s for s in plan(store, [v[n] for n in "abc"], rounds=2, seed=7, rules=Rules(),
-                                limits=limits).matches)  # fmt: skip
+    planned = plan(store, [v[n] for n in "abc"], rounds=2, seed=7, rules=Rules(), limits=limits)
+    assert isinstance(planned.schedule, FixedSchedule)
+    spec = planned.schedule.matches[0]
     assert (
         spec.deal_seed
         == hmac.new(stored.secret, f"arena/deal/{spec.seed}".encode(), hashlib.sha256).hexdigest()

@@ -65,9 +65,10 @@ def seed_material(state):
             continue
         value = sum(w << (32 * j) for j, w in words.items())
         raw = value.to_bytes((value.bit_length() + 7) // 8, "big")
-        data, digest = raw[:-64], raw[-64:]
-        if hashlib.sha512(data).digest() == digest:
-            return data
+        for pad in range(8):  # the integer lost any zero bytes the seed began with
+            data, digest = bytes(pad) + raw[:-64], raw[-64:]
+            if hashlib.sha512(data).digest() == digest:
+                return data
     return None
 
 
