@@ -36,6 +36,7 @@ from arena.engine import Rules
 from arena.entrants import DEFAULT_SOURCE_BYTES, resolve
 from arena.errors import ArenaError
 from arena.owners import current_owner
+from arena.record import MatchRecord
 from arena.runner import Wait
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
@@ -143,11 +144,11 @@ class CompareSchedule:
                 yield todo
             index += 1
 
-    def stored(self, records: Sequence[dict[str, Any]]) -> None:
+    def stored(self, records: Sequence[MatchRecord]) -> None:
         """Feed the matches just stored to the queue, and the sets it releases to the test."""
         for r in records:
-            self.done.add(r["match_id"])
-            self._add(r["round"], r["seating"], r["placements"])
+            self.done.add(r.match_id)
+            self._add(r.round, r.seating, r.placements)
 
     def describe(self) -> str:
         """The live line: sets, rate with its interval, evidence between its bounds."""

@@ -11,8 +11,9 @@ what it hands out next may depend on every result stored so far.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence, Set
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from arena.record import MatchRecord
 from arena.runner import Batch, Wait
 from arena.scheduler import MatchSpec
 
@@ -42,7 +43,7 @@ class Schedule(Protocol):
         """The matches to play next, or :data:`arena.runner.WAIT` until more results are in."""
         ...
 
-    def stored(self, records: Sequence[dict[str, Any]]) -> None:
+    def stored(self, records: Sequence[MatchRecord]) -> None:
         """Take the records of matches just stored."""
         ...
 
@@ -83,7 +84,7 @@ class FixedSchedule:
         """Every missing match at once."""
         yield self.todo
 
-    def stored(self, records: Sequence[dict[str, Any]]) -> None:
+    def stored(self, records: Sequence[MatchRecord]) -> None:
         """Nothing to do: the list is fixed."""
 
     def describe(self) -> str:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from arena import ratings
 from arena.ratings.outcomes import MatchRow
+from arena.record import MatchRecord
 from arena.runner import WAIT, Wait
 from arena.scheduler import MatchSpec
 from arena.store import Store
@@ -149,12 +150,11 @@ class UntilSeparated:
                 yield WAIT
             self._check(r)
 
-    def stored(self, records: Sequence[dict[str, Any]]) -> None:
+    def stored(self, records: Sequence[MatchRecord]) -> None:
         """Count the matches just stored."""
         for rec in records:
-            self.done.add(rec["match_id"])
-            b, p = rec["bots"], rec["placements"]
-            self.rows.append((f"{rec['set_key']}/{rec['round']}", *b, *p))
+            self.done.add(rec.match_id)
+            self.rows.append((f"{rec.set_key}/{rec.round}", *rec.bots, *rec.placements))
 
     def describe(self) -> str:
         """Where the rule stands, for the progress line."""

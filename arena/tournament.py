@@ -336,7 +336,7 @@ def _play_todo(
             store.write_results(tid, records)
             played += len(records)
             progress.advance(task, len(records))
-            unfolds.stored([r.to_json() for r in records])
+            unfolds.stored(records)
             progress.update(task, description=unfolds.describe())
 
         if executor is None:

@@ -63,8 +63,9 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
             for m in specs:
                 lost = (m.round, m.seating) == (0, 2)  # B's one win
                 records.append(worker_record(m, by_role(m, (3, 1, 2) if lost else (1, 3, 2))))
-            store.write_results(the_plan.tid, [MatchRecord.from_json(r) for r in records])
-            schedule.stored(records)
+            typed = [MatchRecord.from_json(r) for r in records]
+            store.write_results(the_plan.tid, typed)
+            schedule.stored(typed)
         assert schedule.test.decision == "H1"
         store.set_status(the_plan.tid, "finished")
         schedule.finish(store, completed=True)

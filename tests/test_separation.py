@@ -59,7 +59,7 @@ def bots(tmp_path: Path) -> list[Path]:
     return paths
 
 
-def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> list[dict]:
+def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> list[MatchRecord]:
     """Store ``specs`` as played, each bot placed ``order[version id]``."""
     records = []
     for m in specs:
@@ -71,8 +71,9 @@ def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> l
             "placements": places, "truncated": False, "hands": [], "faults": [],
             "stats": [SeatStats().to_json()] * 3, "logs": ["", "", ""], "duration_seconds": 0.1,
         })  # fmt: skip
-    store.write_results(tid, [MatchRecord.from_json(r) for r in records])
-    return records
+    typed = [MatchRecord.from_json(r) for r in records]
+    store.write_results(tid, typed)
+    return typed
 
 
 def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:

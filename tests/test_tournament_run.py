@@ -24,6 +24,7 @@ from cli_support import stored_matches
 
 from arena.botfile import bundled
 from arena.engine import Rules
+from arena.record import MatchRecord
 from arena.runner import WAIT, Wait
 from arena.sandbox import Limits
 from arena.scheduler import MatchSpec
@@ -267,8 +268,8 @@ class RoundAtATime:
             while not all(m.match_id in self.done for m in batch):
                 yield WAIT
 
-    def stored(self, records: Sequence[dict[str, Any]]) -> None:
-        self.done.update(r["match_id"] for r in records)
+    def stored(self, records: Sequence[MatchRecord]) -> None:
+        self.done.update(r.match_id for r in records)
 
     def describe(self) -> str:
         return f"{len(self.done)} stored"
