@@ -320,12 +320,14 @@ class Bot:
         time.sleep(0.002)
         return random.choice(obs["legal"])
 """
-RUN_ARGS = ["--rounds", "2", "--seed", "5", "--no-site"]  # 12 matches of 3 distinct bots
+RUN_ARGS = ["--seed", "5", "--no-site"]
 
 
-def run_args(bot_files: list[str]) -> list[str]:
-    """RUN_ARGS with the deal secret the fixture wrote: two databases, the same deals."""
-    return [*RUN_ARGS, "--secret-file", str(Path(bot_files[-1]).with_name("secret.json"))]
+def run_args(bot_files: list[str], rounds: int = 2) -> list[str]:
+    """RUN_ARGS (two rounds: 12 matches of 3 distinct bots) with the deal secret the fixture
+    wrote: two databases, the same deals."""
+    secret = str(Path(bot_files[-1]).with_name("secret.json"))
+    return ["--rounds", str(rounds), *RUN_ARGS, "--secret-file", secret]
 
 
 @pytest.fixture(scope="module")
@@ -537,7 +539,7 @@ def test_ctrl_c_then_parent_killed_then_resume(
 ) -> None:
     # Five rounds: 30 matches in five batches (a duplicate set is one batch), so a run can be
     # stopped between batches while others are still to play.
-    args = [a if a != "2" else "5" for a in run_args(bot_files)]
+    args = run_args(bot_files, rounds=5)
     local = tmp_path / "local.db"
     out = arena("run", *bot_files, *args, "--workers", "2", "--db", str(local))
     assert out.returncode == 0, out.stderr
