@@ -38,7 +38,7 @@ from arena.sandbox.layers import processes_of_uid
 from arena.sandbox.values import bot_random_seed, forfeit_placements
 
 ATTACKS = Path(__file__).parent / "attacks"
-LAYERS = ("python", "uid", "bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper")
+LAYERS = ("python", "uid", "bwrap", "pidns", "nnp", "landlock", "seccomp", "rlimits", "subreaper")
 LAYERS += ("files", "turns")
 FAST = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
 REPO = Path(__file__).resolve().parent.parent
@@ -126,6 +126,7 @@ def test_probe_reports_every_layer_truthfully() -> None:
         "python",
         "uid",
         "bwrap",
+        "pidns",
         "nnp",
         "landlock",
         "seccomp",
@@ -598,6 +599,7 @@ def test_escaped_daemons_die_with_their_match_when_nothing_stops_forks(
     with BotPool(FAST) as pool:
         assert pool.isolation.active == [
             "python",
+            "pidns",  # as root, the zygote may make pid namespaces without bubblewrap
             "nnp",
             "landlock",
             "rlimits",

@@ -276,3 +276,37 @@ def test_the_zygote_runs_under_its_allowlist_and_a_bot_under_both() -> None:
     pythons = [s for s in statuses.values() if re.search(r"^Name:\s+python3", s, re.M)]
     assert len(filters) == len(pythons) and filters.count(1) == 3, (filters, pythons)
     assert set(filters) <= {1, 2}, filters
+
+
+PID_BOT = """
+import os
+import random
+
+
+class Bot:
+    def act(self, obs):
+        if obs["hand_number"] == 0 and not getattr(self, "told", False):
+            self.told = True
+            print("PID", os.getpid(), os.getppid())
+        return random.choice(obs["legal"])
+"""
+
+
+@pytest.mark.parametrize("disable", ["", "pidns"])
+def test_the_pid_namespace_layer_decides_what_a_bot_sees_as_its_pid(monkeypatch, disable):
+    """The ``pidns`` layer `arena doctor` shows is the one the zygote acts on: on, every
+    match's bot is pid 1 with parent 0; turned off, its pid is an ordinary one that counts
+    what ran before it."""
+    monkeypatch.setenv("ARENA_SANDBOX_DISABLE", disable)
+    fast = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
+    probe = BotSource("pidbot", PID_BOT)
+    other = BotSource.from_path(str(bundled("random_bot")))
+    with BotPool(fast) as pool:
+        assert ("pidns" in pool.isolation.active) == (disable == "")
+        seen = [pool.play_match([probe, other, other], seed).logs[0] for seed in (1, 2)]
+    pids = [re.search(r"PID (\d+) (\d+)", log) for log in seen]
+    assert all(pids), seen
+    if disable:
+        assert all(m is not None and m.group(1) != "1" for m in pids)
+    else:
+        assert all(m is not None and m.group(1, 2) == ("1", "0") for m in pids)

@@ -351,6 +351,7 @@ class Zygote:
             "read_paths": read_paths,
             "landlock": isolation.landlock,
             "seccomp": isolation.seccomp,
+            "pidns": isolation.pidns,
             "nproc": isolation.nproc,
             "limits": limits.to_dict(),
         }

@@ -479,7 +479,7 @@ def _fork_children(
     scope_fd: int | None,
 ) -> None:
     """The zygote's loop: one child forked per request, until the arena goes."""
-    pidns = list(_PIDNS_FLAGS) if SYS_CLONE is not None else []
+    pidns = list(_PIDNS_FLAGS) if SYS_CLONE is not None and cfg.get("pidns") else []
     while True:
         try:
             msg, fds, _flags, _addr = socket.recv_fds(ctrl, 4096, 3)

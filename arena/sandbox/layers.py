@@ -72,6 +72,7 @@ class Isolation:
     uid: bool = False
     landlock: int = 0
     seccomp: bool = False
+    pidns: bool = False
     nproc: bool = False
     freeze: bool = False
     unsafe: bool = False
@@ -284,6 +285,46 @@ def _probe_seccomp() -> tuple[bool, str]:
     return (True, f"libseccomp bindings {out}") if ok else (False, f"no seccomp binding ({out})")
 
 
+_PIDNS_PROBE = """
+import ctypes, os, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for flags in (0x20000000, 0x20000000 | 0x10000000):  # CLONE_NEWPID, with CLONE_NEWUSER
+    pid = libc.syscall(NR, ctypes.c_ulong(flags | signal.SIGCHLD), 0, 0, 0, 0)
+    if pid == 0:
+        os._exit(0 if os.getpid() == 1 else 3)
+    if pid > 0:
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) == 0:
+            print("own user namespace" if flags & 0x10000000 else "the zygote's capability")
+            sys.exit(0)
+sys.exit(1)
+"""
+
+
+@functools.cache
+def _probe_pidns(bwrap: bool, as_uid: int | None) -> tuple[bool, str]:
+    """Whether each match child can be pid 1 of a pid namespace of its own, the way the
+    zygote makes it (host.py, ``_fork_match``): inside bubblewrap with the capability the
+    sandbox gives the zygote, else as the zygote's uid with ``CLONE_NEWPID`` and then a user
+    namespace of its own."""
+    done = "each match's bot is pid 1 of a pid namespace of its own"
+    if bwrap:
+        return True, f"{done} (the zygote's capability inside bubblewrap)"
+    nr = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+    if nr is None:
+        return (
+            False,
+            f"no raw clone on {os.uname().machine}: a bot's pid counts its zygote's matches",
+        )
+    ids: dict[str, Any] = {}
+    if as_uid is not None:
+        ids = {"user": as_uid, "group": as_uid, "extra_groups": []}
+    ok, out = _run([HOST_PYTHON, "-s", "-S", "-c", f"NR = {nr}\n{_PIDNS_PROBE}"], **ids)
+    if ok:
+        return True, f"{done} ({out})"
+    return False, "no pid namespace can be made: a bot's pid counts its zygote's matches"
+
+
 @functools.cache
 def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
     exe = shutil.which("bwrap")
@@ -308,7 +349,8 @@ def probe() -> list[Layer]:
     """Probe every layer on this machine (cached per process; takes about 50 ms once).
 
     The names: ``python`` (the host interpreter), ``bwrap``, ``uid`` (a separate uid per
-    running bot), ``nnp`` (no_new_privs), ``landlock``, ``seccomp``, ``rlimits``, ``subreaper``,
+    running bot), ``pidns`` (each match's bot is pid 1 of its own pid namespace), ``nnp``
+    (no_new_privs), ``landlock``, ``seccomp``, ``rlimits``, ``subreaper``,
     ``files`` (only the interpreter's files are visible, not all of ``/usr``) and ``turns``
     (bots are stopped between their turns).
     """
@@ -332,11 +374,27 @@ def probe() -> list[Layer]:
         else "not root: bots run as the arena's own uid, no NPROC limit",
     )
     if sys.platform != "linux":
-        others = ("bwrap", "nnp", "landlock", "seccomp", "rlimits", "subreaper", "files", "turns")
+        others = (
+            "bwrap",
+            "pidns",
+            "nnp",
+            "landlock",
+            "seccomp",
+            "rlimits",
+            "subreaper",
+            "files",
+            "turns",
+        )
         for name in others:
             add(name, False, "Linux only")
         return layers
-    add("bwrap", *_probe_bwrap(UID_BASE + UID_COUNT - 1 if uid_ok else None))
+    as_uid = UID_BASE + UID_COUNT - 1 if uid_ok else None
+    add("bwrap", *_probe_bwrap(as_uid))
+    bwrap_on = layers[-1].active
+    if py_ok:
+        add("pidns", *_probe_pidns(bwrap_on, None if bwrap_on else as_uid))
+    else:
+        add("pidns", False, "needs the host interpreter")
     add("nnp", True, "PR_SET_NO_NEW_PRIVS: no setuid gains, required by Landlock and seccomp")
     abi = landlock_abi()
     detail = {
@@ -406,6 +464,7 @@ def choose_isolation(unsafe_no_sandbox: bool = False) -> Isolation:
         uid=on["uid"],
         landlock=landlock_abi() if on["landlock"] else 0,
         seccomp=on["seccomp"],
+        pidns=on["pidns"],
         nproc=on["uid"],
         freeze=on["turns"],
         layers=tuple(layers),
