@@ -161,9 +161,9 @@ def retire_bot(
     if current == BUNDLED:
         raise ArenaError(f"{name!r} is a bundled bot's name; it cannot be retired")
     if owner is not None and current != owner and not force:
+        whose = "belongs to another owner key" if current else "has no owner key"
         raise ArenaError(
-            f"bot {name!r} belongs to another owner key"
-            if current is not None
-            else f"bot {name!r} has no owner key (stored without one)"
+            f"bot {name!r} {whose}: only its owner retires it (or the organiser, with "
+            "`arena retire --force`)"
         )
     return version, store.set_retired(name, True)
