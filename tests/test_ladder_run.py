@@ -224,3 +224,27 @@ def test_epochs_open_close_and_verify(tmp_path: Path) -> None:
         report = verify_epoch(store, lid, 0)
     assert not report.ok and report.differing[0][0] == mid
     assert "not the deal of its seed" in report.line()
+
+
+def test_the_python_example_of_the_ladder_page_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    from arena.owners import current_owner
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ladder.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
+    (code,) = [b for b in blocks if "run_ladder" in b]
+    monkeypatch.chdir(tmp_path)
+    with Store(tmp_path / "arena.db") as store:
+        store.add_bot_version("greedy", tiny("greedy", 0), "greedy.py", owner=current_owner())
+    exec(compile(code, "docs/ladder.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()  # the progress line, then what it prints
+    assert any(line.startswith("ladder ") and "(6 sets played)" in line for line in out)
+    table = [line.split() for line in out if re.fullmatch(r"\d \w+ \d+ \d+", line)]
+    assert sorted(row[1] for row in table) == ["greedy", "heuristic", "random"]
+    assert sum(int(row[3]) for row in table) == 3 * 6  # every set counted: 3 bots each
+    assert "commitment" in out[-1]
+    with Store(tmp_path / "arena.db") as store:
+        assert store.is_retired("greedy")
