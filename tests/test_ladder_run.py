@@ -248,3 +248,18 @@ def test_the_python_example_of_the_ladder_page_runs(
     assert "commitment" in out[-1]
     with Store(tmp_path / "arena.db") as store:
         assert store.is_retired("greedy")
+
+
+def test_site_and_the_sets_stored_hook(tmp_path: Path) -> None:
+    db = field_db(tmp_path, {"first": 0, "last": -1})
+    seen: list[int] = []
+    done = run_ladder(
+        db, ["random"], settings=LadderSettings(max_sets=4, lookahead=1), workers=2,
+        site=tmp_path / "site", site_every=2, console=Console(file=io.StringIO()),
+        on_sets_stored=lambda store, steps: seen.extend(steps),
+    )  # fmt: skip
+    assert sorted(seen) == [0, 1, 2, 3]  # once per stored set
+    assert done.site == tmp_path / "site" / "index.html" and done.site.is_file()
+    assert done.tid in (tmp_path / "site" / "index.html").read_text(encoding="utf-8") or any(
+        done.tid in p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html")
+    )
