@@ -98,7 +98,6 @@ class LadderSchedule(ScheduleBase):
         self.handed = self.stored_now = 0
         self.reason: str | None = None
         self.table: list[LadderStanding] = []
-        self.names: dict[int, str] = {}
         self.partial: dict[int, dict[int, MatchRecord]] = {}
         self.scheduled: dict[int, tuple[int, int, int]] = {}
         """The bots of each set handed out, in the rule's order, by step."""
