@@ -153,12 +153,12 @@ def play_tid(db: Path, bundled: tuple[str, ...] = ("random",)) -> str:
 
 
 def test_no_bot_waits_longer_than_the_bound(tmp_path: Path) -> None:
-    bots = {f"b{k}": k for k in range(6)}
+    bots = {"first": 0, "last": -1, "second": 1}
     db = field_db(tmp_path, bots)
-    run = play(db, max_sets=24, lookahead=2)
+    run = play(db, ("random", "heuristic"), max_sets=24, lookahead=2)
     steps = [s[:4] for s in sets_of(db)]
     assert len(steps) == 24 and run.result.played == 24 * 6
-    n = len(bots) + 1
+    n = len(bots) + 2
     bound = Parameters().wait_bound(n)
     played: dict[object, list[int]] = {}
     for step, *three in steps:
