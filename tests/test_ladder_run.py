@@ -98,6 +98,25 @@ def test_serial_equals_parallel(tmp_path: Path) -> None:
     assert reasons[0] == "new" and len(set(reasons)) > 1
 
 
+def test_a_resumed_ladder_equals_one_played_straight(tmp_path: Path) -> None:
+    # The schedule rebuilds the rule's state from ladder_bots and ladder_sets: stopping and
+    # resuming (here at bounds, a bot joining in between) changes nothing that is played.
+    a = field_db(tmp_path, {"first": 0, "last": -1}, "a.db")
+    play(a, max_sets=0)
+    b = tmp_path / "b.db"
+    shutil.copy(a, b)
+    for db, runs in ((a, [4, 8]), (b, [4, 3, 1, 4])):
+        play(db, max_sets=runs[0], lookahead=2)
+        with Store(db) as store:
+            store.add_bot_version("second", tiny("second", 1), "second.py")
+        for sets in runs[1:]:
+            play(db, max_sets=sets, lookahead=2)
+    assert sets_of(a) == sets_of(b) and len(sets_of(a)) == 12
+    assert [s[6] for s in sets_of(a)][4] == "new"  # the bot that joined plays at once
+    matches = "SELECT id, seed, bot0, bot1, bot2, place0, place1, place2 FROM matches ORDER BY id"
+    assert rows(a, matches) == rows(b, matches)
+
+
 def test_new_version_replaces_retired_leaves_submitted_again_comes_back(tmp_path: Path) -> None:
     db = field_db(tmp_path, {"first": 0, "last": -1, "third": 1})
     lid = play(db, max_sets=4, lookahead=1).tid
