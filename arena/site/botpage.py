@@ -7,8 +7,8 @@ a bot's source.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from arena.site.data import (
     BotRef,
@@ -17,7 +17,7 @@ from arena.site.data import (
     Standing,
     Tournament,
     faults,
-    matches,
+    recent_matches,
     safe_id,
 )
 from arena.site.replay import play_stats
@@ -147,49 +147,53 @@ def _logs(store: Store, ids: list[int]) -> list[LogExcerpt]:
     return out
 
 
-def bot_details(
+RECENT_MATCHES = 30
+"""How many of a bot's matches its page lists (the most recent); the whole list is a page
+``arena serve`` renders on request."""
+
+
+def versions_by_bot(refs: dict[int, BotRef]) -> dict[int, list[BotRef]]:
+    """Each bot's versions, oldest first, by bot id."""
+    by_bot: dict[int, list[BotRef]] = defaultdict(list)
+    for ref in sorted(refs.values(), key=lambda r: r.version):
+        by_bot[ref.bot_id].append(ref)
+    return by_bot
+
+
+def bot_detail(
     store: Store,
+    bot: dict[str, Any],
     refs: dict[int, BotRef],
-    all_standings: dict[str, list[Standing]],
-    tours: list[Tournament],
+    by_bot: dict[int, list[BotRef]],
+    placed: list[tuple[Tournament, Standing]],
     *,
     with_logs: bool,
-) -> Iterator[BotDetail]:
-    """Every bot's page data, by bot (all its versions together), in name order."""
-    by_bot: dict[int, list[BotRef]] = defaultdict(list)
-    for ref in refs.values():
-        by_bot[ref.bot_id].append(ref)
-    for bot in sorted(store.bot_rows(), key=lambda b: b["name"]):
-        mine = sorted(by_bot.get(bot["id"], []), key=lambda r: r.version)
-        if not mine:
-            continue
-        ids = [r.version_id for r in mine]
-        versions = [
-            VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
-                       v["submitted_at"], v["n"], v["mp"])
-            for v in store.version_rows(ids)
-        ]  # fmt: skip
-        placed = [
-            (t, s) for t in tours for s in all_standings.get(t.id, []) if s.bot.version_id in ids
-        ]
-        timing = store.timing(ids)
-        recent = matches(store, refs, versions=ids)
-        recent.sort(key=lambda m: m.finished_at or "", reverse=True)
-        yield BotDetail(
-            bot_id=bot["id"],
-            name=bot["name"],
-            created_at=bot["created_at"],
-            latest=mine[-1],
-            versions=versions,
-            standings=placed,
-            opponents=_opponents(store, ids, refs, by_bot),
-            faults=faults(store, refs, versions=ids),
-            logs=_logs(store, ids) if with_logs else [],
-            play=_play(store, ids),
-            seats=timing["seats"],
-            decisions=timing["d"],
-            asked=timing["a"],
-            think_seconds=timing["ts"],
-            max_think_seconds=timing["mx"],
-            recent=recent[:30],
-        )
+) -> BotDetail:
+    """One bot's page data (``bot``: its row of :meth:`arena.store.Store.bot_rows`; ``placed``:
+    its standings in each tournament), all its versions together."""
+    mine = by_bot[bot["id"]]
+    ids = [r.version_id for r in mine]
+    versions = [
+        VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
+                   v["submitted_at"], v["n"], v["mp"])
+        for v in store.version_rows(ids)
+    ]  # fmt: skip
+    timing = store.timing(ids)
+    return BotDetail(
+        bot_id=bot["id"],
+        name=bot["name"],
+        created_at=bot["created_at"],
+        latest=mine[-1],
+        versions=versions,
+        standings=placed,
+        opponents=_opponents(store, ids, refs, by_bot),
+        faults=faults(store, refs, versions=ids),
+        logs=_logs(store, ids) if with_logs else [],
+        play=_play(store, ids),
+        seats=timing["seats"],
+        decisions=timing["d"],
+        asked=timing["a"],
+        think_seconds=timing["ts"],
+        max_think_seconds=timing["mx"],
+        recent=recent_matches(store, refs, versions=ids, limit=RECENT_MATCHES),
+    )

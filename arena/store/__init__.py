@@ -14,6 +14,8 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.results`: finished matches, and the standings and reports derived from them
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
+- :mod:`arena.store.sitestate`: what an incremental render compares, bounded match lists,
+  a ladder's tables as its page reads them
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
 from arena.store.rows import ListedMatch, StoredMatch
-from arena.store.schema import COMPARE, ROUND_ROBIN, VERSION, now
+from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN, VERSION, now
+from arena.store.sitestate import SiteState
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
     "ListedMatch",
     "StoredMatch",
     "COMPARE",
+    "LADDER",
     "LOG_CAP",
     "VERSION",
     "ROUND_ROBIN",
@@ -40,6 +44,6 @@ __all__ = [
 ]
 
 
-class Store(BotRecords, TournamentRecords, MatchRecords, PageReads, ListingReads):
+class Store(BotRecords, TournamentRecords, MatchRecords, PageReads, ListingReads, SiteState):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

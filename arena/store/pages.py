@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.store.base import StoreBase
 from arena.store.rows import StoredMatch
-from arena.store.schema import ROUND_ROBIN
+from arena.store.schema import LADDER, ROUND_ROBIN
 
 
 def _among(column: str, ids: Sequence[int]) -> str:
@@ -23,9 +23,9 @@ def _among(column: str, ids: Sequence[int]) -> str:
 
 
 def _ranked(column: str) -> str:
-    """``column`` (a tournament id) is a round robin's: what a bot page counts. A comparison
-    (``arena compare``) has its own page and stays off the bot pages."""
-    return f"{column} IN (SELECT id FROM tournaments WHERE kind = '{ROUND_ROBIN}')"
+    """``column`` (a tournament id) is a round robin's or a ladder's: what a bot page counts.
+    A comparison (``arena compare``) has its own page and stays off the bot pages."""
+    return f"{column} IN (SELECT id FROM tournaments WHERE kind IN ('{ROUND_ROBIN}', '{LADDER}'))"
 
 
 class PageReads(StoreBase):
