@@ -18,7 +18,7 @@ from arena.errors import ArenaError
 from arena.site.build import RECENT_REPLAYS, Options, SiteData, pages
 from arena.site.live import LIST_PAGE
 from arena.site.output import Outcome, apply
-from arena.site.render import Writer, make_env
+from arena.site.render import Writer, site_env
 from arena.store import Store
 
 __all__ = ["Outcome", "RECENT_REPLAYS", "publish_site", "render_site", "site_folder", "update"]
@@ -110,7 +110,7 @@ def _render(store: Store, out: Path, options: Options, *, full: bool) -> Outcome
     site = SiteData(store, options)
     writer = Writer(
         out,
-        make_env(),
+        site_env(),
         {
             "version": __version__,
             "generated_at": None,

@@ -20,7 +20,6 @@ from arena.site.data import (
     recent_matches,
     safe_id,
 )
-from arena.site.replay import play_stats
 from arena.store import Store
 
 
@@ -125,13 +124,9 @@ def _opponents(
 
 
 def _play(store: Store, ids: list[int]) -> dict[str, int]:
-    """How the bot bid and fared, over every hand it played in any seat."""
-    hands = store.hands_played_by(ids)
-    play = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
-    for seat in range(3):
-        for k, v in play_stats([h for h in hands if h["seat"] == seat], seat).items():
-            play[k] += v
-    return play
+    """How the bot bid and fared, over every hand it played in any seat (the counts of
+    :func:`arena.site.replay.play_stats`, summed by the database)."""
+    return store.play_counts(ids)
 
 
 def _logs(store: Store, ids: list[int]) -> list[LogExcerpt]:

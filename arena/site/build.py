@@ -22,7 +22,7 @@ from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.output import Page
 from arena.site.render import Writer, template_dir
-from arena.store import Store
+from arena.store import ROUND_ROBIN, Store
 
 RECENT_REPLAYS = 300
 """How many replay pages a render keeps per tournament by default (its most recent matches);
@@ -75,6 +75,20 @@ class SiteData:
             options,
         )
         self.all_bots = _key(sorted(self.bot_states.items()))
+        self.status = {t.id: t.status for t in self.tours}
+        self.kind = {t.id: t.kind for t in self.tours}
+
+    def state(self, tid: str) -> tuple[str | None, str | None]:
+        """A tournament's fingerprint with its live status (a killed run reads interrupted
+        without a change in the database)."""
+        return self.states.get(tid), self.status.get(tid)
+
+    @property
+    def charted(self) -> data.Tournament | None:
+        """The tournament whose rating over time the pages chart: the current one when it is
+        a round robin (bounded); a ladder's would refit its whole, growing history."""
+        current = self.current
+        return current if current is not None and current.kind == ROUND_ROBIN else None
 
     @functools.cached_property
     def standings(self) -> dict[str, list[data.Standing]]:
@@ -83,8 +97,10 @@ class SiteData:
 
     @functools.cached_property
     def duplicate(self) -> dict[str, Reports]:
-        """Each ranked tournament's duplicate reports."""
-        return {t.id: tournament_reports(self.store, t.id) for t in self.ranked}
+        """Each round robin's duplicate reports. (A ladder's page shows its own: the reports
+        would refit its standings, which the ladder keeps itself, over its whole history.)"""
+        robins = [t for t in self.ranked if t.kind == ROUND_ROBIN]
+        return {t.id: tournament_reports(self.store, t.id) for t in robins}
 
     @functools.cached_property
     def compared(self) -> dict[str, ComparisonView]:
@@ -98,7 +114,8 @@ class SiteData:
     @functools.cached_property
     def history(self) -> list[tuple[str, list[tuple[float, float, float, float]]]]:
         """The current tournament's rating over time."""
-        return rating_history(self.store, self.current.id, self.refs) if self.current else []
+        charted = self.charted
+        return rating_history(self.store, charted.id, self.refs) if charted else []
 
     def as_of(self, tids: list[str]) -> str | None:
         """The latest time these tournaments were updated: what a page of them shows as its
@@ -110,13 +127,13 @@ class SiteData:
 def pages(site: SiteData, writer: Writer) -> Iterator[Page]:
     """Every page of the site with its key; rendering happens only when the page is due."""
     tids = sorted(site.states)
-    every = _key(site.frame, site.all_bots, [site.states[t] for t in tids])
+    every = _key(site.frame, site.all_bots, [site.state(t) for t in tids])
     yield Page("index.html", every, lambda: _index(site, writer))
     current = site.current
-    now = _key(site.frame, site.all_bots, site.states[current.id] if current else None)
+    now = _key(site.frame, site.all_bots, site.state(current.id) if current else None)
     yield Page("h2h.html", now, lambda: _h2h(site, writer))
     for t in site.tours:
-        key = _key(site.frame, site.all_bots, site.states[t.id])
+        key = _key(site.frame, site.all_bots, site.state(t.id))
         yield Page(t.href, key, functools.partial(_tournament, site, writer, t))
     yield from _bot_pages(site, writer)
     yield from _replays(site, writer)
@@ -134,7 +151,7 @@ def _index(site: SiteData, writer: Writer) -> str:
         rating_chart=line_chart(site.history, x_label="matches played", y_label="rating"),
         place_chart=place_chart([(s.bot.name, s.bot.href, s.places) for s in rows]),
         fair=fairness(site.store, current, site.refs) if current else None,
-        duplicate=site.duplicate[current.id] if current else None,
+        duplicate=site.duplicate.get(current.id) if current else None,
         refs=site.refs,
         comparisons=[(t, site.compared[t.id]) for t in site.tours if t.is_comparison],
     )
@@ -170,12 +187,25 @@ def _tournament(site: SiteData, writer: Writer, t: data.Tournament) -> str:
 def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
     by_bot = botpage.versions_by_bot(site.refs)
     played = site.store.bot_tournaments()
+    seats = site.store.seat_states()
+    rated = site.store.rating_states()
     for bot in sorted(site.store.bot_rows(), key=lambda b: b["name"]):
         mine = by_bot.get(bot["id"])
         if not mine:
             continue
         tids = sorted(played.get(bot["id"], set()))
-        key = _key(site.frame, site.all_bots, [site.states.get(t) for t in tids])
+        # Its own seats, its ladders' standings of it, the status of its tournaments, and the
+        # whole state of its round robins (they refit everyone's standings, and the current
+        # one is charted): a ladder's set it did not play leaves its page as it is.
+        key = _key(
+            site.frame,
+            site.all_bots,
+            [(seats.get(r.version_id), rated.get(r.version_id)) for r in mine],
+            [
+                site.state(t) if site.kind.get(t) == ROUND_ROBIN else site.status.get(t)
+                for t in tids
+            ],
+        )
         latest = mine[-1]
         render = functools.partial(_bot, site, writer, bot, by_bot, tids)
         yield Page(latest.href, key, render)
@@ -203,7 +233,7 @@ def _bot(
     detail = botpage.bot_detail(
         site.store, bot, site.refs, by_bot, placed, with_logs=site.options.with_logs
     )
-    lines = dict(site.history) if site.current and site.current.id in tids else {}
+    lines = dict(site.history) if site.charted and site.charted.id in tids else {}
     own = [(detail.name, lines[detail.name])] if detail.name in lines else []
     return writer.html(
         detail.href,

@@ -9,20 +9,17 @@ replay is the page a render would have written.
 
 from __future__ import annotations
 
-import functools
 import re
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jinja2 import Environment
-
 from arena import __version__
 from arena.site import data
 from arena.site.build import Options, SiteData, replay_html
 from arena.site.output import read_options
-from arena.site.render import Writer, make_env
+from arena.site.render import Writer, site_env
 from arena.store import Store
 
 LIST_PAGE: Final = "matches.html"
@@ -36,11 +33,6 @@ _REPLAY = re.compile(r"/matches/([A-Za-z0-9_-]{1,64})\.html")
 _PAGE = re.compile(r"[1-9][0-9]{0,6}")
 
 
-@functools.lru_cache(maxsize=1)
-def _env() -> Environment:
-    return make_env()
-
-
 def _writer(site: SiteData) -> Writer:
     common = {
         "version": __version__,
@@ -49,7 +41,7 @@ def _writer(site: SiteData) -> Writer:
         "with_logs": site.options.with_logs,
         "served": LIST_PAGE,
     }
-    return Writer(Path("."), _env(), common)
+    return Writer(Path("."), site_env(), common)
 
 
 def is_dynamic(path: str) -> bool:

@@ -173,6 +173,13 @@ def make_env() -> Environment:
     return env
 
 
+@functools.lru_cache(maxsize=1)
+def site_env() -> Environment:
+    """The one environment of the renders and of ``arena serve`` (compiling the templates
+    costs more than an incremental render; Jinja reloads a template whose file changed)."""
+    return make_env()
+
+
 class Writer:
     """Renders templates into files under the output folder, with the right relative root."""
 

@@ -160,19 +160,25 @@ class PageReads(StoreBase):
             versions,
         )
 
-    def hands_played_by(self, versions: Sequence[int]) -> list[dict[str, Any]]:
-        """Every hand these versions played: ``trump``, ``maker``, ``seat`` (theirs), and
-        ``alone`` and ``points`` decoded."""
-        rows = self.rows(
-            "SELECT h.trump, h.maker, h.alone, h.points, s.seat "
+    def play_counts(self, versions: Sequence[int]) -> dict[str, int]:
+        """Over every hand these versions played with a trump named: ``hands``, ``maker``
+        (they named it), ``alone``, ``made`` and ``euchred`` (as maker), ``defended`` (scored
+        against the maker). Counted in SQL: a bot of a long ladder played millions of hands."""
+        point = "json_extract(h.points, '$[' || s.seat || ']')"
+        row = self.rows(
+            "SELECT COUNT(*) AS hands, "
+            "COALESCE(SUM(h.maker = s.seat), 0) AS maker, "
+            # `alone` is a JSON list of seats 0..2: the digit is there or not.
+            "COALESCE(SUM(instr(h.alone, s.seat) > 0), 0) AS alone, "
+            f"COALESCE(SUM(h.maker = s.seat AND {point} > 0), 0) AS made, "
+            f"COALESCE(SUM(h.maker = s.seat AND {point} <= 0), 0) AS euchred, "
+            f"COALESCE(SUM(h.maker != s.seat AND {point} > 0), 0) AS defended "
             "FROM hands h JOIN match_seats s ON s.match_id = h.match_id "
-            f"WHERE {_among('s.bot_version_id', versions)} AND {_ranked('s.tournament_id')}",
+            f"WHERE h.trump IS NOT NULL AND {_among('s.bot_version_id', versions)} "
+            f"AND {_ranked('s.tournament_id')}",
             versions,
-        )
-        for h in rows:
-            h["alone"] = [] if h["alone"] is None else json.loads(h["alone"])
-            h["points"] = [0, 0, 0] if h["points"] is None else json.loads(h["points"])
-        return rows
+        )[0]
+        return {k: int(v) for k, v in row.items()}
 
     def timing(self, versions: Sequence[int]) -> dict[str, Any]:
         """These versions' seats played (``seats``), decisions (``d``), times asked (``a``),

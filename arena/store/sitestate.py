@@ -29,38 +29,38 @@ def _shown(column: str) -> str:
     return f"{column} IN (SELECT id FROM tournaments WHERE kind IN ({kinds}))"
 
 
+_ROW_STATE = (
+    "SELECT t.*, s.revealed_at FROM tournaments t "
+    "JOIN deal_secrets s ON s.id = t.secret_id WHERE t.id = ?",
+    "SELECT COUNT(*), MAX(rowid), SUM(faults) FROM matches WHERE tournament_id = ?",
+    "SELECT * FROM tournament_bots WHERE tournament_id = ? ORDER BY 2",
+)
+_LADDER_STATE = (
+    "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY bot_version_id",
+    "SELECT COUNT(*), SUM(matches), SUM(above), SUM(low) FROM pairwise WHERE tournament_id = ?",
+    "SELECT * FROM ladder_bots WHERE ladder_id = ? ORDER BY bot_version_id",
+    "SELECT * FROM ladder_epochs WHERE ladder_id = ? ORDER BY epoch",
+    "SELECT COUNT(*), MAX(step), COUNT(finished_at), MAX(finished_at) FROM ladder_sets "
+    "WHERE ladder_id = ?",
+)
+
+
 class SiteState(StoreBase):
     """Fingerprints of what the site's pages are rendered from, bounded match lists, and the
     ladder tables (``ladder_bots``, ``ladder_epochs``, ``ladder_sets``; docs/schema.md)."""
 
     def tournament_states(self) -> dict[str, str]:
         """A fingerprint per tournament of everything its pages show: its row and secret, its
-        matches (count, last row), standings, pairwise, reports and ladder rows. It changes
-        whenever any of them does."""
+        matches (count, last row), entrants and ladder rows, and a ladder's standings. It
+        changes whenever any of them does.
+
+        A round robin's standings, pairwise, clone, kingmaking and duplicate reports are
+        derived from its matches (and cached by the render itself when stale): its matches
+        stand for them. A ladder keeps its own standings, updated as it goes: they count."""
         out: dict[str, str] = {}
-        for (tid,) in self.conn.execute("SELECT id FROM tournaments ORDER BY id"):
-            parts = [
-                self.conn.execute(sql, (tid,)).fetchall()
-                for sql in (
-                    "SELECT t.*, s.revealed_at FROM tournaments t "
-                    "JOIN deal_secrets s ON s.id = t.secret_id WHERE t.id = ?",
-                    "SELECT COUNT(*), MAX(rowid), SUM(faults) FROM matches WHERE tournament_id = ?",
-                    "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY bot_version_id",
-                    "SELECT COUNT(*), SUM(matches), SUM(above), SUM(low) FROM pairwise "
-                    "WHERE tournament_id = ?",
-                    "SELECT COUNT(*), SUM(identical), SUM(flagged), SUM(share) FROM clone_pairs "
-                    "WHERE tournament_id = ?",
-                    "SELECT COUNT(*), SUM(flagged), SUM(rate), SUM(low) FROM kingmaking "
-                    "WHERE tournament_id = ?",
-                    "SELECT matches, computed_at, length(body) FROM reports "
-                    "WHERE tournament_id = ?",
-                    "SELECT * FROM ladder_bots WHERE ladder_id = ? ORDER BY bot_version_id",
-                    "SELECT * FROM ladder_epochs WHERE ladder_id = ? ORDER BY epoch",
-                    "SELECT COUNT(*), MAX(step), COUNT(finished_at), "
-                    "MAX(finished_at) FROM ladder_sets WHERE ladder_id = ?",
-                    "SELECT * FROM tournament_bots WHERE tournament_id = ? ORDER BY 2",
-                )
-            ]
+        for tid, kind in self.conn.execute("SELECT id, kind FROM tournaments ORDER BY id"):
+            queries = _ROW_STATE + (_LADDER_STATE if kind == LADDER else ())
+            parts = [self.conn.execute(sql, (tid,)).fetchall() for sql in queries]
             out[tid] = _digest([tuple(tuple(r) for r in p) for p in parts])
         return out
 
@@ -75,6 +75,26 @@ class SiteState(StoreBase):
         for r in rows:
             grouped.setdefault(r[0], []).append(tuple(r))
         return {b: _digest(rs) for b, rs in grouped.items()}
+
+    def seat_states(self) -> dict[int, tuple[int, int]]:
+        """Per bot version: its seats stored and the last match row it played in."""
+        rows = self.conn.execute(
+            "SELECT s.bot_version_id, COUNT(*), MAX(m.rowid) FROM match_seats s "
+            "JOIN matches m ON m.id = s.match_id GROUP BY s.bot_version_id"
+        )
+        return {int(v): (int(n), int(last)) for v, n, last in rows}
+
+    def rating_states(self) -> dict[int, list[tuple[Any, ...]]]:
+        """Per bot version: its rows of ``ratings`` in ladders (one per ladder), as tuples.
+        (A round robin's are derived from its matches: see :meth:`tournament_states`.)"""
+        out: dict[int, list[tuple[Any, ...]]] = {}
+        for r in self.conn.execute(
+            "SELECT * FROM ratings WHERE tournament_id IN "
+            f"(SELECT id FROM tournaments WHERE kind = '{LADDER}') "
+            "ORDER BY tournament_id, bot_version_id"
+        ).fetchall():
+            out.setdefault(int(r[1]), []).append(tuple(r))
+        return out
 
     def bot_tournaments(self) -> dict[int, set[str]]:
         """The tournaments each bot (by bot id) was entered in or played in a ladder of."""
