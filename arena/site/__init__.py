@@ -120,5 +120,9 @@ def _render(store: Store, out: Path, options: Options, *, full: bool) -> Outcome
         },
     )
     writer.static()
-    recorded: dict[str, object] = {"with_logs": options.with_logs, "replays": options.replays}
+    recorded: dict[str, object] = {
+        "with_logs": options.with_logs,
+        "replays": options.replays,
+        "database": str(store.path.resolve()),
+    }
     return apply(out, pages(site, writer), full=full, options=recorded)

@@ -49,6 +49,12 @@ def is_dynamic(path: str) -> bool:
     return path == f"/{LIST_PAGE}" or _REPLAY.fullmatch(path) is not None
 
 
+def rendered_from(db_path: Path, site_dir: Path) -> bool:
+    """Whether the site in ``site_dir`` was rendered from the database at ``db_path`` (only
+    then does ``arena serve`` render pages of that database into it)."""
+    return read_options(site_dir).get("database") == str(db_path.resolve())
+
+
 def render_request(db_path: Path, site_dir: Path, path: str, query: str) -> str | None:
     """The page for a request of ``path?query``, rendered from the database; None when it
     names nothing stored."""

@@ -172,13 +172,16 @@ def make_server(
 ) -> ThreadingHTTPServer:
     """A server for the site in ``out_dir`` (port 0 picks a free port: see ``server_port``).
 
-    With ``db_path``, the replays the site does not keep as files and the whole match lists
-    are rendered on request from that database (:mod:`arena.site.live`)."""
+    With ``db_path``, the database the site was rendered from, the replays the site does not
+    keep as files and the whole match lists are rendered on request from it
+    (:mod:`arena.site.live`); another database (a site rendered elsewhere) is not used."""
     check_loopback(host)
     root = Path(out_dir)
-    db = Path(db_path) if db_path is not None and Path(db_path).is_file() else None
     if not (root / "index.html").is_file():
         raise ArenaError(f"no site in {root}: run `arena render --out {root}` first")
+    db = None
+    if db_path is not None and Path(db_path).is_file() and live.rendered_from(Path(db_path), root):
+        db = Path(db_path).resolve()
     handler = functools.partial(
         type("Handler", (_Handler,), {"quiet": quiet, "db_path": db}),
         directory=str(root.resolve()),
