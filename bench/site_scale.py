@@ -11,7 +11,9 @@ pages that is measured, not play. Then, in one run:
 - an incremental render (``update``) after one more set of six matches is stored: seconds and
   pages written; and one after nothing changed;
 - ``arena serve`` answering a request for the replay of the ladder's oldest match (no longer
-  a file: rendered from the database): the median of five requests, in milliseconds.
+  a file: rendered from the database): the median of five requests, in milliseconds;
+- up to 10k matches, side by side: a full render keeping every replay as a file, as every
+  render did before the bound.
 
 ``--quick`` (what the test runs) measures 120 and 600 matches with 8 bots.
 """
@@ -44,6 +46,9 @@ from arena.tournament import save_standings  # noqa: E402
 TEMPLATES = 12
 """Matches really played, then copied: two sets of six seatings."""
 TEMPLATE_IDS = [f"tmpl{i}" for i in range(TEMPLATES)]
+EVERY_REPLAY_UP_TO = 10_000
+"""Up to this size the site is also rendered with every replay as a file (as before the
+bound), for the comparison."""
 
 
 class _Player:
@@ -201,6 +206,15 @@ def measure(root: Path, matches: int, bots: int) -> str:
     start = time.perf_counter()
     tid, versions = build(db, matches, bots)
     built = time.perf_counter() - start
+    every = ""
+    if matches <= EVERY_REPLAY_UP_TO:
+        # The site as it was before the bound: a replay page for every match.
+        start = time.perf_counter()
+        render_site(db, root / "every", full=True, replays=10**9)
+        secs = time.perf_counter() - start
+        n, big = _size(root / "every")
+        shutil.rmtree(root / "every")
+        every = f"  [every replay: {secs:6.2f} s, {n} files {big / 1e6:.1f} MB]"
     site = root / f"site-{matches}"
     start = time.perf_counter()
     render_site(db, site, full=True)
@@ -224,7 +238,7 @@ def measure(root: Path, matches: int, bots: int) -> str:
         f"{stored:>7} matches  build {built:6.1f} s  full render {full:6.2f} s  "
         f"{files:>5} files {size / 1e6:6.1f} MB  one more set {incremental:5.2f} s "
         f"({one.written} pages written)  nothing new {idle:5.2f} s  "
-        f"old replay served {served:6.1f} ms"
+        f"old replay served {served:6.1f} ms{every}"
     )
 
 

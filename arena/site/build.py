@@ -63,8 +63,6 @@ class SiteData:
         self.options = options
         self.refs = data.bot_refs(store)
         self.tours = data.tournaments(store, self.refs)
-        self.states = store.tournament_states()
-        self.bot_states = store.bot_states()
         # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
         self.ranked = [t for t in self.tours if not t.is_comparison]
         self.current = self.ranked[0] if self.ranked else None
@@ -74,7 +72,6 @@ class SiteData:
             self.current.id if self.current else None,
             options,
         )
-        self.all_bots = _key(sorted(self.bot_states.items()))
         self.status = {t.id: t.status for t in self.tours}
         self.kind = {t.id: t.kind for t in self.tours}
 
@@ -89,6 +86,21 @@ class SiteData:
         a round robin (bounded); a ladder's would refit its whole, growing history."""
         current = self.current
         return current if current is not None and current.kind == ROUND_ROBIN else None
+
+    @functools.cached_property
+    def states(self) -> dict[str, str]:
+        """Each tournament's fingerprint (:meth:`arena.store.Store.tournament_states`)."""
+        return self.store.tournament_states()
+
+    @functools.cached_property
+    def bot_states(self) -> dict[int, str]:
+        """Each bot's fingerprint (:meth:`arena.store.Store.bot_states`)."""
+        return self.store.bot_states()
+
+    @functools.cached_property
+    def all_bots(self) -> str:
+        """One fingerprint of every bot and version (names, versions: every link shows them)."""
+        return _key(sorted(self.bot_states.items()))
 
     @functools.cached_property
     def standings(self) -> dict[str, list[data.Standing]]:

@@ -77,10 +77,9 @@ class SiteState(StoreBase):
         return {b: _digest(rs) for b, rs in grouped.items()}
 
     def seat_states(self) -> dict[int, tuple[int, int]]:
-        """Per bot version: its seats stored and the last match row it played in."""
+        """Per bot version: its seats stored and the last seat row written."""
         rows = self.conn.execute(
-            "SELECT s.bot_version_id, COUNT(*), MAX(m.rowid) FROM match_seats s "
-            "JOIN matches m ON m.id = s.match_id GROUP BY s.bot_version_id"
+            "SELECT bot_version_id, COUNT(*), MAX(rowid) FROM match_seats GROUP BY bot_version_id"
         )
         return {int(v): (int(n), int(last)) for v, n, last in rows}
 
