@@ -19,7 +19,7 @@ def test_the_quick_run_measures_every_size() -> None:
         re.M,
     )
     assert [int(r[0]) for r in rows] == [132, 612]
-    for _, files, written, every in rows:
+    for _, files, written, _ in rows:
         # One set rewrites its six replays, its bots and the pages about the whole ladder,
         # never the whole site; the bounded site has fewer files than one with every replay.
         assert 6 < int(written) < int(files)
