@@ -108,12 +108,12 @@ def _opponents(
 ) -> list[OpponentRow]:
     """Per opponent bot (all its versions together), best record against it first."""
     opp: dict[int, list[float]] = {}
-    for r in store.opponent_places(ids):
+    for r in store.opponent_totals(ids):
         o = refs[r["ob"]].bot_id
         acc = opp.setdefault(o, [0, 0.0, 0])
-        acc[0] += 1
-        acc[1] += 1.0 if r["pa"] < r["pb"] else 0.5 if r["pa"] == r["pb"] else 0.0
-        acc[2] += r["pa"]
+        acc[0] += r["n"]
+        acc[1] += r["above"]
+        acc[2] += r["pl"]
     return sorted(
         (
             OpponentRow(max(by_bot[o], key=lambda r: r.version), int(n), above, pl / n)

@@ -22,6 +22,10 @@ RECENT_SETS = 30
 IN_FLIGHT = 50
 """At most this many sets in flight are listed."""
 
+EPOCHS = 50
+"""How many of the latest epochs the ladder's page lists (every epoch stays in the database,
+for ``arena verify``)."""
+
 
 @dataclass
 class LadderBot:
@@ -116,7 +120,7 @@ def page(
     epochs = [
         Epoch(e["epoch"], e["first_step"], e["sets"], e["commitment"], e["secret"],
               e["opened_at"], e["closed_at"])
-        for e in store.ladder_epoch_rows(t.id)
+        for e in store.ladder_epoch_rows(t.id, EPOCHS)
     ]  # fmt: skip
     return writer.html(
         t.href,
@@ -128,5 +132,6 @@ def page(
         running=_sets(store, t, refs, running=True, limit=IN_FLIGHT),
         recent=recent,
         epochs=epochs,
+        epoch_count=store.ladder_epoch_count(t.id),
         sets_played=sum(b.sets for b in everyone) // 3,
     )

@@ -149,14 +149,18 @@ class PageReads(StoreBase):
             versions,
         )
 
-    def opponent_places(self, versions: Sequence[int]) -> list[dict[str, Any]]:
-        """Per seat of these versions and each opponent in the same match: the version's
-        place (``pa``), the opponent's (``pb``) and the opponent's version id (``ob``)."""
+    def opponent_totals(self, versions: Sequence[int]) -> list[dict[str, Any]]:
+        """Per opponent version (``ob``) over the matches it shared with these versions: the
+        matches (``n``), how often they placed above it (``above``, a tie counting one
+        half) and the sum of their places (``pl``)."""
         return self.rows(
-            "SELECT a.place AS pa, b.place AS pb, b.bot_version_id AS ob "
+            "SELECT b.bot_version_id AS ob, COUNT(*) AS n, "
+            "SUM(CASE WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5 "
+            "ELSE 0.0 END) AS above, SUM(a.place) AS pl "
             "FROM match_seats a JOIN match_seats b "
             "ON a.match_id = b.match_id AND a.seat != b.seat "
-            f"WHERE {_among('a.bot_version_id', versions)} AND {_ranked('a.tournament_id')}",
+            f"WHERE {_among('a.bot_version_id', versions)} AND {_ranked('a.tournament_id')} "
+            "GROUP BY b.bot_version_id",
             versions,
         )
 

@@ -177,6 +177,14 @@ class SiteState(StoreBase):
             [ladder_id],
         )
 
+    def ladder_epoch_count(self, ladder_id: str) -> int:
+        """How many epochs the ladder has opened."""
+        return int(
+            self.conn.execute(
+                "SELECT COUNT(*) FROM ladder_epochs WHERE ladder_id = ?", (ladder_id,)
+            ).fetchone()[0]
+        )
+
     def ladder_set_counts(self, ladder_id: str) -> dict[int, tuple[int, int]]:
         """Per bot version: its finished sets in the ladder and the step of its latest."""
         seats = " UNION ALL ".join(
@@ -189,18 +197,25 @@ class SiteState(StoreBase):
         )
         return {int(v): (int(n), int(last)) for v, n, last in rows}
 
-    def ladder_epoch_rows(self, ladder_id: str) -> list[dict[str, Any]]:
-        """The ladder's epochs, newest first, with their secret's commitment and, once the
-        epoch has closed (``closed_at``), the revealed ``secret``."""
+    def ladder_epoch_rows(self, ladder_id: str, limit: int) -> list[dict[str, Any]]:
+        """The ladder's ``limit`` latest epochs, newest first, with their finished ``sets``,
+        their secret's commitment and, once the epoch has closed (``closed_at``), the revealed
+        ``secret``."""
         rows = self.rows(
-            "SELECT e.*, s.commitment, s.secret, s.revealed_at, (SELECT COUNT(*) FROM "
-            "ladder_sets l WHERE l.ladder_id = e.ladder_id AND l.epoch = e.epoch AND "
-            "l.finished_at IS NOT NULL) AS sets FROM ladder_epochs e "
+            "SELECT e.*, s.commitment, s.secret, s.revealed_at, 0 AS sets FROM ladder_epochs e "
             "JOIN deal_secrets s ON s.id = e.secret_id WHERE e.ladder_id = ? "
-            "ORDER BY e.epoch DESC",
-            [ladder_id],
+            "ORDER BY e.epoch DESC LIMIT ?",
+            [ladder_id, limit],
+        )
+        counts = dict(
+            self.conn.execute(
+                "SELECT epoch, COUNT(*) FROM ladder_sets WHERE ladder_id = ? AND epoch >= ? "
+                "AND finished_at IS NOT NULL GROUP BY epoch",
+                (ladder_id, rows[-1]["epoch"] if rows else 0),
+            ).fetchall()
         )
         for r in rows:
+            r["sets"] = counts.get(r["epoch"], 0)
             if r["closed_at"] is None:
                 r["secret"] = None  # never shown before its epoch closes
         return rows
