@@ -129,10 +129,17 @@ class SiteData:
         charted = self.charted
         return rating_history(self.store, charted.id, self.refs) if charted else []
 
+    @functools.cached_property
+    def last_results(self) -> dict[str, str]:
+        """When each tournament's latest stored match finished."""
+        return self.store.last_result_times()
+
     def as_of(self, tids: list[str]) -> str | None:
-        """The latest time these tournaments were updated: what a page of them shows as its
-        date (a page is dated by its data, so that rendering it again changes nothing)."""
+        """The latest time these tournaments were updated or stored a result: what a page of
+        them shows as its date (a page is dated by its data, so that rendering it again
+        without new results changes nothing)."""
         times = [t.updated_at for t in self.tours if t.id in tids]
+        times += [self.last_results[t] for t in tids if t in self.last_results]
         return max(times) if times else None
 
 
@@ -181,11 +188,12 @@ def _tournament(site: SiteData, writer: Writer, t: data.Tournament) -> str:
     """A round robin's standings and reports, a comparison's test with its LLR chart and
     verdict, or a ladder's live page."""
     if t.is_ladder:
-        return ladder.page(site.store, writer, t, site.refs, site.standings.get(t.id, []))
+        standings = site.standings.get(t.id, [])
+        return ladder.page(site.store, writer, t, site.refs, standings, site.as_of([t.id]))
     return writer.html(
         t.href,
         "compare.html" if t.is_comparison else "tournament.html",
-        generated_at=t.updated_at,
+        generated_at=site.as_of([t.id]),
         tournament=t,
         standings=site.standings.get(t.id, []),
         matches=data.recent_matches(site.store, site.refs, tid=t.id, limit=TOURNAMENT_MATCHES),
@@ -250,7 +258,8 @@ def _bot(
     return writer.html(
         detail.href,
         "bot.html",
-        generated_at=site.as_of(tids) or bot["created_at"],
+        # Dated by its own latest match: a set it did not play leaves the page as it is.
+        generated_at=detail.recent[0].finished_at if detail.recent else bot["created_at"],
         bot=detail,
         rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
         place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in detail.standings]),

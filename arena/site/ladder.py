@@ -106,8 +106,9 @@ def page(
     t: Tournament,
     refs: dict[int, BotRef],
     standings: list[Standing],
+    as_of: str | None,
 ) -> str:
-    """The ladder's page."""
+    """The ladder's page (``as_of``: the time of its latest results, for its footer)."""
     everyone = _field(store, t, refs, standings)
     recent = _sets(store, t, refs, running=False, limit=RECENT_SETS)
     keys = {s.set_key for s in recent}
@@ -125,7 +126,7 @@ def page(
     return writer.html(
         t.href,
         "ladder.html",
-        generated_at=t.updated_at,
+        generated_at=as_of,
         tournament=t,
         field=[b for b in everyone if b.left_reason is None],
         left=[b for b in everyone if b.left_reason is not None],

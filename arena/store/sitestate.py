@@ -109,13 +109,18 @@ class SiteState(StoreBase):
             out.setdefault(bot, set()).add(tid)
         return out
 
-    def recent_match_ids(self, tid: str, limit: int) -> list[str]:
-        """The ids of the tournament's ``limit`` most recently stored matches."""
-        rows = self.conn.execute(
-            "SELECT id FROM matches WHERE tournament_id = ? ORDER BY rowid DESC LIMIT ?",
-            (tid, limit),
-        )
-        return [r[0] for r in rows]
+    def last_result_times(self) -> dict[str, str]:
+        """Per tournament with matches: when its most recently stored match finished."""
+        out = {}
+        for (tid,) in self.conn.execute("SELECT id FROM tournaments").fetchall():
+            row = self.conn.execute(
+                "SELECT finished_at FROM matches WHERE tournament_id = ? "
+                "ORDER BY rowid DESC LIMIT 1",
+                (tid,),
+            ).fetchone()
+            if row is not None:
+                out[tid] = row[0]
+        return out
 
     def match_page_rows(
         self,
