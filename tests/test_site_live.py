@@ -13,10 +13,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from site_support import ladder_set, soup, store_ladder, store_tournament, texts
 
+from arena.cli import main
+from arena.cli import render as render_command
 from arena.errors import ArenaError
-from arena.site import render_site, update
+from arena.site import RECENT_REPLAYS, render_site, update
 from arena.site.output import MANIFEST
 from arena.site.replay import play_stats
 from arena.store import Store
@@ -226,3 +229,19 @@ def test_bot_play_counts_equal_the_replays(two_kinds: tuple[Path, str]) -> None:
                 for k, n in play_stats(store.hand_records(match_id), seat).items():
                     want[k] += n
             assert store.play_counts([v]) == want and want["hands"] > 0
+
+
+def test_render_command_keeps_the_library_bound(two_kinds: tuple[Path, str], tmp_path: Path):
+    db, _ = two_kinds
+    (option,) = [p for p in render_command.params if p.name == "replays"]
+    assert option.default == RECENT_REPLAYS
+    out = tmp_path / "site"
+    result = CliRunner().invoke(main, ["render", "--db", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        main, ["render", "--db", str(db), "--out", str(out), "--replays", "1", "--full"]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(list((out / "matches").glob("*.html"))) == 2  # one per tournament
+    result = CliRunner().invoke(main, ["render", "--db", str(db), "--replays", "-1"])
+    assert result.exit_code == 2 and "--replays" in result.output
