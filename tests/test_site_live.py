@@ -68,18 +68,18 @@ def test_incremental_render_equals_a_full_render(two_kinds: tuple[Path, str], tm
     render_site(db, full, full=True, replays=10)
     assert _files(full) == after  # every file, byte for byte, the manifest too
     # Only what the set changed was written: its replays, its three bots, the ladder's page,
-    # the leaderboard and head-to-head; the others were left alone.
+    # the leaderboard and head-to-head (written again; its bytes differ only by the date of
+    # the latest results, to the second); the others were left alone.
     changed = {p for p in after if before.get(p) != after[p]} - {MANIFEST}
-    assert changed == {
+    assert changed - {"h2h.html"} == {
         "index.html",
-        "h2h.html",
         f"tournaments/{tid}.html",
         "bots/ace.html",
         "bots/cy.html",
         "bots/eve.html",
         *(f"matches/{m}.html" for m in new_ids),
     }
-    assert done.written == len(changed) and done.kept > 0
+    assert done.written == 12 and done.kept > 0
     # The ladder keeps its 10 latest replays as files: the 6 new ones pushed 6 out.
     assert done.removed == 6 and len(set(before) - set(after)) == 6
     assert "bots/bea.html" in after and before["bots/bea.html"] == after["bots/bea.html"]
