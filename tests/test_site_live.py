@@ -245,3 +245,15 @@ def test_render_command_keeps_the_library_bound(two_kinds: tuple[Path, str], tmp
     assert len(list((out / "matches").glob("*.html"))) == 2  # one per tournament
     result = CliRunner().invoke(main, ["render", "--db", str(db), "--replays", "-1"])
     assert result.exit_code == 2 and "--replays" in result.output
+
+
+def test_a_ladder_on_the_leaderboard(two_kinds: tuple[Path, str], tmp_path: Path) -> None:
+    db, tid = two_kinds
+    render_site(db, tmp_path / "site")
+    index = soup(tmp_path / "site" / "index.html")
+    lede = " ".join(index.select_one("p.lede").get_text(" ", strip=True).split())
+    assert lede.startswith(f"Ladder {tid}") and "36 matches so far" in lede and " of " not in lede
+    rated = sqlite3.connect(db).execute(
+        "SELECT name FROM ratings WHERE tournament_id = ? ORDER BY rank", (tid,)
+    )
+    assert texts(index.select("table.standings a.bot")) == [r[0] for r in rated]
