@@ -315,18 +315,6 @@ def _match_row(r: StoredMatch, refs: dict[int, BotRef]) -> MatchRow:
     )
 
 
-def matches(
-    store: Store,
-    refs: dict[int, BotRef],
-    *,
-    tid: str | None = None,
-    versions: Sequence[int] | None = None,
-) -> list[MatchRow]:
-    """Matches in tournament order (round, set, seating): of one tournament, with one of
-    ``versions`` seated, or all."""
-    return [_match_row(r, refs) for r in store.match_rows(tid=tid, versions=versions)]
-
-
 @dataclass
 class Fault:
     """A recorded fault: the match, seat, kind and (untrusted) message."""
