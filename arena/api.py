@@ -33,7 +33,8 @@ from arena.owners import current_owner
 from arena.runlock import RunLock
 from arena.sandbox import Limits
 from arena.scheduler import tournament_id
-from arena.site import publish_site
+from arena.site import publish_site, site_folder
+from arena.site import update as site_update
 from arena.store import LADDER, BotVersion, LadderEpoch, LadderMember, LadderSet, Store
 from arena.tournament import Plan, RunResult
 
@@ -189,7 +190,7 @@ def run_ladder(
     executor: cf.Executor | None = None,
     log_path: str | Path | None = None,
     site: bool | str | Path = False,
-    site_every: int = 20,
+    site_every: int = 5,
     on_sets_stored: SetsStored | None = None,
     console: Console | None = None,
     on_plan: Callable[[Plan, int], object] | None = None,
@@ -234,14 +235,16 @@ def run_ladder(
 
 
 def _site_hook(db: str | Path, out: Path | None, every: int, then: SetsStored | None) -> SetsStored:
-    """Render the site every ``every`` sets stored, then call ``then``."""
+    """Bring the site up to date every ``every`` sets stored (:func:`arena.site.update`:
+    incremental, atomic page by page, so ``arena serve`` shows it while the ladder runs), then
+    call ``then``."""
     count = 0
 
     def hook(store: Store, steps: Sequence[int]) -> None:
         nonlocal count
         before, count = count, count + len(steps)
-        if count // every > before // every:
-            publish_site(db, out)
+        if count // every > before // every:  # only the pages the new sets change
+            site_update(store, out or site_folder(db))
         if then is not None:
             then(store, steps)
 

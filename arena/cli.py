@@ -496,8 +496,21 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
     is_flag=True,
     help="Publish excerpts of what the bots printed (untrusted text; off by default).",
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Render every page, not only those whose results changed since the last render.",
+)
+@click.option(
+    "--replays",
+    type=click.IntRange(0),
+    default=300,
+    show_default=True,
+    help="Replay pages kept as files per tournament (its latest matches); `arena serve` "
+    "renders older ones on request.",
+)
 @reports_errors
-def render(db_path: str, out_dir: str | None, with_logs: bool) -> None:
+def render(db_path: str, out_dir: str | None, with_logs: bool, full: bool, replays: int) -> None:
     """Write the HTML standings site: leaderboard, head-to-head, bots, matches, tournaments.
 
     The site is static (no network, no CDN): open index.html from disk or put the folder on
@@ -510,7 +523,8 @@ def render(db_path: str, out_dir: str | None, with_logs: bool) -> None:
     """
     from arena.site import publish_site
 
-    click.echo(f"Site written to {publish_site(db_path, out_dir, with_logs=with_logs)}")
+    index = publish_site(db_path, out_dir, with_logs=with_logs, full=full, replays=replays)
+    click.echo(f"Site written to {index}")
 
 
 @main.command()
@@ -536,6 +550,8 @@ def serve(db_path: str, out_dir: str | None, port: int, host: str, quiet: bool) 
     """Serve the site on this machine only (127.0.0.1), until Ctrl-C.
 
     Serves the site already in --out; when there is none yet, renders it from --db first.
+    Replays older than the site keeps as files, and whole match lists, are rendered on
+    request from --db.
 
     \b
     Example:
@@ -555,7 +571,7 @@ def serve(db_path: str, out_dir: str | None, port: int, host: str, quiet: bool) 
         except ArenaError as e:
             raise ArenaError(f"no site in {out_dir} (no index.html) to serve: {e}") from None
         click.echo(f"Site written to {index}")
-    server = make_server(out_dir, host, port, quiet=quiet)
+    server = make_server(out_dir, host, port, quiet=quiet, db_path=db_path)
     bound_host, bound_port = (str(a) for a in server.server_address[:2])
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(f"Serving {out_dir} at http://{shown}:{bound_port}/ (Ctrl-C to stop)")

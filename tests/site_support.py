@@ -10,6 +10,7 @@ messages and logs that a sandboxed ``arena run`` could not produce on demand.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import random
 import re
 import subprocess
@@ -28,7 +29,7 @@ from arena.engine import Rules, play_match
 from arena.record import MatchRecord
 from arena.sandbox.values import forfeit_placements
 from arena.secrecy import SecretFile
-from arena.store import Store
+from arena.store import LADDER, Store, now
 from arena.tournament import save_standings
 
 # Plays the last legal action. (Not the first: two first-legal players, such as a faulted
@@ -216,11 +217,12 @@ def console_script() -> str:
 
 
 @contextlib.contextmanager
-def serving(site: Path) -> Iterator[str]:
-    """``arena serve --port 0`` of ``site`` in its own process; yields the base URL it prints
-    (``http://127.0.0.1:PORT/``) and stops the server afterwards."""
+def serving(site: Path, db: Path | None = None) -> Iterator[str]:
+    """``arena serve --port 0`` of ``site`` (and ``--db``) in its own process; yields the base
+    URL it prints (``http://127.0.0.1:PORT/``) and stops the server afterwards."""
+    extra = ["--db", str(db)] if db is not None else []
     proc = subprocess.Popen(
-        [console_script(), "serve", "--out", str(site), "--port", "0", "--quiet"],
+        [console_script(), "serve", "--out", str(site), "--port", "0", "--quiet", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -234,3 +236,153 @@ def serving(site: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def _ladder_set(tid: str, step: int, versions: Sequence[int], rules: Rules) -> list[MatchRecord]:
+    """The six seatings of one ladder set of these three versions, played by the engine."""
+    out = []
+    seed = 1000 + step
+    for seating in range(6):
+        order = [(seating + k) % 3 for k in range(3)]
+        if seating >= 3:
+            order.reverse()
+        players = [FirstLegal() if k == 0 else RandomLegal(seed * 3 + k) for k in order]
+        m = play_match(players, seed=seed, rules=rules)
+        out.append(
+            MatchRecord.from_json(
+                {
+                    "match_id": f"{tid[:8]}s{step}k{seating}", "set_key": f"set{step:05d}",
+                    "bots": [versions[k] for k in order], "round": step, "seating": seating,
+                    "seed": seed, "scores": m.scores, "placements": list(m.placements),
+                    "hands": [h.to_dict() for h in m.hands], "truncated": m.truncated,
+                    "duration_seconds": 0.01, "faults": [], "logs": ["", "", ""],
+                    "stats": [{"decisions": 40, "asked": 30, "think_seconds": 0.003,
+                               "max_think_seconds": 0.001, "cpu_seconds": 0.0}] * 3,
+                }
+            )
+        )  # fmt: skip
+    return out
+
+
+def store_ladder(
+    db_path: Path,
+    names: Sequence[str],
+    sets: int,
+    *,
+    epoch_sets: int = 2,
+    running: int = 1,
+    replace: str | None = None,
+    retire: str | None = None,
+    seed: int = 3,
+) -> str:
+    """A ladder (``kind = 'ladder'``) written through the store, its tables as ``arena
+    ladder`` keeps them (docs/schema.md): ``sets`` finished sets of real matches played by the
+    engine in-process, triples in turn, ``running`` sets in flight, epochs of ``epoch_sets``
+    sets (all but the last closed, their secrets revealed) and its standings. ``replace``
+    names a bot that submitted a second version after the first half (its first leaves the
+    field as replaced); ``retire`` one retired then. Returns the ladder's id."""
+    rules = Rules()
+    with Store(db_path) as store:
+        versions = {
+            n: store.add_bot_version(n, f"class Bot:\n    n = {i}\n", f"{n}.py", "Ladders")[0].id
+            for i, n in enumerate(names)
+        }  # fmt: skip
+        config = {"kind": "ladder", "seed": seed, "rules": rules.to_dict(), "limits": {},
+                  "bundled": [], "epoch_sets": epoch_sets, "rounds": 0}  # fmt: skip
+        tid = scheduler.tournament_id(config)
+        store.ensure_tournament(tid, config, list(versions.values()), 0, kind=LADDER)
+        conn, stamp = store.conn, now()
+        with conn:
+            for v in versions.values():
+                conn.execute(
+                    "INSERT INTO ladder_bots VALUES (?, ?, 0, ?, NULL, NULL, NULL)", (tid, v, stamp)
+                )
+        field = dict(versions)
+        for step in range(sets + running):
+            if step == sets // 2 and (replace or retire):
+                _leave(store, tid, step, field, replace, retire)
+            epoch = step // epoch_sets
+            _open_epoch(store, tid, epoch, step, closed=epoch < (sets - 1) // epoch_sets)
+            live = sorted(field.values())
+            # Triples in turn (offsets 0, 1, 3: three different bots from four on).
+            triple = [live[(step + o) % len(live)] for o in (0, 1, 3)] if len(live) > 3 else live
+            ladder_set(store, tid, step, triple, epoch, finish=step < sets)
+        save_standings(store, tid)
+    return tid
+
+
+def ladder_set(
+    store: Store, tid: str, step: int, triple: Sequence[int], epoch: int, *, finish: bool
+) -> list[str]:
+    """Schedule set ``step`` of the ladder (its ``ladder_sets`` row) and, with ``finish``,
+    store its six matches, played by the engine, and mark it finished; the match ids."""
+    conn = store.conn
+    with conn:
+        conn.execute(
+            "INSERT INTO ladder_sets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (tid, step, *triple, epoch, f"set{step:05d}", "refine", now()),
+        )
+    if not finish:
+        return []
+    records = _ladder_set(tid, step, triple, Rules())
+    store.write_results(tid, records)
+    with conn:
+        conn.execute(
+            "UPDATE ladder_sets SET finished_at = ? WHERE ladder_id = ? AND step = ?",
+            (now(), tid, step),
+        )
+    return [r.match_id for r in records]
+
+
+def _open_epoch(store: Store, tid: str, epoch: int, step: int, *, closed: bool) -> None:
+    conn = store.conn
+    if conn.execute(
+        "SELECT 1 FROM ladder_epochs WHERE ladder_id = ? AND epoch = ?", (tid, epoch)
+    ).fetchone():
+        return
+    secret = hashlib.sha256(f"{tid}/{epoch}".encode()).hexdigest()
+    commitment = hashlib.sha256(bytes.fromhex(secret)).hexdigest()
+    stamp = now()
+    with conn:
+        cur = conn.execute(
+            "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at, revealed_at) "
+            "VALUES (?, ?, ?, 'ladder', ?, ?)",
+            (epoch, secret, commitment, stamp, stamp if closed else None),
+        )
+        conn.execute(
+            "INSERT INTO ladder_epochs VALUES (?, ?, ?, ?, ?, ?)",
+            (tid, epoch, cur.lastrowid, step, stamp, stamp if closed else None),
+        )
+
+
+def _leave(
+    store: Store,
+    tid: str,
+    step: int,
+    field: dict[str, int],
+    replace: str | None,
+    retire: str | None,
+) -> None:
+    conn, stamp = store.conn, now()
+    if replace:
+        new, _ = store.add_bot_version(replace, "class Bot:\n    n = 'v2'\n", f"{replace}.py")
+        with conn:
+            conn.execute(
+                "UPDATE ladder_bots SET left_step = ?, left_at = ?, left_reason = 'replaced' "
+                "WHERE ladder_id = ? AND bot_version_id = ?",
+                (step, stamp, tid, field[replace]),
+            )
+            conn.execute(
+                "INSERT INTO ladder_bots VALUES (?, ?, ?, ?, NULL, NULL, NULL)",
+                (tid, new.id, step, stamp),
+            )
+            conn.execute("INSERT INTO tournament_bots VALUES (?, ?)", (tid, new.id))
+        field[replace] = new.id
+    if retire:
+        with conn:
+            conn.execute("UPDATE bots SET retired_at = ? WHERE name = ?", (stamp, retire))
+            conn.execute(
+                "UPDATE ladder_bots SET left_step = ?, left_at = ?, left_reason = 'retired' "
+                "WHERE ladder_id = ? AND bot_version_id = ?",
+                (step, stamp, tid, field.pop(retire)),
+            )

@@ -8,11 +8,13 @@ and must never list a folder.
 from __future__ import annotations
 
 import socket
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from site_support import serving, store_tournament
+from bs4 import BeautifulSoup
+from site_support import serving, store_ladder, store_tournament
 
 from arena.site import render_site
 from arena.site.serve import host_is_local, is_loopback_name
@@ -134,3 +136,86 @@ def test_host_header_needs_the_port() -> None:
     assert host_is_local("localhost", 80) and host_is_local("[::1]", 80)
     assert not host_is_local("localhost:080x", 80)
     assert not host_is_local(None, 80)
+
+
+# -- pages rendered on request from the database -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path, str]]:
+    """A ladder's site keeping 3 replays as files, served with its database; yields the
+    port, the folder and the ladder's id."""
+    root = tmp_path_factory.mktemp("live")
+    tid = store_ladder(root / "arena.db", ["ace", "bea", "cy", "dot"], sets=6)
+    render_site(root / "arena.db", root / "site", replays=3)
+    with serving(root / "site", root / "arena.db") as url:
+        yield int(url.rsplit(":", 1)[1].strip("/")), root, tid
+
+
+def _ids(db: Path, tid: str) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT id FROM matches WHERE tournament_id = ? ORDER BY rowid", (tid,))
+        return [r[0] for r in rows]
+
+
+def test_an_old_replay_is_rendered_on_request(live: tuple[int, Path, str], tmp_path: Path):
+    port, root, tid = live
+    ids = _ids(root / "arena.db", tid)
+    assert len(ids) == 36 and not (root / "site" / "matches" / f"{ids[0]}.html").exists()
+    # The page a render keeping every replay writes, byte for byte.
+    render_site(root / "arena.db", tmp_path / "all", replays=1000)
+    for match_id in (ids[0], ids[17], ids[-1]):  # two on request, one a file
+        status, body = raw_get(port, f"/matches/{match_id}.html", [f"127.0.0.1:{port}"])
+        assert status == 200
+        assert body == (tmp_path / "all" / "matches" / f"{match_id}.html").read_bytes()
+    status, body = raw_get(port, f"/matches/{ids[0]}.html", [f"127.0.0.1:{port}"], "HEAD")
+    assert status == 200 and body == b""
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/matches/nosuchmatch.html", "/matches/%3Cscript%3E.html", "/matches/..%2farena.db",
+     "/matches/" + "a" * 65 + ".html", "/matches/x.html/", "/matches.html",
+     "/matches.html?tournament=nosuch", "/matches.html?bot=nosuch",
+     "/matches.html?bot=%3Cscript%3E", "/matches.html?tournament={tid}&page=0",
+     "/matches.html?tournament={tid}&page=2", "/matches.html?tournament={tid}&page=x"],
+)  # fmt: skip
+def test_only_stored_ids_are_rendered(live: tuple[int, Path, str], path: str) -> None:
+    port, _, tid = live
+    status, body = raw_get(port, path.format(tid=tid), [f"127.0.0.1:{port}"])
+    assert status == 404, path
+    assert b"<script>" not in body and b"ace" not in body
+
+
+def test_whole_match_lists_are_served(live: tuple[int, Path, str]) -> None:
+    port, root, tid = live
+    local = [f"127.0.0.1:{port}"]
+    status, body = raw_get(port, f"/matches.html?tournament={tid}", local)
+    page = BeautifulSoup(body, "html.parser")
+    rows = page.select("table.matches tbody tr")
+    assert status == 200 and len(rows) == 36
+    # Newest first, each linking its replay (served whether or not it is a file).
+    newest = [a.get_text() for a in page.select("table.matches tbody tr td:first-child a")]
+    assert newest == list(reversed(_ids(root / "arena.db", tid)))
+    with sqlite3.connect(root / "arena.db") as conn:
+        (mine,) = conn.execute(
+            "SELECT COUNT(DISTINCT match_id) FROM match_seats s JOIN bot_versions v "
+            "ON v.id = s.bot_version_id WHERE v.name = 'ace'"
+        ).fetchone()
+    status, body = raw_get(port, "/matches.html?bot=ace&page=1", local)
+    assert (
+        status == 200
+        and len(BeautifulSoup(body, "html.parser").select("table.matches tbody tr")) == mine
+    )
+
+
+def test_another_database_is_not_read(live: tuple[int, Path, str], tmp_path: Path) -> None:
+    # A site rendered from one database, served with another: only its files are served.
+    _, root, tid = live
+    other = tmp_path / "other.db"
+    store_ladder(other, ["ace", "bea", "cy", "dot"], sets=6)
+    first = _ids(root / "arena.db", tid)[0]
+    with serving(root / "site", other) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        assert raw_get(port, f"/matches/{first}.html", [f"127.0.0.1:{port}"])[0] == 404
+        assert raw_get(port, "/index.html", [f"127.0.0.1:{port}"])[0] == 200

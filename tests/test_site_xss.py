@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+import urllib.request
 from pathlib import Path
 
 import pytest
-from site_support import soup, store_tournament
+from bs4 import BeautifulSoup
+from site_support import serving, soup, store_tournament
 
 from arena.site import render_site
 
@@ -34,17 +37,41 @@ def test_no_injected_markup_anywhere(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
     for page in pages:
-        doc = soup(page)
-        # The only script is the site's own, loaded from static/.
-        scripts = doc.find_all("script")
-        assert [s.get("src", "").rsplit("/", 1)[-1] for s in scripts] == ["site.js"], page
-        assert not doc.find_all(["img", "iframe", "object", "embed"]), page
-        assert not doc.select("svg svg"), page
-        for tag in doc.find_all(True):
-            events = [a for a in tag.attrs if a.lower().startswith("on")]
-            assert not events, (page, tag.name, events)
-            for value in tag.attrs.values():
-                assert "javascript:" not in str(value).lower(), (page, tag.name)
+        _no_markup(soup(page), page)
+
+
+def test_no_injected_markup_in_pages_served_on_request(tmp_path: Path) -> None:
+    # No replay kept as a file: every one, and the match lists, rendered by `arena serve`.
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, HOSTILE_BOTS, fault=(ATTR, FAULT), log=(SVG, LOG))
+    render_site(db, tmp_path / "site", with_logs=True, replays=0)
+    assert not (tmp_path / "site" / "matches").exists()
+    with sqlite3.connect(db) as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM matches")]
+    with serving(tmp_path / "site", db) as url:
+        served = [f"matches/{m}.html" for m in ids] + [f"matches.html?tournament={tid}"]
+        for path in served:
+            with urllib.request.urlopen(url + path) as response:  # noqa: S310 (loopback)
+                doc = BeautifulSoup(response.read(), "html.parser")
+            _no_markup(doc, path)
+            names = {a.get_text() for a in doc.select("a.bot")}
+            assert names and names <= {name for name, _ in HOSTILE_BOTS}, path
+            if path.startswith("matches/"):  # shown verbatim, as text
+                assert (FAULT in doc.get_text()) == (ATTR in names), path
+                assert (LOG in doc.get_text()) == (SVG in names), path
+
+
+def _no_markup(doc: BeautifulSoup, page: object) -> None:
+    # The only script is the site's own, loaded from static/.
+    scripts = doc.find_all("script")
+    assert [s.get("src", "").rsplit("/", 1)[-1] for s in scripts] == ["site.js"], page
+    assert not doc.find_all(["img", "iframe", "object", "embed"]), page
+    assert not doc.select("svg svg"), page
+    for tag in doc.find_all(True):
+        events = [a for a in tag.attrs if a.lower().startswith("on")]
+        assert not events, (page, tag.name, events)
+        for value in tag.attrs.values():
+            assert "javascript:" not in str(value).lower(), (page, tag.name)
 
 
 def test_hostile_text_is_shown_verbatim(site: Path) -> None:

@@ -41,11 +41,14 @@ _SLOW_FILES: dict[str, str] = {
     "test_bench_oracle.py": "benchmark scripts on worker processes",
     "test_bench_strength.py": "benchmark scripts on worker processes",
     "test_bench_trick_noise.py": "benchmark scripts on worker processes",
+    "test_bench_site_scale.py": "a benchmark script building ladder databases and sites",
     "test_site_browser.py": "headless Chromium",
     "test_site_compare.py": "headless Chromium",
     "test_site_layout.py": "headless Chromium",
+    "test_site_ladder.py": "headless Chromium",
 }
 _SLOW_TESTS: dict[str, str] = {
+    "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",
     "test_engine_properties.py::test_random_legal_matches": "thousands of random matches",
     "test_docs.py::test_docs_site_builds_in_strict_mode": "builds the documentation site",
     "test_docs.py::test_help_points_to_the_docs": "every command's --help in a subprocess",

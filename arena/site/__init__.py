@@ -11,21 +11,17 @@ a comparison with its LLR chart), ``bots/<name>.html`` and ``matches/<id>.html``
 
 from __future__ import annotations
 
-import datetime as _dt
 from pathlib import Path
 
 from arena import __version__
 from arena.errors import ArenaError
-from arena.reports import Reports, tournament_reports
-from arena.site import botpage, data
-from arena.site.charts import line_chart, place_chart
-from arena.site.comparison import ComparisonView, comparison_view
-from arena.site.fairness import fairness
-from arena.site.history import rating_history
-from arena.site.render import Writer, make_env
+from arena.site.build import RECENT_REPLAYS, Options, SiteData, pages
+from arena.site.live import LIST_PAGE
+from arena.site.output import Outcome, apply
+from arena.site.render import Writer, site_env
 from arena.store import Store
 
-__all__ = ["publish_site", "render_site", "site_folder"]
+__all__ = ["Outcome", "RECENT_REPLAYS", "publish_site", "render_site", "site_folder", "update"]
 
 
 def site_folder(db_path: str | Path) -> Path:
@@ -36,14 +32,21 @@ def site_folder(db_path: str | Path) -> Path:
 
 
 def publish_site(
-    db_path: str | Path, out_dir: str | Path | None = None, *, with_logs: bool = False
+    db_path: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    with_logs: bool = False,
+    full: bool = False,
+    replays: int = RECENT_REPLAYS,
 ) -> Path:
     """Bring the database's standings up to date, then render the site (``arena render``)
     into ``out_dir`` (default: :func:`site_folder` of the database).
 
     Runs that were killed are recorded as interrupted first, so the site does not show them
     running; a database that cannot be written now (read-only, or a run holding the lock) is
-    rendered as it is. Returns the path of ``index.html``.
+    rendered as it is. Only the pages whose data changed since the last render into the same
+    folder are written (``full``: all of them; the files are the same either way). Returns
+    the path of ``index.html``.
     """
     from arena.tournament import refresh_standings
 
@@ -51,112 +54,75 @@ def publish_site(
         if store.writable():
             store.settle_runs()
         refresh_standings(store)
-        return _render(store, Path(out_dir or site_folder(db_path)), with_logs)
+        out = Path(out_dir or site_folder(db_path))
+        _render(store, out, Options(with_logs, replays), full=full)
+        return out / "index.html"
 
 
 def render_site(
-    db_path: str | Path, out_dir: str | Path | None = None, *, with_logs: bool = False
+    db_path: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    with_logs: bool = False,
+    full: bool = False,
+    replays: int = RECENT_REPLAYS,
 ) -> Path:
-    """Render the whole site from the database at ``db_path`` into ``out_dir`` (default:
-    :func:`site_folder`), as stored.
+    """Render the site from the database at ``db_path`` into ``out_dir`` (default:
+    :func:`site_folder`), as stored: incrementally (only the pages whose data changed since
+    the last render into that folder), or every page with ``full``.
 
     Bot logs (untrusted, possibly large) are published only when ``with_logs`` is true; a
-    bot's source is never published. Returns the path of ``index.html``.
+    bot's source is never published. The replay pages of each tournament's ``replays`` most
+    recent matches are files; ``arena serve`` renders older ones on request. Returns the path
+    of ``index.html``.
     """
     with Store(db_path, create=False) as store:
-        return _render(store, Path(out_dir or site_folder(db_path)), with_logs)
+        out = Path(out_dir or site_folder(db_path))
+        _render(store, out, Options(with_logs, replays), full=full)
+        return out / "index.html"
 
 
-def _render(store: Store, out: Path, with_logs: bool) -> Path:
+def update(
+    store: Store,
+    out_dir: str | Path,
+    *,
+    with_logs: bool = False,
+    replays: int = RECENT_REPLAYS,
+) -> Outcome:
+    """Bring the site in ``out_dir`` up to date with ``store``, an open database, writing only
+    the pages whose data changed since the last render there (what a ladder calls after
+    storing a few sets). Each page is replaced atomically; cheap when little changed.
+    Returns how many pages were written, kept and removed."""
+    return _render(store, Path(out_dir), Options(with_logs, replays), full=False)
+
+
+def _render(store: Store, out: Path, options: Options, *, full: bool) -> Outcome:
+    if options.replays < 0:
+        raise ArenaError(
+            f"the number of replay pages kept must be 0 or more, not {options.replays}"
+        )
     if out.exists() and not out.is_dir():
         raise ArenaError(f"{out} is a file, not a folder for the site")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ArenaError(f"cannot make the site's folder {out}: {e.strerror}") from None
-    refs = data.bot_refs(store)
-    tours = data.tournaments(store, refs)
-    # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
-    robins = [t for t in tours if not t.is_comparison]
-    all_standings = {t.id: data.leaderboard(store, t.id, refs) for t in robins}
-    duplicate = {t.id: tournament_reports(store, t.id) for t in robins}
-    compared = {t.id: comparison_view(store, t.id, refs) for t in tours if t.is_comparison}
-    current = robins[0] if robins else None
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    site = SiteData(store, options)
     writer = Writer(
         out,
-        make_env(),
-        {"version": __version__, "generated_at": now, "current": current, "with_logs": with_logs},
+        site_env(),
+        {
+            "version": __version__,
+            "generated_at": None,
+            "current": site.current,
+            "with_logs": options.with_logs,
+            "served": LIST_PAGE,
+        },
     )
     writer.static()
-
-    rows = all_standings[current.id] if current else []
-    history = rating_history(store, current.id, refs) if current else []
-    rating_svg = line_chart(history, x_label="matches played", y_label="rating")
-    places_svg = place_chart([(s.bot.name, s.bot.href, s.places) for s in rows])
-    index = writer.page(
-        "index.html",
-        "leaderboard.html",
-        standings=rows,
-        tournaments=tours,
-        rating_chart=rating_svg,
-        place_chart=places_svg,
-        fair=fairness(store, current, refs) if current else None,
-        duplicate=duplicate[current.id] if current else None,
-        refs=refs,
-        comparisons=[(t, compared[t.id]) for t in tours if t.is_comparison],
-    )
-    pairs = data.pairwise(store, current.id) if current else {}
-    writer.page("h2h.html", "h2h.html", standings=rows, pairs=pairs)
-    _tournament_pages(writer, store, refs, tours, all_standings, duplicate, compared)
-    lines = dict(history)
-    for bot in botpage.bot_details(store, refs, all_standings, tours, with_logs=with_logs):
-        own = [(bot.name, lines[bot.name])] if bot.name in lines else []
-        writer.page(
-            bot.href,
-            "bot.html",
-            bot=bot,
-            rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
-            place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in bot.standings]),
-        )
-        if bot.latest.slug != str(bot.bot_id):
-            # Bot pages used to be bots/<id>.html: links saved from then still arrive.
-            writer.page(f"bots/{bot.bot_id}.html", "redirect.html", bot=bot)
-    for detail in data.match_details(store, refs, with_logs=with_logs):
-        m = detail.match
-        series = [
-            (
-                m.bots[s].name,
-                [(0.0, 0.0, 0.0, 0.0)]
-                + [(h.number, a, a, a) for h in detail.hands for a in [h.scores_after[s]]],
-            )
-            for s in range(3)
-        ]
-        score_chart = line_chart(series, x_label="hand", y_label="score", width=1000, height=240)
-        writer.page(m.href, "match.html", m=m, detail=detail, score_chart=score_chart)
-    return index
-
-
-def _tournament_pages(
-    writer: Writer,
-    store: Store,
-    refs: dict[int, data.BotRef],
-    tours: list[data.Tournament],
-    all_standings: dict[str, list[data.Standing]],
-    duplicate: dict[str, Reports],
-    compared: dict[str, ComparisonView],
-) -> None:
-    """One page per tournament: a round robin's standings and reports, or a comparison's
-    test with its LLR chart and verdict."""
-    for t in tours:
-        writer.page(
-            t.href,
-            "compare.html" if t.is_comparison else "tournament.html",
-            tournament=t,
-            standings=all_standings.get(t.id, []),
-            matches=data.matches(store, refs, tid=t.id),
-            fair=fairness(store, t, refs),
-            duplicate=duplicate.get(t.id),
-            refs=refs,
-            view=compared.get(t.id),
-        )
+    recorded: dict[str, object] = {
+        "with_logs": options.with_logs,
+        "replays": options.replays,
+        "database": str(store.path.resolve()),
+    }
+    return apply(out, pages(site, writer), full=full, options=recorded)

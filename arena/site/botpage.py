@@ -7,8 +7,8 @@ a bot's source.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from arena.site.data import (
     BotRef,
@@ -17,10 +17,9 @@ from arena.site.data import (
     Standing,
     Tournament,
     faults,
-    matches,
+    recent_matches,
     safe_id,
 )
-from arena.site.replay import play_stats
 from arena.store import Store
 
 
@@ -109,12 +108,12 @@ def _opponents(
 ) -> list[OpponentRow]:
     """Per opponent bot (all its versions together), best record against it first."""
     opp: dict[int, list[float]] = {}
-    for r in store.opponent_places(ids):
+    for r in store.opponent_totals(ids):
         o = refs[r["ob"]].bot_id
         acc = opp.setdefault(o, [0, 0.0, 0])
-        acc[0] += 1
-        acc[1] += 1.0 if r["pa"] < r["pb"] else 0.5 if r["pa"] == r["pb"] else 0.0
-        acc[2] += r["pa"]
+        acc[0] += r["n"]
+        acc[1] += r["above"]
+        acc[2] += r["pl"]
     return sorted(
         (
             OpponentRow(max(by_bot[o], key=lambda r: r.version), int(n), above, pl / n)
@@ -125,13 +124,9 @@ def _opponents(
 
 
 def _play(store: Store, ids: list[int]) -> dict[str, int]:
-    """How the bot bid and fared, over every hand it played in any seat."""
-    hands = store.hands_played_by(ids)
-    play = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
-    for seat in range(3):
-        for k, v in play_stats([h for h in hands if h["seat"] == seat], seat).items():
-            play[k] += v
-    return play
+    """How the bot bid and fared, over every hand it played in any seat (the counts of
+    :func:`arena.site.replay.play_stats`, summed by the database)."""
+    return store.play_counts(ids)
 
 
 def _logs(store: Store, ids: list[int]) -> list[LogExcerpt]:
@@ -147,49 +142,53 @@ def _logs(store: Store, ids: list[int]) -> list[LogExcerpt]:
     return out
 
 
-def bot_details(
+RECENT_MATCHES = 30
+"""How many of a bot's matches its page lists (the most recent); the whole list is a page
+``arena serve`` renders on request."""
+
+
+def versions_by_bot(refs: dict[int, BotRef]) -> dict[int, list[BotRef]]:
+    """Each bot's versions, oldest first, by bot id."""
+    by_bot: dict[int, list[BotRef]] = defaultdict(list)
+    for ref in sorted(refs.values(), key=lambda r: r.version):
+        by_bot[ref.bot_id].append(ref)
+    return by_bot
+
+
+def bot_detail(
     store: Store,
+    bot: dict[str, Any],
     refs: dict[int, BotRef],
-    all_standings: dict[str, list[Standing]],
-    tours: list[Tournament],
+    by_bot: dict[int, list[BotRef]],
+    placed: list[tuple[Tournament, Standing]],
     *,
     with_logs: bool,
-) -> Iterator[BotDetail]:
-    """Every bot's page data, by bot (all its versions together), in name order."""
-    by_bot: dict[int, list[BotRef]] = defaultdict(list)
-    for ref in refs.values():
-        by_bot[ref.bot_id].append(ref)
-    for bot in sorted(store.bot_rows(), key=lambda b: b["name"]):
-        mine = sorted(by_bot.get(bot["id"], []), key=lambda r: r.version)
-        if not mine:
-            continue
-        ids = [r.version_id for r in mine]
-        versions = [
-            VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
-                       v["submitted_at"], v["n"], v["mp"])
-            for v in store.version_rows(ids)
-        ]  # fmt: skip
-        placed = [
-            (t, s) for t in tours for s in all_standings.get(t.id, []) if s.bot.version_id in ids
-        ]
-        timing = store.timing(ids)
-        recent = matches(store, refs, versions=ids)
-        recent.sort(key=lambda m: m.finished_at or "", reverse=True)
-        yield BotDetail(
-            bot_id=bot["id"],
-            name=bot["name"],
-            created_at=bot["created_at"],
-            latest=mine[-1],
-            versions=versions,
-            standings=placed,
-            opponents=_opponents(store, ids, refs, by_bot),
-            faults=faults(store, refs, versions=ids),
-            logs=_logs(store, ids) if with_logs else [],
-            play=_play(store, ids),
-            seats=timing["seats"],
-            decisions=timing["d"],
-            asked=timing["a"],
-            think_seconds=timing["ts"],
-            max_think_seconds=timing["mx"],
-            recent=recent[:30],
-        )
+) -> BotDetail:
+    """One bot's page data (``bot``: its row of :meth:`arena.store.Store.bot_rows`; ``placed``:
+    its standings in each tournament), all its versions together."""
+    mine = by_bot[bot["id"]]
+    ids = [r.version_id for r in mine]
+    versions = [
+        VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
+                   v["submitted_at"], v["n"], v["mp"])
+        for v in store.version_rows(ids)
+    ]  # fmt: skip
+    timing = store.timing(ids)
+    return BotDetail(
+        bot_id=bot["id"],
+        name=bot["name"],
+        created_at=bot["created_at"],
+        latest=mine[-1],
+        versions=versions,
+        standings=placed,
+        opponents=_opponents(store, ids, refs, by_bot),
+        faults=faults(store, refs, versions=ids),
+        logs=_logs(store, ids) if with_logs else [],
+        play=_play(store, ids),
+        seats=timing["seats"],
+        decisions=timing["d"],
+        asked=timing["a"],
+        think_seconds=timing["ts"],
+        max_think_seconds=timing["mx"],
+        recent=recent_matches(store, refs, versions=ids, limit=RECENT_MATCHES),
+    )

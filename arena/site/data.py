@@ -11,14 +11,14 @@ import json
 import re
 import urllib.parse
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
-from arena.store import COMPARE, ROUND_ROBIN, Store, StoredMatch
+from arena.store import COMPARE, LADDER, ROUND_ROBIN, Store, StoredMatch
 from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -135,6 +135,11 @@ class Tournament:
     def href(self) -> str:
         """Path of the tournament page, relative to the site root."""
         return f"tournaments/{self.id}.html"
+
+    @property
+    def is_ladder(self) -> bool:
+        """Whether this is a continuous ladder (``arena ladder``)."""
+        return self.kind == LADDER
 
     @property
     def is_comparison(self) -> bool:
@@ -283,6 +288,7 @@ class MatchRow:
     faults: int
     duration: float | None
     finished_at: str
+    set_key: str = ""
 
     @property
     def href(self) -> str:
@@ -305,19 +311,8 @@ def _match_row(r: StoredMatch, refs: dict[int, BotRef]) -> MatchRow:
         faults=r.faults,
         duration=r.duration_seconds,
         finished_at=r.finished_at,
+        set_key=r.set_key,
     )
-
-
-def matches(
-    store: Store,
-    refs: dict[int, BotRef],
-    *,
-    tid: str | None = None,
-    versions: Sequence[int] | None = None,
-) -> list[MatchRow]:
-    """Matches in tournament order (round, set, seating): of one tournament, with one of
-    ``versions`` seated, or all."""
-    return [_match_row(r, refs) for r in store.match_rows(tid=tid, versions=versions)]
 
 
 @dataclass
@@ -424,22 +419,44 @@ class MatchDetail:
         return self.hands[-REPLAY_TAIL:] if self._long else []
 
 
-def match_details(
-    store: Store, refs: dict[int, BotRef], *, with_logs: bool
-) -> Iterator[MatchDetail]:
-    """Every match with its hands, one at a time (a site may have thousands of matches)."""
-    for m in matches(store, refs):
-        hands = [hand_view(record) for record in store.hand_records(m.id)]
-        stats: list[SeatStats | None] = [None, None, None]
-        for s in store.seat_rows(m.id):
-            stats[s["seat"]] = SeatStats(
-                s["decisions"] or 0,
-                s["asked"] or 0,
-                s["think_seconds"] or 0.0,
-                s["max_think_seconds"] or 0.0,
-            )
-        logs: list[str | None] = [None, None, None]
-        if with_logs:
-            for seat, text in store.match_logs(m.id).items():
-                logs[seat] = text
-        yield MatchDetail(m, hands, faults(store, refs, match_id=m.id), stats, logs)
+def match_detail(
+    store: Store, refs: dict[int, BotRef], m: MatchRow, *, with_logs: bool
+) -> MatchDetail:
+    """One match with its hands, seat timings, faults and (``with_logs``) logs."""
+    hands = [hand_view(record) for record in store.hand_records(m.id)]
+    stats: list[SeatStats | None] = [None, None, None]
+    for s in store.seat_rows(m.id):
+        stats[s["seat"]] = SeatStats(
+            s["decisions"] or 0,
+            s["asked"] or 0,
+            s["think_seconds"] or 0.0,
+            s["max_think_seconds"] or 0.0,
+        )
+    logs: list[str | None] = [None, None, None]
+    if with_logs:
+        for seat, text in store.match_logs(m.id).items():
+            logs[seat] = text
+    return MatchDetail(m, hands, faults(store, refs, match_id=m.id), stats, logs)
+
+
+def match_row(store: Store, refs: dict[int, BotRef], match_id: str) -> MatchRow | None:
+    """The stored match of exactly this id (None: no such match, or a bot unknown)."""
+    found = store.stored_match(match_id)
+    if found is None or any(b not in refs for b in found.bots):
+        return None
+    return _match_row(found, refs)
+
+
+def recent_matches(
+    store: Store,
+    refs: dict[int, BotRef],
+    *,
+    limit: int,
+    offset: int = 0,
+    tid: str | None = None,
+    versions: Sequence[int] | None = None,
+) -> list[MatchRow]:
+    """A page of matches, the most recently stored first: of one tournament, or with one of
+    ``versions`` seated."""
+    rows = store.match_page_rows(tid=tid, versions=versions, limit=limit, offset=offset)
+    return [_match_row(r, refs) for r in rows]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import re
-import shutil
 import urllib.parse
 from pathlib import Path
 from typing import Any, Final
@@ -18,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from arena.site.charts import PLACE_COLOURS, rate_colour
+from arena.site.output import atomic_write
 
 _CARD = re.compile(r"^([789TJQKA])([CDHS])$")
 SUIT_SYMBOLS: Final = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
@@ -173,6 +173,13 @@ def make_env() -> Environment:
     return env
 
 
+@functools.lru_cache(maxsize=1)
+def site_env() -> Environment:
+    """The one environment of the renders and of ``arena serve`` (compiling the templates
+    costs more than an incremental render; Jinja reloads a template whose file changed)."""
+    return make_env()
+
+
 class Writer:
     """Renders templates into files under the output folder, with the right relative root."""
 
@@ -181,18 +188,17 @@ class Writer:
         self.env = env
         self.common = common
 
-    def page(self, rel_path: str, template: str, **context: Any) -> Path:
-        """Render ``template`` at the URL ``rel_path`` (relative to the site root, quoted).
-
-        Links inside the page are relative, so the site also works from ``file://``.
-        """
+    def html(self, rel_path: str, template: str, **context: Any) -> str:
+        """Render ``template`` as the page at the URL ``rel_path`` (relative to the site root,
+        quoted). Links inside the page are relative, so the site also works from ``file://``."""
         depth = rel_path.count("/")
+        values = {**self.common, **context, "root": "../" * depth, "page_path": rel_path}
+        return self.env.get_template(template).render(values)
+
+    def page(self, rel_path: str, template: str, **context: Any) -> Path:
+        """Render ``template`` at the URL ``rel_path`` into its file, atomically."""
         path = self.out_dir / urllib.parse.unquote(rel_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        html = self.env.get_template(template).render(
-            **self.common, **context, root="../" * depth, page_path=rel_path
-        )
-        path.write_text(html, encoding="utf-8")
+        atomic_write(path, self.html(rel_path, template, **context))
         return path
 
     def static(self) -> None:
@@ -201,4 +207,6 @@ class Writer:
         target.mkdir(parents=True, exist_ok=True)
         for f in (template_dir() / "static").iterdir():
             if f.suffix in (".css", ".js", ".svg"):
-                shutil.copyfile(f, target / f.name)
+                if (target / f.name).is_file() and (target / f.name).read_bytes() == f.read_bytes():
+                    continue
+                atomic_write(target / f.name, f.read_text(encoding="utf-8"))

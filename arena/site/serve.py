@@ -8,12 +8,16 @@ It is http.server's static file handler with three guards:
   another site that rebinds its own name to 127.0.0.1 (DNS rebinding) sends its own name,
   ``127.attacker.example`` included, and gets 421 Misdirected Request;
 * it never lists a directory: a folder is served only through its ``index.html``, anything
-  else is 404.
+  else is 404;
+* given the database, it renders on request only the pages of :mod:`arena.site.live` (a
+  stored match's replay that is not kept as a file, a whole match list), for ids it finds
+  stored, with the site's escaping templates; anything else is 404.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import ipaddress
 import os
 import re
@@ -25,6 +29,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from arena.errors import ArenaError
+from arena.site import live
 
 _PORT = re.compile(r"[0-9]{1,5}")
 
@@ -81,6 +86,7 @@ class _Handler(SimpleHTTPRequestHandler):
     """Static files, only for requests addressed to this machine, and no directory listings."""
 
     quiet = False
+    db_path: Path | None = None
 
     def _refuse_foreign_host(self) -> bool:
         hosts = self.headers.get_all("Host") or []
@@ -102,6 +108,9 @@ class _Handler(SimpleHTTPRequestHandler):
             super().do_HEAD()
 
     def send_head(self) -> Any:
+        dynamic = self._dynamic()
+        if dynamic is not None:
+            return dynamic
         path = self.translate_path(self.path)
         if os.path.isdir(path):
             # A folder is served only as its index.html, and only with the trailing slash
@@ -111,6 +120,29 @@ class _Handler(SimpleHTTPRequestHandler):
                 self.send_error(HTTPStatus.NOT_FOUND, "File not found")
                 return None
         return super().send_head()
+
+    def _dynamic(self) -> Any:
+        """A page rendered on request from the database (an old replay, a whole match list):
+        its body as a file object after the headers, or None to serve the folder as is."""
+        db = self.db_path
+        parts = urllib.parse.urlsplit(self.path)
+        path = urllib.parse.unquote(parts.path)
+        if db is None or not live.is_dynamic(path) or os.path.isfile(self.translate_path(path)):
+            return None
+        try:
+            html = live.render_request(db, Path(self.directory), path, parts.query)
+        except ArenaError:
+            self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, "the database cannot be read now")
+            return io.BytesIO(b"")
+        if html is None:
+            self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+            return io.BytesIO(b"")
+        body = html.encode("utf-8")
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:
         # Never reached through send_head above; kept closed in case the base class changes.
@@ -131,15 +163,28 @@ class _Server6(ThreadingHTTPServer):
 
 
 def make_server(
-    out_dir: str | Path, host: str = "127.0.0.1", port: int = 8000, *, quiet: bool = False
+    out_dir: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    quiet: bool = False,
+    db_path: str | Path | None = None,
 ) -> ThreadingHTTPServer:
-    """A server for the site in ``out_dir`` (port 0 picks a free port: see ``server_port``)."""
+    """A server for the site in ``out_dir`` (port 0 picks a free port: see ``server_port``).
+
+    With ``db_path``, the database the site was rendered from, the replays the site does not
+    keep as files and the whole match lists are rendered on request from it
+    (:mod:`arena.site.live`); another database (a site rendered elsewhere) is not used."""
     check_loopback(host)
     root = Path(out_dir)
     if not (root / "index.html").is_file():
         raise ArenaError(f"no site in {root}: run `arena render --out {root}` first")
+    db = None
+    if db_path is not None and Path(db_path).is_file() and live.rendered_from(Path(db_path), root):
+        db = Path(db_path).resolve()
     handler = functools.partial(
-        type("Handler", (_Handler,), {"quiet": quiet}), directory=str(root.resolve())
+        type("Handler", (_Handler,), {"quiet": quiet, "db_path": db}),
+        directory=str(root.resolve()),
     )
     server_class = _Server6 if ":" in host else ThreadingHTTPServer
     try:

@@ -15,6 +15,8 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.ladder`: a ladder's field, deal-secret epochs and sets, retiring bots
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
+- :mod:`arena.store.sitestate`: what an incremental render compares, bounded match lists,
+  a ladder's tables as its page reads them
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
 from arena.store.rows import ListedMatch, StoredMatch
 from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN, VERSION, now
+from arena.store.sitestate import SiteState
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
@@ -46,6 +49,8 @@ __all__ = [
 ]
 
 
-class Store(BotRecords, TournamentRecords, LadderRecords, MatchRecords, PageReads, ListingReads):
+class Store(
+    BotRecords, TournamentRecords, LadderRecords, MatchRecords, PageReads, ListingReads, SiteState
+):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.store.base import StoreBase
 from arena.store.rows import StoredMatch
-from arena.store.schema import ROUND_ROBIN
+from arena.store.schema import LADDER, ROUND_ROBIN
 
 
 def _among(column: str, ids: Sequence[int]) -> str:
@@ -23,9 +23,9 @@ def _among(column: str, ids: Sequence[int]) -> str:
 
 
 def _ranked(column: str) -> str:
-    """``column`` (a tournament id) is a round robin's: what a bot page counts. A comparison
-    (``arena compare``) has its own page and stays off the bot pages."""
-    return f"{column} IN (SELECT id FROM tournaments WHERE kind = '{ROUND_ROBIN}')"
+    """``column`` (a tournament id) is a round robin's or a ladder's: what a bot page counts.
+    A comparison (``arena compare``) has its own page and stays off the bot pages."""
+    return f"{column} IN (SELECT id FROM tournaments WHERE kind IN ('{ROUND_ROBIN}', '{LADDER}'))"
 
 
 class PageReads(StoreBase):
@@ -149,30 +149,40 @@ class PageReads(StoreBase):
             versions,
         )
 
-    def opponent_places(self, versions: Sequence[int]) -> list[dict[str, Any]]:
-        """Per seat of these versions and each opponent in the same match: the version's
-        place (``pa``), the opponent's (``pb``) and the opponent's version id (``ob``)."""
+    def opponent_totals(self, versions: Sequence[int]) -> list[dict[str, Any]]:
+        """Per opponent version (``ob``) over the matches it shared with these versions: the
+        matches (``n``), how often they placed above it (``above``, a tie counting one
+        half) and the sum of their places (``pl``)."""
         return self.rows(
-            "SELECT a.place AS pa, b.place AS pb, b.bot_version_id AS ob "
+            "SELECT b.bot_version_id AS ob, COUNT(*) AS n, "
+            "SUM(CASE WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5 "
+            "ELSE 0.0 END) AS above, SUM(a.place) AS pl "
             "FROM match_seats a JOIN match_seats b "
             "ON a.match_id = b.match_id AND a.seat != b.seat "
-            f"WHERE {_among('a.bot_version_id', versions)} AND {_ranked('a.tournament_id')}",
+            f"WHERE {_among('a.bot_version_id', versions)} AND {_ranked('a.tournament_id')} "
+            "GROUP BY b.bot_version_id",
             versions,
         )
 
-    def hands_played_by(self, versions: Sequence[int]) -> list[dict[str, Any]]:
-        """Every hand these versions played: ``trump``, ``maker``, ``seat`` (theirs), and
-        ``alone`` and ``points`` decoded."""
-        rows = self.rows(
-            "SELECT h.trump, h.maker, h.alone, h.points, s.seat "
+    def play_counts(self, versions: Sequence[int]) -> dict[str, int]:
+        """Over every hand these versions played with a trump named: ``hands``, ``maker``
+        (they named it), ``alone``, ``made`` and ``euchred`` (as maker), ``defended`` (scored
+        against the maker). Counted in SQL: a bot of a long ladder played millions of hands."""
+        point = "json_extract(h.points, '$[' || s.seat || ']')"
+        row = self.rows(
+            "SELECT COUNT(*) AS hands, "
+            "COALESCE(SUM(h.maker = s.seat), 0) AS maker, "
+            # `alone` is a JSON list of seats 0..2: the digit is there or not.
+            "COALESCE(SUM(instr(h.alone, s.seat) > 0), 0) AS alone, "
+            f"COALESCE(SUM(h.maker = s.seat AND {point} > 0), 0) AS made, "
+            f"COALESCE(SUM(h.maker = s.seat AND {point} <= 0), 0) AS euchred, "
+            f"COALESCE(SUM(h.maker != s.seat AND {point} > 0), 0) AS defended "
             "FROM hands h JOIN match_seats s ON s.match_id = h.match_id "
-            f"WHERE {_among('s.bot_version_id', versions)} AND {_ranked('s.tournament_id')}",
+            f"WHERE h.trump IS NOT NULL AND {_among('s.bot_version_id', versions)} "
+            f"AND {_ranked('s.tournament_id')}",
             versions,
-        )
-        for h in rows:
-            h["alone"] = [] if h["alone"] is None else json.loads(h["alone"])
-            h["points"] = [0, 0, 0] if h["points"] is None else json.loads(h["points"])
-        return rows
+        )[0]
+        return {k: int(v) for k, v in row.items()}
 
     def timing(self, versions: Sequence[int]) -> dict[str, Any]:
         """These versions' seats played (``seats``), decisions (``d``), times asked (``a``),

@@ -135,7 +135,8 @@ CREATE TABLE ladder_sets (
     scheduled_at TEXT NOT NULL, finished_at TEXT,
     PRIMARY KEY (ladder_id, step));
 CREATE INDEX matches_tournament ON matches (tournament_id);
-CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id);
+CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id, place, faulted);
+CREATE INDEX match_seats_version ON match_seats (bot_version_id);
 CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);
 CREATE INDEX deal_secrets_seed ON deal_secrets (seed, origin, revealed_at);
 CREATE TABLE schema_version (version INTEGER NOT NULL, created_at TEXT NOT NULL)

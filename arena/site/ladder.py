@@ -1,0 +1,138 @@
+"""A ladder's page (``arena ladder``): its order with intervals, the sets each bot played,
+what is being played now, the latest sets, the epochs with their commitments and revealed
+secrets, and the versions that left the field (retired or replaced).
+
+Read-only, from the ladder's tables (``ladder_bots``, ``ladder_sets``, ``ladder_epochs``) and
+its ``ratings`` rows (docs/schema.md); bounded whatever the ladder's age: the latest
+:data:`RECENT_SETS` sets, the sets in flight, and one row per bot and per epoch.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from arena.site.data import BotRef, MatchRow, Standing, Tournament, recent_matches
+from arena.site.render import Writer
+from arena.store import Store
+
+RECENT_SETS = 30
+"""How many of the latest finished sets the ladder's page lists."""
+
+IN_FLIGHT = 50
+"""At most this many sets in flight are listed."""
+
+EPOCHS = 50
+"""How many of the latest epochs the ladder's page lists (every epoch stays in the database,
+for ``arena verify``)."""
+
+
+@dataclass
+class LadderBot:
+    """A version in the ladder's field (or one that left it)."""
+
+    bot: BotRef
+    standing: Standing | None
+    sets: int
+    last_step: int | None
+    joined_step: int
+    joined_at: str
+    left_step: int | None
+    left_at: str | None
+    left_reason: str | None
+
+
+@dataclass
+class LadderSet:
+    """One set of the ladder: its step, three bots, epoch, why it was picked, its matches."""
+
+    step: int
+    bots: list[BotRef]
+    epoch: int
+    set_key: str
+    reason: str
+    scheduled_at: str
+    finished_at: str | None
+    matches: list[MatchRow] = field(default_factory=list)
+
+
+@dataclass
+class Epoch:
+    """An epoch's deal secret: its commitment, and the secret once the epoch has closed."""
+
+    epoch: int
+    first_step: int
+    sets: int
+    commitment: str
+    secret: str | None
+    opened_at: str
+    closed_at: str | None
+
+
+def _sets(
+    store: Store, t: Tournament, refs: dict[int, BotRef], *, running: bool, limit: int
+) -> list[LadderSet]:
+    out = []
+    for r in store.ladder_set_rows(t.id, running=running, limit=limit):
+        bots = [refs[r[f"bot{i}"]] for i in range(3) if r[f"bot{i}"] in refs]
+        if len(bots) == 3:
+            out.append(LadderSet(r["step"], bots, r["epoch"], r["set_key"], r["reason"],
+                                 r["scheduled_at"], r["finished_at"]))  # fmt: skip
+    return out
+
+
+def _field(
+    store: Store, t: Tournament, refs: dict[int, BotRef], standings: list[Standing]
+) -> list[LadderBot]:
+    by_version = {s.bot.version_id: s for s in standings}
+    counts = store.ladder_set_counts(t.id)
+    out = []
+    for r in store.ladder_bot_rows(t.id):
+        v = r["bot_version_id"]
+        if v not in refs:
+            continue
+        sets, last = counts.get(v, (0, None))
+        reason = r["left_reason"] or ("retired" if r["retired_at"] else None)
+        out.append(LadderBot(refs[v], by_version.get(v), sets, last, r["joined_step"],
+                             r["joined_at"], r["left_step"], r["left_at"], reason))  # fmt: skip
+    order = {s.bot.version_id: i for i, s in enumerate(standings)}
+    out.sort(key=lambda b: (order.get(b.bot.version_id, len(order)), b.bot.name.lower()))
+    return out
+
+
+def page(
+    store: Store,
+    writer: Writer,
+    t: Tournament,
+    refs: dict[int, BotRef],
+    standings: list[Standing],
+    as_of: str | None,
+) -> str:
+    """The ladder's page (``as_of``: the time of its latest results, for its footer)."""
+    everyone = _field(store, t, refs, standings)
+    recent = _sets(store, t, refs, running=False, limit=RECENT_SETS)
+    keys = {s.set_key for s in recent}
+    by_set: dict[str, list[MatchRow]] = defaultdict(list)
+    for m in recent_matches(store, refs, tid=t.id, limit=6 * RECENT_SETS + 6):
+        if m.set_key in keys:
+            by_set[m.set_key].append(m)
+    for s in recent:
+        s.matches = sorted(by_set[s.set_key], key=lambda m: m.seating)
+    epochs = [
+        Epoch(e["epoch"], e["first_step"], e["sets"], e["commitment"], e["secret"],
+              e["opened_at"], e["closed_at"])
+        for e in store.ladder_epoch_rows(t.id, EPOCHS)
+    ]  # fmt: skip
+    return writer.html(
+        t.href,
+        "ladder.html",
+        generated_at=as_of,
+        tournament=t,
+        field=[b for b in everyone if b.left_reason is None],
+        left=[b for b in everyone if b.left_reason is not None],
+        running=_sets(store, t, refs, running=True, limit=IN_FLIGHT),
+        recent=recent,
+        epochs=epochs,
+        epoch_count=store.ladder_epoch_count(t.id),
+        sets_played=sum(b.sets for b in everyone) // 3,
+    )

@@ -1,0 +1,259 @@
+"""The live site: incremental renders equal to full ones, atomic page writes, replays bounded
+per tournament, a ladder's page from its tables, and the bot counts summed by the database.
+
+Real SQLite files written through the store, matches played by the real engine in-process
+(:func:`site_support.store_ladder`, :func:`site_support.store_tournament`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from site_support import ladder_set, soup, store_ladder, store_tournament, texts
+
+from arena.cli import main
+from arena.cli import render as render_command
+from arena.errors import ArenaError
+from arena.site import RECENT_REPLAYS, render_site, update
+from arena.site.output import MANIFEST
+from arena.site.replay import play_stats
+from arena.store import Store
+
+LADDER_BOTS = ["ace", "bea", "cy", "dot", "eve"]
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def _one_more_set(db: Path, tid: str, triple_names: list[str]) -> list[str]:
+    """Store the ladder's next set, of these three bots' latest versions; its match ids."""
+    with Store(db) as store:
+        step = store.conn.execute("SELECT MAX(step) + 1 FROM ladder_sets").fetchone()[0]
+        epoch = store.conn.execute("SELECT MAX(epoch) FROM ladder_epochs").fetchone()[0]
+        ids = [
+            store.conn.execute(
+                "SELECT MAX(v.id) FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+                "WHERE b.name = ?",
+                (n,),
+            ).fetchone()[0]
+            for n in triple_names
+        ]
+        return ladder_set(store, tid, step, ids, epoch, finish=True)
+
+
+@pytest.fixture
+def two_kinds(tmp_path: Path) -> tuple[Path, str]:
+    """A round robin, then a ladder (the site's current tournament)."""
+    db = tmp_path / "arena.db"
+    store_tournament(db, [("rr1", None), ("rr2", None), ("rr3", None)])
+    return db, store_ladder(db, LADDER_BOTS, sets=6)
+
+
+def test_incremental_render_equals_a_full_render(two_kinds: tuple[Path, str], tmp_path: Path):
+    db, tid = two_kinds
+    inc = tmp_path / "incremental"
+    render_site(db, inc, replays=10)
+    before = _files(inc)
+    new_ids = _one_more_set(db, tid, ["ace", "cy", "eve"])
+    with Store(db, create=False) as store:
+        done = update(store, inc, replays=10)
+    after = _files(inc)
+    full = tmp_path / "full"
+    render_site(db, full, full=True, replays=10)
+    assert _files(full) == after  # every file, byte for byte, the manifest too
+    # Only what the set changed was written: its replays, its three bots, the ladder's page,
+    # the leaderboard and head-to-head (written again; its bytes differ only by the date of
+    # the latest results, to the second); the others were left alone.
+    changed = {p for p in after if before.get(p) != after[p]} - {MANIFEST}
+    assert changed - {"h2h.html"} == {
+        "index.html",
+        f"tournaments/{tid}.html",
+        "bots/ace.html",
+        "bots/cy.html",
+        "bots/eve.html",
+        *(f"matches/{m}.html" for m in new_ids),
+    }
+    assert done.written == 12 and done.kept > 0
+    # The ladder keeps its 10 latest replays as files: the 6 new ones pushed 6 out.
+    assert done.removed == 6 and len(set(before) - set(after)) == 6
+    assert "bots/bea.html" in after and before["bots/bea.html"] == after["bots/bea.html"]
+
+
+def test_an_update_without_new_results_writes_nothing(two_kinds: tuple[Path, str], tmp_path):
+    db, _ = two_kinds
+    out = tmp_path / "site"
+    render_site(db, out)
+    with Store(db, create=False) as store:
+        done = update(store, out)
+    assert (done.written, done.removed) == (0, 0) and done.kept > 10
+
+
+def test_pages_are_replaced_whole(two_kinds: tuple[Path, str], tmp_path: Path) -> None:
+    db, tid = two_kinds
+    out = tmp_path / "site"
+    render_site(db, out)
+    old = (out / "index.html").read_bytes()
+    with (out / "index.html").open("rb") as reader:  # a reader in the middle of the page
+        head = reader.read(100)
+        _one_more_set(db, tid, ["ace", "bea", "cy"])
+        with Store(db, create=False) as store:
+            update(store, out)
+        rest = reader.read()
+    # The reader finished the page it had started (the new one is another file, moved over
+    # the old name in one step): old and complete, never half of each.
+    assert head + rest == old
+    new = (out / "index.html").read_bytes()
+    assert new != old and new.rstrip().endswith(b"</html>")
+    assert not [p for p in out.rglob("*") if p.name.startswith(".tmp-")]
+
+
+def test_replays_are_kept_for_the_latest_matches_only(
+    two_kinds: tuple[Path, str], tmp_path: Path
+) -> None:
+    db, tid = two_kinds
+    out = tmp_path / "site"
+    render_site(db, out, replays=4)
+    conn = sqlite3.connect(db)
+    latest = {
+        t: [r[0] for r in conn.execute(
+            "SELECT id FROM matches WHERE tournament_id = ? ORDER BY rowid DESC LIMIT 4", (t,))]
+        for (t,) in conn.execute("SELECT id FROM tournaments")
+    }  # fmt: skip
+    kept = sorted(p.stem for p in (out / "matches").glob("*.html"))
+    assert kept == sorted(m for ids in latest.values() for m in ids)
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert {p for p in manifest["pages"] if p.startswith("matches/")} == {
+        f"matches/{m}.html" for m in kept
+    }
+    # The ladder's page links every match of its latest sets: the 4 latest are files, the
+    # others are rendered on request by `arena serve` (tests/test_site_serve.py).
+    page = soup(out / "tournaments" / f"{tid}.html")
+    linked = {a["href"] for a in page.select("table.ladder-sets a[href*='matches/']")}
+    ids = [r[0] for r in conn.execute("SELECT id FROM matches WHERE tournament_id = ?", (tid,))]
+    assert linked == {f"../matches/{m}.html" for m in ids} and len(ids) == 36
+    assert sum((out / "matches" / f"{m}.html").is_file() for m in ids) == 4
+
+
+def test_a_negative_bound_is_refused(two_kinds: tuple[Path, str], tmp_path: Path) -> None:
+    with pytest.raises(ArenaError, match="replay pages"):
+        render_site(two_kinds[0], tmp_path / "site", replays=-1)
+
+
+def test_ladder_page(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    tid = store_ladder(db, LADDER_BOTS, sets=8, epoch_sets=3, running=1, replace="bea",
+                       retire="dot")  # fmt: skip
+    out = tmp_path / "site"
+    render_site(db, out)
+    page = soup(out / "tournaments" / f"{tid}.html")
+    assert page.h1.get_text(" ", strip=True).startswith(f"Ladder {tid}")
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    # The order is the stored standings', with their intervals, for the field only.
+    ranked = [
+        r["name"]
+        for r in conn.execute(
+            "SELECT r.name FROM ratings r JOIN ladder_bots l ON l.bot_version_id = "
+            "r.bot_version_id AND l.ladder_id = r.tournament_id WHERE r.tournament_id = ? "
+            "AND l.left_reason IS NULL ORDER BY r.rank IS NULL, r.rank, r.name",
+            (tid,),
+        )
+    ]
+    rows = page.select("table.ladder-field tbody tr")
+    assert texts([r.select_one("a.bot") for r in rows]) == ranked
+    assert "dot" not in ranked and ranked.count("bea") == 1
+    # Sets per bot, counted independently from ladder_sets.
+    sets = {
+        r["name"]: r["n"]
+        for r in conn.execute(
+            "SELECT v.name, v.id, (SELECT COUNT(*) FROM ladder_sets s WHERE s.ladder_id = ? "
+            "AND s.finished_at IS NOT NULL AND v.id IN (s.bot0, s.bot1, s.bot2)) AS n "
+            "FROM bot_versions v JOIN ladder_bots l ON l.bot_version_id = v.id "
+            "WHERE l.left_reason IS NULL",
+            (tid,),
+        )
+    }
+    shown = {texts([r.select_one("a.bot")])[0]: int(r.select("td")[3].get_text()) for r in rows}
+    assert shown == sets and sum(sets.values()) > 0
+    for r in rows:
+        assert re.search(r"\d", r.select("td")[2].get_text())  # a rating and its interval
+    # What is being played now: the one set in flight (step 8).
+    running = texts(page.select("ul.running li"))
+    assert len(running) == 1 and running[0].startswith("step 8:")
+    # The latest sets, newest first, each linking its six matches.
+    steps = [int(r.select_one("td").get_text()) for r in page.select("table.ladder-sets tbody tr")]
+    assert steps == list(range(7, -1, -1))
+    assert all(
+        len(r.select("td:last-child a")) == 6 for r in page.select("table.ladder-sets tr")[1:]
+    )
+    # Epochs: the closed ones show their secret, the open one only its commitment.
+    epochs = conn.execute(
+        "SELECT e.epoch, e.closed_at, s.secret, s.commitment FROM ladder_epochs e "
+        "JOIN deal_secrets s ON s.id = e.secret_id WHERE e.ladder_id = ?",
+        (tid,),
+    ).fetchall()
+    html = (out / "tournaments" / f"{tid}.html").read_text()
+    assert len(epochs) == 3
+    for e in epochs:
+        assert e["commitment"] in html
+        assert (e["secret"] in html) == (e["closed_at"] is not None)
+    assert any(e["closed_at"] is None for e in epochs)
+    # The versions that left: bea's first (replaced) and dot (retired).
+    left = {
+        tuple(texts(r.select("td"))[i] for i in (0, 2))
+        for r in page.select("table.ladder-left tbody tr")
+    }
+    assert left == {("bea", "replaced"), ("dot", "retired")}
+    # A ladder's matches count on its bots' pages.
+    assert soup(out / "bots" / "ace.html").select("table.matches tbody tr a[href*='matches/']")
+
+
+def test_bot_play_counts_equal_the_replays(two_kinds: tuple[Path, str]) -> None:
+    db, _ = two_kinds
+    with Store(db, create=False) as store:
+        for name in ("ace", "rr2"):
+            (v,) = store.conn.execute(
+                "SELECT v.id FROM bot_versions v WHERE v.name = ?", (name,)
+            ).fetchone()
+            want = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
+            seats = store.conn.execute(
+                "SELECT match_id, seat FROM match_seats WHERE bot_version_id = ?", (v,)
+            ).fetchall()
+            for match_id, seat in seats:
+                for k, n in play_stats(store.hand_records(match_id), seat).items():
+                    want[k] += n
+            assert store.play_counts([v]) == want and want["hands"] > 0
+
+
+def test_render_command_keeps_the_library_bound(two_kinds: tuple[Path, str], tmp_path: Path):
+    db, _ = two_kinds
+    (option,) = [p for p in render_command.params if p.name == "replays"]
+    assert option.default == RECENT_REPLAYS
+    out = tmp_path / "site"
+    result = CliRunner().invoke(main, ["render", "--db", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        main, ["render", "--db", str(db), "--out", str(out), "--replays", "1", "--full"]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(list((out / "matches").glob("*.html"))) == 2  # one per tournament
+    result = CliRunner().invoke(main, ["render", "--db", str(db), "--replays", "-1"])
+    assert result.exit_code == 2 and "--replays" in result.output
+
+
+def test_a_ladder_on_the_leaderboard(two_kinds: tuple[Path, str], tmp_path: Path) -> None:
+    db, tid = two_kinds
+    render_site(db, tmp_path / "site")
+    index = soup(tmp_path / "site" / "index.html")
+    lede = " ".join(index.select_one("p.lede").get_text(" ", strip=True).split())
+    assert lede.startswith(f"Ladder {tid}") and "36 matches so far" in lede and " of " not in lede
+    rated = sqlite3.connect(db).execute(
+        "SELECT name FROM ratings WHERE tournament_id = ? ORDER BY rank", (tid,)
+    )
+    assert texts(index.select("table.standings a.bot")) == [r[0] for r in rated]
