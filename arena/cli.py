@@ -7,6 +7,7 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -218,16 +219,10 @@ def _check_workers(workers: int) -> None:
     check_workers(workers)
 
 
-def _check_decision_seconds(seconds: float) -> None:
+def _check_limit(name: str) -> Callable[[float], object]:
     from arena.tournament import run_limits
 
-    run_limits(decision_seconds=seconds)
-
-
-def _check_match_cpu_seconds(seconds: float) -> None:
-    from arena.tournament import run_limits
-
-    run_limits(match_cpu_seconds=seconds)
+    return lambda seconds: run_limits(**{name: seconds})
 
 
 @main.command()
@@ -283,14 +278,14 @@ def _check_match_cpu_seconds(seconds: float) -> None:
     "--decision-seconds",
     type=float,
     default=None,
-    callback=checked_by(_check_decision_seconds),
+    callback=checked_by(_check_limit("decision_seconds")),
     help="CPU seconds per bot decision, its own process (5x on the wall clock)  [default: 1.0]",
 )
 @click.option(
     "--match-cpu-seconds",
     type=float,
     default=None,
-    callback=checked_by(_check_match_cpu_seconds),
+    callback=checked_by(_check_limit("match_cpu_seconds")),
     help="CPU budget of each bot per match  [default: 20.0]",
 )
 @click.option(

@@ -345,6 +345,13 @@ def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
     return True, f"{exe}: user, pid, net, ipc, uts, mount namespaces; read-only view"
 
 
+def _landlock_detail(abi: int) -> str:
+    if abi == 0:
+        return "not supported by this kernel (or disabled)"
+    tcp = ", TCP" if abi >= 4 else ""
+    return f"ABI {abi}: files{tcp}" + (", signal and abstract socket scoping" if abi >= 6 else "")
+
+
 def probe() -> list[Layer]:
     """Probe every layer on this machine (cached per process; takes about 50 ms once).
 
@@ -397,15 +404,7 @@ def probe() -> list[Layer]:
         add("pidns", False, "needs the host interpreter")
     add("nnp", True, "PR_SET_NO_NEW_PRIVS: no setuid gains, required by Landlock and seccomp")
     abi = landlock_abi()
-    detail = {
-        0: "not supported by this kernel (or disabled)",
-    }.get(
-        abi,
-        f"ABI {abi}: files"
-        + (", TCP" if abi >= 4 else "")
-        + (", signal and abstract socket scoping" if abi >= 6 else ""),
-    )
-    add("landlock", abi > 0, detail)
+    add("landlock", abi > 0, _landlock_detail(abi))
     if py_ok:
         add("seccomp", *_probe_seccomp())
     else:
