@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from arena import ratings, tournament
+from arena import stats, tournament
 from arena.site import publish_site
 from arena.store import Store
 from arena.tournament import Plan, RunResult
@@ -67,7 +67,7 @@ class TournamentRun:
         return self.result.stopped
 
     @property
-    def standings(self) -> list[ratings.BotStanding]:
+    def standings(self) -> list[stats.BotStanding]:
         """The standings after the run, best first."""
         return self.result.standings
 

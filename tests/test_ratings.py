@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ratings_support import tournament
 
 from arena.engine import placements
-from arena.ratings import (
+from arena.stats import (
     BASE,
     Outcomes,
     SeatResult,
@@ -27,8 +27,8 @@ from arena.ratings import (
     to_rows,
     top1_choices,
 )
-from arena.ratings.intervals import rate_interval, wilson
-from arena.ratings.outcomes import tally
+from arena.stats.intervals import rate_interval, wilson
+from arena.stats.outcomes import tally
 from arena.store import Store
 
 

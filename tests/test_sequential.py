@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS
-from arena.sequential import (
+from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,

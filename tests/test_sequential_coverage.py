@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.duplicate import duplicate_scores
-from arena.sequential import (
+from arena.stats.duplicate import duplicate_scores
+from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,

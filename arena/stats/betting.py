@@ -3,7 +3,7 @@
 Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting" (JRSS B
 2024): before each duplicate set, one gambler stakes a share of its capital on "the set
 scores above ``m``", the other on "below ``m``", for every rate ``m`` at once. Their capitals
-are the evidence of :class:`arena.sequential.SequentialTest` (which decides) and the ends of
+are the evidence of :class:`arena.stats.sequential.SequentialTest` (which decides) and the ends of
 the interval it shows, one construction for both. Set scores are in [0, 1]; nothing else
 about them is assumed. How fast any such test can decide, and this one does: docs/evaluation.md.
 """

@@ -19,8 +19,8 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-from arena.ratings import intervals, model
-from arena.ratings.outcomes import Outcomes, SeatResult, Tally, tally
+from arena.stats import intervals, plackett_luce
+from arena.stats.outcomes import Outcomes, SeatResult, Tally, tally
 
 ELO_SCALE: Final = 400 / math.log(10)
 """Rating points per unit of Plackett-Luce log-strength."""
@@ -29,7 +29,8 @@ BASE: Final = 1500.0
 """The rating of the average rated bot."""
 
 BOUND_DROP: Final = -math.log(1 - intervals.LEVEL)
-"""Log-likelihood drop of a one-sided 95 % bound (:func:`arena.ratings.model.boundary_bound`)."""
+"""Log-likelihood drop of a one-sided 95 % bound
+(:func:`arena.stats.plackett_luce.boundary_bound`)."""
 
 Bound = Literal["upper", "lower"]
 
@@ -107,17 +108,18 @@ def compute(seats: Sequence[SeatResult] | Outcomes, names: dict[int, str]) -> li
 
 def _rate(t: Tally, table: list[BotStanding]) -> None:
     """Fill in ratings, intervals and bounds."""
-    main, side = model.components(t.members, t.matches > 0)
+    main, side = plackett_luce.components(t.members, t.matches > 0)
     k = int(main.sum())
     if k < 2:
         return
-    members, origin = model.restrict(t.members, main)
-    choices = model.Choices(members, t.choice_totals()[origin])
-    theta = model.fit_choices(choices, k)
-    _, hess = model.gradient_hessian(choices, theta)
-    scores = model.unit_scores(t, main, theta)
+    members, origin = plackett_luce.restrict(t.members, main)
+    choices = plackett_luce.Choices(members, t.choice_totals()[origin])
+    theta = plackett_luce.fit_choices(choices, k)
+    _, hess = plackett_luce.gradient_hessian(choices, theta)
+    scores = plackett_luce.unit_scores(t, main, theta)
     info_inv = intervals.information_inverse(hess)
-    informs = model.unit_informs(t, main)  # (units, bots): a choice of the bot's in the unit
+    # (units, bots): whether the unit holds a choice of the bot's
+    informs = plackett_luce.unit_informs(t, main)
     unit_informs = np.asarray(informs.any(axis=1))
     g = int(unit_informs.sum())  # units with a result among the fitted bots
     where = np.flatnonzero(main)
@@ -155,7 +157,7 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
         if st.units < intervals.MIN_UNITS or g < intervals.MIN_UNITS:
             continue
         value = BASE + ELO_SCALE * (
-            model.boundary_bound(t, main, theta, int(i), int(side[i]), drop) - anchor
+            plackett_luce.boundary_bound(t, main, theta, int(i), int(side[i]), drop) - anchor
         )
         if side[i] < 0:
             st.rating_high = value

@@ -54,13 +54,13 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-from arena.betting import BET_CAP as BET_CAP  # the gamblers live in arena.betting
-from arena.betting import PRIOR_SETS as PRIOR_SETS
-from arena.betting import Gamblers
-from arena.betting import bets as bets
-from arena.betting import capped as capped
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS
+from arena.stats.betting import BET_CAP as BET_CAP  # the gamblers live in arena.stats.betting
+from arena.stats.betting import PRIOR_SETS as PRIOR_SETS
+from arena.stats.betting import Gamblers
+from arena.stats.betting import bets as bets
+from arena.stats.betting import capped as capped
 
 HALF_POINTS: Final = 2 * len(SEATINGS)
 """Half-points in a duplicate set: 2 per seating (placed above B), 1 for a shared place."""

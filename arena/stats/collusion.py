@@ -15,6 +15,8 @@ says what each one means and what it cannot prove):
   (``P(B above C) = w_B / (w_B + w_C)``), with an interval.
 
 Only the ratings' public results (a rating per bot, on the documented Elo-like scale) are used.
+The reports are computed from rows the store reads (:func:`arena.tournament.clone_report`,
+:func:`arena.tournament.kingmaking_report`); nothing here reads the database.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from statistics import NormalDist
 from typing import Any, Final
 
 from arena.engine import Deal, Rules, play_hand
-from arena.store import Store
 
 CLONE_SHARE: Final = 0.95
 """A pair is flagged as possible clones above this share of identical decisions..."""
@@ -210,26 +211,23 @@ def clone_pairs(
     return sorted(out, key=lambda p: (-(p.share or 0.0), p.bot_a, p.bot_b))
 
 
-def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
-    faults: dict[str, dict[int, int | None]] = defaultdict(dict)
-    for match_id, seat, decision in store.fault_decisions(tid):
-        faults[match_id][seat] = decision
-    rows = store.duplicate_hands(tid)
-    for _, unit in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+def duplicate_groups(
+    hands: Iterable[Sequence[Any]], faults: Iterable[tuple[str, int, int | None]]
+) -> Iterator[list[_Match]]:
+    """The stored matches of each duplicate unit (one set and round), as the clone walk needs
+    them: from ``(set_key, round, match id, bot0, bot1, bot2, hand record)`` rows in set,
+    round, match and hand order (:meth:`arena.store.Store.duplicate_hands`) and the faults as
+    ``(match id, seat, decision)`` (:meth:`arena.store.Store.fault_decisions`)."""
+    fault_at: dict[str, dict[int, int | None]] = defaultdict(dict)
+    for match_id, seat, decision in faults:
+        fault_at[match_id][seat] = decision
+    for _, unit in itertools.groupby(hands, key=lambda r: (r[0], r[1])):
         group = []
-        for mid, hands in itertools.groupby(unit, key=lambda r: r[2]):
-            records = list(hands)
+        for mid, rows in itertools.groupby(unit, key=lambda r: r[2]):
+            records = list(rows)
             bots = (records[0][3], records[0][4], records[0][5])
-            group.append(_Match(mid, bots, [r[6] for r in records], faults[mid]))
+            group.append(_Match(mid, bots, [r[6] for r in records], fault_at[mid]))
         yield group
-
-
-def clone_report(store: Store, tid: str) -> list[ClonePair]:
-    """Every pair of the tournament's bots with its share of identical decisions."""
-    t = store.tournament(tid)
-    rules = Rules.from_dict(json.loads(t["rules"]))
-    bots = [v.id for v in store.tournament_entrants(t["id"])]
-    return clone_pairs(_groups(store, t["id"]), rules, bots)
 
 
 # --- kingmaking ---------------------------------------------------------------------------
@@ -374,24 +372,3 @@ def _standard_error(units: Iterable[list[float]], diff: float, n: float) -> floa
     robust = sum((u[0] - diff * u[1]) ** 2 for u in cells) * len(cells) / (len(cells) - 1)
     model = sum(u[4] for u in cells)
     return math.sqrt(max(robust, model)) / n
-
-
-def kingmaking_report(store: Store, tid: str, ratings: dict[int, float]) -> list[KingmakingRow]:
-    """The kingmaking table of tournament ``tid`` given each bot's rating."""
-    return kingmaking_rows(store.seat_results(tid), ratings)
-
-
-# --- storing --------------------------------------------------------------------------------
-
-
-def save(store: Store, tid: str, ratings: dict[int, float]) -> None:
-    """Compute both reports and store them in ``clone_pairs`` and ``kingmaking``."""
-    clones = clone_report(store, tid)
-    king = kingmaking_report(store, tid, ratings)
-    store.replace_tournament_rows(
-        tid,
-        {
-            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
-            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
-        },
-    )
