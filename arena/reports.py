@@ -91,7 +91,7 @@ class Reports:
 
 def build(records: Sequence[SeatRecord], table: Sequence[stats.BotStanding]) -> Reports:
     """The reports from a tournament's seat records and its standings (for the pairs)."""
-    pairs = {(s.bot, o): (p.low, p.high) for s in table for o, p in s.above.items()}
+    pairs = {(s.bot, o): p.interval for s in table for o, p in s.above.items()}
     return Reports(
         {s.bot: s.name for s in table},
         tuple(duplicate_scores(records)),
@@ -254,8 +254,8 @@ def cycle_lines(reports: Reports) -> list[str]:
     for c in reports.cycles:
         names = [clean_line(n, 60) for n in reports.cycle_names(c)]
         edges = ", ".join(
-            f"{a} over {b} {lo:.0%}-{hi:.0%}"
-            for a, b, (lo, hi) in zip(names, names[1:] + names[:1], c.intervals, strict=True)
+            f"{a} over {b} {i.low:.0%}-{i.high:.0%}"
+            for a, b, i in zip(names, names[1:] + names[:1], c.intervals, strict=True)
         )
         out.append(f"Cycle: {' > '.join(names)} > {names[0]} (every edge significant: {edges})")
     return out

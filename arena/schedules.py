@@ -20,6 +20,7 @@ from arena.runner import WAIT, Batch, Wait
 from arena.scheduler import MatchSpec
 from arena.stats.outcomes import MatchRow
 from arena.stats.separation import Check, check
+from arena.stats.vocabulary import unit_key
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -178,7 +179,7 @@ class UntilSeparated:
         """Count the matches just stored."""
         for rec in records:
             self.done.add(rec.match_id)
-            self.rows.append((f"{rec.set_key}/{rec.round}", *rec.bots, *rec.placements))
+            self.rows.append((unit_key(rec.set_key, rec.round), *rec.bots, *rec.placements))
 
     def describe(self) -> str:
         """Where the rule stands, for the progress line."""

@@ -126,9 +126,10 @@ def pairwise_table(table: Sequence[stats.BotStanding]) -> Table:
 
 def _percent(p: stats.Pair) -> str:
     """A placed-above rate in percent, short: ``62 (55-69)``."""
-    if p.low is None or p.high is None:
+    i = p.interval
+    if i is None:
         return f"{100 * p.rate:.0f}"
-    return f"{100 * p.rate:.0f} ({100 * p.low:.0f}-{100 * p.high:.0f})"
+    return f"{100 * p.rate:.0f} ({100 * i.low:.0f}-{100 * i.high:.0f})"
 
 
 def standings_lines(report: StandingsReport) -> list[RenderableType]:

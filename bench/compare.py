@@ -29,12 +29,12 @@
    standard errors; the mean and 90th percentile of sets to a decision; and how often the
    rate's 95 % interval, read when the test stops, contains the true ``p``: the one
    ``arena compare`` shows (``Status.ci``, a confidence sequence) and the fixed-sample one
-   (``rate_interval``), with their mean widths. Besides ``p0`` and ``p1`` the true rate is
-   also put half-way between them and 0.05 beyond ``p1``, and the default design is also run
-   with at most 60 sets (many tests then end inconclusive). The *fixed n* is a one-sided
-   normal (z) test's with the population's true spread; *any valid test >=* is the fewest
-   mean sets any sequential test needs whose error rates hold for every distribution of set
-   scores (:func:`fewest_sets`), in sets and as a share of the fixed n.
+   (``empirical_likelihood_interval``), with their mean widths. Besides ``p0`` and ``p1`` the
+   true rate is also put half-way between them and 0.05 beyond ``p1``, and the default design
+   is also run with at most 60 sets (many tests then end inconclusive). The *fixed n* is a
+   one-sided normal (z) test's with the population's true spread; *any valid test >=* is the
+   fewest mean sets any sequential test needs whose error rates hold for every distribution
+   of set scores (:func:`fewest_sets`), in sets and as a share of the fixed n.
 
 Example::
 

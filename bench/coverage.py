@@ -69,7 +69,12 @@ import numpy as np
 from arena.stats import BASE, ELO_SCALE, BotStanding, Outcomes, compute
 from arena.stats.collusion import kingmaking_rows
 from arena.stats.duplicate import duplicate_scores
-from arena.stats.sequential import Design, SequentialTest, half_points, rate_interval
+from arena.stats.sequential import (
+    Design,
+    SequentialTest,
+    empirical_likelihood_interval,
+    half_points,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coverage_model import (  # noqa: E402  (bench/coverage_model.py)
@@ -283,13 +288,15 @@ def _interval_check(low: float, high: float, true: float) -> Counts:
 def check_sequential(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     """The interval ``arena compare`` shows when it stops, against the true rate."""
     test, true = _comparison(trial)
-    return _interval_check(*test.status().ci, true)
+    ci = test.status().ci
+    return _interval_check(ci.low, ci.high, true)
 
 
 def check_sequential_fixed(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     """The fixed-sample interval read when the same test stops (what it showed before)."""
     test, true = _comparison(trial)
-    return _interval_check(*rate_interval(test.counts), true)
+    fixed = empirical_likelihood_interval(test.counts)
+    return _interval_check(fixed.low, fixed.high, true)
 
 
 CHECKS = [

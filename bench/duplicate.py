@@ -59,7 +59,7 @@ def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
     deal_of: dict[str, str] = {}
     for r in records:
         seating.setdefault(r.match_id, {})[r.seat] = r.bot
-        deal_of[r.match_id] = r.deal
+        deal_of[r.match_id] = r.unit
     groups: dict[tuple[int, ...], list[str]] = {}
     for m, seats in sorted(seating.items()):
         groups.setdefault(tuple(seats[k] for k in sorted(seats)), []).append(m)
@@ -68,7 +68,7 @@ def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
         deals = [deal_of[m] for m in matches]
         rng.shuffle(deals)
         new.update(zip(matches, deals, strict=True))
-    return [dataclasses.replace(r, deal=new[r.match_id]) for r in records]
+    return [dataclasses.replace(r, unit=new[r.match_id]) for r in records]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     t = store.tournament(args.tournament)
     names = {v.id: v.name for v in store.tournament_entrants(t["id"])}
     records = seat_records(store.duplicate_seats(t["id"]))
-    deals = len({r.deal for r in records})
+    deals = len({r.unit for r in records})
     print(f"tournament {t['id']}: {len(records) // 3} matches, {deals} deals (set and round)")
 
     print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"verdict: {bias.verdict}")
 
     table = stats.compute(stats.Outcomes.build(names, store.match_outcomes(t["id"]), {}), names)
-    pairs = {(s.bot, o): (p.low, p.high) for s in table for o, p in s.above.items()}
+    pairs = {(s.bot, o): p.interval for s in table for o, p in s.above.items()}
     found = cycles(pairs)
     print(f"\nsignificant cycles in the placed-above table: {len(found) or 'none'}")
     for c in found:

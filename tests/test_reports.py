@@ -37,12 +37,13 @@ def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> Non
         got = reports.tournament_reports(store, tid)
     doc = got.to_dict()
     # Duplicate scores (worked out in tests/test_duplicate_reports.py): bot a -5/4 with a
-    # standard error of 1.75 over the two deals, bot b +5/4; c has no par (alone in seat 2).
+    # standard error of 1.75 over the two units (deals), bot b +5/4; c has no par (alone in
+    # seat 2). The count of units is "units", the word every statistic uses for its samples.
     scores = {d["name"]: d for d in doc["duplicate"]["bots"]}
     assert list(scores) == ["b", "a"]
     assert scores["a"]["score"] == {
         "value": -1.25, "low": round(-1.25 - T1 * 1.75, 4), "high": round(-1.25 + T1 * 1.75, 4),
-        "deals": 2,
+        "units": 2,
     }  # fmt: skip
     # Raw points: a 13 and 8 over two seats per deal (variance 2 * 2 * 2.5^2 / 16), b 11 and
     # 20 (2 * 2 * 4.5^2 / 16); both duplicate variances are 3.0625, on a scale of 1/2 (each
@@ -155,7 +156,7 @@ def test_the_comparison_page_shows_its_chart_and_verdict(site: tuple[Path, str, 
         "accept H0 at -3.00",
     ]  # fmt: skip
     # The interval beside "H1 accepted" lies above p0: one construction for both.
-    assert compared.test.decision == "H1" and compared.result.ci[0] > 0.5
+    assert compared.test.decision == "H1" and compared.result.ci.low > 0.5
     roles = [texts(r.select("td")) for r in page.select("table.roles tbody tr")]
     assert [r[0] for r in roles] == ["A", "B", "third seat"]
     a = compared.roles[0]

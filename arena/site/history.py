@@ -8,6 +8,7 @@ from collections import defaultdict
 from arena import stats
 from arena.site.data import BotRef
 from arena.stats.outcomes import MatchRow
+from arena.stats.vocabulary import unit_key
 from arena.store import Store
 
 CHECKPOINTS = 16
@@ -24,7 +25,7 @@ def rating_history(
     seats: dict[str, list[tuple[int, int]]] = defaultdict(list)
     unit: dict[str, str] = {}
     for r in store.seats_in_finish_order(tournament_id):
-        unit.setdefault(r["match_id"], f"{r['set_key']}/{r['round']}")
+        unit.setdefault(r["match_id"], unit_key(r["set_key"], r["round"]))
         seats[r["match_id"]].append((r["bot_version_id"], r["place"]))
     rows: list[MatchRow] = [
         (unit[mid], a, b, c, pa, pb, pc)

@@ -28,21 +28,17 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any, Final
 
 from arena.engine import Deal, Rules, play_hand
+from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
 
 CLONE_SHARE: Final = 0.95
 """A pair is flagged as possible clones above this share of identical decisions..."""
 CLONE_MIN_DECISIONS: Final = 30
 """... over at least this many comparable decisions."""
-KINGMAKING_LEVEL: Final = 0.05
-"""Family-wise error level of the kingmaking flags (Bonferroni over the pairs shown)."""
 KINGMAKING_MIN_UNITS: Final = 4
 """Duplicate (set, round) units a kingmaking pair needs before it can be flagged."""
-
-_Z95: Final = NormalDist().inv_cdf(0.975)
 
 
 # --- clones -------------------------------------------------------------------------------
@@ -243,9 +239,14 @@ class KingmakingRow:
     units: int  # duplicate (set, round) units those matches came from
     rate: float  # B placed above the third bot (a shared place counts one half)
     expected: float  # what the ratings expect of the same matches
-    low: float | None  # 95 % interval of the rate
+    low: float | None  # the rate's interval at LEVEL (a column each in the database)
     high: float | None
     flagged: bool
+
+    @property
+    def interval(self) -> Interval | None:
+        """The rate's interval (None below two units)."""
+        return None if self.low is None or self.high is None else Interval(self.low, self.high)
 
     def as_dict(self) -> dict[str, Any]:
         """The row as a ``kingmaking`` row (without its tournament)."""
@@ -318,7 +319,8 @@ def kingmaking_rows(
     (set, round) units (the six seatings of a deal are not independent), and the one the model
     itself implies (each match a coin with the expected probability), so that a handful of
     units that all agree cannot make a zero-width interval. Flags use a Bonferroni-widened
-    interval (family-wise level :data:`KINGMAKING_LEVEL` over every pair shown).
+    interval (family-wise confidence :data:`arena.stats.vocabulary.LEVEL` over every pair
+    shown).
     """
     by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for s in seats:
@@ -337,7 +339,7 @@ def kingmaking_rows(
         lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
     )
     for rows in rated:
-        unit = f"{rows[0]['set_key']}/{rows[0]['round']}"
+        unit = unit_key(rows[0]["set_key"], rows[0]["round"])
         place = {r["bot_version_id"]: r["place"] for r in rows}
         for a, b, c in itertools.permutations(place, 3):
             y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
@@ -348,7 +350,8 @@ def kingmaking_rows(
             cell[2] += y
             cell[3] += e
             cell[4] += v
-    z_flag = NormalDist().inv_cdf(1 - KINGMAKING_LEVEL / (2 * max(1, len(acc))))
+    z_shown = z_quantile(LEVEL)
+    z_flag = z_quantile(1 - (1 - LEVEL) / max(1, len(acc)))  # Bonferroni over the pairs
     out = []
     for (a, b), units in sorted(acc.items()):
         n = sum(u[1] for u in units.values())
@@ -359,7 +362,7 @@ def kingmaking_rows(
         low = high = None
         flagged = False
         if se is not None:
-            low, high = max(0.0, rate - _Z95 * se), min(1.0, rate + _Z95 * se)
+            low, high = max(0.0, rate - z_shown * se), min(1.0, rate + z_shown * se)
             flagged = len(units) >= KINGMAKING_MIN_UNITS and abs(diff) > z_flag * se
         out.append(KingmakingRow(a, b, int(n), len(units), rate, expected, low, high, flagged))
     return out
@@ -367,7 +370,7 @@ def kingmaking_rows(
 
 def _standard_error(units: Iterable[list[float]], diff: float, n: float) -> float | None:
     cells = list(units)
-    if len(cells) < 2:
+    if len(cells) < MIN_UNITS:
         return None
     robust = sum((u[0] - diff * u[1]) ** 2 for u in cells) * len(cells) / (len(cells) - 1)
     model = sum(u[4] for u in cells)

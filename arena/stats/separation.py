@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from arena.stats.outcomes import MatchRow, Outcomes
 from arena.stats.standings import BotStanding, Pair, compute
+from arena.stats.vocabulary import unit_round
 from arena.untrusted import clean_line
 
 
@@ -36,18 +37,17 @@ class Adjacent:
 
     @property
     def separated(self) -> bool:
-        """Whether the rate's 95 % interval excludes 1/2 (either way)."""
-        p = self.pair
-        if p is None or p.low is None or p.high is None:
-            return False
-        return p.low > 0.5 or p.high < 0.5
+        """Whether the rate's interval excludes 1/2 (either way)."""
+        interval = None if self.pair is None else self.pair.interval
+        return interval is not None and interval.excludes(0.5)
 
     def text(self) -> str:
         """``montecarlo over heuristic 0.58 [0.53, 0.63]`` (names are checked bot names)."""
         p = self.pair
         if p is None:
             return f"{self.higher} and {self.lower} never met"
-        interval = "" if p.low is None or p.high is None else f" [{p.low:.2f}, {p.high:.2f}]"
+        i = p.interval
+        interval = "" if i is None else f" [{i.low:.2f}, {i.high:.2f}]"
         turned = self.separated and p.rate < 0.5
         note = " (the head-to-head goes the other way)" if turned else ""
         return f"{self.higher} over {self.lower} {p.rate:.2f}{interval}{note}"
@@ -84,6 +84,6 @@ class Check:
 def check(names: dict[int, str], rows: Sequence[MatchRow], rounds: int) -> Check:
     """The stopping rule's view after ``rounds`` rounds: standings of the matches of those
     rounds only (rows of later rounds, stored by an interrupted run, are left out)."""
-    mine = [r for r in rows if int(r[0].rsplit("/", 1)[1]) < rounds]
+    mine = [r for r in rows if unit_round(r[0]) < rounds]
     table = compute(Outcomes.build(names, mine, {}), names)
     return Check(rounds, tuple(adjacent_pairs(table)))
