@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from cli_support import arena, ok
 from compare_support import store_comparison, store_small_tournament
 from site_support import soup, store_tournament, texts
 
 from arena import reports
+from arena.site.render import make_env
 from arena.stats import BotStanding, Pair
 from arena.stats.duplicate import seat_records
 from arena.store import Store
@@ -84,6 +86,11 @@ def test_a_cycle_is_named_by_its_bots() -> None:
     (line,) = reports.cycle_lines(got)
     assert line.startswith("Cycle: rock > scissors > paper > rock (every edge significant")
     assert got.scores == () and got.variance_ratio is None
+    # The site's panel reads each edge's Interval (the same template as the pages).
+    html = make_env().get_template("_partials/duplicate.html").render(duplicate=got, refs={})
+    (item,) = BeautifulSoup(html, "html.parser").select("ul.cycles li")
+    assert "rock > scissors > paper > rock" in item.get_text(" ", strip=True).replace("  ", " ")
+    assert item.select_one(".hint").get_text() == "(placed above: 56%–80%, 56%–80%, 56%–80%)"
 
 
 def test_standings_prints_and_exports_the_same_reports(tmp_path: Path) -> None:
