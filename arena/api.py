@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from arena import ratings, tournament
+from arena import stats, tournament
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.ladder import field as ladder_field
@@ -86,7 +86,7 @@ class TournamentRun:
         return self.result.stopped
 
     @property
-    def standings(self) -> list[ratings.BotStanding]:
+    def standings(self) -> list[stats.BotStanding]:
         """The standings after the run, best first."""
         return self.result.standings
 

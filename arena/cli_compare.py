@@ -1,7 +1,7 @@
 """``arena compare A B``: the sequential test of "is A stronger than B?" on the command line.
 
 Thin, like the rest of the command line: the comparison is :mod:`arena.compare`, the test
-:mod:`arena.sequential`, the run :func:`arena.tournament.run`.
+:mod:`arena.stats.sequential`, the run :func:`arena.tournament.run`.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def compare(
 
     from arena.compare import run_comparison
     from arena.entrants import SameBot
-    from arena.sequential import Design
+    from arena.stats.sequential import Design
 
     if p0 >= p1:
         raise click.BadParameter(f"need --p0 < --p1 (have {p0:g} and {p1:g})", param_hint="--p0")

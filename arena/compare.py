@@ -1,5 +1,5 @@
-"""``arena compare A B``: is A stronger than B? The sequential test of :mod:`arena.sequential`,
-played for real.
+"""``arena compare A B``: is A stronger than B? The sequential test of
+:mod:`arena.stats.sequential`, played for real.
 
 A comparison is a tournament of kind ``compare`` (:data:`arena.store.COMPARE`). Each of its
 **sets** is one deal seed played in all six seatings of A, B and a third bot (the bundled
@@ -14,7 +14,7 @@ checks a comparison's deals as any other tournament's.
 Its identity is its configuration (A, B and the third by name and source hash, p0, p1,
 alpha, beta, the most sets, the seed, the rules and the limits): the same command again finds
 it and continues it. New sets are scheduled while the test is undecided; matches finish in any
-order, and :class:`arena.sequential.SetQueue` releases set scores to the test only when a set
+order, and :class:`arena.stats.sequential.SetQueue` releases set scores to the test only when a set
 is complete and every earlier set has been released, so a parallel run decides exactly as a
 serial one (sets that were already being played when it decided are stored but not counted).
 """
@@ -42,7 +42,7 @@ from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
 from arena.schedules import ScheduleBase
 from arena.secrecy import SecretFile, deal_seed
-from arena.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
+from arena.stats.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
 from arena.tournament import Plan, RunResult, run, worker_count
 from arena.untrusted import clean_line

@@ -1,6 +1,6 @@
 """The duplicate reports of a round robin: duplicate score, seat and dealer bias, cycles.
 
-One assembly (:func:`build`) over the statistics of :mod:`arena.duplicate` and the standings'
+One assembly (:func:`build`) over the statistics of :mod:`arena.stats.duplicate` and the standings'
 pairwise table; ``arena standings`` prints it (:func:`terminal`), ``arena standings --json``
 adds :meth:`Reports.to_dict` to its object, and the site renders the same :class:`Reports`.
 
@@ -21,8 +21,10 @@ from typing import Any, TypeVar
 from rich.table import Table
 from rich.text import Text
 
-from arena import collusion, ratings
-from arena.duplicate import (
+from arena import stats
+from arena.errors import ArenaError
+from arena.stats import collusion
+from arena.stats.duplicate import (
     Cycle,
     DuplicateScore,
     Estimate,
@@ -33,10 +35,15 @@ from arena.duplicate import (
     seat_bias,
     seat_records,
 )
-from arena.errors import ArenaError
 from arena.store import Store
 from arena.tables import fit, grid, name_column
-from arena.tournament import StandingsReport, current_standings, standings_report
+from arena.tournament import (
+    StandingsReport,
+    clone_report,
+    current_standings,
+    kingmaking_report,
+    standings_report,
+)
 from arena.untrusted import clean_line
 from arena.views import plain
 
@@ -55,7 +62,7 @@ class Reports:
 
     @property
     def variance_ratio(self) -> float | None:
-        """The bots' :attr:`~arena.duplicate.DuplicateScore.variance_ratio`, pooled: raw
+        """The bots' :attr:`~arena.stats.duplicate.DuplicateScore.variance_ratio`, pooled: raw
         points' variance over the duplicate score's brought to the scale of raw points (1
         when the cards made no difference; above 1, the share of luck removed)."""
         pairs = [(d.points.variance, d.score.variance, d.scale) for d in self.scores]
@@ -82,9 +89,9 @@ class Reports:
         }
 
 
-def build(records: Sequence[SeatRecord], table: Sequence[ratings.BotStanding]) -> Reports:
+def build(records: Sequence[SeatRecord], table: Sequence[stats.BotStanding]) -> Reports:
     """The reports from a tournament's seat records and its standings (for the pairs)."""
-    pairs = {(s.bot, o): (p.low, p.high) for s in table for o, p in s.above.items()}
+    pairs = {(s.bot, o): p.interval for s in table for o, p in s.above.items()}
     return Reports(
         {s.bot: s.name for s in table},
         tuple(duplicate_scores(records)),
@@ -94,7 +101,7 @@ def build(records: Sequence[SeatRecord], table: Sequence[ratings.BotStanding]) -
 
 
 def tournament_reports(
-    store: Store, tid: str, table: Sequence[ratings.BotStanding] | None = None
+    store: Store, tid: str, table: Sequence[stats.BotStanding] | None = None
 ) -> Reports:
     """The reports of round robin ``tid`` (``table``: its standings, read when not given),
     as stored with them when they are up to date, else made and stored."""
@@ -114,16 +121,16 @@ def standings_with_reports(
     t = store.tournament(tid)
 
     def collusion_reports(
-        table: list[ratings.BotStanding],
+        table: list[stats.BotStanding],
     ) -> tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]]:
         rated = {s.bot: s.rating for s in table if s.rating is not None}
         clones = _stored(
             store, t["id"], "clones", list[collusion.ClonePair],
-            lambda: collusion.clone_report(store, t["id"]),
+            lambda: clone_report(store, t["id"]),
         )  # fmt: skip
         king = _stored(
             store, t["id"], "kingmaking", list[collusion.KingmakingRow],
-            lambda: collusion.kingmaking_report(store, t["id"], rated),
+            lambda: kingmaking_report(store, t["id"], rated),
         )  # fmt: skip
         return clones, king
 
@@ -247,8 +254,8 @@ def cycle_lines(reports: Reports) -> list[str]:
     for c in reports.cycles:
         names = [clean_line(n, 60) for n in reports.cycle_names(c)]
         edges = ", ".join(
-            f"{a} over {b} {lo:.0%}-{hi:.0%}"
-            for a, b, (lo, hi) in zip(names, names[1:] + names[:1], c.intervals, strict=True)
+            f"{a} over {b} {i.low:.0%}-{i.high:.0%}"
+            for a, b, i in zip(names, names[1:] + names[:1], c.intervals, strict=True)
         )
         out.append(f"Cycle: {' > '.join(names)} > {names[0]} (every edge significant: {edges})")
     return out

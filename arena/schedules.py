@@ -3,19 +3,24 @@
 A duplicate round robin is a :class:`FixedSchedule` (all its matches known up front);
 ``arena compare`` schedules set after set until its test decides (:mod:`arena.compare`);
 ``arena run --until-separated`` round after round until the standings are separated
-(:mod:`arena.separation`). :func:`arena.tournament.run` drives every one through the same
-workers, store and progress line, reading the schedule only when a worker can take more, so
-what it hands out next may depend on every result stored so far.
+(:class:`UntilSeparated`, whose rule is :mod:`arena.stats.separation`).
+:func:`arena.tournament.run` drives every one through the same workers, store and progress
+line, reading the schedule only when a worker can take more, so what it hands out next may
+depend on every result stored so far.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence, Set
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from arena.record import MatchRecord
-from arena.runner import Batch, Wait
+from arena.runner import WAIT, Batch, Wait
 from arena.scheduler import MatchSpec
+from arena.stats.outcomes import MatchRow
+from arena.stats.separation import Check, check
+from arena.stats.vocabulary import unit_key
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -130,3 +135,100 @@ def unfold(
             yield specs
         else:
             yield from make(specs)
+
+
+# --- arena run --until-separated ------------------------------------------------------------
+
+UNTIL_SEPARATED_ROUNDS: Final = 200
+"""The most rounds of ``arena run --until-separated`` when ``--rounds`` is not given."""
+
+
+class UntilSeparated(ScheduleBase):
+    """The lazy schedule of ``arena run --until-separated`` (a :class:`arena.schedules.Schedule`).
+
+    ``matches`` is the whole schedule up to the cap, in round order; rounds are handed out one
+    at a time, each only after the previous one is complete and checked.
+    """
+
+    exact = False
+
+    def __init__(self, tid: str, matches: Sequence[MatchSpec]) -> None:
+        self.tid = tid
+        self.rounds = [list(g) for _, g in itertools.groupby(matches, key=lambda m: m.round)]
+        self.total: int | None = len(matches)
+        self.names: dict[int, str] = {}
+        self.done: set[str] = set()
+        self.rows: list[MatchRow] = []
+        self.next_round = 0
+        self.last: Check | None = None
+        """The check after the last complete round."""
+        self.stopped = False
+        """Whether the rule stopped the tournament (separated, or the cap reached)."""
+
+    def _complete(self, r: int) -> bool:
+        return all(m.match_id in self.done for m in self.rounds[r])
+
+    def _check(self, r: int) -> bool:
+        """Check after round ``r`` (0-based); whether the tournament stops there."""
+        self.last = check(self.names, self.rows, r + 1)
+        self.next_round = r + 1
+        self.stopped = self.last.separated or self.next_round == len(self.rounds)
+        return self.stopped
+
+    def start(self, store: Store) -> bool:
+        """Read the stored matches and check the complete rounds among them, in order."""
+        self.names = {v.id: v.name for v in store.tournament_entrants(self.tid)}
+        self.done = store.finished_match_ids(self.tid)
+        self.rows = list(store.match_outcomes(self.tid))
+        self.next_round, self.last, self.stopped = 0, None, False
+        while self.next_round < len(self.rounds) and self._complete(self.next_round):
+            if self._check(self.next_round):
+                return False
+        return self.next_round < len(self.rounds)
+
+    def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
+        """The next round's missing matches, then WAIT until it is complete and checked."""
+        while not self.stopped and self.next_round < len(self.rounds):
+            r = self.next_round
+            todo = [m for m in self.rounds[r] if m.match_id not in self.done]
+            if todo:
+                yield todo
+            while not self._complete(r):
+                yield WAIT
+            self._check(r)
+
+    def stored(self, records: Sequence[MatchRecord]) -> None:
+        """Count the matches just stored."""
+        for rec in records:
+            self.done.add(rec.match_id)
+            self.rows.append((unit_key(rec.set_key, rec.round), *rec.bots, *rec.placements))
+
+    def describe(self) -> str:
+        """Where the rule stands, for the progress line."""
+        if self.last is None:
+            return f"round {self.next_round + 1}"
+        return self.last.summary()
+
+    def finish(self, store: Store, completed: bool) -> None:
+        """When the rule stopped the tournament, record the rounds and matches it played."""
+        if completed and self.stopped:
+            store.set_extent(self.tid, self.next_round, store.match_count(self.tid))
+
+    def why(self) -> str:
+        """Why the tournament stopped (or where it stands, when it was interrupted)."""
+        last = self.last
+        if last is None:
+            return "no round is complete yet"
+        if last.separated:
+            pairs = "; ".join(p.text() for p in last.pairs)
+            return (
+                f"Stopped after round {last.rounds}: every pair of adjacent bots is separated "
+                f"at 95 % ({pairs})"
+            )
+        waiting = "; ".join(p.text() for p in last.pairs if not p.separated)
+        if self.stopped:
+            return (
+                f"Stopped at the cap of {last.rounds} rounds (--rounds) before the standings "
+                f"were separated: not separated yet: {waiting}"
+            )
+        return f"After round {last.rounds}: not separated yet: {waiting}"

@@ -2,7 +2,7 @@
 
 The pieces live in their own modules: :mod:`arena.entrants` (bot files), :mod:`arena.scheduler`
 (which matches, their ids and seeds), :mod:`arena.runner` (worker processes behind an
-executor), :mod:`arena.store` (SQLite) and :mod:`arena.ratings` (Plackett-Luce, intervals).
+executor), :mod:`arena.store` (SQLite) and :mod:`arena.stats` (Plackett-Luce, intervals).
 This module ties them together for the ``submit``, ``run`` and ``standings`` commands.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import functools
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -31,7 +32,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from arena import collusion, ratings, runner
+from arena import runner, stats
 from arena.engine import Rules
 from arena.entrants import check_field, register_files, resolve, submit
 from arena.errors import ArenaError, InvalidSetting
@@ -47,9 +48,9 @@ from arena.scheduler import (
     schedule,
     tournament_id,
 )
-from arena.schedules import FixedSchedule, Schedule, unfold
+from arena.schedules import UNTIL_SEPARATED_ROUNDS, FixedSchedule, Schedule, UntilSeparated, unfold
 from arena.secrecy import SecretFile
-from arena.separation import UNTIL_SEPARATED_ROUNDS, UntilSeparated
+from arena.stats import collusion
 from arena.store import ROUND_ROBIN, BotVersion, Store, now
 
 log = logging.getLogger(__name__)
@@ -203,7 +204,7 @@ def plan(
     another database) or else the database's unrevealed secret for ``seed``, drawn when
     there is none (:meth:`Store.ensure_tournament`). With ``until_separated`` it adds rounds
     only until every pair of adjacent bots in the standings is separated
-    (:mod:`arena.separation`), ``rounds`` at most: another tournament than the fixed one.
+    (:mod:`arena.stats.separation`), ``rounds`` at most: another tournament than the fixed one.
     """
     if secret_file is not None and secret_file.seed != seed:
         raise ArenaError(
@@ -255,7 +256,7 @@ class RunResult:
     already: int
     completed: bool
     seconds: float
-    standings: list[ratings.BotStanding] = field(default_factory=list)
+    standings: list[stats.BotStanding] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     """Every fault of the tournament, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
     stopped: str | None = None
@@ -452,7 +453,7 @@ def run(
     if ranked:
         result.standings = save_standings(store, tid)
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
-        collusion.save(store, tid, rated)
+        save_collusion(store, tid, rated)
     result.faults = store.faults_by_bot(tid)
     return result
 
@@ -460,11 +461,41 @@ def run(
 # --- standings ------------------------------------------------------------------------------
 
 
-def compute_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
+def compute_standings(store: Store, tid: str) -> list[stats.BotStanding]:
     """The standings of tournament ``tid``, computed from its stored matches."""
     names = {v.id: v.name for v in store.tournament_entrants(tid)}
-    out = ratings.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
-    return ratings.compute(out, names)
+    out = stats.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
+    return stats.compute(out, names)
+
+
+def clone_report(store: Store, tid: str) -> list[collusion.ClonePair]:
+    """The clone report of tournament ``tid`` (:mod:`arena.stats.collusion`): every pair of
+    its bots with its share of identical decisions."""
+    t = store.tournament(tid)
+    rules = Rules.from_dict(json.loads(t["rules"]))
+    bots = [v.id for v in store.tournament_entrants(t["id"])]
+    hands, faults = store.duplicate_hands(t["id"]), store.fault_decisions(t["id"])
+    return collusion.clone_pairs(collusion.duplicate_groups(hands, faults), rules, bots)
+
+
+def kingmaking_report(
+    store: Store, tid: str, ratings: dict[int, float]
+) -> list[collusion.KingmakingRow]:
+    """The kingmaking table of tournament ``tid`` given each bot's rating."""
+    return collusion.kingmaking_rows(store.seat_results(tid), ratings)
+
+
+def save_collusion(store: Store, tid: str, ratings: dict[int, float]) -> None:
+    """Compute both collusion reports and store them in ``clone_pairs`` and ``kingmaking``."""
+    clones = clone_report(store, tid)
+    king = kingmaking_report(store, tid, ratings)
+    store.replace_tournament_rows(
+        tid,
+        {
+            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
+            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
+        },
+    )
 
 
 @dataclass
@@ -474,7 +505,7 @@ class StandingsReport:
 
     tournament: dict[str, Any]
     """The tournament's row, with its live status."""
-    table: list[ratings.BotStanding]
+    table: list[stats.BotStanding]
     entrants: list[BotVersion]
     played: int
     """Matches stored so far."""
@@ -497,7 +528,7 @@ def standings_report(
     *,
     refit: bool = False,
     collusion_reports: Callable[
-        [list[ratings.BotStanding]],
+        [list[stats.BotStanding]],
         tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]],
     ]
     | None = None,
@@ -514,8 +545,8 @@ def standings_report(
         clones, king = collusion_reports(table)
     else:
         rated = {s.bot: s.rating for s in table if s.rating is not None}
-        clones = collusion.clone_report(store, tid)
-        king = collusion.kingmaking_report(store, tid, rated)
+        clones = clone_report(store, tid)
+        king = kingmaking_report(store, tid, rated)
     secret = store.tournament_secret(tid)
     assert secret is not None  # the tournament exists
     return StandingsReport(
@@ -530,18 +561,18 @@ def standings_report(
     )
 
 
-def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
+def save_standings(store: Store, tid: str) -> list[stats.BotStanding]:
     """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
     table = compute_standings(store, tid)
-    store.write_standings(tid, *ratings.to_rows(tid, table, now()))
+    store.write_standings(tid, *stats.to_rows(tid, table, now()))
     return table
 
 
-def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ratings.BotStanding]:
+def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[stats.BotStanding]:
     """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
     freshly computed ones, which are then stored too.
 
-    Up to date: computed with this version's statistics (:data:`arena.ratings.METHOD`) from
+    Up to date: computed with this version's statistics (:data:`arena.stats.METHOD`) from
     every match stored so far, for every entrant. Storing is a cache write: when another
     process holds the write lock (a run in progress), the fresh standings are still shown.
     """
@@ -550,14 +581,14 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ra
         entrants = {v.id for v in store.tournament_entrants(tid)}
         if (
             rows
-            and all(r["method"] == ratings.METHOD for r in rows)
+            and all(r["method"] == stats.METHOD for r in rows)
             and {r["bot_version_id"] for r in rows} == entrants
             and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
         ):
-            return ratings.from_rows(rows, pairs)
+            return stats.from_rows(rows, pairs)
     table = compute_standings(store, tid)
     try:
-        store.write_standings(tid, *ratings.to_rows(tid, table, now()))
+        store.write_standings(tid, *stats.to_rows(tid, table, now()))
     except ArenaError:
         log.info("standings of %s not stored: the database is busy", tid)
     return table

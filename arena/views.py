@@ -22,8 +22,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from arena import collusion, faults, ratings
+from arena import faults, stats
 from arena.owners import describe as describe_owner
+from arena.stats import collusion
 from arena.store import ListedMatch, Store
 from arena.tables import fit, grid, name_column, short_time
 from arena.tournament import Plan, RunResult, StandingsReport
@@ -83,7 +84,7 @@ def run_lines(result: RunResult, db_path: object, log_path: object) -> list[Rend
 # --- standings ------------------------------------------------------------------------------
 
 
-def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standings") -> Table:
+def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings") -> Table:
     """The standings as a rich table for the terminal."""
     t = grid(title)
     t.add_column("#", justify="right")
@@ -94,19 +95,19 @@ def standings_table(table: Sequence[ratings.BotStanding], title: str = "Standing
         t.add_row(
             "-" if s.rank is None else str(s.rank),
             plain(s.name, 60),
-            ratings.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
+            stats.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
             str(s.matches),
             str(s.wins),
             "-" if s.mean_place is None else f"{s.mean_place:.2f}",
             str(s.faults),
         )
-    notes = ratings.rating_notes(table)
+    notes = stats.rating_notes(table)
     if notes:
         t.caption = notes
     return fit(t)
 
 
-def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
+def pairwise_table(table: Sequence[stats.BotStanding]) -> Table:
     """How often the row bot placed above the column bot, with a 95 % interval. The columns
     are the bots' places in the standings (1, 2, ...), so that the table stays narrow."""
     t = grid("Placed above (%): row bot over column bot, 95% interval")
@@ -123,11 +124,12 @@ def pairwise_table(table: Sequence[ratings.BotStanding]) -> Table:
     return fit(t)
 
 
-def _percent(p: ratings.Pair) -> str:
+def _percent(p: stats.Pair) -> str:
     """A placed-above rate in percent, short: ``62 (55-69)``."""
-    if p.low is None or p.high is None:
+    i = p.interval
+    if i is None:
         return f"{100 * p.rate:.0f}"
-    return f"{100 * p.rate:.0f} ({100 * p.low:.0f}-{100 * p.high:.0f})"
+    return f"{100 * p.rate:.0f} ({100 * i.low:.0f}-{100 * i.high:.0f})"
 
 
 def standings_lines(report: StandingsReport) -> list[RenderableType]:
@@ -154,7 +156,7 @@ def standings_json(report: StandingsReport) -> dict[str, Any]:
     tournament gives the same object, whenever and however often it was run."""
     t = report.tournament
     versions = {v.id: {"version": v.version, "sha256": v.sha256} for v in report.entrants}
-    bots = ratings.to_json(report.table, versions)
+    bots = stats.to_json(report.table, versions)
     return {
         "tournament": t["id"],
         "commitment": report.commitment,

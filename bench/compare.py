@@ -1,4 +1,4 @@
-"""Error rates of the sequential test (``arena.sequential``), measured on real set scores.
+"""Error rates of the sequential test (``arena.stats.sequential``), measured on real set scores.
 
 1. **Real set scores.** Duplicate sets are played in-process with the engine and the bundled
    bots, each a fresh seed in all six seatings, the third seat the bundled heuristic (the
@@ -23,18 +23,18 @@
      that has mean ``p``.
 
 3. **Simulated tests.** For every (p0, p1) choice and population, ``--tests`` sequential tests
-   are run on set scores drawn from it, with ``arena.sequential``'s own LLR, until they decide
+   are run on set scores drawn from it, with ``arena.stats.sequential``'s own LLR, until they decide
    (or ``--max-sets``). Reported: how often H1 was accepted at ``p = p0`` (the false-positive
    rate, against alpha) and at ``p = p1`` (the power, against 1 - beta), with Monte-Carlo
    standard errors; the mean and 90th percentile of sets to a decision; and how often the
    rate's 95 % interval, read when the test stops, contains the true ``p``: the one
    ``arena compare`` shows (``Status.ci``, a confidence sequence) and the fixed-sample one
-   (``rate_interval``), with their mean widths. Besides ``p0`` and ``p1`` the true rate is
-   also put half-way between them and 0.05 beyond ``p1``, and the default design is also run
-   with at most 60 sets (many tests then end inconclusive). The *fixed n* is a one-sided
-   normal (z) test's with the population's true spread; *any valid test >=* is the fewest
-   mean sets any sequential test needs whose error rates hold for every distribution of set
-   scores (:func:`fewest_sets`), in sets and as a share of the fixed n.
+   (``empirical_likelihood_interval``), with their mean widths. Besides ``p0`` and ``p1`` the
+   true rate is also put half-way between them and 0.05 beyond ``p1``, and the default design
+   is also run with at most 60 sets (many tests then end inconclusive). The *fixed n* is a
+   one-sided normal (z) test's with the population's true spread; *any valid test >=* is the
+   fewest mean sets any sequential test needs whose error rates hold for every distribution
+   of set scores (:func:`fewest_sets`), in sets and as a share of the fixed n.
 
 Example::
 
@@ -56,9 +56,9 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from arena.betting import bets, capped
 from arena.botfile import bundled
-from arena.sequential import (
+from arena.stats.betting import bets, capped
+from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,
@@ -251,7 +251,7 @@ def simulate(
     dist: np.ndarray, design: Design, tests: int, seed: int, chunk: int = 256
 ) -> dict[str, np.ndarray]:
     """Run ``tests`` sequential tests on set scores drawn from ``dist``, side by side: the
-    gamblers (``arena.sequential``'s own :func:`bets` and :func:`capped`, vectorised) and, on
+    gamblers (``arena.stats.sequential``'s own :func:`bets` and :func:`capped`, vectorised) and, on
     the same sets, the GSPRT it replaced (``llr`` between Wald's bounds).
 
     Returns per test: the decision (1 = H1, 0 = H0, -1 = none within ``design.max_sets``) and
@@ -294,7 +294,7 @@ def simulate(
             spread += (x - (0.5 + total) / (done + 2)) ** 2
             counts[np.arange(tests), k] += 1
             done += 1
-            # arena.sequential.signed: the gambler nearer its bound, as a share of it, decides
+            # arena.stats.sequential.signed: the gambler nearer its bound, as a share of it, decides
             ahead = np.maximum(cap_[0], 0) / bars[0] >= np.maximum(cap_[1], 0) / bars[1]
             h1 = live & (cap_[0] >= bars[0]) & ahead
             h0 = live & (cap_[1] >= bars[1]) & ~ahead

@@ -9,7 +9,7 @@ Run by hand (a benchmark, not a test)::
 
 Each scenario is a duplicate round robin (every set of three bots, ``rounds`` deals, each
 played in all six seatings) drawn from a known model; the arena's own
-:func:`arena.ratings.compute` (the one the terminal, ``--json`` and the site show) rates it,
+:func:`arena.stats.compute` (the one the terminal, ``--json`` and the site show) rates it,
 and every interval is compared with the true value on the same scale:
 
 - **rating**: the two-sided 95 % interval of each rated bot against its true rating (true
@@ -17,11 +17,11 @@ and every interval is compared with the true value on the same scale:
 - **bound**: the one-sided 95 % bound of a bot that never placed above (below) the rated
   bots, against its true rating (a bot that always faults has none: any bound covers);
 - **pairwise**: each placed-above interval against the true rate;
-- **duplicate**: each bot's duplicate score interval (``arena.duplicate.duplicate_scores``,
+- **duplicate**: each bot's duplicate score interval (``arena.stats.duplicate.duplicate_scores``,
   what ``arena standings`` and the site show) against its exact expected duplicate score.
   The simulated points are the place's points plus the luck of the cards held in that seat
   (shared by the unit's six seatings: what duplicate scoring cancels) and noise;
-- **kingmaking**: the share of tournaments in which ``arena.collusion.kingmaking_rows`` (on
+- **kingmaking**: the share of tournaments in which ``arena.stats.collusion.kingmaking_rows`` (on
   the arena's own ratings) flags no pair. Nobody helps anybody in the model, so every flag
   is a false alarm; at most 5 % of tournaments may have one;
 - **sequential**: ``arena compare`` of bots 0 and 1 (third: bot 2) on duplicate sets drawn
@@ -66,10 +66,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from arena.collusion import kingmaking_rows
-from arena.duplicate import duplicate_scores
-from arena.ratings import BASE, ELO_SCALE, BotStanding, Outcomes, compute
-from arena.sequential import Design, SequentialTest, half_points, rate_interval
+from arena.stats import BASE, ELO_SCALE, BotStanding, Outcomes, compute
+from arena.stats.collusion import kingmaking_rows
+from arena.stats.duplicate import duplicate_scores
+from arena.stats.sequential import (
+    Design,
+    SequentialTest,
+    empirical_likelihood_interval,
+    half_points,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coverage_model import (  # noqa: E402  (bench/coverage_model.py)
@@ -226,7 +231,7 @@ def check_duplicate(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
 
 def check_kingmaking(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     """An honest tournament (nobody helps anybody: the model has no such effect) is not
-    flagged by the kingmaking table (``arena.collusion.kingmaking_rows`` on the arena's own
+    flagged by the kingmaking table (``arena.stats.collusion.kingmaking_rows`` on the arena's own
     ratings): one count per tournament, covered when no pair is flagged. At most 5 % of
     tournaments may be flagged (the table's family-wise level)."""
     rated = {s.bot: s.rating for s in table if s.rating is not None}
@@ -283,13 +288,15 @@ def _interval_check(low: float, high: float, true: float) -> Counts:
 def check_sequential(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     """The interval ``arena compare`` shows when it stops, against the true rate."""
     test, true = _comparison(trial)
-    return _interval_check(*test.status().ci, true)
+    ci = test.status().ci
+    return _interval_check(ci.low, ci.high, true)
 
 
 def check_sequential_fixed(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     """The fixed-sample interval read when the same test stops (what it showed before)."""
     test, true = _comparison(trial)
-    return _interval_check(*rate_interval(test.counts), true)
+    fixed = empirical_likelihood_interval(test.counts)
+    return _interval_check(fixed.low, fixed.high, true)
 
 
 CHECKS = [
@@ -359,7 +366,7 @@ def new_rater(out: Outcomes) -> Sequence[BotStanding]:
 
 def main_ratings(ref: str = "main") -> Any:
     """The rating code of ``ref``, loaded from temporary files (never committed): the package
-    ``arena/ratings/`` (its ``arena.ratings`` imports renamed), or the single module
+    ``arena/ratings/`` (its ``arena.stats`` imports renamed), or the single module
     ``arena/ratings.py`` of refs before it was split."""
     root = Path(__file__).resolve().parent.parent
 
@@ -385,7 +392,7 @@ def main_ratings(ref: str = "main") -> Any:
         (where / name).mkdir()
         for file in (f for f in listing if f.endswith(".py")):
             text = show(f"arena/ratings/{file}") or ""
-            (where / name / file).write_text(text.replace("arena.ratings", name))
+            (where / name / file).write_text(text.replace("arena.stats", name))
     sys.path.insert(0, str(where))
     return importlib.import_module(name)
 

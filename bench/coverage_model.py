@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.duplicate import SeatRecord
-from arena.ratings import Outcomes
-from arena.ratings.model import Choices, fit_choices
+from arena.stats import Outcomes
+from arena.stats.duplicate import SeatRecord
+from arena.stats.plackett_luce import Choices, fit_choices
 
 PERMS = list(itertools.permutations(range(3)))
 FAULTED = -math.inf

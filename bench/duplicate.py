@@ -1,5 +1,5 @@
 """Duplicate-play reports of a stored tournament, and how much the duplicate score narrows
-intervals compared with raw points (``arena.duplicate``).
+intervals compared with raw points (``arena.stats.duplicate``).
 
 Run a real tournament first, e.g. the bundled bots sandboxed::
 
@@ -27,16 +27,15 @@ import statistics
 import sys
 from pathlib import Path
 
-from arena import ratings
-from arena.duplicate import (
-    SEATS_SQL,
+from arena import stats
+from arena.reports import Reports
+from arena.stats.duplicate import (
     SeatRecord,
     cycles,
     duplicate_scores,
     seat_bias,
     seat_records,
 )
-from arena.reports import Reports
 from arena.store import Store
 
 
@@ -60,7 +59,7 @@ def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
     deal_of: dict[str, str] = {}
     for r in records:
         seating.setdefault(r.match_id, {})[r.seat] = r.bot
-        deal_of[r.match_id] = r.deal
+        deal_of[r.match_id] = r.unit
     groups: dict[tuple[int, ...], list[str]] = {}
     for m, seats in sorted(seating.items()):
         groups.setdefault(tuple(seats[k] for k in sorted(seats)), []).append(m)
@@ -69,7 +68,7 @@ def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
         deals = [deal_of[m] for m in matches]
         rng.shuffle(deals)
         new.update(zip(matches, deals, strict=True))
-    return [dataclasses.replace(r, deal=new[r.match_id]) for r in records]
+    return [dataclasses.replace(r, unit=new[r.match_id]) for r in records]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     store = Store(args.db, create=False)
     t = store.tournament(args.tournament)
     names = {v.id: v.name for v in store.tournament_entrants(t["id"])}
-    records = seat_records(store.rows(SEATS_SQL, [t["id"]]))
-    deals = len({r.deal for r in records})
+    records = seat_records(store.duplicate_seats(t["id"]))
+    deals = len({r.unit for r in records})
     print(f"tournament {t['id']}: {len(records) // 3} matches, {deals} deals (set and round)")
 
     print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
@@ -115,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"verdict: {bias.verdict}")
 
-    table = ratings.compute(ratings.seat_results(store.seat_results(t["id"])), names)
-    pairs = {(s.bot, o): (p["low"], p["high"]) for s in table for o, p in s.above.items()}
+    table = stats.compute(stats.Outcomes.build(names, store.match_outcomes(t["id"]), {}), names)
+    pairs = {(s.bot, o): p.interval for s in table for o, p in s.above.items()}
     found = cycles(pairs)
     print(f"\nsignificant cycles in the placed-above table: {len(found) or 'none'}")
     for c in found:

@@ -58,7 +58,7 @@ from ladder_model import (  # noqa: E402
 
 from arena.ladder import SetResult  # noqa: E402
 from arena.ladder.policy import Ladder  # noqa: E402
-from arena.ratings import BASE, ELO_SCALE  # noqa: E402
+from arena.stats import BASE, ELO_SCALE  # noqa: E402
 
 TOP = 10
 HALF_WIDTH = 50.0

@@ -31,12 +31,19 @@ from pathlib import Path
 
 from rich.console import Console
 
-from arena import collusion, scheduler
+from arena import scheduler
 from arena.engine import Rules, deal_for, play_match
 from arena.sandbox import Limits
 from arena.secrecy import deal_seed, new_secret, verify
 from arena.store import Store
-from arena.tournament import compute_standings, plan, register_files, run
+from arena.tournament import (
+    clone_report,
+    compute_standings,
+    kingmaking_report,
+    plan,
+    register_files,
+    run,
+)
 
 BOT = """import random
 
@@ -143,8 +150,8 @@ def reports(db: Path, repeat: int) -> None:
         for _ in range(repeat):
             for name, fn in (
                 ("verify", lambda: verify(store, tid)),
-                ("clone report", lambda: collusion.clone_report(store, tid)),
-                ("kingmaking table", lambda: collusion.kingmaking_report(store, tid, ratings)),
+                ("clone report", lambda: clone_report(store, tid)),
+                ("kingmaking table", lambda: kingmaking_report(store, tid, ratings)),
                 ("ratings (for scale)", lambda: compute_standings(store, tid)),
             ):
                 t0 = time.perf_counter()

@@ -1,10 +1,10 @@
 """How often ``arena run --until-separated`` calls two equally strong bots separated.
 
-The stopping rule (:mod:`arena.separation`) checks the standings after every round and stops
+The stopping rule (:mod:`arena.stats.separation`) checks the standings after every round and stops
 as soon as every pair of bots adjacent in them is separated at 95 %. Each check is another
 chance for a 95 % interval to miss, so over many rounds the chance of a false "separated"
 grows beyond 5 %. This script measures by how much, with the rule's own check
-(:func:`arena.separation.check`, the standings' real Plackett-Luce fit and intervals):
+(:func:`arena.stats.separation.check`, the standings' real Plackett-Luce fit and intervals):
 
 * three bots, ``x`` and ``y`` equally strong (which of them places above the other is a fair
   coin in every match) and ``z`` weaker (last in a share ``--z-last`` of its matches, else
@@ -31,8 +31,8 @@ import sys
 import time
 from typing import Any
 
-from arena.ratings.outcomes import MatchRow
-from arena.separation import check
+from arena.stats.outcomes import MatchRow
+from arena.stats.separation import check
 
 NAMES = {1: "x", 2: "y", 3: "z"}
 

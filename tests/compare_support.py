@@ -18,7 +18,7 @@ from arena.engine import Rules, play_match
 from arena.record import MatchRecord, SeatStats
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, MatchSpec
-from arena.sequential import Design
+from arena.stats.sequential import Design
 from arena.store import Store
 
 

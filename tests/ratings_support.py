@@ -12,7 +12,7 @@ import itertools
 import random
 from typing import Literal
 
-from arena.ratings import SeatResult
+from arena.stats import SeatResult
 
 Behaviour = Literal["lose", "fault", "win"]
 

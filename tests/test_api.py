@@ -16,7 +16,7 @@ from arena.api import TournamentRun, run_tournament
 from arena.compare import comparison, run_comparison
 from arena.entrants import SameBot
 from arena.errors import ArenaError, InvalidSetting
-from arena.sequential import Design
+from arena.stats.sequential import Design
 from arena.store import Store
 from arena.tournament import Plan
 

@@ -298,7 +298,7 @@ def test_a_report_reads_back_as_it_was_made(tmp_path: Path) -> None:
 
 def test_what_an_unrated_bot_is_told() -> None:
     from arena.faults import describe
-    from arena.ratings import BotStanding, rating_notes, rating_text
+    from arena.stats import BotStanding, rating_notes, rating_text
 
     # after one round the results are often one strict order: nobody rated, and it says so
     order = [BotStanding(b, n, matches=6, wins=w) for b, n, w in ((1, "h", 6), (2, "r", 0))]

@@ -1,4 +1,4 @@
-"""Clone and kingmaking reports (arena.collusion).
+"""Clone and kingmaking reports (arena.stats.collusion).
 
 A renamed copy of a bundled bot is flagged in a real sandboxed tournament, heuristic and
 montecarlo are not; in-process tournaments pin down what is counted (forced decisions and
@@ -22,12 +22,13 @@ from types import ModuleType
 import pytest
 from inprocess import LAST, RANDOM, bot_class, play
 
-from arena import collusion
 from arena.botfile import bundled
-from arena.collusion import clone_report, expected_above, kingmaking_rows
 from arena.engine import play_match
 from arena.sandbox import bot_random_seed
+from arena.stats import collusion
+from arena.stats.collusion import expected_above, kingmaking_rows
 from arena.store import Store
+from arena.tournament import clone_report
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 

@@ -25,7 +25,7 @@ from arena.runner import WAIT
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, match_seed
 from arena.secrecy import SecretFile
-from arena.sequential import Design, half_points, replay
+from arena.stats.sequential import Design, half_points, replay
 from arena.store import COMPARE, Store
 from arena.tournament import run
 

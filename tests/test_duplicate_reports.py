@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from site_support import store_tournament
 
-from arena.duplicate import (
-    SEATS_SQL,
+from arena.engine import first_dealer
+from arena.reports import Reports
+from arena.stats.duplicate import (
     SeatRecord,
     cluster_mean,
     cycles,
@@ -21,8 +22,7 @@ from arena.duplicate import (
     seat_bias,
     seat_records,
 )
-from arena.engine import first_dealer
-from arena.reports import Reports
+from arena.stats.vocabulary import Interval
 from arena.store import Store
 
 T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
@@ -128,7 +128,7 @@ def test_the_variance_ratio_is_one_without_luck_and_grows_with_the_luck_removed(
 
 def test_cluster_mean_needs_two_deals() -> None:
     one = cluster_mean([7.0], [2.0])
-    assert one.value == 3.5 and one.low is None and one.high is None and one.deals == 1
+    assert one.value == 3.5 and one.interval is None and one.low is None and one.units == 1
     with pytest.raises(ValueError):
         cluster_mean([], [])
 
@@ -197,43 +197,54 @@ def test_unknown_first_dealer_is_left_out() -> None:
 # --- cycles -----------------------------------------------------------------------------------
 
 
+def _table(pairs: dict) -> dict:
+    """A pairwise table of intervals from ``(low, high)`` pairs (None: no interval)."""
+    return {k: None if v is None else Interval(*v) for k, v in pairs.items()}
+
+
 def test_a_significant_triangle_is_found_once() -> None:
-    table = {
-        ("A", "B"): (0.55, 0.65),
-        ("B", "C"): (0.52, 0.60),
-        ("C", "A"): (0.51, 0.70),
-        ("B", "A"): (0.35, 0.45),  # the same edge from the other side
-        ("A", "D"): (0.6, 0.7),
-    }
+    table = _table(
+        {
+            ("A", "B"): (0.55, 0.65),
+            ("B", "C"): (0.52, 0.60),
+            ("C", "A"): (0.51, 0.70),
+            ("B", "A"): (0.35, 0.45),  # the same edge from the other side
+            ("A", "D"): (0.6, 0.7),
+        }
+    )
     (cycle,) = cycles(table)
     assert cycle.bots == ("A", "B", "C")
-    assert cycle.intervals == ((0.55, 0.65), (0.52, 0.60), (0.51, 0.70))
+    assert cycle.intervals == (Interval(0.55, 0.65), Interval(0.52, 0.60), Interval(0.51, 0.70))
+    assert cycle.to_dict()["intervals"] == [[0.55, 0.65], [0.52, 0.6], [0.51, 0.7]]
 
 
 @pytest.mark.parametrize(
     "c_over_a",
-    [(0.45, 0.70), (float("nan"), float("nan")), (None, None), (0.2, 0.4)],
+    [(0.45, 0.70), (float("nan"), float("nan")), None, (0.2, 0.4)],
     ids=["not-significant", "nan", "none", "a-beats-c"],
 )
-def test_no_cycle_without_every_edge_significant(c_over_a: tuple) -> None:
-    table = {("A", "B"): (0.55, 0.65), ("B", "C"): (0.52, 0.60), ("C", "A"): c_over_a}
+def test_no_cycle_without_every_edge_significant(c_over_a: tuple | None) -> None:
+    table = _table({("A", "B"): (0.55, 0.65), ("B", "C"): (0.52, 0.60), ("C", "A"): c_over_a})
     assert cycles(table) == []
 
 
 def test_edges_read_from_either_direction_and_longer_cycles() -> None:
     # 1 > 2 > 3 > 4 > 1, given only as the loser's view of two edges; 1 vs 3 undecided.
-    table = {
-        (1, 2): (0.6, 0.7),
-        (3, 2): (0.3, 0.4),
-        (3, 4): (0.6, 0.7),
-        (1, 4): (0.2, 0.45),
-        (1, 3): (0.45, 0.55),
-    }
+    table = _table(
+        {
+            (1, 2): (0.6, 0.7),
+            (3, 2): (0.3, 0.4),
+            (3, 4): (0.6, 0.7),
+            (1, 4): (0.2, 0.45),
+            (1, 3): (0.45, 0.55),
+        }
+    )
     assert cycles(table) == []
     (four,) = cycles(table, max_length=4)
     assert four.bots == (1, 2, 3, 4)
-    assert four.intervals[1] == pytest.approx((0.6, 0.7))  # 2 over 3 = 1 - (3 over 2)
-    assert four.intervals[3] == pytest.approx((0.55, 0.8))
+    two_three = four.intervals[1]  # 2 over 3 = 1 - (3 over 2)
+    assert (two_three.low, two_three.high) == pytest.approx((0.6, 0.7))
+    assert (four.intervals[3].low, four.intervals[3].high) == pytest.approx((0.55, 0.8))
 
 
 # --- from a real database ---------------------------------------------------------------------
@@ -242,9 +253,9 @@ def test_edges_read_from_either_direction_and_longer_cycles() -> None:
 def test_reports_from_a_small_database(tmp_path: Path) -> None:
     store_small_tournament(tmp_path / "arena.db")
     store = Store(tmp_path / "arena.db")
-    records = seat_records(store.rows(SEATS_SQL, ["t1"]))
+    records = seat_records(store.duplicate_seats("t1"))
     assert len(records) == 12
-    assert {r.deal for r in records} == {"1,2,3/0", "1,2,3/1"}
+    assert {r.unit for r in records} == {"1,2,3/0", "1,2,3/1"}
     assert {(r.match_id, r.first_dealer) for r in records} == {
         ("x1", 0), ("x2", 0), ("y1", 2), ("y2", 2),
     }  # fmt: skip
@@ -263,10 +274,10 @@ def test_reports_from_a_played_tournament(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
     with Store(db) as store:
-        records = seat_records(store.rows(SEATS_SQL, [tid]))
+        records = seat_records(store.duplicate_seats(tid))
         seeds = {m["id"]: m["seed"] for m in store.rows("SELECT id, seed FROM matches")}
     assert len(records) == 3 * 4 * 2 * 6
-    assert len({r.deal for r in records}) == 8
+    assert len({r.unit for r in records}) == 8
     # The first dealer is the engine's, drawn from the match seed alone.
     assert all(r.first_dealer == first_dealer(seeds[r.match_id]) for r in records)
     scores = duplicate_scores(records)

@@ -13,7 +13,7 @@ from bench_support import BENCH
 
 from arena.ladder import LadderRatings, SetResult
 from arena.ladder.ratings import set_choices
-from arena.ratings import ELO_SCALE, Outcomes, compute
+from arena.stats import ELO_SCALE, Outcomes, compute
 
 sys.path.insert(0, str(BENCH))
 

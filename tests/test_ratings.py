@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ratings_support import tournament
 
 from arena.engine import placements
-from arena.ratings import (
+from arena.stats import (
     BASE,
     Outcomes,
     SeatResult,
@@ -27,8 +27,8 @@ from arena.ratings import (
     to_rows,
     top1_choices,
 )
-from arena.ratings.intervals import rate_interval, wilson
-from arena.ratings.outcomes import tally
+from arena.stats.outcomes import tally
+from arena.stats.vocabulary import effective_matches, rate_interval, wilson
 from arena.store import Store
 
 
@@ -234,8 +234,8 @@ def test_a_rate_interval_never_has_zero_width(rate: float) -> None:
     # Every unit scored the same (always above, all ties, never above): no spread at all.
     interval = rate_interval(rate, 0.0, units=10, matches=60, pooled_deff=1.0)
     assert interval is not None
-    low, high, n_eff = interval
-    assert low < high and low <= rate <= high and math.isfinite(n_eff)
+    assert interval.low < interval.high and interval.contains(rate) and interval.level == 0.95
+    assert math.isfinite(effective_matches(rate, 0.0, units=10, matches=60, pooled_deff=1.0))
     # One unit says nothing about its own spread: no interval.
     assert rate_interval(rate, 0.0, units=1, matches=6, pooled_deff=1.0) is None
 

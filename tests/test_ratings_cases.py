@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from ratings_support import Behaviour, tournament
 
-from arena.ratings import BotStanding, SeatResult, compute, rating_text, to_json
+from arena.stats import BotStanding, SeatResult, compute, rating_text, to_json
 
 BASE_BOTS = {1: 3.0, 2: 2.0, 3: 1.0, 4: 0.6}
 NAMES = {1: "a", 2: "b", 3: "c", 4: "d", 5: "e", 6: "f"}

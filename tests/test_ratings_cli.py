@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from site_support import soup, store_tournament
 
-from arena.ratings import Outcomes, compute
 from arena.secrecy import SecretFile
+from arena.stats import Outcomes, compute
 from arena.store import Store
 
 BOTS = [("ann", None), ("bob", None), ("cy", None), ("dee", None)]

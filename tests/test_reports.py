@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from cli_support import arena, ok
 from compare_support import store_comparison, store_small_tournament
 from site_support import soup, store_tournament, texts
 
 from arena import reports
-from arena.duplicate import SEATS_SQL, seat_records
-from arena.ratings import BotStanding, Pair
+from arena.site.render import make_env
+from arena.stats import BotStanding, Pair
+from arena.stats.duplicate import seat_records
 from arena.store import Store
 from arena.tournament import current_standings
 
@@ -37,12 +39,13 @@ def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> Non
         got = reports.tournament_reports(store, tid)
     doc = got.to_dict()
     # Duplicate scores (worked out in tests/test_duplicate_reports.py): bot a -5/4 with a
-    # standard error of 1.75 over the two deals, bot b +5/4; c has no par (alone in seat 2).
+    # standard error of 1.75 over the two units (deals), bot b +5/4; c has no par (alone in
+    # seat 2). The count of units is "units", the word every statistic uses for its samples.
     scores = {d["name"]: d for d in doc["duplicate"]["bots"]}
     assert list(scores) == ["b", "a"]
     assert scores["a"]["score"] == {
         "value": -1.25, "low": round(-1.25 - T1 * 1.75, 4), "high": round(-1.25 + T1 * 1.75, 4),
-        "deals": 2,
+        "units": 2,
     }  # fmt: skip
     # Raw points: a 13 and 8 over two seats per deal (variance 2 * 2 * 2.5^2 / 16), b 11 and
     # 20 (2 * 2 * 4.5^2 / 16); both duplicate variances are 3.0625, on a scale of 1/2 (each
@@ -83,6 +86,11 @@ def test_a_cycle_is_named_by_its_bots() -> None:
     (line,) = reports.cycle_lines(got)
     assert line.startswith("Cycle: rock > scissors > paper > rock (every edge significant")
     assert got.scores == () and got.variance_ratio is None
+    # The site's panel reads each edge's Interval (the same template as the pages).
+    html = make_env().get_template("_partials/duplicate.html").render(duplicate=got, refs={})
+    (item,) = BeautifulSoup(html, "html.parser").select("ul.cycles li")
+    assert "rock > scissors > paper > rock" in item.get_text(" ", strip=True).replace("  ", " ")
+    assert item.select_one(".hint").get_text() == "(placed above: 56%–80%, 56%–80%, 56%–80%)"
 
 
 def test_standings_prints_and_exports_the_same_reports(tmp_path: Path) -> None:
@@ -90,7 +98,7 @@ def test_standings_prints_and_exports_the_same_reports(tmp_path: Path) -> None:
     tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
     with Store(db, create=False) as store:
         table = current_standings(store, tid)
-        want = reports.build(seat_records(store.rows(SEATS_SQL, [tid])), table).to_dict()
+        want = reports.build(seat_records(store.duplicate_seats(tid)), table).to_dict()
     doc = json.loads(ok(arena("standings", "--json", "--db", db, cwd=tmp_path)))
     assert {k: doc[k] for k in ("duplicate", "seat_bias", "cycles")} == want
     assert doc["tournament"] == tid and len(doc["duplicate"]["bots"]) == 4
@@ -155,7 +163,7 @@ def test_the_comparison_page_shows_its_chart_and_verdict(site: tuple[Path, str, 
         "accept H0 at -3.00",
     ]  # fmt: skip
     # The interval beside "H1 accepted" lies above p0: one construction for both.
-    assert compared.test.decision == "H1" and compared.result.ci[0] > 0.5
+    assert compared.test.decision == "H1" and compared.result.ci.low > 0.5
     roles = [texts(r.select("td")) for r in page.select("table.roles tbody tr")]
     assert [r[0] for r in roles] == ["A", "B", "third seat"]
     a = compared.roles[0]

@@ -16,12 +16,13 @@ import pytest
 from cli_support import arena, ok
 
 from arena.engine import Rules
-from arena.ratings import BotStanding, Pair
 from arena.record import MatchRecord, SeatStats
 from arena.runner import WAIT
 from arena.sandbox import Limits
+from arena.schedules import UntilSeparated
 from arena.secrecy import SecretFile
-from arena.separation import Adjacent, UntilSeparated, adjacent_pairs, check
+from arena.stats import BotStanding, Pair
+from arena.stats.separation import Adjacent, adjacent_pairs, check
 from arena.store import Store
 from arena.tournament import plan, register_files, run
 

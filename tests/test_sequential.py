@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS
-from arena.sequential import (
+from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,
@@ -21,12 +21,13 @@ from arena.sequential import (
     SetQueue,
     capped,
     constrained_mle,
+    empirical_likelihood_interval,
     half_points,
     llr,
     profile,
-    rate_interval,
     replay,
 )
+from arena.stats.vocabulary import Interval
 
 # --- the likelihood against hand-computed values ----------------------------------------------
 
@@ -151,7 +152,8 @@ def test_vectorised_rows_equal_single_rows() -> None:
 def test_interval_never_has_zero_width(score: int, sets: int) -> None:
     counts = np.zeros(13, dtype=int)
     counts[score] = sets
-    low, high = rate_interval(counts)
+    interval = empirical_likelihood_interval(counts)
+    low, high = interval.low, interval.high
     rate = score / 12
     assert low <= rate <= high
     assert high - low > 1e-4
@@ -162,7 +164,8 @@ def test_interval_narrows_with_more_sets_and_holds_the_rate() -> None:
     base = np.array([0, 0, 1, 2, 4, 6, 8, 6, 5, 3, 1, 1, 0])
     widths = []
     for k in (1, 4, 16):
-        low, high = rate_interval(base * k)
+        interval = empirical_likelihood_interval(base * k)
+        low, high = interval.low, interval.high
         assert low < (base @ SET_SCORES) / base.sum() < high
         widths.append(high - low)
     assert widths[0] > widths[1] > widths[2]
@@ -172,7 +175,7 @@ def test_interval_narrows_with_more_sets_and_holds_the_rate() -> None:
 def test_one_set_bounds_nothing() -> None:
     counts = np.zeros(13, dtype=int)
     counts[9] = 1
-    assert rate_interval(counts) == (0.0, 1.0)
+    assert empirical_likelihood_interval(counts) == Interval(0.0, 1.0)
 
 
 # --- the test ---------------------------------------------------------------------------------
@@ -216,7 +219,7 @@ def test_renamed_copy_is_never_better() -> None:
     assert 10 < test.sets < 60
     # It stops at the first set where the evidence reaches the lower bound, not later.
     assert test.history[-2] > test.design.lower >= test.history[-1]
-    assert test.status().ci[1] <= test.design.p1  # and the interval says so
+    assert test.status().ci.high <= test.design.p1  # and the interval says so
 
 
 def test_max_sets_ends_inconclusive() -> None:
@@ -308,7 +311,8 @@ def test_the_verdict_and_the_interval_cannot_disagree(scores: list[int], hyp: tu
     test = SequentialTest(design)
     for k in scores:
         decision = test.add(k)
-        low, high = test.status().ci
+        ci = test.status().ci
+        low, high = ci.low, ci.high
         # H1 ("above p0") only with the interval's lower end past p0, H0 ("below p1") only
         # with its upper end past p1; and the test stops as soon as either end passes: on
         # every line, not only at the stop.
@@ -333,7 +337,8 @@ def test_the_interval_printed_beside_h1_excludes_p0_in_every_run() -> None:
         rng = random.Random(28)
         for _ in range(30):
             test = run(Design(p0, p1), rng, mean_points=2 * p1)
-            low, high = test.status().ci
+            ci = test.status().ci
+            low, high = ci.low, ci.high
             if test.decision == "H1":
                 assert p0 < low <= high
             else:
@@ -344,14 +349,14 @@ def test_a_pair_that_wins_every_set_stops_early() -> None:
     # The evidence a set adds is not capped by the design: the GSPRT needed 31 sets here.
     test = replay(Design(), [HALF_POINTS] * 100)
     assert test.decision == "H1" and test.sets <= 8
-    assert test.status().ci[0] > 0.55
+    assert test.status().ci.low > 0.55
     lost = replay(Design(), [0] * 100)
     assert lost.decision == "H0" and lost.sets <= 8
 
 
 def test_each_gambler_is_monotone_in_the_rate_and_starts_at_one() -> None:
     g = Gamblers(0.5, 0.55)
-    assert g.capital(0.3) == (0.0, 0.0) and g.interval() == (0.0, 1.0)
+    assert g.capital(0.3) == (0.0, 0.0) and g.interval() == Interval(0.0, 1.0, 0.90)
     for x in (0.75, 0.5, 1.0, 0.25, 0.9, 0.6):
         g.add(x)
     rates = np.linspace(0.01, 0.99, 50)

@@ -12,24 +12,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.duplicate import duplicate_scores
-from arena.sequential import (
+from arena.stats.duplicate import duplicate_scores
+from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,
     Design,
     Gamblers,
     SequentialTest,
-    rate_interval,
+    empirical_likelihood_interval,
     replay,
 )
+from arena.stats.vocabulary import Interval
 
 
 def stopping_interval(scores: list[int], alpha: float = 0.05) -> tuple[float, float]:
-    """The gamblers' interval of the default design after ``scores``, without stopping."""
+    """The ends of the gamblers' interval of the default design after ``scores``, without
+    stopping."""
     g = Gamblers(0.50, 0.55, alpha, alpha)
     for k in scores:
         g.add(float(SET_SCORES[k]))
-    return g.interval()
+    interval = g.interval()
+    assert interval.level == 1 - 2 * alpha  # both ends together
+    return interval.low, interval.high
 
 
 # Set scores spread like a close real pair (a small edge, every outcome possible), tilted so
@@ -64,9 +68,11 @@ def test_the_interval_shown_covers_at_the_stop_where_the_fixed_sample_one_does_n
         scores = rng.choice(HALF_POINTS + 1, size=3000, p=dist)
         test = replay(design, scores.tolist())
         assert test.decision is not None  # 3000 sets are enough for this design, always
-        low, high = test.status().ci
+        ci = test.status().ci
+        low, high = ci.low, ci.high
         shown += low <= true <= high
-        low, high = rate_interval(test.counts)
+        fixed_interval = empirical_likelihood_interval(test.counts)
+        low, high = fixed_interval.low, fixed_interval.high
         fixed += low <= true <= high
     # Measured: the fixed-sample interval covers about 0.92 here (bench/compare.py), the
     # gamblers' interval more than 0.95; 300 tests put the two apart on either side of 0.95.
@@ -96,7 +102,7 @@ def test_one_set_bounds_almost_nothing() -> None:
 
 def test_no_set_bounds_nothing() -> None:
     assert stopping_interval([]) == (0.0, 1.0)
-    assert SequentialTest().status().ci == (0.0, 1.0)
+    assert SequentialTest().status().ci == Interval(0.0, 1.0, 0.90)
 
 
 @settings(max_examples=60, deadline=None)
@@ -126,7 +132,8 @@ def test_status_shows_the_sequence_and_replay_agrees_with_adding_one_by_one() ->
     for k in scores[: test.sets]:
         g.add(float(SET_SCORES[k]))
     assert test.status().ci == again.status().ci == g.interval()
-    assert test.status().to_dict()["ci"] == [round(x, 6) for x in test.status().ci]
+    ci = test.status().ci
+    assert test.status().to_dict()["ci"] == [round(ci.low, 6), round(ci.high, 6)]
 
 
 def test_a_wider_level_is_wider() -> None:

@@ -41,7 +41,7 @@ import numpy as np
 
 from arena.ladder import information
 from arena.ladder.ratings import LadderRatings, SetResult
-from arena.ratings import ELO_SCALE
+from arena.stats import ELO_SCALE
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ a weak prior. A set touches three bots, and its information is a 3 x 3 block, so
 a rank-3 Woodbury update of ``cov`` and a move to the new mode of the old Gaussian times
 (no refit); every :data:`REFIT_EVERY` sets a full fit, warm-started from the running estimate
 (a couple of Newton steps), re-linearises everything at the current estimate. What the model
-counts is exactly what :mod:`arena.ratings.outcomes` counts: each match's placing as "first
+counts is exactly what :mod:`arena.stats.outcomes` counts: each match's placing as "first
 of three" and "second of two" choices, a shared place an equal share of each order it
 allows, tallied per duplicate set.
 
@@ -17,14 +17,14 @@ maximum-likelihood strength (``arena standings`` shows it as a one-sided bound),
 scheduler needs a number and a spread for it at once. Once a bot has a few sets its
 information swamps the prior: 20 sets of six matches are about 45 units of information, the
 prior 0.11, so the shift is a few thousandths of a logit (below one rating point; checked
-against :func:`arena.ratings.compute` in the tests).
+against :func:`arena.stats.compute` in the tests).
 
 The intervals shown (:meth:`LadderRatings.standings`) are those of ``arena standings``: the
 contrast of a bot against the information-weighted centre of the rated bots, its variance
 the cluster-robust sandwich over duplicate sets (the set, not the match, is the independent
 sample) in its jackknife form (each set's score scaled by its own leverage, see
 :meth:`LadderRatings._jackknife_scores`), Student t with ``G - 1`` degrees of freedom, floored by
-:data:`arena.ratings.intervals.MIN_DEFF`. An adaptive schedule leaves the likelihood
+:data:`arena.stats.intervals.MIN_DEFF`. An adaptive schedule leaves the likelihood
 unchanged, but a schedule of neighbours alone can leave a whole end of the table measured off
 by more than these intervals show; the rule's random sets
 (:attr:`arena.ladder.policy.Parameters.random_sets`) tie the ends to the centre, and
@@ -42,10 +42,10 @@ from typing import Final
 import numpy as np
 from scipy import linalg  # type: ignore[import-untyped]
 
-from arena.ratings import BASE, ELO_SCALE
-from arena.ratings import intervals as ivals
-from arena.ratings.model import Choices, gradient_hessian
-from arena.ratings.outcomes import NO_BOT, order_choices
+from arena.stats import BASE, ELO_SCALE
+from arena.stats import intervals as ivals
+from arena.stats.outcomes import NO_BOT, order_choices
+from arena.stats.plackett_luce import Choices, gradient_hessian
 
 PRIOR_SD: Final = 3.0
 """Prior sd of a log-strength around the field's mean (3 logits, about 520 rating points:
@@ -99,7 +99,7 @@ def set_choices(places: Iterable[tuple[int, int, int]]) -> dict[tuple[int, int, 
     """A set's matches as counted Plackett-Luce choices over the slots 0-2 of its bots:
     ``(chooser, other, other)``, the others sorted and a choice of two padded with
     :data:`NO_BOT`, a shared place counting an equal share of each order it allows (as
-    :func:`arena.ratings.outcomes.tally` counts them)."""
+    :func:`arena.stats.outcomes.tally` counts them)."""
     out: defaultdict[tuple[int, int, int], float] = defaultdict(float)
     for match in places:
         for chosen, others, share in order_choices(list(enumerate(match))):

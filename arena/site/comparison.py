@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.compare import ROLES, Comparison, Role, comparison
-from arena.sequential import Status
 from arena.site.charts import LineChart, line_chart
 from arena.site.data import BotRef
+from arena.stats.sequential import Status
 from arena.store import Store
 
 ROLE_NAMES = {"a": "A", "b": "B", "third": "third seat"}

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.ratings import BOUND_NOTES
 from arena.site.replay import HandView, hand_view
+from arena.stats import BOUND_NOTES
 from arena.store import COMPARE, LADDER, ROUND_ROBIN, Store, StoredMatch
 from arena.untrusted import name_problem
 

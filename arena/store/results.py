@@ -145,11 +145,15 @@ class MatchRecords(StoreBase):
         )
 
     def duplicate_seats(self, tid: str) -> list[dict[str, Any]]:
-        """Every stored seat of the tournament with its deal and its match's first dealer: the
-        rows of :data:`arena.duplicate.SEATS_SQL`, which the duplicate reports read."""
-        from arena.duplicate import SEATS_SQL
-
-        return self.rows(SEATS_SQL, [tid])
+        """Every stored seat of the tournament with its duplicate set and round and its match's
+        first dealer: the rows :func:`arena.stats.duplicate.seat_records` reads."""
+        return self.rows(
+            "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place, "
+            "h.dealer AS first_dealer FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
+            "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
+            [tid],
+        )
 
     def seating_results(self, tid: str) -> list[tuple[int, ...]]:
         """Every stored match of the tournament as ``(round, seating, place0, place1, place2,

@@ -3,7 +3,7 @@
 Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting" (JRSS B
 2024): before each duplicate set, one gambler stakes a share of its capital on "the set
 scores above ``m``", the other on "below ``m``", for every rate ``m`` at once. Their capitals
-are the evidence of :class:`arena.sequential.SequentialTest` (which decides) and the ends of
+are the evidence of :class:`arena.stats.sequential.SequentialTest` (which decides) and the ends of
 the interval it shows, one construction for both. Set scores are in [0, 1]; nothing else
 about them is assumed. How fast any such test can decide, and this one does: docs/evaluation.md.
 """
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
+
+from arena.stats.vocabulary import Interval
 
 BET_CAP: Final = 0.9
 """The most a gambler can lose on one set, as a share of its capital (see :func:`capped`)."""
@@ -125,11 +127,12 @@ class Gamblers:
                 float(np.log1p(-down * (x - m)).sum()),
             )
 
-    def interval(self) -> tuple[float, float]:
+    def interval(self) -> Interval:
         """The rates not rejected so far: above every rate whose "above" gambler reached
         ``1 / alpha``, below every rate whose "below" gambler reached ``1 / beta``. Each end
         holds at its own level (``1 - alpha``, ``1 - beta``) at every set count at once; both
-        together at least ``1 - alpha - beta``. The whole range before the first set."""
+        together at least ``1 - alpha - beta``, the interval's ``level``. The whole range
+        before the first set."""
         high_bar, low_bar = -math.log(self.alpha), -math.log(self.beta)
 
         def lower(m: float) -> float:
@@ -147,9 +150,11 @@ class Gamblers:
         high = 1.0
         if upper(1.0) >= 0:
             high = 0.0 if upper(edge) >= 0 else float(optimize.brentq(upper, edge, 1.0))
+        level = 1.0 - (self.alpha + self.beta)
         if low <= high:
-            return low, high
+            return Interval(low, high, level)
         # Every rate rejected (at most alpha + beta of the time): the gambler nearer its
         # bound, who decides the test (:func:`signed`), says where.
         e1, e0 = (max(0.0, e) for e in self.evidence)
-        return (low, low) if e1 / high_bar >= e0 / low_bar else (high, high)
+        at = low if e1 / high_bar >= e0 / low_bar else high
+        return Interval(at, at, level)

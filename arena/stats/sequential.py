@@ -34,10 +34,10 @@ expectation value"). The log-likelihood lost by forcing the mean to ``s`` is the
 ``l(s) = sum_i n_i log(1 + x (a_i - s))``. An outcome never seen gets a count of 0.001
 (fishtest's regularisation).
 
-The fixed-sample 95 % interval for ``p`` (:func:`rate_interval`) is the set of means the
-same likelihood does not reject:
-``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's empirical-likelihood interval, F-calibrated
-for small samples): right for a fixed number of sets, not at a stopping time the data chose.
+The fixed-sample 95 % interval for ``p`` (:func:`empirical_likelihood_interval`) is the set of
+means the same likelihood does not reject: ``{s : 2 l(s) <= F(1, n - 1) quantile}`` (Owen's
+empirical-likelihood interval, F-calibrated for small samples): right for a fixed number of
+sets, not at a stopping time the data chose.
 
 Matches finish out of order when workers run in parallel; deciding on whatever happens to be
 finished would bias the test towards short (often lopsided) matches. :class:`SetQueue` holds
@@ -54,13 +54,14 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-from arena.betting import BET_CAP as BET_CAP  # the gamblers live in arena.betting
-from arena.betting import PRIOR_SETS as PRIOR_SETS
-from arena.betting import Gamblers
-from arena.betting import bets as bets
-from arena.betting import capped as capped
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS
+from arena.stats.betting import BET_CAP as BET_CAP  # the gamblers live in arena.stats.betting
+from arena.stats.betting import PRIOR_SETS as PRIOR_SETS
+from arena.stats.betting import Gamblers
+from arena.stats.betting import bets as bets
+from arena.stats.betting import capped as capped
+from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval
 
 HALF_POINTS: Final = 2 * len(SEATINGS)
 """Half-points in a duplicate set: 2 per seating (placed above B), 1 for a shared place."""
@@ -70,9 +71,6 @@ SET_SCORES: Final = np.arange(HALF_POINTS + 1) / HALF_POINTS
 
 REGULARISATION: Final = 1e-3
 """Count given to an outcome not seen yet (fishtest's value)."""
-
-LEVEL: Final = 0.95
-"""Confidence level of the interval for the rate."""
 
 Decision = Literal["H1", "H0", "inconclusive"]
 
@@ -168,17 +166,20 @@ def threshold(sets: int, level: float = LEVEL) -> float:
     empirical likelihood shares the t statistic's small-sample behaviour, and the F
     calibration gives intervals that cover closer to ``level`` when there are few sets.
     """
-    if sets < 2:
+    if sets < MIN_UNITS:
         return math.inf
     from scipy import stats  # type: ignore[import-untyped]  # scipy only when computed: a stored table reads without it
 
     return float(stats.f.ppf(level, 1, sets - 1))
 
 
-def rate_interval(
+def empirical_likelihood_interval(
     counts: Sequence[float] | np.ndarray, level: float = LEVEL, values: np.ndarray = SET_SCORES
-) -> tuple[float, float]:
-    """The ``level`` empirical-likelihood interval for the mean (see the module docstring).
+) -> Interval:
+    """The ``level`` empirical-likelihood interval for the mean set score (see the module
+    docstring): a fixed-sample interval, kept to measure the interval shown against it
+    (``bench/coverage.py``); the rates of the standings use
+    :func:`arena.stats.vocabulary.rate_interval`.
 
     With fewer than two samples nothing bounds the mean: the whole range is returned.
     """
@@ -188,7 +189,7 @@ def rate_interval(
     lowest, highest = float(values[0]), float(values[-1])
     q = threshold(int(round(c.sum())), level)
     if math.isinf(q):
-        return lowest, highest
+        return Interval(lowest, highest, level)
     n = _regularised(c)
     centre = float((n * values).sum() / n.sum())
 
@@ -200,7 +201,7 @@ def rate_interval(
     first, last = lowest + edge, highest - edge
     low = lowest if excess(first) <= 0 else float(optimize.brentq(excess, first, centre))
     high = highest if excess(last) <= 0 else float(optimize.brentq(excess, centre, last))
-    return low, high
+    return Interval(low, high, level)
 
 
 @dataclass(frozen=True)
@@ -281,7 +282,7 @@ class Status:
     :attr:`Design.lower`. (Named for the likelihood ratio it replaced: a gambler's capital is
     a likelihood ratio against the hypothesis it bets against.)"""
     rate: float | None
-    ci: tuple[float, float]
+    ci: Interval
     """The interval for the rate from the same gamblers (:meth:`Gamblers.interval`): its lower
     end is above ``p0`` whenever H1 is accepted, its upper end below ``p1`` whenever H0 is;
     each end holds at its level (``1 - alpha``, ``1 - beta``) at any set count."""
@@ -301,7 +302,7 @@ class Status:
             "sets": self.sets,
             "matches": len(SEATINGS) * self.sets if matches is None else matches,
             "rate": None if self.rate is None else round(self.rate, 4),
-            "ci": [round(self.ci[0], 6), round(self.ci[1], 6)],
+            "ci": self.ci.rounded(6),
             "p0": d.p0,
             "p1": d.p1,
             "alpha": d.alpha,
@@ -312,7 +313,7 @@ class Status:
         """One progress line: sets, rate with its interval, evidence between its bounds."""
         rate = "-" if self.rate is None else f"{self.rate:.3f}"
         marks = (self.design.p0, self.design.p1)
-        low, high = (_apart(x, marks) for x in self.ci)
+        low, high = (_apart(x, marks) for x in (self.ci.low, self.ci.high))
         return (
             f"sets {self.sets}: rate {rate} [{low}, {high}], "
             f"evidence {self.llr:+.2f} in [{self.design.lower:.2f}, {self.design.upper:.2f}]"

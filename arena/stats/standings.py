@@ -1,6 +1,7 @@
-"""Standings: each bot's counts, Plackett-Luce rating with its 95 % interval, and how often it
-placed above each other bot. One function computes them (:func:`compute`); the terminal, the
-JSON output, the database and the site all show what it returns.
+"""Standings: each bot's counts, Plackett-Luce rating with its interval, and how often it placed
+above each other bot (a rate with its interval, :mod:`arena.stats.vocabulary`). One function
+computes them (:func:`compute`); the terminal, the JSON output, the database and the site all
+show what it returns.
 
 The rating scale: 1500 + 400·log10(e)·(θ - centre), the centre being the mean θ of the *rated*
 bots weighted by their Fisher information; a gap of 400 means the stronger bot places above
@@ -19,8 +20,16 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
-from arena.ratings import intervals, model
-from arena.ratings.outcomes import Outcomes, SeatResult, Tally, tally
+from arena.stats import intervals, plackett_luce
+from arena.stats.outcomes import Outcomes, SeatResult, Tally, tally
+from arena.stats.vocabulary import (
+    LEVEL,
+    MIN_DEFF,
+    MIN_UNITS,
+    Interval,
+    rate_interval,
+    rate_variance,
+)
 
 ELO_SCALE: Final = 400 / math.log(10)
 """Rating points per unit of Plackett-Luce log-strength."""
@@ -28,8 +37,9 @@ ELO_SCALE: Final = 400 / math.log(10)
 BASE: Final = 1500.0
 """The rating of the average rated bot."""
 
-BOUND_DROP: Final = -math.log(1 - intervals.LEVEL)
-"""Log-likelihood drop of a one-sided 95 % bound (:func:`arena.ratings.model.boundary_bound`)."""
+BOUND_DROP: Final = -math.log(1 - LEVEL)
+"""Log-likelihood drop of a one-sided 95 % bound
+(:func:`arena.stats.plackett_luce.boundary_bound`)."""
 
 Bound = Literal["upper", "lower"]
 
@@ -48,6 +58,12 @@ class Pair:
     def rate(self) -> float:
         """``above / matches``."""
         return self.above / self.matches
+
+    @property
+    def interval(self) -> Interval | None:
+        """The rate's interval (:func:`arena.stats.vocabulary.rate_interval`; None below two
+        units)."""
+        return None if self.low is None or self.high is None else Interval(self.low, self.high)
 
 
 @dataclass
@@ -75,6 +91,13 @@ class BotStanding:
     rank: int | None = None
     above: dict[int, Pair] = field(default_factory=dict)
     weight: float = 0.0  # share in the centre of the scale (not stored)
+
+    @property
+    def interval(self) -> Interval | None:
+        """The rating's two-sided interval (None without one: a bound, or too few units)."""
+        if self.bound is not None or self.rating_low is None or self.rating_high is None:
+            return None
+        return Interval(self.rating_low, self.rating_high)
 
     @property
     def mean_place(self) -> float | None:
@@ -107,21 +130,22 @@ def compute(seats: Sequence[SeatResult] | Outcomes, names: dict[int, str]) -> li
 
 def _rate(t: Tally, table: list[BotStanding]) -> None:
     """Fill in ratings, intervals and bounds."""
-    main, side = model.components(t.members, t.matches > 0)
+    main, side = plackett_luce.components(t.members, t.matches > 0)
     k = int(main.sum())
     if k < 2:
         return
-    members, origin = model.restrict(t.members, main)
-    choices = model.Choices(members, t.choice_totals()[origin])
-    theta = model.fit_choices(choices, k)
-    _, hess = model.gradient_hessian(choices, theta)
-    scores = model.unit_scores(t, main, theta)
+    members, origin = plackett_luce.restrict(t.members, main)
+    choices = plackett_luce.Choices(members, t.choice_totals()[origin])
+    theta = plackett_luce.fit_choices(choices, k)
+    _, hess = plackett_luce.gradient_hessian(choices, theta)
+    scores = plackett_luce.unit_scores(t, main, theta)
     info_inv = intervals.information_inverse(hess)
-    informs = model.unit_informs(t, main)  # (units, bots): a choice of the bot's in the unit
+    # (units, bots): whether the unit holds a choice of the bot's
+    informs = plackett_luce.unit_informs(t, main)
     unit_informs = np.asarray(informs.any(axis=1))
     g = int(unit_informs.sum())  # units with a result among the fitted bots
     where = np.flatnonzero(main)
-    rated = (t.bot_units[where] >= intervals.MIN_UNITS) & (g >= intervals.MIN_UNITS)
+    rated = (t.bot_units[where] >= MIN_UNITS) & (g >= MIN_UNITS)
     # The centre: the rated bots' mean strength, each weighted by the information its
     # results carry about it (the Fisher information, -hess[j, j]). In a round robin the
     # weights are nearly equal; a bot that rarely placed above anybody is known only
@@ -143,8 +167,8 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
         interval = intervals.contrast_interval(float(c @ theta), spread.robust, spread.df)
         if interval is None:
             continue
-        st.rating_low = BASE + ELO_SCALE * interval[0]
-        st.rating_high = BASE + ELO_SCALE * interval[1]
+        st.rating_low = BASE + ELO_SCALE * interval.low
+        st.rating_high = BASE + ELO_SCALE * interval.high
         if spread.design_effect is not None:
             deffs.append(spread.design_effect)
     finite = [d for d in deffs if math.isfinite(d)]
@@ -152,10 +176,10 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
     for i in np.flatnonzero(side):
         st = table[i]
         st.bound = "upper" if side[i] < 0 else "lower"
-        if st.units < intervals.MIN_UNITS or g < intervals.MIN_UNITS:
+        if st.units < MIN_UNITS or g < MIN_UNITS:
             continue
         value = BASE + ELO_SCALE * (
-            model.boundary_bound(t, main, theta, int(i), int(side[i]), drop) - anchor
+            plackett_luce.boundary_bound(t, main, theta, int(i), int(side[i]), drop) - anchor
         )
         if side[i] < 0:
             st.rating_high = value
@@ -174,7 +198,7 @@ def _pairs(t: Tally, table: list[BotStanding]) -> None:
     ends = np.r_[starts[1:], len(a)]
     stats = []
     for s, e in zip(starts, ends, strict=True):
-        rate, var, g = intervals.rate_variance(above[s:e], together[s:e])
+        rate, var, g = rate_variance(above[s:e], together[s:e])
         stats.append(
             (
                 int(a[s]),
@@ -189,17 +213,17 @@ def _pairs(t: Tally, table: list[BotStanding]) -> None:
     deffs = [
         var / (rate * (1 - rate) / m)
         for _, _, rate, var, g, m, _ in stats
-        if g >= intervals.MIN_UNITS and var is not None and var > 0 and 0 < rate < 1
+        if g >= MIN_UNITS and var is not None and var > 0 and 0 < rate < 1
     ]
-    pooled = max(intervals.MIN_DEFF, float(np.median(deffs))) if deffs else 1.0
+    pooled = max(MIN_DEFF, float(np.median(deffs))) if deffs else 1.0
     for i, j, rate, var, g, m, ab in stats:
-        interval = intervals.rate_interval(rate, var, g, m, pooled)
+        interval = rate_interval(rate, var, g, m, pooled)
         table[i].above[table[j].bot] = Pair(
             matches=int(m),
             above=ab,
             units=g,
-            low=None if interval is None else interval[0],
-            high=None if interval is None else interval[1],
+            low=None if interval is None else interval.low,
+            high=None if interval is None else interval.high,
         )
 
 
@@ -366,9 +390,10 @@ def from_rows(
 def rate_text(p: Pair) -> str:
     """A placed-above rate as the terminal shows it: ``62% (55%-69%)``, or ``62%`` before
     there are two duplicate units to estimate its spread from."""
-    if p.low is None or p.high is None:
+    i = p.interval
+    if i is None:
         return f"{p.rate:.0%}"
-    return f"{p.rate:.0%} ({p.low:.0%}-{p.high:.0%})"
+    return f"{p.rate:.0%} ({i.low:.0%}-{i.high:.0%})"
 
 
 BOUND_NOTES: Final = {

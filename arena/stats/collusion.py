@@ -15,6 +15,8 @@ says what each one means and what it cannot prove):
   (``P(B above C) = w_B / (w_B + w_C)``), with an interval.
 
 Only the ratings' public results (a rating per bot, on the documented Elo-like scale) are used.
+The reports are computed from rows the store reads (:func:`arena.tournament.clone_report`,
+:func:`arena.tournament.kingmaking_report`); nothing here reads the database.
 """
 
 from __future__ import annotations
@@ -26,22 +28,17 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any, Final
 
 from arena.engine import Deal, Rules, play_hand
-from arena.store import Store
+from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
 
 CLONE_SHARE: Final = 0.95
 """A pair is flagged as possible clones above this share of identical decisions..."""
 CLONE_MIN_DECISIONS: Final = 30
 """... over at least this many comparable decisions."""
-KINGMAKING_LEVEL: Final = 0.05
-"""Family-wise error level of the kingmaking flags (Bonferroni over the pairs shown)."""
 KINGMAKING_MIN_UNITS: Final = 4
 """Duplicate (set, round) units a kingmaking pair needs before it can be flagged."""
-
-_Z95: Final = NormalDist().inv_cdf(0.975)
 
 
 # --- clones -------------------------------------------------------------------------------
@@ -210,26 +207,23 @@ def clone_pairs(
     return sorted(out, key=lambda p: (-(p.share or 0.0), p.bot_a, p.bot_b))
 
 
-def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
-    faults: dict[str, dict[int, int | None]] = defaultdict(dict)
-    for match_id, seat, decision in store.fault_decisions(tid):
-        faults[match_id][seat] = decision
-    rows = store.duplicate_hands(tid)
-    for _, unit in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+def duplicate_groups(
+    hands: Iterable[Sequence[Any]], faults: Iterable[tuple[str, int, int | None]]
+) -> Iterator[list[_Match]]:
+    """The stored matches of each duplicate unit (one set and round), as the clone walk needs
+    them: from ``(set_key, round, match id, bot0, bot1, bot2, hand record)`` rows in set,
+    round, match and hand order (:meth:`arena.store.Store.duplicate_hands`) and the faults as
+    ``(match id, seat, decision)`` (:meth:`arena.store.Store.fault_decisions`)."""
+    fault_at: dict[str, dict[int, int | None]] = defaultdict(dict)
+    for match_id, seat, decision in faults:
+        fault_at[match_id][seat] = decision
+    for _, unit in itertools.groupby(hands, key=lambda r: (r[0], r[1])):
         group = []
-        for mid, hands in itertools.groupby(unit, key=lambda r: r[2]):
-            records = list(hands)
+        for mid, rows in itertools.groupby(unit, key=lambda r: r[2]):
+            records = list(rows)
             bots = (records[0][3], records[0][4], records[0][5])
-            group.append(_Match(mid, bots, [r[6] for r in records], faults[mid]))
+            group.append(_Match(mid, bots, [r[6] for r in records], fault_at[mid]))
         yield group
-
-
-def clone_report(store: Store, tid: str) -> list[ClonePair]:
-    """Every pair of the tournament's bots with its share of identical decisions."""
-    t = store.tournament(tid)
-    rules = Rules.from_dict(json.loads(t["rules"]))
-    bots = [v.id for v in store.tournament_entrants(t["id"])]
-    return clone_pairs(_groups(store, t["id"]), rules, bots)
 
 
 # --- kingmaking ---------------------------------------------------------------------------
@@ -245,9 +239,14 @@ class KingmakingRow:
     units: int  # duplicate (set, round) units those matches came from
     rate: float  # B placed above the third bot (a shared place counts one half)
     expected: float  # what the ratings expect of the same matches
-    low: float | None  # 95 % interval of the rate
+    low: float | None  # the rate's interval at LEVEL (a column each in the database)
     high: float | None
     flagged: bool
+
+    @property
+    def interval(self) -> Interval | None:
+        """The rate's interval (None below two units)."""
+        return None if self.low is None or self.high is None else Interval(self.low, self.high)
 
     def as_dict(self) -> dict[str, Any]:
         """The row as a ``kingmaking`` row (without its tournament)."""
@@ -320,7 +319,8 @@ def kingmaking_rows(
     (set, round) units (the six seatings of a deal are not independent), and the one the model
     itself implies (each match a coin with the expected probability), so that a handful of
     units that all agree cannot make a zero-width interval. Flags use a Bonferroni-widened
-    interval (family-wise level :data:`KINGMAKING_LEVEL` over every pair shown).
+    interval (family-wise confidence :data:`arena.stats.vocabulary.LEVEL` over every pair
+    shown).
     """
     by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for s in seats:
@@ -339,7 +339,7 @@ def kingmaking_rows(
         lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
     )
     for rows in rated:
-        unit = f"{rows[0]['set_key']}/{rows[0]['round']}"
+        unit = unit_key(rows[0]["set_key"], rows[0]["round"])
         place = {r["bot_version_id"]: r["place"] for r in rows}
         for a, b, c in itertools.permutations(place, 3):
             y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
@@ -350,7 +350,8 @@ def kingmaking_rows(
             cell[2] += y
             cell[3] += e
             cell[4] += v
-    z_flag = NormalDist().inv_cdf(1 - KINGMAKING_LEVEL / (2 * max(1, len(acc))))
+    z_shown = z_quantile(LEVEL)
+    z_flag = z_quantile(1 - (1 - LEVEL) / max(1, len(acc)))  # Bonferroni over the pairs
     out = []
     for (a, b), units in sorted(acc.items()):
         n = sum(u[1] for u in units.values())
@@ -361,7 +362,7 @@ def kingmaking_rows(
         low = high = None
         flagged = False
         if se is not None:
-            low, high = max(0.0, rate - _Z95 * se), min(1.0, rate + _Z95 * se)
+            low, high = max(0.0, rate - z_shown * se), min(1.0, rate + z_shown * se)
             flagged = len(units) >= KINGMAKING_MIN_UNITS and abs(diff) > z_flag * se
         out.append(KingmakingRow(a, b, int(n), len(units), rate, expected, low, high, flagged))
     return out
@@ -369,29 +370,8 @@ def kingmaking_rows(
 
 def _standard_error(units: Iterable[list[float]], diff: float, n: float) -> float | None:
     cells = list(units)
-    if len(cells) < 2:
+    if len(cells) < MIN_UNITS:
         return None
     robust = sum((u[0] - diff * u[1]) ** 2 for u in cells) * len(cells) / (len(cells) - 1)
     model = sum(u[4] for u in cells)
     return math.sqrt(max(robust, model)) / n
-
-
-def kingmaking_report(store: Store, tid: str, ratings: dict[int, float]) -> list[KingmakingRow]:
-    """The kingmaking table of tournament ``tid`` given each bot's rating."""
-    return kingmaking_rows(store.seat_results(tid), ratings)
-
-
-# --- storing --------------------------------------------------------------------------------
-
-
-def save(store: Store, tid: str, ratings: dict[int, float]) -> None:
-    """Compute both reports and store them in ``clone_pairs`` and ``kingmaking``."""
-    clones = clone_report(store, tid)
-    king = kingmaking_report(store, tid, ratings)
-    store.replace_tournament_rows(
-        tid,
-        {
-            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
-            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
-        },
-    )

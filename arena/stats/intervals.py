@@ -1,4 +1,4 @@
-"""95 % intervals from duplicate units: cluster-robust variances, Student t, Wilson.
+"""The ratings' intervals from duplicate units: cluster-robust variances of contrasts, Student t.
 
 Every interval treats a *duplicate unit* (a set of three bots and a round: six seatings on the
 same deals) as the independent sample. The six matches of a unit are correlated, positively
@@ -17,37 +17,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final
 
 import numpy as np
 
-LEVEL: Final = 0.95
-"""Nominal coverage of every interval shown."""
-
-MIN_UNITS: Final = 2
-"""Fewest duplicate units an interval needs (one unit says nothing about its own spread)."""
-
-MIN_DEFF: Final = 1 / 36
-"""Lower limit of a design effect (robust over independent-match variance). Duplicate play
-cancels luck, so design effects well below 1 are real (measured: 0.1 when the deal decides
-nine matches in ten); but zero spread over a handful of units is chance, not certainty: a
-unit of six matches never counts as more than 216 independent ones."""
-
-
-def t_quantile(df: float, level: float = LEVEL) -> float:
-    """The two-sided Student-t critical value (``inf`` for no degrees of freedom)."""
-    if df < 1:
-        return math.inf
-    from scipy import special  # type: ignore[import-untyped]  # scipy only when computed: a stored table reads without it
-
-    return float(special.stdtrit(df, 0.5 + level / 2))
-
-
-def z_quantile(level: float = LEVEL) -> float:
-    """The two-sided normal critical value."""
-    from scipy import special  # scipy only when computed: a stored table reads without it
-
-    return float(special.ndtri(0.5 + level / 2))
+from arena.stats.vocabulary import LEVEL, MIN_DEFF, MIN_UNITS, Interval, t_quantile
 
 
 def information_inverse(hessian: np.ndarray) -> np.ndarray:
@@ -116,69 +89,9 @@ def contrast(
 
 def contrast_interval(
     estimate: float, variance: float | None, df: float, level: float = LEVEL
-) -> tuple[float, float] | None:
+) -> Interval | None:
     """Estimate ± t·se; None when the variance is not available."""
     if variance is None or not (variance >= 0) or not math.isfinite(variance):
         return None
     half = t_quantile(df, level) * math.sqrt(variance)
-    return estimate - half, estimate + half
-
-
-def rate_variance(above: np.ndarray, together: np.ndarray) -> tuple[float, float | None, int]:
-    """The placed-above rate over units and its cluster-robust variance.
-
-    ``above[g]`` / ``together[g]``: per unit, the times A placed above B (ties one half) and
-    the times they met. Returns ``(rate, variance, units)``; the variance is None with fewer
-    than two units.
-    """
-    total = float(together.sum())
-    rate = float(above.sum()) / total
-    g = len(together)
-    if g < 2:
-        return rate, None, g
-    resid = above - rate * together
-    return rate, g / (g - 1) * float(np.dot(resid, resid)) / total**2, g
-
-
-def wilson(rate: float, n_eff: float, z: float) -> tuple[float, float]:
-    """Wilson's score interval for a rate observed over ``n_eff`` effective trials.
-
-    Never of zero width for a finite ``n_eff``, and inside [0, 1], also at 0 % and 100 %.
-    """
-    denom = 1 + z * z / n_eff
-    centre = (rate + z * z / (2 * n_eff)) / denom
-    half = z / denom * math.sqrt(rate * (1 - rate) / n_eff + z * z / (4 * n_eff * n_eff))
-    # The bounds contain the rate exactly, also at 0 and 1 (where rounding could miss it).
-    return max(0.0, min(rate, centre - half)), min(1.0, max(rate, centre + half))
-
-
-def rate_interval(
-    rate: float,
-    variance: float | None,
-    units: int,
-    matches: float,
-    pooled_deff: float,
-    level: float = LEVEL,
-) -> tuple[float, float, float] | None:
-    """Wilson interval on the *effective* number of matches; returns ``(low, high, n_eff)``,
-    or None with fewer than :data:`MIN_UNITS` units.
-
-    The effective number is what makes a binomial as uncertain as the units say:
-    ``rate·(1-rate) / variance`` (Kish's design effect; Korn & Graubard 1998 use it the same
-    way for clustered proportions), shrunk by ``(z/t)²`` for the few-units uncertainty of the
-    variance itself. At 0 % or 100 %, or when every unit scored the same (all ties), the data
-    cannot say how correlated the matches are: the tournament's pooled design effect stands
-    in, and the interval still has its binomial width.
-    """
-    if units < MIN_UNITS:
-        return None
-    binomial = rate * (1 - rate)
-    if variance is not None and variance > 0 and binomial > 0:
-        n_eff = binomial / variance
-    else:
-        n_eff = matches / pooled_deff
-    n_eff = min(n_eff, matches / MIN_DEFF)
-    z = z_quantile(level)
-    n_eff *= (z / t_quantile(units - 1, level)) ** 2
-    low, high = wilson(rate, n_eff, z)
-    return low, high, n_eff
+    return Interval(estimate - half, estimate + half, level)

@@ -22,7 +22,7 @@ from typing import Final
 
 import numpy as np
 
-from arena.ratings.outcomes import NO_BOT, Tally
+from arena.stats.outcomes import NO_BOT, Tally
 
 MAX_NEWTON: Final = 100
 TOLERANCE: Final = 1e-10

@@ -1,16 +1,16 @@
 """What duplicate play makes visible: luck-adjusted scores, seat bias, non-transitive cycles.
 
 Every report is a pure function over plain per-seat records (:class:`SeatRecord`, one per
-seat of a finished match, as :data:`SEATS_SQL` reads them from the store), so the terminal,
-``--json`` and the site can share one computation.
+seat of a finished match, from the rows of :meth:`arena.store.Store.duplicate_seats`), so the
+terminal, ``--json`` and the site can share one computation.
 
-Intervals are over **deals**: every match of one duplicate set and round plays the same cards
-(the deal of each seat depends only on the match seed), so those matches are one sample, not
-six, and deals of different sets or rounds are independent. A mean over records is the ratio
-of per-deal sums to per-deal counts; its standard error is the cluster-robust one (the
-sandwich estimator with the small-sample factor ``K / (K - 1)`` over ``K`` deals) and the
-interval uses Student's t with ``K - 1`` degrees of freedom. Below two deals there is no
-interval (None).
+Intervals are over **duplicate units** (:mod:`arena.stats.vocabulary`): every match of one
+duplicate set and round plays the same deals (the cards of each seat depend only on the match
+seed), so those matches are one sample, not six, and units of different sets or rounds are
+independent. A mean over records is the ratio of per-unit sums to per-unit counts; its
+standard error is the cluster-robust one (the sandwich estimator with the small-sample factor
+``K / (K - 1)`` over ``K`` units) and the interval uses Student's t with ``K - 1`` degrees of
+freedom. Below two units there is no interval (None).
 """
 
 from __future__ import annotations
@@ -21,19 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-LEVEL: Final = 0.95
-"""Confidence level of every interval here."""
-
-SEATS_SQL: Final = """
-SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place,
-       h.dealer AS first_dealer
-FROM match_seats s
-JOIN matches m ON m.id = s.match_id
-LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0
-WHERE s.tournament_id = ?
-ORDER BY s.match_id, s.seat
-"""
-"""The store query behind :func:`seat_records` (one parameter: the tournament id)."""
+from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, t_quantile, unit_key
 
 POSITIONS: Final = ("dealer", "dealer's left", "dealer's right")
 """Seat positions relative to the first hand's dealer (clockwise: 1 bids and leads first)."""
@@ -44,8 +32,9 @@ class SeatRecord:
     """One seat of one finished match."""
 
     match_id: str
-    deal: str
-    """The duplicate set and round (``"set_key/round"``): matches with equal deals share cards."""
+    unit: str
+    """The duplicate unit (:func:`arena.stats.vocabulary.unit_key`): matches of one unit share
+    their deals."""
     seat: int
     bot: int
     points: int
@@ -61,11 +50,11 @@ class SeatRecord:
 
 
 def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
-    """SeatRecords from the rows of :data:`SEATS_SQL`."""
+    """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`."""
     return [
         SeatRecord(
             r["match_id"],
-            f"{r['set_key']}/{r['round']}",
+            unit_key(r["set_key"], r["round"]),
             r["seat"],
             r["bot_version_id"],
             r["score"],
@@ -76,19 +65,28 @@ def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
     ]
 
 
-# --- means over deals -------------------------------------------------------------------------
+# --- means over units -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean over records with its interval over deals (None below two deals)."""
+    """A mean over records with its interval over units (None below two units)."""
 
     value: float
-    low: float | None
-    high: float | None
-    deals: int
+    interval: Interval | None
+    units: int
     variance: float | None
-    """The squared standard error of ``value`` (None below two deals)."""
+    """The squared standard error of ``value`` (None below two units)."""
+
+    @property
+    def low(self) -> float | None:
+        """The interval's low end (None without one)."""
+        return None if self.interval is None else self.interval.low
+
+    @property
+    def high(self) -> float | None:
+        """The interval's high end (None without one)."""
+        return None if self.interval is None else self.interval.high
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, rounded."""
@@ -96,38 +94,36 @@ class Estimate:
             "value": round(self.value, 4),
             "low": None if self.low is None else round(self.low, 4),
             "high": None if self.high is None else round(self.high, 4),
-            "deals": self.deals,
+            "units": self.units,
         }
 
 
 def cluster_mean(sums: Sequence[float], counts: Sequence[float], level: float = LEVEL) -> Estimate:
-    """The mean ``sum(sums) / sum(counts)`` of records grouped by deal, with its interval.
+    """The mean ``sum(sums) / sum(counts)`` of records grouped by unit, with its interval.
 
-    ``sums[k]`` and ``counts[k]`` are the total and the number of records of deal ``k``.
+    ``sums[k]`` and ``counts[k]`` are the total and the number of records of unit ``k``.
     """
     total = sum(counts)
     if not total:
         raise ValueError("no records")
     value = sum(sums) / total
     k = len(sums)
-    if k < 2:
-        return Estimate(value, None, None, k, None)
+    if k < MIN_UNITS:
+        return Estimate(value, None, k, None)
     residuals = [s - value * n for s, n in zip(sums, counts, strict=True)]
     variance = k / (k - 1) * sum(e * e for e in residuals) / total**2
-    from scipy import special  # type: ignore[import-untyped]  # scipy only when computed: a stored table reads without it
-
-    half = float(special.stdtrit(k - 1, 0.5 + level / 2)) * math.sqrt(variance)
-    return Estimate(value, value - half, value + half, k, variance)
+    half = t_quantile(k - 1, level) * math.sqrt(variance)
+    return Estimate(value, Interval(value - half, value + half, level), k, variance)
 
 
-def _by_deal(pairs: Iterable[tuple[str, float]]) -> tuple[list[float], list[float]]:
+def _by_unit(pairs: Iterable[tuple[str, float]]) -> tuple[list[float], list[float]]:
     sums: dict[str, float] = defaultdict(float)
     counts: dict[str, float] = defaultdict(float)
-    for deal, x in pairs:
-        sums[deal] += x
-        counts[deal] += 1
+    for unit, x in pairs:
+        sums[unit] += x
+        counts[unit] += 1
     keys = sorted(sums)
-    return [sums[d] for d in keys], [counts[d] for d in keys]
+    return [sums[u] for u in keys], [counts[u] for u in keys]
 
 
 # --- duplicate score --------------------------------------------------------------------------
@@ -196,25 +192,25 @@ def duplicate_scores(records: Iterable[SeatRecord]) -> list[DuplicateScore]:
     """
     cells: dict[tuple[str, int], dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for r in records:
-        cells[(r.deal, r.seat)][r.bot].append(r.points)
+        cells[(r.unit, r.seat)][r.bot].append(r.points)
     diffs: dict[int, list[tuple[str, float]]] = defaultdict(list)
     raw: dict[int, list[tuple[str, float]]] = defaultdict(list)
     weight: dict[int, float] = defaultdict(float)
-    for (deal, _seat), by_bot in cells.items():
+    for (unit, _seat), by_bot in cells.items():
         if len(by_bot) < 2:
             continue
         par = sum(sum(p) / len(p) for p in by_bot.values()) / len(by_bot)
         counts = {bot: len(points) for bot, points in by_bot.items()}
         for bot, points in by_bot.items():
-            diffs[bot] += [(deal, p - par) for p in points]
-            raw[bot] += [(deal, float(p)) for p in points]
+            diffs[bot] += [(unit, p - par) for p in points]
+            raw[bot] += [(unit, float(p)) for p in points]
             weight[bot] += luck_free_weight(counts, bot)
     out = [
         DuplicateScore(
             bot,
             len(diffs[bot]),
-            cluster_mean(*_by_deal(diffs[bot])),
-            cluster_mean(*_by_deal(raw[bot])),
+            cluster_mean(*_by_unit(diffs[bot])),
+            cluster_mean(*_by_unit(raw[bot])),
             weight[bot] / len(diffs[bot]),
         )  # fmt: skip
         for bot in diffs
@@ -236,9 +232,9 @@ class PositionResult:
     points: Estimate
     edge: Estimate
     """Mean place minus the mean place of all seats of the same matches (below 0: better)."""
-    edge_low: float | None
-    edge_high: float | None
-    """The edge's interval at ``1 - 0.05 / 3`` (three positions tested at once)."""
+    edge_joint: Interval | None
+    """The edge's interval at ``1 - (1 - level) / 3`` (three positions tested at once: what
+    calls a position favoured)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, rounded."""
@@ -290,22 +286,21 @@ def seat_bias(records: Iterable[SeatRecord], level: float = LEVEL) -> SeatBias:
         mine = [r for r in known if r.position == pos]
         if not mine:
             continue
-        edge_sums = _by_deal((r.deal, r.place - average[r.match_id]) for r in mine)
+        edge_sums = _by_unit((r.unit, r.place - average[r.match_id]) for r in mine)
         wide = cluster_mean(*edge_sums, level=joint)
         results.append(
             PositionResult(
                 pos,
                 name,
                 len(mine),
-                cluster_mean(*_by_deal((r.deal, float(r.place)) for r in mine), level=level),
-                cluster_mean(*_by_deal((r.deal, float(r.points)) for r in mine), level=level),
+                cluster_mean(*_by_unit((r.unit, float(r.place)) for r in mine), level=level),
+                cluster_mean(*_by_unit((r.unit, float(r.points)) for r in mine), level=level),
                 cluster_mean(*edge_sums, level=level),
-                wide.low,
-                wide.high,
+                wide.interval,
             )
         )
-    favoured = tuple(p.position for p in results if p.edge_high is not None and p.edge_high < 0)
-    worse = tuple(p.position for p in results if p.edge_low is not None and p.edge_low > 0)
+    favoured = tuple(p.position for p in results if p.edge_joint and p.edge_joint.below(0))
+    worse = tuple(p.position for p in results if p.edge_joint and p.edge_joint.above(0))
     return SeatBias(tuple(results), favoured, worse, _verdict(results, favoured, worse))
 
 
@@ -314,7 +309,7 @@ def _verdict(
 ) -> str:
     if not results:
         return "no matches with a known first dealer"
-    deals = max(p.place.deals for p in results)
+    deals = max(p.place.units for p in results)
     if deals < 2:
         return "too few deals to tell (at least two are needed)"
     if not favoured and not worse:
@@ -344,42 +339,35 @@ class Cycle:
     """Bots each placing above the next, the last above the first, every edge significant."""
 
     bots: tuple[Any, ...]
-    intervals: tuple[tuple[float, float], ...]
+    intervals: tuple[Interval, ...]
     """The interval of each edge's placed-above rate: bots[i] over bots[i + 1] (cyclically)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {
-            "bots": list(self.bots),
-            "intervals": [[round(lo, 4), round(hi, 4)] for lo, hi in self.intervals],
-        }
+        return {"bots": list(self.bots), "intervals": [i.rounded(4) for i in self.intervals]}
 
 
-def beats(
-    intervals: Mapping[tuple[B, B], tuple[float | None, float | None]],
-) -> dict[B, dict[B, tuple[float, float]]]:
+def beats(intervals: Mapping[tuple[B, B], Interval | None]) -> dict[B, dict[B, Interval]]:
     """The significant edges of a pairwise table: ``A -> B`` when A's placed-above rate over B
     has an interval entirely above 1/2 (read from either direction of the table)."""
-    out: dict[B, dict[B, tuple[float, float]]] = defaultdict(dict)
-    for (a, b), (lo, hi) in intervals.items():
-        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi) or a == b:
+    out: dict[B, dict[B, Interval]] = defaultdict(dict)
+    for (a, b), interval in intervals.items():
+        if interval is None or math.isnan(interval.low) or math.isnan(interval.high) or a == b:
             continue
-        if lo > 0.5:
-            out[a][b] = (lo, hi)
-        elif hi < 0.5:
-            out[b].setdefault(a, (1 - hi, 1 - lo))
+        if interval.above(0.5):
+            out[a][b] = interval
+        elif interval.below(0.5):
+            out[b].setdefault(a, interval.complement())
     return out
 
 
-def cycles(
-    intervals: Mapping[tuple[B, B], tuple[float | None, float | None]], max_length: int = 3
-) -> list[Cycle]:
+def cycles(intervals: Mapping[tuple[B, B], Interval | None], max_length: int = 3) -> list[Cycle]:
     """Every cycle of up to ``max_length`` bots in the table of significant edges.
 
     ``intervals[(a, b)]`` is the interval of the rate at which ``a`` placed above ``b`` (the
-    table the standings show; None or NaN where there is none). Each cycle is listed once,
-    starting from its smallest bot; shortest first. A rating puts bots on one line, so it
-    cannot express any of these.
+    table the standings show, :attr:`arena.stats.standings.Pair.interval`; None where there is
+    none). Each cycle is listed once, starting from its smallest bot; shortest first. A rating
+    puts bots on one line, so it cannot express any of these.
     """
     edges = beats(intervals)
     found: list[Cycle] = []
