@@ -417,10 +417,10 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
-        if t["kind"] == COMPARE:
-            cli_compare.show_comparison(store, t["id"], as_json=as_json)
+        if t.kind == COMPARE:
+            cli_compare.show_comparison(store, t.id, as_json=as_json)
             return
-        report, duplicate = standings_with_reports(store, t["id"], refit=refit)
+        report, duplicate = standings_with_reports(store, t.id, refit=refit)
     if collusion and as_json:
         click.echo(json.dumps(views.collusion_json(report)))
     elif collusion:

@@ -8,6 +8,8 @@ Thin, like the rest of the command line: the queries are the store's
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import click
 
 from arena.cli_common import db_option, limit_option, reports_errors, show, wide_option
@@ -37,9 +39,10 @@ def bots(db_path: str, as_json: bool, wide: bool) -> None:
         rows = store.bot_listing()
     me = current_owner(create=False)
     if as_json:
-        for r in rows:
-            r["owner"] = None if r["owner"] is None else describe(r["owner"], me)
-        click.echo(json.dumps(rows, indent=2))
+        shown = [
+            {**asdict(r), "owner": None if r.owner is None else describe(r.owner, me)} for r in rows
+        ]
+        click.echo(json.dumps(shown, indent=2))
         return
     if not rows:
         click.echo(f"No bots in {db_path} yet (arena submit FILE)")
@@ -75,7 +78,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     import json
 
     from arena.store import Store
-    from arena.views import tournaments_table
+    from arena.views import tournament_record, tournaments_table
 
     with Store(db_path, create=False) as store:
         if export_tid is not None:
@@ -92,9 +95,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
             return
         rows = store.tournaments()
     if as_json:
-        keep = ("id", "kind", "status", "seed", "rounds", "total_matches", "done", "created_at")
-        extra = ("updated_at", "commitment", "secret")
-        click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
+        click.echo(json.dumps([tournament_record(r) for r in rows], indent=2))
         return
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")
@@ -144,9 +145,9 @@ def faults(
     with Store(db_path, create=False) as store:
         store.check_bot(bot)
         if match_id is not None:
-            found = store.fault_listing(bot=bot, match=store.match(match_id)[0]["id"])
+            found = store.fault_listing(bot=bot, match=store.match(match_id)[0].id)
         else:
-            t = store.tournament(tid)["id"]
+            t = store.tournament(tid).id
             found = store.fault_listing(bot=bot, tid=t, limit=limit or None)
     records, total = views.fault_records(found[0]), found[1]
     if as_json:
@@ -188,7 +189,7 @@ def matches(
 
     with Store(db_path, create=False) as store:
         store.check_bot(bot)
-        t = store.tournament(tid)["id"]
+        t = store.tournament(tid).id
         found, total = store.match_listing(bot=bot, tid=t, limit=limit or None)
     records = views.match_records(found)
     if as_json:

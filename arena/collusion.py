@@ -227,9 +227,9 @@ def _groups(store: Store, tid: str) -> Iterator[list[_Match]]:
 def clone_report(store: Store, tid: str) -> list[ClonePair]:
     """Every pair of the tournament's bots with its share of identical decisions."""
     t = store.tournament(tid)
-    rules = Rules.from_dict(json.loads(t["rules"]))
-    bots = [v.id for v in store.tournament_entrants(t["id"])]
-    return clone_pairs(_groups(store, t["id"]), rules, bots)
+    rules = Rules.from_dict(json.loads(t.rules))
+    bots = [v.id for v in store.tournament_entrants(t.id)]
+    return clone_pairs(_groups(store, t.id), rules, bots)
 
 
 # --- kingmaking ---------------------------------------------------------------------------

@@ -321,17 +321,17 @@ def set_scores(rows: Sequence[Sequence[int]]) -> list[int]:
 def comparison(store: Store, tid: str) -> Comparison:
     """The comparison ``tid`` as stored (an ArenaError if it is not one)."""
     t = store.tournament(tid)
-    config = json.loads(t["config"])
-    if t.get("kind") != COMPARE:
-        raise ArenaError(f"tournament {t['id']} is not a comparison")
-    by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t["id"])}
+    config = json.loads(t.config)
+    if t.kind != COMPARE:
+        raise ArenaError(f"tournament {t.id} is not a comparison")
+    by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t.id)}
     bots = {b["role"]: by_identity[(b["name"], b["sha256"])] for b in config["bots"]}
     design = Design(config["p0"], config["p1"], config["alpha"], config["beta"], config["rounds"])
-    rows = store.seating_results(t["id"])
+    rows = store.seating_results(t.id)
     test = replay(design, set_scores(rows))
     return Comparison(
-        t["id"], t["status"], bots, design, test, len(rows), _roles(bots, rows, test.sets),
-        t["seed"],
+        t.id, t.status, bots, design, test, len(rows), _roles(bots, rows, test.sets),
+        t.seed,
     )  # fmt: skip
 
 

@@ -50,7 +50,7 @@ from arena.scheduler import (
 from arena.schedules import FixedSchedule, Schedule, unfold
 from arena.secrecy import SecretFile
 from arena.separation import UNTIL_SEPARATED_ROUNDS, UntilSeparated
-from arena.store import ROUND_ROBIN, BotVersion, Store, now
+from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store, StoredTournament, now
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -256,7 +256,7 @@ class RunResult:
     completed: bool
     seconds: float
     standings: list[ratings.BotStanding] = field(default_factory=list)
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[BotFault] = field(default_factory=list)
     """Every fault of the tournament, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
     stopped: str | None = None
     """Why a tournament that stops by its own rule stopped, or where it stands (None: a
@@ -393,7 +393,7 @@ def run(
     """
     check_workers(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
-    ranked = store.tournament(tid)["kind"] == ROUND_ROBIN  # a comparison has no standings
+    ranked = store.tournament(tid).kind == ROUND_ROBIN  # a comparison has no standings
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True
@@ -428,7 +428,7 @@ def run(
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed else "interrupted")
     unfolds.finish(store, completed)
-    total = int(store.tournament(tid)["total_matches"])
+    total = store.tournament(tid).total_matches
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
     result.stopped = unfolds.why()
     if ranked:
@@ -454,8 +454,8 @@ class StandingsReport:
     """What ``arena standings`` shows of one tournament, read and computed once
     (:mod:`arena.views` formats it)."""
 
-    tournament: dict[str, Any]
-    """The tournament's row, with its live status."""
+    tournament: StoredTournament
+    """The tournament, with its live status."""
     table: list[ratings.BotStanding]
     entrants: list[BotVersion]
     played: int
@@ -464,7 +464,7 @@ class StandingsReport:
     """SHA-256 of the deal secret."""
     clones: list[collusion.ClonePair]
     kingmaking: list[collusion.KingmakingRow]
-    faults: list[dict[str, Any]]
+    faults: list[BotFault]
     """Every fault, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
 
     @property
@@ -490,7 +490,7 @@ def standings_report(
     ``collusion_reports`` gives the two reports for the standings (stored ones:
     :func:`arena.reports.standings_with_reports`); without it they are computed here."""
     t = store.tournament(tid)
-    tid = t["id"]
+    tid = t.id
     table = current_standings(store, tid, refit=refit)
     if collusion_reports is not None:
         clones, king = collusion_reports(table)
@@ -548,6 +548,6 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ra
 def refresh_standings(store: Store) -> None:
     """Bring the stored standings of every tournament up to date (see
     :func:`current_standings`)."""
-    for t in store.tournaments():
-        if t.get("kind", ROUND_ROBIN) == ROUND_ROBIN:  # a comparison has no standings
-            current_standings(store, t["id"])
+    for listed in store.tournaments():
+        if listed.tournament.kind == ROUND_ROBIN:  # a comparison has no standings
+            current_standings(store, listed.tournament.id)

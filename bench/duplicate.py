@@ -83,10 +83,10 @@ def main(argv: list[str] | None = None) -> int:
 
     store = Store(args.db, create=False)
     t = store.tournament(args.tournament)
-    names = {v.id: v.name for v in store.tournament_entrants(t["id"])}
-    records = seat_records(store.rows(SEATS_SQL, [t["id"]]))
+    names = {v.id: v.name for v in store.tournament_entrants(t.id)}
+    records = seat_records(store.rows(SEATS_SQL, [t.id]))
     deals = len({r.deal for r in records})
-    print(f"tournament {t['id']}: {len(records) // 3} matches, {deals} deals (set and round)")
+    print(f"tournament {t.id}: {len(records) // 3} matches, {deals} deals (set and round)")
 
     print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
     for d in duplicate_scores(records):
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"verdict: {bias.verdict}")
 
-    table = ratings.compute(ratings.seat_results(store.seat_results(t["id"])), names)
+    table = ratings.compute(ratings.seat_results(store.seat_results(t.id)), names)
     pairs = {(s.bot, o): (p["low"], p["high"]) for s in table for o, p in s.above.items()}
     found = cycles(pairs)
     print(f"\nsignificant cycles in the placed-above table: {len(found) or 'none'}")

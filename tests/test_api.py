@@ -69,7 +69,7 @@ def test_the_command_line_stores_what_the_library_does(tmp_path: Path) -> None:
     assert f"Tournament {lib.tid}" in out
     assert "Site written" not in out
     with Store(tmp_path / "cli.db", create=False) as store:
-        assert store.tournament(lib.tid)["status"] == "finished"
+        assert store.tournament(lib.tid).status == "finished"
 
 
 @pytest.mark.parametrize(

@@ -292,7 +292,7 @@ def test_bad_secret_files_are_refused_in_one_line_and_nothing_is_stored(tmp_path
 def deal_seeds(store: Store, tid: str, members: set[str]) -> dict[int, str | int]:
     """Round -> deal seed of the set of ``members`` (bot names) in tournament ``tid``."""
     versions = store.tournament_entrants(tid)
-    config = json.loads(store.tournament(tid)["config"])
+    config = json.loads(store.tournament(tid).config)
     again = plan(
         store,
         versions,

@@ -110,7 +110,7 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
         assert schedule.why().startswith("Stopped after round 4: every pair of adjacent bots")
         schedule.finish(store, completed=True)
         t = store.tournament(the_plan.tid)
-        assert (t["rounds"], t["total_matches"]) == (4, 24)
+        assert (t.rounds, t.total_matches) == (4, 24)
 
         # Read again (a rerun): the stored rounds are checked in order; nothing is left.
         again = plan(
@@ -161,8 +161,8 @@ def test_a_real_run_stops_when_separated_and_resumes_as_it_stopped(tmp_path: Pat
     assert "heuristic over random" in out and "random over crasher 1.00" in out
     with Store(tmp_path / "arena.db", create=False) as store:
         t = store.tournament()
-        assert (t["status"], t["rounds"], t["total_matches"]) == ("finished", rounds, 6 * rounds)
-        assert store.match_count(t["id"]) == 6 * rounds
+        assert (t.status, t.rounds, t.total_matches) == ("finished", rounds, 6 * rounds)
+        assert store.match_count(t.id) == 6 * rounds
     # The same command again: nothing to play, the same reason.
     again = ok(arena(*cmd, cwd=tmp_path))
     assert f"Stopped after round {rounds}:" in again and "Played 0 matches" in again

@@ -30,10 +30,10 @@ def test_a_tournament_keeps_its_id_and_stored_configuration(tmp_path: Path) -> N
             for n in ("c", "a", "b")
         ]
         the_plan = plan(store, versions, rounds=2, seed=5, rules=Rules(), limits=Limits())
-        config = json.loads(store.tournament(the_plan.tid)["config"])
+        config = json.loads(store.tournament(the_plan.tid).config)
         row = store.tournament(the_plan.tid)
     assert the_plan.tid == STORED_ID
-    assert json.dumps(config["limits"]) == STORED_LIMITS == row["limits"]
+    assert json.dumps(config["limits"]) == STORED_LIMITS == row.limits
     assert [b["name"] for b in config["bots"]] == ["a", "b", "c"]
     assert the_plan.limits == Limits() and Limits.from_dict(config["limits"]) == Limits()
 

@@ -152,7 +152,7 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
 
     # The crashing bot faulted in every one of its matches, was placed last and the
     # tournament went on.
-    tid = serial.tournament()["id"]
+    tid = serial.tournament().id
     crashy = serial.latest_version("crashy")
     assert crashy is not None
     faults = serial.rows(
@@ -165,7 +165,7 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     assert table["crashy"].faults == table["crashy"].matches == 18
     assert table["crashy"].mean_place == 3.0
     assert table["crashy"].rank == 4
-    assert serial.tournament(tid)["status"] == "finished"
+    assert serial.tournament(tid).status == "finished"
 
     # Worker processes logged into the run's log file through the parent.
     lines = (tmp_path / "parallel.log").read_text().splitlines()

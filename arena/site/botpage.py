@@ -110,11 +110,11 @@ def _opponents(
     """Per opponent bot (all its versions together), best record against it first."""
     opp: dict[int, list[float]] = {}
     for r in store.opponent_places(ids):
-        o = refs[r["ob"]].bot_id
+        o = refs[r.opponent].bot_id
         acc = opp.setdefault(o, [0, 0.0, 0])
         acc[0] += 1
-        acc[1] += 1.0 if r["pa"] < r["pb"] else 0.5 if r["pa"] == r["pb"] else 0.0
-        acc[2] += r["pa"]
+        acc[1] += 1.0 if r.place < r.opponent_place else 0.5 if r.place == r.opponent_place else 0
+        acc[2] += r.place
     return sorted(
         (
             OpponentRow(max(by_bot[o], key=lambda r: r.version), int(n), above, pl / n)
@@ -138,12 +138,9 @@ def _logs(store: Store, ids: list[int]) -> list[LogExcerpt]:
     """The start of what the bot printed, in its first matches."""
     out = []
     for lg in store.log_rows(ids, LOG_EXCERPTS):
-        text = lg["text"] or ""
-        out.append(
-            LogExcerpt(
-                safe_id(lg["match_id"]), text[:LOG_EXCERPT_CHARS], len(text) > LOG_EXCERPT_CHARS
-            )
-        )
+        text = lg.text or ""
+        cut = text[:LOG_EXCERPT_CHARS]
+        out.append(LogExcerpt(safe_id(lg.match_id), cut, len(text) > LOG_EXCERPT_CHARS))
     return out
 
 
@@ -159,14 +156,14 @@ def bot_details(
     by_bot: dict[int, list[BotRef]] = defaultdict(list)
     for ref in refs.values():
         by_bot[ref.bot_id].append(ref)
-    for bot in sorted(store.bot_rows(), key=lambda b: b["name"]):
-        mine = sorted(by_bot.get(bot["id"], []), key=lambda r: r.version)
+    for bot in sorted(store.bot_rows(), key=lambda b: b.name):
+        mine = sorted(by_bot.get(bot.id, []), key=lambda r: r.version)
         if not mine:
             continue
         ids = [r.version_id for r in mine]
         versions = [
-            VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
-                       v["submitted_at"], v["n"], v["mp"])
+            VersionRow(v.version, v.sha256, v.filename or "", v.author, v.submitted_at,
+                       v.seats, v.mean_place)
             for v in store.version_rows(ids)
         ]  # fmt: skip
         placed = [
@@ -176,9 +173,9 @@ def bot_details(
         recent = matches(store, refs, versions=ids)
         recent.sort(key=lambda m: m.finished_at or "", reverse=True)
         yield BotDetail(
-            bot_id=bot["id"],
-            name=bot["name"],
-            created_at=bot["created_at"],
+            bot_id=bot.id,
+            name=bot.name,
+            created_at=bot.created_at,
             latest=mine[-1],
             versions=versions,
             standings=placed,
@@ -186,10 +183,10 @@ def bot_details(
             faults=faults(store, refs, versions=ids),
             logs=_logs(store, ids) if with_logs else [],
             play=_play(store, ids),
-            seats=timing["seats"],
-            decisions=timing["d"],
-            asked=timing["a"],
-            think_seconds=timing["ts"],
-            max_think_seconds=timing["mx"],
+            seats=timing.seats,
+            decisions=timing.decisions,
+            asked=timing.asked,
+            think_seconds=timing.think_seconds,
+            max_think_seconds=timing.max_think_seconds,
             recent=recent[:30],
         )

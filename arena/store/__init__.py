@@ -22,13 +22,46 @@ from arena.store.bots import BotRecords, BotVersion, sha256_text
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
-from arena.store.rows import ListedMatch, StoredMatch
+from arena.store.rows import (
+    BotFault,
+    FinishedSeat,
+    ListedFault,
+    ListedMatch,
+    ListedTournament,
+    ListedVersion,
+    LogText,
+    OpponentPlaces,
+    PlaceCount,
+    SeatTiming,
+    StoredBot,
+    StoredFault,
+    StoredMatch,
+    StoredSeat,
+    StoredTournament,
+    VersionRef,
+    VersionSummary,
+)
 from arena.store.schema import COMPARE, ROUND_ROBIN, VERSION, now
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
+    "BotFault",
+    "FinishedSeat",
+    "ListedFault",
     "ListedMatch",
+    "ListedTournament",
+    "ListedVersion",
+    "LogText",
+    "OpponentPlaces",
+    "PlaceCount",
+    "SeatTiming",
+    "StoredBot",
+    "StoredFault",
     "StoredMatch",
+    "StoredSeat",
+    "StoredTournament",
+    "VersionRef",
+    "VersionSummary",
     "COMPARE",
     "LOG_CAP",
     "VERSION",

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from arena.record import MatchRecord
 from arena.store.base import StoreBase
+from arena.store.rows import StoredFault, StoredMatch
 from arena.store.schema import now
 
 LOG_CAP: Final = 8192
@@ -155,7 +156,7 @@ class MatchRecords(StoreBase):
             (tid,),
         ).fetchall()
 
-    def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def match(self, prefix: str) -> tuple[StoredMatch, list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
         row = self._by_prefix("matches", "match", prefix)
         hands = [
@@ -164,11 +165,12 @@ class MatchRecords(StoreBase):
                 "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [row["id"]]
             )
         ]
-        return row, hands
+        return StoredMatch.from_row(row), hands
 
-    def match_faults(self, match_id: str) -> list[dict[str, Any]]:
+    def match_faults(self, match_id: str) -> list[StoredFault]:
         """The faults of one match, by seat."""
-        return self.rows("SELECT * FROM faults WHERE match_id = ? ORDER BY seat", [match_id])
+        rows = self.db.query("SELECT * FROM faults WHERE match_id = ? ORDER BY seat", [match_id])
+        return [StoredFault.from_row(r) for r in rows]
 
     def match_outcomes(self, tid: str) -> list[tuple[str, int, int, int, int, int, int]]:
         """Every finished match of the tournament as ``(unit, bot0, bot1, bot2, place0,
