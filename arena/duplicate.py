@@ -1,7 +1,7 @@
 """What duplicate play makes visible: luck-adjusted scores, seat bias, non-transitive cycles.
 
 Every report is a pure function over plain per-seat records (:class:`SeatRecord`, one per
-seat of a finished match, as :data:`SEATS_SQL` reads them from the store), so the terminal,
+seat of a finished match, as :meth:`arena.store.Store.duplicate_seats` reads them), so the terminal,
 ``--json`` and the site can share one computation.
 
 Intervals are over **deals**: every match of one duplicate set and round plays the same cards
@@ -23,17 +23,6 @@ from typing import Any, Final, TypeVar
 
 LEVEL: Final = 0.95
 """Confidence level of every interval here."""
-
-SEATS_SQL: Final = """
-SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place,
-       h.dealer AS first_dealer
-FROM match_seats s
-JOIN matches m ON m.id = s.match_id
-LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0
-WHERE s.tournament_id = ?
-ORDER BY s.match_id, s.seat
-"""
-"""The store query behind :func:`seat_records` (one parameter: the tournament id)."""
 
 POSITIONS: Final = ("dealer", "dealer's left", "dealer's right")
 """Seat positions relative to the first hand's dealer (clockwise: 1 bids and leads first)."""
@@ -61,7 +50,7 @@ class SeatRecord:
 
 
 def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
-    """SeatRecords from the rows of :data:`SEATS_SQL`."""
+    """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`."""
     return [
         SeatRecord(
             r["match_id"],

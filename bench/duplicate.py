@@ -29,7 +29,6 @@ from pathlib import Path
 
 from arena import ratings
 from arena.duplicate import (
-    SEATS_SQL,
     SeatRecord,
     cycles,
     duplicate_scores,
@@ -84,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     store = Store(args.db, create=False)
     t = store.tournament(args.tournament)
     names = {v.id: v.name for v in store.tournament_entrants(t.id)}
-    records = seat_records(store.rows(SEATS_SQL, [t.id]))
+    records = seat_records(store.duplicate_seats(t.id))
     deals = len({r.deal for r in records})
     print(f"tournament {t.id}: {len(records) // 3} matches, {deals} deals (set and round)")
 

@@ -131,11 +131,7 @@ def build(workdir: Path, bots: int, rounds: int) -> Path:
 def reports(db: Path, repeat: int) -> None:
     with Store(db, create=False) as store:
         tid = store.tournament().id
-        hands = store.conn.execute(
-            "SELECT COUNT(*) FROM hands h JOIN matches m ON m.id = h.match_id "
-            "WHERE m.tournament_id = ?",
-            (tid,),
-        ).fetchone()[0]
+        hands = store.hand_count(tid)
         table = compute_standings(store, tid)
         ratings = {s.bot: s.rating for s in table}
         timings: dict[str, list[float]] = {}

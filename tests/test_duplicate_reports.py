@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from site_support import store_tournament
 
 from arena.duplicate import (
-    SEATS_SQL,
     SeatRecord,
     cluster_mean,
     cycles,
@@ -242,7 +241,7 @@ def test_edges_read_from_either_direction_and_longer_cycles() -> None:
 def test_reports_from_a_small_database(tmp_path: Path) -> None:
     store_small_tournament(tmp_path / "arena.db")
     store = Store(tmp_path / "arena.db")
-    records = seat_records(store.rows(SEATS_SQL, ["t1"]))
+    records = seat_records(store.duplicate_seats("t1"))
     assert len(records) == 12
     assert {r.deal for r in records} == {"1,2,3/0", "1,2,3/1"}
     assert {(r.match_id, r.first_dealer) for r in records} == {
@@ -263,8 +262,8 @@ def test_reports_from_a_played_tournament(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
     with Store(db) as store:
-        records = seat_records(store.rows(SEATS_SQL, [tid]))
-        seeds = {m["id"]: m["seed"] for m in store.rows("SELECT id, seed FROM matches")}
+        records = seat_records(store.duplicate_seats(tid))
+        seeds = {m.id: m.seed for m in store.match_rows()}
     assert len(records) == 3 * 4 * 2 * 6
     assert len({r.deal for r in records}) == 8
     # The first dealer is the engine's, drawn from the match seed alone.

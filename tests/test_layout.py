@@ -70,7 +70,6 @@ FUNCTION_LEVEL: dict[str, str] = {
     "arena/play.py": NOT_YET,
     "arena/runner.py": NOT_YET,
     "arena/site/__init__.py": NOT_YET,
-    "arena/store/results.py": NOT_YET,
     "arena/store/schema.py": NOT_YET,
     "arena/views.py": NOT_YET,
 }

@@ -16,7 +16,7 @@ from compare_support import store_comparison, store_small_tournament
 from site_support import soup, store_tournament, texts
 
 from arena import reports
-from arena.duplicate import SEATS_SQL, seat_records
+from arena.duplicate import seat_records
 from arena.ratings import BotStanding, Pair
 from arena.store import Store
 from arena.tournament import current_standings
@@ -90,7 +90,7 @@ def test_standings_prints_and_exports_the_same_reports(tmp_path: Path) -> None:
     tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
     with Store(db, create=False) as store:
         table = current_standings(store, tid)
-        want = reports.build(seat_records(store.rows(SEATS_SQL, [tid])), table).to_dict()
+        want = reports.build(seat_records(store.duplicate_seats(tid)), table).to_dict()
     doc = json.loads(ok(arena("standings", "--json", "--db", db, cwd=tmp_path)))
     assert {k: doc[k] for k in ("duplicate", "seat_bias", "cycles")} == want
     assert doc["tournament"] == tid and len(doc["duplicate"]["bots"]) == 4

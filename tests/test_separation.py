@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -138,13 +137,8 @@ class Bot:
 
 
 def dump(db: Path) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return sorted(conn.execute(
-            "SELECT id, round, seating, bot0, bot1, bot2, score0, score1, score2 FROM matches"
-        ))  # fmt: skip
-    finally:
-        conn.close()
+    with Store(db, create=False) as store:
+        return sorted((m.id, m.round, m.seating, m.bots, m.scores) for m in store.match_rows())
 
 
 @pytest.mark.slow

@@ -132,10 +132,9 @@ def test_faults_and_capped_logs_are_stored(store: Store) -> None:
     )
     f = store.match_faults("m1")
     assert [(r.seat, r.kind, r.decision, r.bot_version_id) for r in f] == [(1, "timeout", 4, 2)]
-    logs = store.rows("SELECT seat, length(text) AS n, truncated FROM bot_logs ORDER BY seat")
-    assert logs == [{"seat": 1, "n": LOG_CAP, "truncated": 1}, {"seat": 2, "n": 2, "truncated": 0}]
-    seat = store.rows("SELECT faulted FROM match_seats WHERE match_id = 'm1' ORDER BY seat")
-    assert [r["faulted"] for r in seat] == [0, 1, 0]
+    logs = store.match_logs("m1")
+    assert {s: len(t) for s, t in logs.items()} == {1: LOG_CAP, 2: 2} and logs[2] == "hi"
+    assert [s.faulted for s in store.seat_rows("m1")] == [False, True, False]
 
 
 def test_match_by_prefix(store: Store) -> None:

@@ -155,12 +155,10 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     tid = serial.tournament().id
     crashy = serial.latest_version("crashy")
     assert crashy is not None
-    faults = serial.rows(
-        "SELECT kind, message, seat FROM faults WHERE bot_version_id = ?", [crashy.id]
-    )
+    faults = serial.fault_rows(versions=[crashy.id])
     assert len(faults) == 3 * 6
-    assert {f["kind"] for f in faults} == {"crash"}
-    assert all("third time unlucky" in f["message"] for f in faults)
+    assert {f.kind for f in faults} == {"crash"}
+    assert all("third time unlucky" in f.message for f in faults)
     table = {s.name: s for s in compute_standings(serial, tid)}
     assert table["crashy"].faults == table["crashy"].matches == 18
     assert table["crashy"].mean_place == 3.0
@@ -457,16 +455,13 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None
     assert report["left"] == []
     kept = stored_matches(db)
     assert report["before"] <= kept < 30
-    conn = sqlite3.connect(db)
-    assert conn.execute("SELECT status FROM tournaments").fetchone()[0] == "interrupted"
-    # Every stored match is whole: its seats and hands are there too.
-    assert conn.execute("SELECT COUNT(*) FROM match_seats").fetchone()[0] == 3 * kept
-    orphans = conn.execute(
-        "SELECT COUNT(*) FROM matches m WHERE NOT EXISTS "
-        "(SELECT 1 FROM hands h WHERE h.match_id = m.id)"
-    ).fetchone()[0]
-    assert orphans == 0
-    conn.close()
+    with Store(db, create=False) as store:
+        assert store.tournament().status == "interrupted"
+        # Every stored match is whole: its seats and hands are there too.
+        matches = store.match_rows()
+        assert len(matches) == kept
+        assert all(len(store.seat_rows(m.id)) == 3 for m in matches)
+        assert all(store.match(m.id)[1] for m in matches)
     rerun = subprocess.run(cmd, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert f"Played {30 - kept} matches" in rerun.stdout

@@ -141,11 +141,17 @@ class MatchRecords(StoreBase):
         )
 
     def duplicate_seats(self, tid: str) -> list[dict[str, Any]]:
-        """Every stored seat of the tournament with its deal and its match's first dealer: the
-        rows of :data:`arena.duplicate.SEATS_SQL`, which the duplicate reports read."""
-        from arena.duplicate import SEATS_SQL
-
-        return self.rows(SEATS_SQL, [tid])
+        """Every stored seat of the tournament with its deal and its match's first dealer
+        (``match_id``, ``set_key``, ``round``, ``seat``, ``bot_version_id``, ``score``,
+        ``place``, ``first_dealer``), by match and seat: what the duplicate reports read
+        (:func:`arena.duplicate.seat_records`)."""
+        return self.rows(
+            "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place, "
+            "h.dealer AS first_dealer FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
+            "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
+            [tid],
+        )
 
     def seating_results(self, tid: str) -> list[tuple[int, ...]]:
         """Every stored match of the tournament as ``(round, seating, place0, place1, place2,
@@ -196,6 +202,16 @@ class MatchRecords(StoreBase):
     def match_count(self, tid: str) -> int:
         """Finished matches of the tournament."""
         row = self.conn.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ?", (tid,))
+        return int(row.fetchone()[0])
+
+    def hand_count(self, tid: str) -> int:
+        """Stored hands of the tournament's matches (a passed-out hand is one too): the deals
+        :func:`arena.secrecy.verify` checks."""
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM hands h JOIN matches m ON m.id = h.match_id "
+            "WHERE m.tournament_id = ?",
+            (tid,),
+        )
         return int(row.fetchone()[0])
 
     def read_standings(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
