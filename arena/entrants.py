@@ -21,6 +21,7 @@ from arena.botfile import bundled, bundled_bots, bundled_name, bundled_names, de
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.owners import BUNDLED
+from arena.sandbox import BotPool, BotSource, validate_bot
 from arena.store import BotVersion, Store, sha256_text
 from arena.untrusted import MAX_AUTHOR, clean_line, name_problem, name_skeleton
 
@@ -189,8 +190,6 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
     """Check a bot in the sandbox: it loads, and with ``smoke`` it plays whole matches against
     the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
     where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
-    from arena.sandbox import BotPool, BotSource, validate_bot
-
     me = BotSource(bot.name, bot.source, bot.filename)
     fault = validate_bot(me, limits, unsafe_no_sandbox=unsafe)
     if fault is not None:

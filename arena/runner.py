@@ -37,6 +37,7 @@ import multiprocessing_logging  # type: ignore[import-untyped]
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.record import MatchRecord, SeatStats
+from arena.sandbox import BotPool
 from arena.scheduler import MatchSpec
 from arena.verify import check_results, encode_results
 
@@ -161,8 +162,6 @@ def init_worker(limits: Limits, unsafe_no_sandbox: bool) -> None:
     (:func:`claim_cpu`).
     """
     global _pool, _pool_key
-    from arena.sandbox import BotPool
-
     key = (limits, unsafe_no_sandbox)
     if _pool is not None and _pool_key == key:
         return

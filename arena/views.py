@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena import collusion, faults, ratings
+from arena.engine import HandResult
 from arena.owners import describe as describe_owner
 from arena.store import (
     BotFault,
@@ -34,6 +35,7 @@ from arena.store import (
 )
 from arena.tables import fit, grid, name_column, short_time
 from arena.tournament import Plan, RunResult, StandingsReport
+from arena.transcript import format_hand
 from arena.untrusted import clean, clean_line
 
 
@@ -571,9 +573,6 @@ def match_log_lines(store: Store, match_id: str) -> list[Text]:
 
 def replay_text(store: Store, match_id: str) -> str:
     """A stored match as text, hand by hand (``arena replay``)."""
-    from arena.engine import HandResult
-    from arena.transcript import format_hand
-
     m, hands = store.match(match_id)
     versions = [store.bot_version(m.bots[s]) for s in range(3)]
     # Names were checked at submission; a database from before that may hold anything.

@@ -24,6 +24,7 @@ from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.render import Writer, make_env
 from arena.store import Store
+from arena.tournament import refresh_standings
 
 __all__ = ["publish_site", "render_site", "site_folder"]
 
@@ -45,8 +46,6 @@ def publish_site(
     running; a database that cannot be written now (read-only, or a run holding the lock) is
     rendered as it is. Returns the path of ``index.html``.
     """
-    from arena.tournament import refresh_standings
-
     with Store(db_path, create=False) as store:
         if store.writable():
             store.settle_runs()
