@@ -145,15 +145,15 @@ def connect(
     kwargs: dict[str, Any] = {}
     if scheme == "tls":
         if certs is None:
-            raise SecurityError(f"{address} needs the client certificate: --cluster-certs DIR")
+            raise SecurityError(f"{address} needs the client certificate: `certs`").naming("certs")
         kwargs["security"] = security(certs)
     elif scheme == "tcp" and insecure:
         log.warning(INSECURE_WARNING)
     else:
         raise SecurityError(
-            f"refusing {address}: only tls:// with --cluster-certs DIR (arena cluster init), "
-            "or tcp:// with --insecure-cluster (anyone who reaches it can run code on the workers)"
-        )
+            f"refusing {address}: only tls:// with `certs` (arena cluster init), or tcp:// "
+            "with `insecure` (anyone who reaches it can run code on the workers)"
+        ).naming("certs", "insecure")
     guard_unpickling()
     if endpoint is not None:
         try:

@@ -52,8 +52,8 @@ class TournamentRecords(StoreBase):
                 if secret is not None and current.secret != secret:
                     raise ArenaError(
                         f"tournament {tid} was started with another deal secret than the "
-                        "secret file's; rerun it without --secret-file"
-                    )
+                        "secret file's; rerun it without `secret_file`"
+                    ).naming("secret_file")
                 self.conn.execute(
                     "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
                     "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
