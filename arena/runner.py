@@ -262,11 +262,7 @@ def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> M
     bots = [e.version_id for e in spec.seats]
     stats = [SeatStats(**s) for s in outcome.stats]
     return MatchRecord(
-        match_id=spec.match_id,
-        round=spec.round,
-        seating=spec.seating,
-        seed=spec.seed,
-        set_key=spec.set_key,
+        **spec.slot_json(),
         bots=(bots[0], bots[1], bots[2]),
         scores=(result.scores[0], result.scores[1], result.scores[2]),
         placements=(outcome.placements[0], outcome.placements[1], outcome.placements[2]),
