@@ -211,10 +211,10 @@ def _check_rounds(rounds: int) -> None:
     check_rounds(rounds)
 
 
-def _check_workers(workers: int) -> None:
-    from arena.tournament import check_workers
+def _check_worker_count(workers: int) -> None:
+    from arena.tournament import check_worker_count
 
-    check_workers(workers)
+    check_worker_count(workers)
 
 
 def _check_decision_seconds(seconds: float) -> None:
@@ -251,7 +251,7 @@ def _check_match_cpu_seconds(seconds: float) -> None:
     "--workers",
     type=int,
     default=None,
-    callback=checked_by(_check_workers),
+    callback=checked_by(_check_worker_count),
     help="Worker processes  [default: usable cores]",
 )
 @click.option(

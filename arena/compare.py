@@ -169,7 +169,7 @@ def _identity(role: str, v: BotVersion) -> dict[str, str]:
     return {"role": role, "name": v.name, "sha256": v.sha256}
 
 
-def plan(
+def plan_comparison(
     store: Store,
     a: str,
     b: str,
@@ -387,7 +387,7 @@ def run_comparison(
     """Is A stronger than B? Play duplicate sets in the database ``db`` until the sequential
     test of ``design`` decides (``arena compare``).
 
-    A, B and the third are bot files or bot names (:func:`plan`); ``design`` defaults to
+    A, B and the third are bot files or bot names (:func:`plan_comparison`); ``design`` defaults to
     ``Design(max_sets=DEFAULT_MAX_SETS)``. ``workers`` local worker processes (default: the
     usable cores) or ``executor`` play, as in :func:`arena.api.run_tournament`; ``log_path``
     defaults to the database's name with ``.log``. ``on_plan(comparison, plan, workers)`` is
@@ -405,7 +405,7 @@ def run_comparison(
     owner = current_owner() if any(Path(x).is_file() for x in bots) else None
     max_bytes = limits.source_bytes if max_source_bytes is None else max_source_bytes
     with Store(db) as store:
-        the_plan = plan(
+        the_plan = plan_comparison(
             store, *bots, design=design, seed=seed, rules=Rules(), limits=limits, owner=owner,
             max_bytes=max_bytes,
         )  # fmt: skip

@@ -344,7 +344,7 @@ class Cycle:
         }
 
 
-def beats(
+def significant_edges(
     intervals: Mapping[tuple[B, B], tuple[float | None, float | None]],
 ) -> dict[B, dict[B, tuple[float, float]]]:
     """The significant edges of a pairwise table: ``A -> B`` when A's placed-above rate over B
@@ -370,7 +370,7 @@ def cycles(
     starting from its smallest bot; shortest first. A rating puts bots on one line, so it
     cannot express any of these.
     """
-    edges = beats(intervals)
+    edges = significant_edges(intervals)
     found: list[Cycle] = []
 
     def extend(path: list[B]) -> None:

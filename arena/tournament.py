@@ -61,16 +61,15 @@ __all__ = [
     "RunResult",
     "StandingsReport",
     "check_rounds",
-    "check_workers",
-    "compute_standings",
+    "check_worker_count",
+    "fit_standings",
     "current_standings",
-    "plan",
+    "plan_round_robin",
     "prepare",
     "refresh_standings",
     "register_files",
     "resolve",
     "run",
-    "save_standings",
     "standings_report",
     "submit",
 ]
@@ -109,7 +108,7 @@ def check_rounds(rounds: int) -> int:
     return rounds
 
 
-def check_workers(workers: int) -> int:
+def check_worker_count(workers: int) -> int:
     """``workers`` when a run can have that many worker processes (at least 1), else
     InvalidSetting."""
     if workers < 1:
@@ -122,7 +121,7 @@ def worker_count(workers: int | None, executor: Any = None) -> int:
     the usable cores."""
     if executor is not None:
         return int(executor.workers)
-    return runner.default_workers() if workers is None else check_workers(workers)
+    return runner.default_workers() if workers is None else check_worker_count(workers)
 
 
 def run_limits(
@@ -153,14 +152,14 @@ def prepare(
     until_separated: bool = False,
 ) -> Plan:
     """The tournament ``arena run BOTS_OR_FILES`` plays: its bots (:func:`resolve`: files
-    registered, names looked up) and its :func:`plan`.
+    registered, names looked up) and its :func:`plan_round_robin`.
 
     An owner key is read (or made) only when a file may be stored; bundled and submitted
     names need none. Files larger than ``max_source_bytes`` (default: the limits'
     ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
     (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
     ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
-    it is the most rounds played (see :func:`plan`).
+    it is the most rounds played (see :func:`plan_round_robin`).
     """
     if rounds is None:
         rounds = UNTIL_SEPARATED_ROUNDS if until_separated else DEFAULT_ROUNDS
@@ -174,7 +173,7 @@ def prepare(
         owner=current_owner() if files else None,
         max_bytes=limits.source_bytes if max_source_bytes is None else max_source_bytes,
     )
-    return plan(
+    return plan_round_robin(
         store,
         versions,
         rounds=rounds,
@@ -186,7 +185,7 @@ def prepare(
     )
 
 
-def plan(
+def plan_round_robin(
     store: Store,
     versions: Sequence[BotVersion],
     *,
@@ -391,7 +390,7 @@ def run(
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
-    check_workers(workers)
+    check_worker_count(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
     ranked = store.tournament(tid).kind == ROUND_ROBIN  # a comparison has no standings
     started = time.perf_counter()
@@ -432,7 +431,7 @@ def run(
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
     result.stopped = unfolds.why()
     if ranked:
-        result.standings = save_standings(store, tid)
+        result.standings = current_standings(store, tid, refit=True)
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
         collusion.save(store, tid, rated)
     result.faults = store.faults_by_bot(tid)
@@ -442,7 +441,7 @@ def run(
 # --- standings ------------------------------------------------------------------------------
 
 
-def compute_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
+def fit_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
     """The standings of tournament ``tid``, computed from its stored matches."""
     names = {v.id: v.name for v in store.tournament_entrants(tid)}
     out = ratings.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
@@ -512,13 +511,6 @@ def standings_report(
     )
 
 
-def save_standings(store: Store, tid: str) -> list[ratings.BotStanding]:
-    """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
-    table = compute_standings(store, tid)
-    store.write_standings(tid, *ratings.to_rows(tid, table, now()))
-    return table
-
-
 def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ratings.BotStanding]:
     """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
     freshly computed ones, which are then stored too.
@@ -537,7 +529,7 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[ra
             and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
         ):
             return ratings.from_rows(rows, pairs)
-    table = compute_standings(store, tid)
+    table = fit_standings(store, tid)
     try:
         store.write_standings(tid, *ratings.to_rows(tid, table, now()))
     except ArenaError:

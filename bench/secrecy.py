@@ -36,7 +36,7 @@ from arena.engine import Rules, deal_for, play_match
 from arena.sandbox import Limits
 from arena.secrecy import deal_seed, new_secret, verify
 from arena.store import Store
-from arena.tournament import compute_standings, plan, register_files, run
+from arena.tournament import fit_standings, plan_round_robin, register_files, run
 
 BOT = """import random
 
@@ -119,7 +119,7 @@ def build(workdir: Path, bots: int, rounds: int) -> Path:
     db = workdir / "arena.db"
     with Store(db) as store:
         versions = register_files(store, files)
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=rounds, seed=1, rules=Rules(), limits=Limits().to_dict()
         )
         result = run(store, the_plan, workers=2, console=Console(quiet=True))
@@ -132,7 +132,7 @@ def reports(db: Path, repeat: int) -> None:
     with Store(db, create=False) as store:
         tid = store.tournament().id
         hands = store.hand_count(tid)
-        table = compute_standings(store, tid)
+        table = fit_standings(store, tid)
         ratings = {s.bot: s.rating for s in table}
         timings: dict[str, list[float]] = {}
         report = None
@@ -141,7 +141,7 @@ def reports(db: Path, repeat: int) -> None:
                 ("verify", lambda: verify(store, tid)),
                 ("clone report", lambda: collusion.clone_report(store, tid)),
                 ("kingmaking table", lambda: collusion.kingmaking_report(store, tid, ratings)),
-                ("ratings (for scale)", lambda: compute_standings(store, tid)),
+                ("ratings (for scale)", lambda: fit_standings(store, tid)),
             ):
                 t0 = time.perf_counter()
                 out = fn()

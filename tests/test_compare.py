@@ -35,7 +35,7 @@ LIMITS = Limits(decision_seconds=1.0)
 def plan_in(store: Store, a: str = "heuristic", b: str = "random", **design: Any) -> Any:
     """A comparison of bundled bots, planned in ``store`` (nothing is played)."""
     settings = {"p0": 0.5, "p1": 0.75, "alpha": 0.05, "beta": 0.05, "max_sets": 20, **design}
-    return compare.plan(
+    return compare.plan_comparison(
         store, a, b, design=Design(**settings), seed=3, rules=Rules(), limits=LIMITS
     )
 
@@ -275,7 +275,7 @@ SECRET = SecretFile(3, bytes(range(32)))
 def run_comparison(db: Path, workers: int) -> compare.Comparison:
     """heuristic against random, p1 0.75, in ``db`` with ``workers`` worker processes."""
     with Store(db) as store:
-        the_plan = compare.plan(
+        the_plan = compare.plan_comparison(
             store, "heuristic", "random", design=Design(0.5, 0.75, 0.05, 0.05, 40), seed=3,
             rules=Rules(), limits=LIMITS, secret_file=SECRET,
         )  # fmt: skip

@@ -28,7 +28,7 @@ from arena.sandbox import Limits
 from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile, commitment, deal_seed, verify
 from arena.store import Store
-from arena.tournament import plan, register_files
+from arena.tournament import plan_round_robin, register_files
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 DOC = Path(__file__).parents[1] / "docs" / "tournaments.md"
@@ -86,7 +86,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 
     with Store(db) as store:
         versions = register_files(store, files)
-        early = plan(store, versions, rounds=2, seed=1, rules=Rules(), limits=Limits())
+        early = plan_round_robin(store, versions, rounds=2, seed=1, rules=Rules(), limits=Limits())
     before = json.loads(arena("tournaments", "--json", "--db", db).stdout)[0]
     early_verify = arena("verify", "--db", db, ok=False)
     arena("render", "--db", db, "--out", tmp / "early-site")
@@ -289,7 +289,7 @@ def deal_seeds(store: Store, tid: str, members: set[str]) -> dict[int, str | int
     """Round -> deal seed of the set of ``members`` (bot names) in tournament ``tid``."""
     versions = store.tournament_entrants(tid)
     config = json.loads(store.tournament(tid).config)
-    again = plan(
+    again = plan_round_robin(
         store,
         versions,
         rounds=config["rounds"],
@@ -309,7 +309,7 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     limits = LIMITS
 
     def new(names: str, seed: int = 7, secret: SecretFile | None = None) -> tuple[str, str]:
-        p = plan(
+        p = plan_round_robin(
             store,
             [v[n] for n in names],
             rounds=2,
@@ -329,7 +329,9 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     assert deal_seeds(store, abc, {"a", "b", "c"}) == deal_seeds(store, abcd, {"a", "b", "c"})
     stored = store.tournament_secret(abc)
     assert stored is not None and stored.commitment == c1
-    planned = plan(store, [v[n] for n in "abc"], rounds=2, seed=7, rules=Rules(), limits=limits)
+    planned = plan_round_robin(
+        store, [v[n] for n in "abc"], rounds=2, seed=7, rules=Rules(), limits=limits
+    )
     assert isinstance(planned.schedule, FixedSchedule)
     spec = planned.schedule.matches[0]
     assert (

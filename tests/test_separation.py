@@ -22,7 +22,7 @@ from arena.sandbox import Limits
 from arena.secrecy import SecretFile
 from arena.separation import Adjacent, UntilSeparated, adjacent_pairs, check
 from arena.store import Store
-from arena.tournament import plan, register_files, run
+from arena.tournament import plan_round_robin, register_files, run
 
 
 def standing(bot: int, name: str, rank: int | None, above: dict[int, Pair]) -> BotStanding:
@@ -78,10 +78,10 @@ def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> l
 def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as store:
         versions = register_files(store, bots(tmp_path))
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits(), until_separated=True
         )
-        fixed = plan(store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits())
+        fixed = plan_round_robin(store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits())
         assert the_plan.tid != fixed.tid  # another tournament than the fixed one
         assert the_plan.config["until"] == "separated" and the_plan.total == 60
         schedule = the_plan.schedule
@@ -112,7 +112,7 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
         assert (t.rounds, t.total_matches) == (4, 24)
 
         # Read again (a rerun): the stored rounds are checked in order; nothing is left.
-        again = plan(
+        again = plan_round_robin(
             store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits(), until_separated=True
         )
         assert again.tid == the_plan.tid
@@ -180,7 +180,7 @@ SECRET = SecretFile(2, bytes(range(32)))
 def run_until_separated(db: Path, files: list[Path], workers: int) -> tuple[str, int]:
     with Store(db) as store:
         versions = register_files(store, files)
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=30, seed=2, rules=Rules(), limits=Limits(decision_seconds=1.0),
             secret_file=SECRET, until_separated=True,
         )  # fmt: skip

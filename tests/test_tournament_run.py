@@ -31,7 +31,7 @@ from arena.scheduler import MatchSpec
 from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
-from arena.tournament import compute_standings, plan, register_files, run
+from arena.tournament import fit_standings, plan_round_robin, register_files, run
 
 BOTS = {
     "first.py": """
@@ -118,7 +118,7 @@ def run_in_process(
     store = Store(db)
     limits = Limits()
     versions = register_files(store, files)
-    the_plan = plan(
+    the_plan = plan_round_robin(
         store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits, secret_file=SECRET
     )
     result = run(
@@ -159,7 +159,7 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
     assert len(faults) == 3 * 6
     assert {f.kind for f in faults} == {"crash"}
     assert all("third time unlucky" in f.message for f in faults)
-    table = {s.name: s for s in compute_standings(serial, tid)}
+    table = {s.name: s for s in fit_standings(serial, tid)}
     assert table["crashy"].faults == table["crashy"].matches == 18
     assert table["crashy"].mean_place == 3.0
     assert table["crashy"].rank == 4
@@ -284,7 +284,7 @@ def test_the_run_loop_plays_any_schedule_alike(tmp_path: Path) -> None:
     run_in_process(tmp_path / "fixed.db", files, rounds=2, workers=2).close()
     with Store(tmp_path / "unfolds.db") as store:
         versions = register_files(store, files)
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=2, seed=11, rules=Rules(), limits=Limits(), secret_file=SECRET
         )
         assert isinstance(the_plan.schedule, FixedSchedule) and the_plan.schedule.exact
@@ -310,7 +310,7 @@ def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     before = dump(tmp_path / "a.db")
     limits = Limits()
     versions = register_files(store, files)
-    again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
+    again = plan_round_robin(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
     assert isinstance(again.schedule, FixedSchedule) and again.schedule.todo == []
     assert again.stored == 6 and again.commitment == commitment(SECRET.secret)
     result = run(store, again, workers=2)

@@ -241,12 +241,12 @@ def test_a_worker_is_sent_no_secret_and_no_database(tmp_path: Path) -> None:
     from arena import runner
     from arena.secrecy import SecretFile
     from arena.store import Store
-    from arena.tournament import plan
+    from arena.tournament import plan_round_robin
 
     secret = SecretFile(3, bytes(range(7, 39)))
     with Store(tmp_path / "t.db") as store:
         versions = [store.add_bot_version(n, FIRST + f"# {n}\n", f"{n}.py")[0] for n in "abc"]
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=2, seed=3, rules=RULES, limits=Limits(), secret_file=secret
         )
         sources = {f"{v.name}:{v.sha256}": BotSource(v.name, v.source) for v in versions}

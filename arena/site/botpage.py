@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from arena.site.data import (
     BotRef,
-    Fault,
+    FaultRow,
     MatchRow,
     Standing,
     Tournament,
@@ -77,7 +77,7 @@ class BotDetail:
     versions: list[VersionRow]
     standings: list[tuple[Tournament, Standing]]
     opponents: list[OpponentRow]
-    faults: list[Fault]
+    faults: list[FaultRow]
     logs: list[LogExcerpt]
     play: dict[str, int]
     seats: int

@@ -319,7 +319,7 @@ def matches(
 
 
 @dataclass
-class Fault:
+class FaultRow:
     """A recorded fault: the match, seat, kind and (untrusted) message."""
 
     match_id: str
@@ -366,10 +366,10 @@ def faults(
     *,
     match_id: str | None = None,
     versions: Sequence[int] | None = None,
-) -> list[Fault]:
+) -> list[FaultRow]:
     """The faults of one match, or of some bot versions."""
     return [
-        Fault(safe_id(r.match_id), r.seat, refs[r.bot_version_id], r.kind,
+        FaultRow(safe_id(r.match_id), r.seat, refs[r.bot_version_id], r.kind,
               without_source_lines(r.message or ""),
               None if r.decision is None else int(r.decision) + 1)
         for r in store.fault_rows(match_id=match_id, versions=versions)
@@ -398,7 +398,7 @@ class MatchDetail:
 
     match: MatchRow
     hands: list[HandView]
-    faults: list[Fault]
+    faults: list[FaultRow]
     stats: list[SeatStats | None]
     logs: list[str | None]
 
