@@ -35,7 +35,15 @@ from arena.sandbox import Limits
 from arena.scheduler import tournament_id
 from arena.site import publish_site, site_folder
 from arena.site import update as site_update
-from arena.store import LADDER, BotVersion, LadderEpoch, LadderMember, LadderSet, Store
+from arena.store import (
+    LADDER,
+    BotVersion,
+    LadderEpoch,
+    LadderMember,
+    LadderSet,
+    Store,
+    StoredTournament,
+)
 from arena.tournament import Plan, RunResult
 
 __all__ = [
@@ -271,7 +279,7 @@ class _one_ladder:
 class LadderStatus:
     """A ladder as stored (``arena ladder --status``)."""
 
-    tournament: dict[str, object]
+    tournament: StoredTournament
     """Its ``tournaments`` row, with the live status."""
     epochs: list[LadderEpoch]
     """Each with its commitment, and its secret once closed."""
@@ -286,15 +294,15 @@ class LadderStatus:
     @property
     def tid(self) -> str:
         """The ladder's id."""
-        return str(self.tournament["id"])
+        return self.tournament.id
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready (names are checked bot names)."""
         return {
             "id": self.tid,
-            "status": self.tournament["status"],
+            "status": self.tournament.status,
             "sets": self.sets,
-            "matches": self.tournament["total_matches"],
+            "matches": self.tournament.total_matches,
             "epochs": [e.to_dict() for e in self.epochs],
             "field": [m.name for m in self.members if m.left_reason is None],
             "left": [
@@ -332,11 +340,11 @@ def ladder_status(
         try:
             t = store.tournament(lid)
         except ArenaError:
-            ladders = [r for r in store.tournaments() if r["kind"] == LADDER]
+            ladders = [r.tournament for r in store.tournaments() if r.tournament.kind == LADDER]
             if not ladders:
                 raise ArenaError(f"no ladder in {db} yet (arena ladder starts one)") from None
             t = ladders[0]
-        return _status(store, t["id"])
+        return _status(store, t.id)
 
 
 def retire(db: str | Path, name: str, *, force: bool = False) -> tuple[BotVersion, bool]:

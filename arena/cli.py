@@ -213,10 +213,10 @@ def _check_rounds(rounds: int) -> None:
     check_rounds(rounds)
 
 
-def _check_workers(workers: int) -> None:
-    from arena.tournament import check_workers
+def _check_worker_count(workers: int) -> None:
+    from arena.tournament import check_worker_count
 
-    check_workers(workers)
+    check_worker_count(workers)
 
 
 def _check_limit(name: str) -> Callable[[float], object]:
@@ -247,7 +247,7 @@ def _check_limit(name: str) -> Callable[[float], object]:
     "--workers",
     type=int,
     default=None,
-    callback=checked_by(_check_workers),
+    callback=checked_by(_check_worker_count),
     help="Worker processes  [default: usable cores]",
 )
 @click.option(
@@ -413,10 +413,10 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
-        if t["kind"] == COMPARE:
-            cli_compare.show_comparison(store, t["id"], as_json=as_json)
+        if t.kind == COMPARE:
+            cli_compare.show_comparison(store, t.id, as_json=as_json)
             return
-        report, duplicate = standings_with_reports(store, t["id"], refit=refit)
+        report, duplicate = standings_with_reports(store, t.id, refit=refit)
     if collusion and as_json:
         click.echo(json.dumps(views.collusion_json(report)))
     elif collusion:
@@ -461,10 +461,10 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
             report = verify_epoch(store, tid, epoch)
         else:
             t = store.tournament(tid)
-            if t["kind"] == LADDER:
+            if t.kind == LADDER:
                 raise ArenaError(
-                    f"{t['id']} is a ladder: it is verified an epoch at a time, once the "
-                    f"epoch is closed (arena verify {t['id']} --epoch N; arena ladder --status "
+                    f"{t.id} is a ladder: it is verified an epoch at a time, once the "
+                    f"epoch is closed (arena verify {t.id} --epoch N; arena ladder --status "
                     "lists them)"
                 )
             report = verify_deals(store, tid)

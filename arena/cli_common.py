@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
@@ -18,10 +18,25 @@ if TYPE_CHECKING:  # imported where used: `arena --help` needs neither
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+OPTIONS: Final = {
+    "certs": "--cluster-certs DIR",
+    "insecure": "--insecure-cluster",
+    "source_bytes": "--max-source-bytes",
+}
+"""The option of each library setting whose option is not its name (``unsafe_no_sandbox``:
+``--unsafe-no-sandbox``)."""
+
+
+def option_of(setting: str) -> str:
+    """The command line's option for a library setting (:data:`OPTIONS`, else its name)."""
+    return OPTIONS.get(setting, "--" + setting.replace("_", "-"))
+
+
 def report(error: ArenaError) -> None:
-    """Print ``error`` as the one line every command fails with, and exit with code 1."""
+    """Print ``error`` as the one line every command fails with, the settings it names as
+    this command line's options, and exit with code 1."""
     # One line, whatever bot-controlled text the message quotes.
-    click.echo(f"Error: {clean_line(str(error), 1000)}", err=True)
+    click.echo(f"Error: {clean_line(error.spelled(option_of), 1000)}", err=True)
     sys.exit(1)
 
 
@@ -109,7 +124,7 @@ def checked_by(check: Callable[[Any], object]) -> Callback:
             except InvalidSetting as e:
                 raise click.BadParameter(e.problem) from None
             except ArenaError as e:
-                raise click.BadParameter(str(e)) from None
+                raise click.BadParameter(e.spelled(option_of)) from None
         return value
 
     return callback

@@ -5,19 +5,40 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from arena.api import LadderStatus, ladder_status, retire, run_ladder
 from arena.cli_cluster import cluster_options
 from arena.cli_common import PathOf, checked_by, db_option, reports_errors, show, unsafe_option
-from arena.cluster import open_executor
-from arena.ladder.epochs import DEFAULT_EPOCH_SETS
-from arena.ladder.run import DEFAULT_LOOKAHEAD, LadderSettings
-from arena.tournament import Plan, check_workers
 from arena.untrusted import clean_line
+
+if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them
+    from rich.text import Text
+
+    from arena.api import LadderStatus
+    from arena.tournament import Plan
+
+EPOCH_SETS_SHOWN = 200
+""":data:`arena.ladder.epochs.DEFAULT_EPOCH_SETS`, as ``--help`` shows it without importing
+the ladder (a test checks they agree)."""
+LOOKAHEAD_SHOWN = 8
+""":data:`arena.ladder.run.DEFAULT_LOOKAHEAD`, likewise."""
+
+
+def _check_settings(name: str) -> Any:
+    def check(value: Any) -> None:
+        from arena.ladder.run import LadderSettings
+
+        LadderSettings(**{name: value}).check()
+
+    return check
+
+
+def _check_workers(workers: int) -> None:
+    from arena.tournament import check_worker_count
+
+    check_worker_count(workers)
 
 
 @click.command()
@@ -27,39 +48,39 @@ from arena.untrusted import clean_line
 @click.option(
     "--epoch-sets",
     type=int,
-    default=DEFAULT_EPOCH_SETS,
+    default=EPOCH_SETS_SHOWN,
     show_default=True,
-    callback=checked_by(lambda v: LadderSettings(epoch_sets=v).check()),
+    callback=checked_by(_check_settings("epoch_sets")),
     help="Sets per deal-secret epoch: its secret is revealed once the next epoch has opened "
     "and its sets are stored.",
 )
 @click.option(
     "--lookahead",
     type=int,
-    default=DEFAULT_LOOKAHEAD,
+    default=LOOKAHEAD_SHOWN,
     show_default=True,
-    callback=checked_by(lambda v: LadderSettings(lookahead=v).check()),
+    callback=checked_by(_check_settings("lookahead")),
     help="Sets scheduled beyond the last one whose result the scheduler has counted.",
 )
 @click.option(
     "--max-sets",
     type=int,
     default=None,
-    callback=checked_by(lambda v: LadderSettings(max_sets=v).check()),
+    callback=checked_by(_check_settings("max_sets")),
     help="Stop after this many sets  [default: run until Ctrl-C or SIGTERM]",
 )
 @click.option(
     "--seconds",
     type=float,
     default=None,
-    callback=checked_by(lambda v: LadderSettings(seconds=v).check()),
+    callback=checked_by(_check_settings("seconds")),
     help="Hand out no new set after this many seconds  [default: run until stopped]",
 )
 @click.option(
     "--workers",
     type=int,
     default=None,
-    callback=checked_by(check_workers),
+    callback=checked_by(_check_workers),
     help="Worker processes  [default: usable cores]",
 )
 @click.option(
@@ -121,6 +142,13 @@ def ladder(
         arena ladder random heuristic --status
         arena ladder random heuristic --max-sets 50 --site ladder-site
     """
+    from rich.console import Console
+    from rich.text import Text
+
+    from arena.api import ladder_status, run_ladder
+    from arena.cluster import open_executor
+    from arena.ladder.run import LadderSettings
+
     settings = LadderSettings(
         seed=seed, epoch_sets=epoch_sets, lookahead=lookahead, max_sets=max_sets,
         seconds=seconds,
@@ -153,6 +181,8 @@ def ladder(
 
 
 def _plan_line(the_plan: Plan, workers: int) -> Text:
+    from rich.text import Text
+
     names = ", ".join(clean_line(v.name, 40) for v in the_plan.versions)
     return Text(
         f"Ladder {the_plan.tid}: {len(the_plan.versions)} bots ({names}) on {workers} "
@@ -163,8 +193,10 @@ def _plan_line(the_plan: Plan, workers: int) -> Text:
 def status_lines(s: LadderStatus) -> list[Text]:
     """What ``arena ladder --status`` prints: the ladder, its epochs, sets in flight, the
     field in rating order."""
+    from rich.text import Text
+
     lines = [
-        Text(f"Ladder {s.tid} ({s.tournament['status']}): {s.sets} sets stored"),
+        Text(f"Ladder {s.tid} ({s.tournament.status}): {s.sets} sets stored"),
     ]
     for e in s.epochs:
         state = f"closed {e.closed_at}, secret {e.secret.secret.hex()}" if e.closed_at else "open"
@@ -214,6 +246,8 @@ def retire_command(db_path: str, name: str, force: bool) -> None:
     Example:
         arena retire greedy
     """
+    from arena.api import retire
+
     version, changed = retire(db_path, name, force=force)
     shown = clean_line(version.name, 60)
     click.echo(f"Retired {shown}" if changed else f"{shown} was already retired")

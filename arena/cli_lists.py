@@ -8,6 +8,8 @@ Thin, like the rest of the command line: the queries are the store's
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import click
 
 from arena.cli_common import db_option, limit_option, reports_errors, show, wide_option
@@ -37,9 +39,10 @@ def bots(db_path: str, as_json: bool, wide: bool) -> None:
         rows = store.bot_listing()
     me = current_owner(create=False)
     if as_json:
-        for r in rows:
-            r["owner"] = None if r["owner"] is None else describe(r["owner"], me)
-        click.echo(json.dumps(rows, indent=2))
+        shown = [
+            {**asdict(r), "owner": None if r.owner is None else describe(r.owner, me)} for r in rows
+        ]
+        click.echo(json.dumps(shown, indent=2))
         return
     if not rows:
         click.echo(f"No bots in {db_path} yet (arena submit FILE)")
@@ -75,7 +78,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     import json
 
     from arena.store import LADDER, Store
-    from arena.views import tournaments_table
+    from arena.views import tournament_record, tournaments_table
 
     with Store(db_path, create=False) as store:
         if export_tid is not None:
@@ -92,14 +95,12 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
             return
         rows = store.tournaments()
         epochs = {
-            r["id"]: [e.to_dict() for e in store.ladder_epochs(r["id"])]
+            r.tournament.id: [e.to_dict() for e in store.ladder_epochs(r.tournament.id)]
             for r in rows
-            if r["kind"] == LADDER
+            if r.tournament.kind == LADDER
         }
     if as_json:
-        keep = ("id", "kind", "status", "seed", "rounds", "total_matches", "done", "created_at")
-        extra = ("updated_at", "commitment", "secret")
-        docs = [{k: r[k] for k in (*keep, *extra)} for r in rows]
+        docs = [tournament_record(r) for r in rows]
         for doc in docs:  # a ladder's deal secrets: one per epoch
             if doc["id"] in epochs:
                 doc["epochs"] = epochs[doc["id"]]
@@ -153,9 +154,9 @@ def faults(
     with Store(db_path, create=False) as store:
         store.check_bot(bot)
         if match_id is not None:
-            found = store.fault_listing(bot=bot, match=store.match(match_id)[0]["id"])
+            found = store.fault_listing(bot=bot, match=store.match(match_id)[0].id)
         else:
-            t = store.tournament(tid)["id"]
+            t = store.tournament(tid).id
             found = store.fault_listing(bot=bot, tid=t, limit=limit or None)
     records, total = views.fault_records(found[0]), found[1]
     if as_json:
@@ -197,7 +198,7 @@ def matches(
 
     with Store(db_path, create=False) as store:
         store.check_bot(bot)
-        t = store.tournament(tid)["id"]
+        t = store.tournament(tid).id
         found, total = store.match_listing(bot=bot, tid=t, limit=limit or None)
     records = views.match_records(found)
     if as_json:

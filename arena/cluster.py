@@ -35,9 +35,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import arena
+from arena import runner
 from arena.cluster_executor import ClusterExecutor
 from arena.cluster_security import SecurityError, guard_unpickling, listening, security, wildcard
 from arena.errors import ArenaError
+from arena.sandbox import probe
+from arena.sandbox.layers import choose_isolation
 
 try:
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -142,15 +145,15 @@ def connect(
     kwargs: dict[str, Any] = {}
     if scheme == "tls":
         if certs is None:
-            raise SecurityError(f"{address} needs the client certificate: --cluster-certs DIR")
+            raise SecurityError(f"{address} needs the client certificate: `certs`").naming("certs")
         kwargs["security"] = security(certs)
     elif scheme == "tcp" and insecure:
         log.warning(INSECURE_WARNING)
     else:
         raise SecurityError(
-            f"refusing {address}: only tls:// with --cluster-certs DIR (arena cluster init), "
-            "or tcp:// with --insecure-cluster (anyone who reaches it can run code on the workers)"
-        )
+            f"refusing {address}: only tls:// with `certs` (arena cluster init), or tcp:// "
+            "with `insecure` (anyone who reaches it can run code on the workers)"
+        ).naming("certs", "insecure")
     guard_unpickling()
     if endpoint is not None:
         try:
@@ -187,15 +190,10 @@ def probe_worker(unsafe_no_sandbox: bool = False) -> dict[str, Any]:
         "listening": listening(),
     }
     try:
-        from arena.sandbox import probe
-        from arena.sandbox.layers import choose_isolation
-
         report["layers"] = [_as_dict(layer) for layer in probe()]
         choose_isolation(unsafe_no_sandbox)
     except ArenaError as e:
         report["sandbox_error"] = str(e)
-    except ImportError as e:
-        report["sandbox_error"] = f"arena.sandbox is not importable: {e}"
     return report
 
 
@@ -426,8 +424,6 @@ class ArenaWorkerPlugin(WorkerPlugin):
 
     def teardown(self, worker: Worker) -> None:
         """Close this worker's bot pool and restore what :meth:`setup` changed."""
-        from arena import runner
-
         runner.close_worker()
         callbacks = worker.periodic_callbacks
         for name, period in self.periods.items():

@@ -170,7 +170,7 @@ def _identity(role: str, v: BotVersion) -> dict[str, str]:
     return {"role": role, "name": v.name, "sha256": v.sha256}
 
 
-def plan(
+def plan_comparison(
     store: Store,
     a: str,
     b: str,
@@ -322,17 +322,17 @@ def set_scores(rows: Sequence[Sequence[int]]) -> list[int]:
 def comparison(store: Store, tid: str) -> Comparison:
     """The comparison ``tid`` as stored (an ArenaError if it is not one)."""
     t = store.tournament(tid)
-    config = json.loads(t["config"])
-    if t.get("kind") != COMPARE:
-        raise ArenaError(f"tournament {t['id']} is not a comparison")
-    by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t["id"])}
+    config = json.loads(t.config)
+    if t.kind != COMPARE:
+        raise ArenaError(f"tournament {t.id} is not a comparison")
+    by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t.id)}
     bots = {b["role"]: by_identity[(b["name"], b["sha256"])] for b in config["bots"]}
     design = Design(config["p0"], config["p1"], config["alpha"], config["beta"], config["rounds"])
-    rows = store.seating_results(t["id"])
+    rows = store.seating_results(t.id)
     test = replay(design, set_scores(rows))
     return Comparison(
-        t["id"], t["status"], bots, design, test, len(rows), _roles(bots, rows, test.sets),
-        t["seed"],
+        t.id, t.status, bots, design, test, len(rows), _roles(bots, rows, test.sets),
+        t.seed,
     )  # fmt: skip
 
 
@@ -388,7 +388,7 @@ def run_comparison(
     """Is A stronger than B? Play duplicate sets in the database ``db`` until the sequential
     test of ``design`` decides (``arena compare``).
 
-    A, B and the third are bot files or bot names (:func:`plan`); ``design`` defaults to
+    A, B and the third are bot files or bot names (:func:`plan_comparison`); ``design`` defaults to
     ``Design(max_sets=DEFAULT_MAX_SETS)``. ``workers`` local worker processes (default: the
     usable cores) or ``executor`` play, as in :func:`arena.api.run_tournament`; ``log_path``
     defaults to the database's name with ``.log``. ``on_plan(comparison, plan, workers)`` is
@@ -406,7 +406,7 @@ def run_comparison(
     owner = current_owner() if any(Path(x).is_file() for x in bots) else None
     max_bytes = limits.source_bytes if max_source_bytes is None else max_source_bytes
     with Store(db) as store:
-        the_plan = plan(
+        the_plan = plan_comparison(
             store, *bots, design=design, seed=seed, rules=Rules(), limits=limits, owner=owner,
             max_bytes=max_bytes,
         )  # fmt: skip

@@ -21,6 +21,7 @@ from arena.botfile import bundled, bundled_bots, bundled_name, bundled_names, de
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.owners import BUNDLED
+from arena.sandbox import BotPool, BotSource, validate_bot
 from arena.store import BotVersion, Store, sha256_text
 from arena.untrusted import MAX_AUTHOR, clean_line, name_problem, name_skeleton
 
@@ -59,11 +60,13 @@ class BotFile:
     author: str | None
 
 
-def check_name(name: str, origin: str = "--name") -> str:
-    """A bot name as stored, or an ArenaError saying what is wrong and where it came from."""
+def check_name(name: str, origin: str = "`name`") -> str:
+    """A bot name as stored, or an ArenaError saying what is wrong and where it came from
+    (``origin``; ```name```: the ``name`` setting)."""
     problem = name_problem(name)
     if problem is not None:
-        raise ArenaError(f"bad bot name {clean_line(name, 60)!r} ({origin}): {problem}")
+        bad = ArenaError(f"bad bot name {clean_line(name, 60)!r} ({origin}): {problem}")
+        raise bad.naming("name")
     return name
 
 
@@ -74,13 +77,13 @@ def _read_source(path: Path, max_bytes: int) -> str:
         if not stat.S_ISREG(st.st_mode):
             raise ArenaError(f"{path} is not a regular file")
         if st.st_size > max_bytes:
-            raise ArenaError(_too_big(path, st.st_size, max_bytes))
+            raise ArenaError(_too_big(path, st.st_size, max_bytes)).naming("source_bytes")
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1)
     except OSError as e:
         raise ArenaError(f"cannot read bot file {path}: {e.strerror or e}") from None
     if len(data) > max_bytes:
-        raise ArenaError(_too_big(path, len(data), max_bytes))
+        raise ArenaError(_too_big(path, len(data), max_bytes)).naming("source_bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -90,7 +93,7 @@ def _read_source(path: Path, max_bytes: int) -> str:
 def _too_big(path: Path, size: int, max_bytes: int) -> str:
     return (
         f"{path} is {size:,} bytes; a bot file may have at most {max_bytes:,} bytes "
-        "(--max-source-bytes)"
+        "(`source_bytes`)"
     )
 
 
@@ -122,9 +125,9 @@ def read_bot_file(
     if name is not None:
         chosen = check_name(name)
     elif (inside := declared(tree, "name")) is not None:
-        chosen = check_name(inside, f"Bot.name in {clean_line(path.name, 80)}; or pass --name")
+        chosen = check_name(inside, f"Bot.name in {clean_line(path.name, 80)}; or pass `name`")
     else:
-        chosen = check_name(path.stem, "the file name; set Bot.name or pass --name")
+        chosen = check_name(path.stem, "the file name; set Bot.name or pass `name`")
     author = declared(tree, "author")
     return BotFile(
         chosen,
@@ -157,8 +160,8 @@ def check_owner(
                 return BUNDLED
             raise ArenaError(
                 f"the name {bot.name!r} is reserved for the bundled bot {reserved!r} (names that "
-                "read alike are too); give yours another name (Bot.name or --name)"
-            )
+                "read alike are too); give yours another name (Bot.name or `name`)"
+            ).naming("name")
     if owner is None:
         return None
     owners = store.bot_owners()
@@ -168,29 +171,27 @@ def check_owner(
             raise ArenaError(
                 f"the name {bot.name!r} reads like the existing bot {close[0]!r} (it differs "
                 "only in letter case, I/l/1, O/0, rn/m or punctuation); give yours another "
-                "name (Bot.name or --name)"
-            )
+                "name (Bot.name or `name`)"
+            ).naming("name")
         return owner
     current = owners[bot.name]
     if current == owner or force:
         return owner
     if current is None:
         raise ArenaError(
-            f"bot {bot.name!r} has no owner key (stored without one); `arena submit --force FILE` "
-            "stores this version and binds the name to your key"
-        )
+            f"bot {bot.name!r} has no owner key (stored without one); submitting it with "
+            "`force` stores this version and binds the name to your key"
+        ).naming("force")
     raise ArenaError(
         f"bot {bot.name!r} belongs to another owner key; give yours another name "
-        "(Bot.name or --name), or ask the organiser to store it with `arena submit --force`"
-    )
+        "(Bot.name or `name`), or ask the organiser to store it with `force`"
+    ).naming("name", "force")
 
 
 def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None:
     """Check a bot in the sandbox: it loads, and with ``smoke`` it plays whole matches against
     the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
     where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
-    from arena.sandbox import BotPool, BotSource, validate_bot
-
     me = BotSource(bot.name, bot.source, bot.filename)
     fault = validate_bot(me, limits, unsafe_no_sandbox=unsafe)
     if fault is not None:

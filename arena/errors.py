@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Self
+
 
 class ArenaError(Exception):
-    """An error to report to the user in one clear line (no traceback)."""
+    """An error to report to the user in one clear line (no traceback).
+
+    A message that tells which setting to change names it as the library does, by its
+    parameter in backquotes (```unsafe_no_sandbox```), and lists it in :attr:`settings`
+    (:meth:`naming`): the command line shows its own option there instead (:meth:`spelled`),
+    so the library never names a command-line option.
+    """
+
+    settings: tuple[str, ...] = ()
+    """The settings (library parameter names) the message names in backquotes."""
+
+    def naming(self, *settings: str) -> Self:
+        """This error, marked as naming ``settings`` in its message (returned, to raise)."""
+        self.settings = settings
+        return self
+
+    def spelled(self, spell: Callable[[str], str]) -> str:
+        """The message with each setting it names written as ``spell(setting)`` (the command
+        line's option for it)."""
+        text = str(self)
+        for name in self.settings:
+            text = text.replace(f"`{name}`", spell(name))
+        return text
 
 
 class InvalidSetting(ArenaError):

@@ -58,17 +58,44 @@ class SeatStats:
 
 
 @dataclass(frozen=True)
-class MatchRecord:
-    """A finished match: the scheduled fields, the bots, the outcome, and each seat's faults,
-    stats and captured log. ``hands`` are the played hands' JSON objects
-    (:meth:`arena.game.Hand.to_dict`, with their decision logs), which :mod:`arena.verify`
-    replays."""
+class MatchSlot:
+    """A match's place in its tournament's schedule, the five fields a scheduled match
+    (:class:`arena.scheduler.MatchSpec`) and its record (:class:`MatchRecord`) share: its id,
+    round, seating (of the six), public seed and duplicate set."""
 
     match_id: str
     round: int
     seating: int
     seed: int
     set_key: str
+
+    @property
+    def slot(self) -> MatchSlot:
+        """Just the five fields (a spec and its record have equal slots)."""
+        return MatchSlot(self.match_id, self.round, self.seating, self.seed, self.set_key)
+
+    def slot_json(self) -> dict[str, Any]:
+        """The five fields as a JSON object."""
+        return {
+            "match_id": self.match_id,
+            "round": self.round,
+            "seating": self.seating,
+            "seed": self.seed,
+            "set_key": self.set_key,
+        }
+
+
+SLOT_KEYS: Final = tuple(MatchSlot.__dataclass_fields__)
+"""The five fields of a :class:`MatchSlot`, in order."""
+
+
+@dataclass(frozen=True)
+class MatchRecord(MatchSlot):
+    """A finished match: its slot in the schedule (:class:`MatchSlot`), the bots, the outcome,
+    and each seat's faults, stats and captured log. ``hands`` are the played hands' JSON
+    objects (:meth:`arena.game.Hand.to_dict`, with their decision logs), which
+    :mod:`arena.verify` replays."""
+
     bots: tuple[int, int, int]
     scores: tuple[int, int, int]
     placements: tuple[int, int, int]
@@ -82,11 +109,7 @@ class MatchRecord:
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON object (lists, dicts, strings and numbers only)."""
         return {
-            "match_id": self.match_id,
-            "round": self.round,
-            "seating": self.seating,
-            "seed": self.seed,
-            "set_key": self.set_key,
+            **self.slot_json(),
             "bots": list(self.bots),
             "scores": list(self.scores),
             "placements": list(self.placements),
@@ -123,11 +146,7 @@ class MatchRecord:
         if not all(isinstance(t, str) for t in logs):
             raise RecordError("its logs are not three strings")
         return cls(
-            match_id=obj["match_id"],
-            round=obj["round"],
-            seating=obj["seating"],
-            seed=obj["seed"],
-            set_key=obj["set_key"],
+            **{key: obj[key] for key in SLOT_KEYS},
             bots=_ints(obj["bots"], "bots"),
             scores=_ints(obj["scores"], "scores"),
             placements=_ints(obj["placements"], "placements"),
@@ -201,4 +220,13 @@ def _faults(value: object) -> tuple[Fault, ...]:
     return tuple(out)
 
 
-__all__ = ["FAULT_KEYS", "RECORD_KEYS", "STAT_KEYS", "MatchRecord", "RecordError", "SeatStats"]
+__all__ = [
+    "FAULT_KEYS",
+    "RECORD_KEYS",
+    "SLOT_KEYS",
+    "STAT_KEYS",
+    "MatchRecord",
+    "MatchSlot",
+    "RecordError",
+    "SeatStats",
+]

@@ -125,17 +125,17 @@ def standings_with_reports(
     ) -> tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]]:
         rated = {s.bot: s.rating for s in table if s.rating is not None}
         clones = _stored(
-            store, t["id"], "clones", list[collusion.ClonePair],
-            lambda: clone_report(store, t["id"]),
+            store, t.id, "clones", list[collusion.ClonePair],
+            lambda: clone_report(store, t.id),
         )  # fmt: skip
         king = _stored(
-            store, t["id"], "kingmaking", list[collusion.KingmakingRow],
-            lambda: kingmaking_report(store, t["id"], rated),
+            store, t.id, "kingmaking", list[collusion.KingmakingRow],
+            lambda: kingmaking_report(store, t.id, rated),
         )  # fmt: skip
         return clones, king
 
-    report = standings_report(store, t["id"], refit=refit, collusion_reports=collusion_reports)
-    return report, tournament_reports(store, t["id"], report.table)
+    report = standings_report(store, t.id, refit=refit, collusion_reports=collusion_reports)
+    return report, tournament_reports(store, t.id, report.table)
 
 
 # --- stored with the standings ----------------------------------------------------------------

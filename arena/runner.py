@@ -37,6 +37,7 @@ import multiprocessing_logging  # type: ignore[import-untyped]
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.record import MatchRecord, SeatStats
+from arena.sandbox import BotPool
 from arena.scheduler import MatchSpec
 from arena.verify import check_results, encode_results
 
@@ -161,8 +162,6 @@ def init_worker(limits: Limits, unsafe_no_sandbox: bool) -> None:
     (:func:`claim_cpu`).
     """
     global _pool, _pool_key
-    from arena.sandbox import BotPool
-
     key = (limits, unsafe_no_sandbox)
     if _pool is not None and _pool_key == key:
         return
@@ -263,11 +262,7 @@ def outcome_record(spec: MatchSpec, outcome: MatchOutcome, duration: float) -> M
     bots = [e.version_id for e in spec.seats]
     stats = [SeatStats(**s) for s in outcome.stats]
     return MatchRecord(
-        match_id=spec.match_id,
-        round=spec.round,
-        seating=spec.seating,
-        seed=spec.seed,
-        set_key=spec.set_key,
+        **spec.slot_json(),
         bots=(bots[0], bots[1], bots[2]),
         scores=(result.scores[0], result.scores[1], result.scores[2]),
         placements=(outcome.placements[0], outcome.placements[1], outcome.placements[2]),

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
 
+from arena.record import MatchSlot
+
 DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
 three bundled bots, 120 matches) then takes about a minute on this 2-core machine."""
@@ -49,8 +51,9 @@ class Entrant:
 
 
 @dataclass(frozen=True)
-class MatchSpec:
-    """One match to play: which bots sit where, its public seed and the seed of its deals.
+class MatchSpec(MatchSlot):
+    """One match to play: its slot in the schedule (:class:`arena.record.MatchSlot`: id,
+    round, seating, public seed, set), which bots sit where and the seed of its deals.
 
     ``seed`` is the public match seed (stored, shown); ``deal_seed`` is what the engine deals
     from: the HMAC of ``seed`` under the tournament's secret, or ``seed`` itself when
@@ -58,24 +61,12 @@ class MatchSpec:
     The deal seed stays out of :meth:`to_dict` (logs).
     """
 
-    match_id: str
-    round: int
-    seating: int
-    seed: int
-    set_key: str
     seats: tuple[Entrant, Entrant, Entrant]
     deal_seed: int | str = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (for logs and debugging)."""
-        return {
-            "match_id": self.match_id,
-            "round": self.round,
-            "seating": self.seating,
-            "seed": self.seed,
-            "set_key": self.set_key,
-            "seats": [e.name for e in self.seats],
-        }
+        return {**self.slot_json(), "seats": [e.name for e in self.seats]}
 
 
 def _digest(text: str) -> str:

@@ -213,19 +213,19 @@ def verify(store: Store, tid: str | None = None) -> Verification:
     :class:`ArenaError`) a tournament that has not finished: its secret is not revealed yet.
     """
     t = store.tournament(tid)
-    tid = t["id"]
+    tid = t.id
     stored = store.tournament_secret(tid)
     assert stored is not None  # the tournament exists
-    if shown_secret(t["status"], stored.secret.hex()) is None:
+    if shown_secret(t.status, stored.secret.hex()) is None:
         raise ArenaError(
-            f"tournament {tid} has not finished ({t['status']}): its deal secret stays hidden "
+            f"tournament {tid} has not finished ({t.status}): its deal secret stays hidden "
             "until it does, so its deals cannot be verified yet"
         )
     if commitment(stored.secret) != stored.commitment:
         raise ArenaError(
             f"the secret of tournament {tid} does not match its commitment {stored.commitment}"
         )
-    rules = Rules.from_dict(json.loads(t["rules"]))
+    rules = Rules.from_dict(json.loads(t.rules))
     entrants = {v.id: Entrant(v.name, v.sha256, v.id) for v in store.tournament_entrants(tid)}
     report = Verification(tid, stored.commitment)
     secret = stored.secret
@@ -243,7 +243,7 @@ def verify(store: Store, tid: str | None = None) -> Verification:
             for r in group
             if r["hand_number"] is not None
         ]
-        expected = match_seed(t["seed"], members, first["round"])
+        expected = match_seed(t.seed, members, first["round"])
         n, why = check_match(first["seed"], expected, secret, rules, first["hands_played"], hands)
         report.matches += 1
         report.deals += n
@@ -259,6 +259,6 @@ def export_secret(store: Store, tid: str) -> tuple[SecretFile, bool]:
     secret gives away every deal of the unfinished tournaments of its seed.
     """
     t = store.tournament(tid)
-    stored = store.tournament_secret(t["id"])
+    stored = store.tournament_secret(t.id)
     assert stored is not None  # the tournament exists
     return SecretFile(stored.seed, stored.secret), stored.revealed_at is not None

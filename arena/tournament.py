@@ -51,7 +51,7 @@ from arena.scheduler import (
 from arena.schedules import UNTIL_SEPARATED_ROUNDS, FixedSchedule, Schedule, UntilSeparated, unfold
 from arena.secrecy import SecretFile
 from arena.stats import collusion
-from arena.store import ROUND_ROBIN, BotVersion, Store, now
+from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store, StoredTournament, now
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -62,16 +62,15 @@ __all__ = [
     "RunResult",
     "StandingsReport",
     "check_rounds",
-    "check_workers",
-    "compute_standings",
+    "check_worker_count",
+    "fit_standings",
     "current_standings",
-    "plan",
+    "plan_round_robin",
     "prepare",
     "refresh_standings",
     "register_files",
     "resolve",
     "run",
-    "save_standings",
     "standings_report",
     "submit",
 ]
@@ -110,7 +109,7 @@ def check_rounds(rounds: int) -> int:
     return rounds
 
 
-def check_workers(workers: int) -> int:
+def check_worker_count(workers: int) -> int:
     """``workers`` when a run can have that many worker processes (at least 1), else
     InvalidSetting."""
     if workers < 1:
@@ -123,7 +122,7 @@ def worker_count(workers: int | None, executor: Any = None) -> int:
     the usable cores."""
     if executor is not None:
         return int(executor.workers)
-    return runner.default_workers() if workers is None else check_workers(workers)
+    return runner.default_workers() if workers is None else check_worker_count(workers)
 
 
 def run_limits(
@@ -154,14 +153,14 @@ def prepare(
     until_separated: bool = False,
 ) -> Plan:
     """The tournament ``arena run BOTS_OR_FILES`` plays: its bots (:func:`resolve`: files
-    registered, names looked up) and its :func:`plan`.
+    registered, names looked up) and its :func:`plan_round_robin`.
 
     An owner key is read (or made) only when a file may be stored; bundled and submitted
     names need none. Files larger than ``max_source_bytes`` (default: the limits'
     ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
     (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
     ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
-    it is the most rounds played (see :func:`plan`).
+    it is the most rounds played (see :func:`plan_round_robin`).
     """
     if rounds is None:
         rounds = UNTIL_SEPARATED_ROUNDS if until_separated else DEFAULT_ROUNDS
@@ -175,7 +174,7 @@ def prepare(
         owner=current_owner() if files else None,
         max_bytes=limits.source_bytes if max_source_bytes is None else max_source_bytes,
     )
-    return plan(
+    return plan_round_robin(
         store,
         versions,
         rounds=rounds,
@@ -187,7 +186,7 @@ def prepare(
     )
 
 
-def plan(
+def plan_round_robin(
     store: Store,
     versions: Sequence[BotVersion],
     *,
@@ -257,7 +256,7 @@ class RunResult:
     completed: bool
     seconds: float
     standings: list[stats.BotStanding] = field(default_factory=list)
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[BotFault] = field(default_factory=list)
     """Every fault of the tournament, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
     stopped: str | None = None
     """Why a tournament that stops by its own rule stopped, or where it stands (None: a
@@ -413,9 +412,9 @@ def run(
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
-    check_workers(workers)
+    check_worker_count(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
-    ranked = store.tournament(tid)["kind"] == ROUND_ROBIN  # a comparison has no standings
+    ranked = store.tournament(tid).kind == ROUND_ROBIN  # a comparison has no standings
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True
@@ -447,11 +446,11 @@ def run(
             log.info("tournament %s: %d matches stored in this run", tid, played)
     store.set_status(tid, "finished" if completed and unfolds.ends else "interrupted")
     unfolds.finish(store, completed)
-    total = int(store.tournament(tid)["total_matches"])
+    total = store.tournament(tid).total_matches
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
     result.stopped = unfolds.why()
     if ranked:
-        result.standings = save_standings(store, tid)
+        result.standings = current_standings(store, tid, refit=True)
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
         save_collusion(store, tid, rated)
     result.faults = store.faults_by_bot(tid)
@@ -461,7 +460,7 @@ def run(
 # --- standings ------------------------------------------------------------------------------
 
 
-def compute_standings(store: Store, tid: str) -> list[stats.BotStanding]:
+def fit_standings(store: Store, tid: str) -> list[stats.BotStanding]:
     """The standings of tournament ``tid``, computed from its stored matches."""
     names = {v.id: v.name for v in store.tournament_entrants(tid)}
     out = stats.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
@@ -472,9 +471,9 @@ def clone_report(store: Store, tid: str) -> list[collusion.ClonePair]:
     """The clone report of tournament ``tid`` (:mod:`arena.stats.collusion`): every pair of
     its bots with its share of identical decisions."""
     t = store.tournament(tid)
-    rules = Rules.from_dict(json.loads(t["rules"]))
-    bots = [v.id for v in store.tournament_entrants(t["id"])]
-    hands, faults = store.duplicate_hands(t["id"]), store.fault_decisions(t["id"])
+    rules = Rules.from_dict(json.loads(t.rules))
+    bots = [v.id for v in store.tournament_entrants(t.id)]
+    hands, faults = store.duplicate_hands(t.id), store.fault_decisions(t.id)
     return collusion.clone_pairs(collusion.duplicate_groups(hands, faults), rules, bots)
 
 
@@ -503,8 +502,8 @@ class StandingsReport:
     """What ``arena standings`` shows of one tournament, read and computed once
     (:mod:`arena.views` formats it)."""
 
-    tournament: dict[str, Any]
-    """The tournament's row, with its live status."""
+    tournament: StoredTournament
+    """The tournament, with its live status."""
     table: list[stats.BotStanding]
     entrants: list[BotVersion]
     played: int
@@ -513,7 +512,7 @@ class StandingsReport:
     """SHA-256 of the deal secret."""
     clones: list[collusion.ClonePair]
     kingmaking: list[collusion.KingmakingRow]
-    faults: list[dict[str, Any]]
+    faults: list[BotFault]
     """Every fault, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
 
     @property
@@ -539,7 +538,7 @@ def standings_report(
     ``collusion_reports`` gives the two reports for the standings (stored ones:
     :func:`arena.reports.standings_with_reports`); without it they are computed here."""
     t = store.tournament(tid)
-    tid = t["id"]
+    tid = t.id
     table = current_standings(store, tid, refit=refit)
     if collusion_reports is not None:
         clones, king = collusion_reports(table)
@@ -561,13 +560,6 @@ def standings_report(
     )
 
 
-def save_standings(store: Store, tid: str) -> list[stats.BotStanding]:
-    """Compute the standings of ``tid`` and store them in ``ratings`` and ``pairwise``."""
-    table = compute_standings(store, tid)
-    store.write_standings(tid, *stats.to_rows(tid, table, now()))
-    return table
-
-
 def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[stats.BotStanding]:
     """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
     freshly computed ones, which are then stored too.
@@ -586,7 +578,7 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[st
             and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
         ):
             return stats.from_rows(rows, pairs)
-    table = compute_standings(store, tid)
+    table = fit_standings(store, tid)
     try:
         store.write_standings(tid, *stats.to_rows(tid, table, now()))
     except ArenaError:
@@ -597,6 +589,6 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[st
 def refresh_standings(store: Store) -> None:
     """Bring the stored standings of every tournament up to date (see
     :func:`current_standings`)."""
-    for t in store.tournaments():
-        if t.get("kind", ROUND_ROBIN) == ROUND_ROBIN:  # a comparison has no standings
-            current_standings(store, t["id"])
+    for listed in store.tournaments():
+        if listed.tournament.kind == ROUND_ROBIN:  # a comparison has no standings
+            current_standings(store, listed.tournament.id)

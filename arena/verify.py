@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import DEFAULT_MAX_HANDS, play_match
-from arena.record import FAULT_KEYS, RECORD_KEYS, STAT_KEYS, MatchRecord, RecordError
+from arena.record import FAULT_KEYS, RECORD_KEYS, SLOT_KEYS, STAT_KEYS, MatchRecord, RecordError
 from arena.sandbox.values import forfeit_placements
 from arena.untrusted import MAX_MESSAGE, clean, clean_line
 
@@ -92,9 +92,9 @@ def _no_constant(name: str) -> None:
 def check_record(record: MatchRecord, spec: MatchSpec, batch: Batch) -> None:
     """Raise :class:`Refused` unless ``record`` is exactly the match ``spec`` as played (its
     shape and JSON types were checked when it was read: :meth:`MatchRecord.from_json`)."""
-    for key in ("match_id", "round", "seating", "seed", "set_key"):
-        if getattr(record, key) != getattr(spec, key):
-            raise Refused(f"its {key} is not the one sent")
+    if record.slot != spec.slot:
+        key = next(k for k in SLOT_KEYS if getattr(record, k) != getattr(spec, k))
+        raise Refused(f"its {key} is not the one sent")
     if list(record.bots) != [e.version_id for e in spec.seats]:
         raise Refused("its bots are not the scheduled versions")
     faulty = _check_faults(record)

@@ -23,11 +23,20 @@ from rich.table import Table
 from rich.text import Text
 
 from arena import faults, stats
+from arena.engine import HandResult
 from arena.owners import describe as describe_owner
 from arena.stats import collusion
-from arena.store import ListedMatch, Store
+from arena.store import (
+    BotFault,
+    ListedFault,
+    ListedMatch,
+    ListedTournament,
+    ListedVersion,
+    Store,
+)
 from arena.tables import fit, grid, name_column, short_time
 from arena.tournament import Plan, RunResult, StandingsReport
+from arena.transcript import format_hand
 from arena.untrusted import clean, clean_line
 
 
@@ -138,8 +147,8 @@ def standings_lines(report: StandingsReport) -> list[RenderableType]:
     unwrapped)."""
     t = report.tournament
     head = (
-        f"Tournament {t['id']} ({t['status']}): {report.played}/{t['total_matches']} matches, "
-        f"seed {t['seed']}, {t['rounds']} rounds"
+        f"Tournament {t.id} ({t.status}): {report.played}/{t.total_matches} matches, "
+        f"seed {t.seed}, {t.rounds} rounds"
     )
     return [
         head,
@@ -158,15 +167,15 @@ def standings_json(report: StandingsReport) -> dict[str, Any]:
     versions = {v.id: {"version": v.version, "sha256": v.sha256} for v in report.entrants}
     bots = stats.to_json(report.table, versions)
     return {
-        "tournament": t["id"],
+        "tournament": t.id,
         "commitment": report.commitment,
-        "status": t["status"],
-        "seed": t["seed"],
-        "rounds": t["rounds"],
+        "status": t.status,
+        "seed": t.seed,
+        "rounds": t.rounds,
         "counts": {
             "bots": len(bots),
             "matches_played": report.played,
-            "matches_total": t["total_matches"],
+            "matches_total": t.total_matches,
             "faults": sum(b["faults"] for b in bots),
         },
         "bots": bots,
@@ -262,7 +271,7 @@ def collusion_json(report: StandingsReport) -> dict[str, Any]:
         return {**row, "bot_a": names[row["bot_a"]], "bot_b": names[row["bot_b"]]}
 
     return {
-        "tournament": report.tournament["id"],
+        "tournament": report.tournament.id,
         "clones": [named(p.as_dict()) for p in report.clones],
         "kingmaking": [named(r.as_dict()) for r in report.kingmaking],
     }
@@ -284,20 +293,20 @@ class BotFaults:
     first_match: dict[str, str] = field(default_factory=dict)
 
 
-def fault_digest(rows: Sequence[dict[str, Any]]) -> list[BotFaults]:
+def fault_digest(rows: Sequence[BotFault]) -> list[BotFaults]:
     """Per bot with faults (rows of :meth:`arena.store.Store.faults_by_bot`): how many, and
     each group of them (one kind at one place in the bot's file) in one line, its first
     fault's (``crash: raiser.py, line 5: KeyError: 'dummy'``), with a match showing it."""
     out: dict[str, BotFaults] = {}
     for r in rows:
-        entry = out.setdefault(r["name"], BotFaults(r["name"]))
+        entry = out.setdefault(r.name, BotFaults(r.name))
         # The details (a decision, the legal moves of the moment) differ from match to
         # match; the kind and the place in the code do not.
-        key = f"{r['kind']} {faults.location(str(r['message'] or ''), r['filename']) or ''}"
+        key = f"{r.kind} {faults.location(str(r.message or ''), r.filename) or ''}"
         entry.count += 1
         entry.lines[key] += 1
-        entry.example.setdefault(key, f"{r['kind']}: {faults.summary(r['message'], r['filename'])}")
-        entry.first_match.setdefault(key, r["match_id"])
+        entry.example.setdefault(key, f"{r.kind}: {faults.summary(r.message, r.filename)}")
+        entry.first_match.setdefault(key, r.match_id)
     return list(out.values())
 
 
@@ -328,7 +337,7 @@ def fault_digest_lines(digests: Sequence[BotFaults], *, per_bot: int = 3) -> lis
     return out
 
 
-def fault_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def fault_records(rows: Sequence[ListedFault]) -> list[dict[str, Any]]:
     """``arena faults --json``: rows of :meth:`arena.store.Store.fault_listing` as objects.
 
     Each: ``match``, ``tournament``, ``bot``, ``version``, ``seat``, ``kind``, ``decision``
@@ -337,19 +346,20 @@ def fault_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     return [
         {
-            "match": r["match_id"],
-            "tournament": r["tournament_id"],
-            "bot": r["name"],
-            "version": r["version"],
-            "seat": r["seat"],
-            "kind": r["kind"],
-            "decision": None if r["decision"] is None else int(r["decision"]) + 1,
-            "round": r["round"] + 1,
-            "seating": r["seating"] + 1,
-            "summary": faults.summary(r["message"], r["filename"]),
-            "message": clean(r["message"]),
+            "match": f.match_id,
+            "tournament": f.tournament_id,
+            "bot": r.name,
+            "version": r.version,
+            "seat": f.seat,
+            "kind": f.kind,
+            "decision": None if f.decision is None else int(f.decision) + 1,
+            "round": r.round + 1,
+            "seating": r.seating + 1,
+            "summary": faults.summary(f.message, r.filename),
+            "message": clean(f.message),
         }
         for r in rows
+        for f in [r.fault]
     ]
 
 
@@ -466,7 +476,7 @@ def _seat(seat: dict[str, Any]) -> Text:
     return out + Text(" ") + plain(seat["bot"], 40)
 
 
-def bots_table(rows: Sequence[dict[str, Any]], me: str | None, *, wide: bool = False) -> Table:
+def bots_table(rows: Sequence[ListedVersion], me: str | None, *, wide: bool = False) -> Table:
     """``arena bots``: every version with its owner as seen by whoever runs the command; in 80
     columns the name, version, owner, date and author (cut at the edge), ``wide`` adds the
     hash and the file and shows everything whole."""
@@ -481,17 +491,28 @@ def bots_table(rows: Sequence[dict[str, Any]], me: str | None, *, wide: bool = F
     table.add_column("author", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for r in rows:
         table.add_row(
-            plain(r["name"], 60),
-            str(r["version"]),
-            describe_owner(r["owner"], me),
-            r["submitted_at"] if wide else short_time(r["submitted_at"]),
-            *([r["sha256"][:12], plain(r["filename"], 80)] if wide else []),
-            plain(r["author"], 80),
+            plain(r.name, 60),
+            str(r.version),
+            describe_owner(r.owner, me),
+            r.submitted_at if wide else short_time(r.submitted_at),
+            *((r.sha256[:12], plain(r.filename, 80)) if wide else ()),
+            plain(r.author, 80),
         )
     return fit(table, len(table.columns) - 1)
 
 
-def tournaments_table(rows: Sequence[dict[str, Any]], *, wide: bool = False) -> Table:
+def tournament_record(listed: ListedTournament) -> dict[str, Any]:
+    """``arena tournaments --json``: one tournament as an object, its live ``status``, stored
+    matches (``done``), ``commitment`` and ``secret`` (None until it has finished)."""
+    t, first = listed.tournament, ("id", "kind", "status", "seed", "rounds", "total_matches")
+    return {
+        **{k: getattr(t, k) for k in first},
+        **{"done": listed.done, "created_at": t.created_at, "updated_at": t.updated_at},
+        **{"commitment": listed.commitment, "secret": listed.secret},
+    }
+
+
+def tournaments_table(rows: Sequence[ListedTournament], *, wide: bool = False) -> Table:
     """``arena tournaments``: status (live), progress, when, and the bots (cut at the edge in
     80 columns); ``wide`` adds the seed, rounds and deal commitment and shows every name."""
     table = grid("Tournaments")
@@ -502,17 +523,18 @@ def tournaments_table(rows: Sequence[dict[str, Any]], *, wide: bool = False) -> 
         for col in ("seed", "rounds", "commitment"):
             table.add_column(col, no_wrap=True)
     table.add_column("bots", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
-    for r in rows:
-        bots = [str(b["name"]) for b in json.loads(r["config"])["bots"]]
+    for listed in rows:
+        r = listed.tournament
+        bots = [str(b["name"]) for b in json.loads(r.config)["bots"]]
         names = ", ".join(bots)
-        if r.get("kind") == "compare":  # A, B and the third seat
+        if r.kind == "compare":  # A, B and the third seat
             names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
-        extra = [str(r["seed"]), str(r["rounds"]), r["commitment"][:16]]
+        extra = [str(r.seed), str(r.rounds), listed.commitment[:16]]
         table.add_row(
-            r["id"],
-            r["status"],
-            f"{r['done']}/{r['total_matches']}",
-            r["updated_at"] if wide else short_time(r["updated_at"]),
+            r.id,
+            r.status,
+            f"{listed.done}/{r.total_matches}",
+            r.updated_at if wide else short_time(r.updated_at),
             *(extra if wide else []),
             plain(names, 400),
         )
@@ -544,37 +566,34 @@ def match_log_lines(store: Store, match_id: str) -> list[Text]:
     """``arena logs``: the match's heading and what each of its bots printed, as stored
     (capped by the sandbox)."""
     m, _ = store.match(match_id)
-    names = [store.bot_version(m[f"bot{s}"]).name for s in range(3)]
-    logs = store.match_logs(m["id"])
-    head = Text(f"Match {m['id']}: round {m['round'] + 1}, seating {m['seating'] + 1} of 6")
+    names = [store.bot_version(m.bots[s]).name for s in range(3)]
+    logs = store.match_logs(m.id)
+    head = Text(f"Match {m.id}: round {m.round + 1}, seating {m.seating + 1} of 6")
     labels = [f"{clean_line(n, 60)} (seat {s})" for s, n in enumerate(names)]
     return [head, *log_lines(labels, [logs.get(s) for s in range(3)])]
 
 
 def replay_text(store: Store, match_id: str) -> str:
     """A stored match as text, hand by hand (``arena replay``)."""
-    from arena.engine import HandResult
-    from arena.transcript import format_hand
-
     m, hands = store.match(match_id)
-    versions = [store.bot_version(m[f"bot{s}"]) for s in range(3)]
+    versions = [store.bot_version(m.bots[s]) for s in range(3)]
     # Names were checked at submission; a database from before that may hold anything.
     labels = [f"{clean_line(v.name, 60)} (seat {s})" for s, v in enumerate(versions)]
     out = [
-        f"Match {m['id']} of tournament {m['tournament_id']}: round {m['round'] + 1}, "
-        f"seating {m['seating'] + 1} of 6, seed {m['seed']}",
+        f"Match {m.id} of tournament {m.tournament_id}: round {m.round + 1}, "
+        f"seating {m.seating + 1} of 6, seed {m.seed}",
         "Seats: " + ", ".join(labels),
         "",
     ]
     for h in hands:
         out.append(format_hand(HandResult.from_dict(h), labels))
         out.append("")
-    for f in store.match_faults(m["id"]):
+    for f in store.match_faults(m.id):
         # One line: a bot's message cannot print a line that looks like the arena's own.
-        fault = faults.describe(f, versions[f["seat"]].filename)
-        out.append(f"Fault: {labels[f['seat']]}: {fault}")
+        fault = faults.describe(f, versions[f.seat].filename)
+        out.append(f"Fault: {labels[f.seat]}: {fault}")
     if len(out) > 3 + 2 * len(hands):
-        out.append(f"(the whole fault messages: arena faults --match {m['id']} --full)")
-    final = ", ".join(f"{labels[s]} {m[f'score{s}']} (place {m[f'place{s}']})" for s in range(3))
-    out.append(f"Final: {final}.{' Truncated at the hand limit.' if m['truncated'] else ''}")
+        out.append(f"(the whole fault messages: arena faults --match {m.id} --full)")
+    final = ", ".join(f"{labels[s]} {m.scores[s]} (place {m.places[s]})" for s in range(3))
+    out.append(f"Final: {final}.{' Truncated at the hand limit.' if m.truncated else ''}")
     return "\n".join(out)

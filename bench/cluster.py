@@ -190,7 +190,7 @@ def one_run(
     with Store(db) as store:
         versions = tournament.register_files(store, bots)
         # One deal secret for every run, so that the stored matches can be compared.
-        plan = tournament.plan(
+        plan = tournament.plan_round_robin(
             store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits, secret_file=SECRET
         )
         quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115

@@ -82,10 +82,10 @@ def main(argv: list[str] | None = None) -> int:
 
     store = Store(args.db, create=False)
     t = store.tournament(args.tournament)
-    names = {v.id: v.name for v in store.tournament_entrants(t["id"])}
-    records = seat_records(store.duplicate_seats(t["id"]))
+    names = {v.id: v.name for v in store.tournament_entrants(t.id)}
+    records = seat_records(store.duplicate_seats(t.id))
     deals = len({r.unit for r in records})
-    print(f"tournament {t['id']}: {len(records) // 3} matches, {deals} deals (set and round)")
+    print(f"tournament {t.id}: {len(records) // 3} matches, {deals} deals (set and round)")
 
     print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
     for d in duplicate_scores(records):
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"verdict: {bias.verdict}")
 
-    table = stats.compute(stats.Outcomes.build(names, store.match_outcomes(t["id"]), {}), names)
+    table = stats.compute(stats.Outcomes.build(names, store.match_outcomes(t.id), {}), names)
     pairs = {(s.bot, o): p.interval for s in table for o, p in s.above.items()}
     found = cycles(pairs)
     print(f"\nsignificant cycles in the placed-above table: {len(found) or 'none'}")

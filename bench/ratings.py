@@ -40,7 +40,7 @@ import numpy as np
 
 from arena.record import MatchRecord, SeatStats
 from arena.store import Store
-from arena.tournament import current_standings, save_standings
+from arena.tournament import current_standings
 
 HERE = Path(__file__).resolve().parent
 
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             store, tid, names = build(Path(tmp) / f"{size}.db", size, args.bots, args.seed)
             n = store.match_count(tid)
             units = len({r[0] for r in store.match_outcomes(tid)})
-            new, load_new = timed(partial(save_standings, store, tid), args.repeat)
+            new, load_new = timed(partial(current_standings, store, tid, refit=True), args.repeat)
             stored, _ = timed(partial(current_standings, store, tid), args.repeat)
             if args.code == "both":
                 before, load_old = timed(

@@ -38,9 +38,9 @@ from arena.secrecy import deal_seed, new_secret, verify
 from arena.store import Store
 from arena.tournament import (
     clone_report,
-    compute_standings,
+    fit_standings,
     kingmaking_report,
-    plan,
+    plan_round_robin,
     register_files,
     run,
 )
@@ -126,7 +126,7 @@ def build(workdir: Path, bots: int, rounds: int) -> Path:
     db = workdir / "arena.db"
     with Store(db) as store:
         versions = register_files(store, files)
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=rounds, seed=1, rules=Rules(), limits=Limits().to_dict()
         )
         result = run(store, the_plan, workers=2, console=Console(quiet=True))
@@ -137,13 +137,9 @@ def build(workdir: Path, bots: int, rounds: int) -> Path:
 
 def reports(db: Path, repeat: int) -> None:
     with Store(db, create=False) as store:
-        tid = store.tournament()["id"]
-        hands = store.conn.execute(
-            "SELECT COUNT(*) FROM hands h JOIN matches m ON m.id = h.match_id "
-            "WHERE m.tournament_id = ?",
-            (tid,),
-        ).fetchone()[0]
-        table = compute_standings(store, tid)
+        tid = store.tournament().id
+        hands = store.hand_count(tid)
+        table = fit_standings(store, tid)
         ratings = {s.bot: s.rating for s in table}
         timings: dict[str, list[float]] = {}
         report = None
@@ -152,7 +148,7 @@ def reports(db: Path, repeat: int) -> None:
                 ("verify", lambda: verify(store, tid)),
                 ("clone report", lambda: clone_report(store, tid)),
                 ("kingmaking table", lambda: kingmaking_report(store, tid, ratings)),
-                ("ratings (for scale)", lambda: compute_standings(store, tid)),
+                ("ratings (for scale)", lambda: fit_standings(store, tid)),
             ):
                 t0 = time.perf_counter()
                 out = fn()

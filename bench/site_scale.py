@@ -41,7 +41,7 @@ from arena.record import MatchRecord  # noqa: E402
 from arena.site import render_site, update  # noqa: E402
 from arena.site.serve import make_server  # noqa: E402
 from arena.store import LADDER, Store, now  # noqa: E402
-from arena.tournament import save_standings  # noqa: E402
+from arena.tournament import current_standings  # noqa: E402
 
 TEMPLATES = 12
 """Matches really played, then copied: two sets of six seatings."""
@@ -168,7 +168,7 @@ def build(db: Path, matches: int, bots: int, seed: int = 7) -> tuple[str, list[i
     for start in range(0, sets, 5000):
         _add_sets(db, tid, versions, start, min(5000, sets - start), TEMPLATE_IDS)
     with Store(db) as store:
-        save_standings(store, tid)
+        current_standings(store, tid, refit=True)
     return tid, versions
 
 

@@ -31,7 +31,7 @@ from rich.console import Console
 from arena.engine import Rules
 from arena.sandbox import Limits
 from arena.store import Store
-from arena.tournament import plan, register_files, run
+from arena.tournament import plan_round_robin, register_files, run
 
 BOT = """import random
 
@@ -63,7 +63,9 @@ def one_run(
     store = Store(workdir / f"{tag}.db")
     limits = Limits()
     versions = register_files(store, files)
-    the_plan = plan(store, versions, rounds=rounds, seed=1, rules=Rules(), limits=limits)
+    the_plan = plan_round_robin(
+        store, versions, rounds=rounds, seed=1, rules=Rules(), limits=limits
+    )
     t0, busy0 = os.times(), busy_seconds()
     result = run(store, the_plan, workers=workers, console=Console(quiet=True))
     t1, busy1 = os.times(), busy_seconds()

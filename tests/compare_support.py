@@ -1,8 +1,8 @@
 """Helpers for tests of comparisons and reports: a comparison stored through the real store.
 
-``store_comparison`` plans a real comparison (:func:`arena.compare.plan`) and stores match
-records made here, as a worker would return them, so the site and the reports can be tested
-on a decided comparison without playing it (the sandboxed command has its own tests).
+``store_comparison`` plans a real comparison (:func:`arena.compare.plan_comparison`) and
+stores match records made here, as a worker would return them, so the site and the reports can
+be tested on a decided comparison without playing it (the sandboxed command has its own tests).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
     (B wins one match of the first set), stored until the test accepts H1; its status is
     ``finished``. Returns it as :func:`arena.compare.comparison` reads it."""
     with Store(db) as store:
-        the_plan = compare.plan(
+        the_plan = compare.plan_comparison(
             store, a, b, design=Design(0.5, 0.75, 0.05, 0.05, 30), seed=7, rules=Rules(),
             limits=Limits(decision_seconds=1.0),
         )  # fmt: skip

@@ -20,7 +20,7 @@ from arena.sandbox.values import Limits, MatchOutcome, bot_random_seed
 from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store
-from arena.tournament import plan
+from arena.tournament import plan_round_robin
 
 FIRST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
 LAST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
@@ -77,10 +77,11 @@ def play(
     secret_file: SecretFile | None = None,
     finish: bool = True,
 ) -> str:
-    """A whole tournament of ``bots`` played in-process through :func:`arena.tournament.plan`."""
+    """A whole tournament of ``bots`` played in-process, planned by
+    :func:`arena.tournament.plan_round_robin`."""
     versions = register(store, bots)
     limits = LIMITS
-    the_plan = plan(
+    the_plan = plan_round_robin(
         store,
         versions,
         rounds=rounds,

@@ -30,7 +30,7 @@ from arena.record import MatchRecord
 from arena.sandbox.values import forfeit_placements
 from arena.secrecy import SecretFile
 from arena.store import LADDER, Store, now
-from arena.tournament import save_standings
+from arena.tournament import current_standings
 
 # Plays the last legal action. (Not the first: two first-legal players, such as a faulted
 # bot's fallback and a first-legal bot, can tie at the top forever and reach the engine's hand
@@ -194,7 +194,7 @@ def store_tournament(
                 }
             )
         store.write_results(tid, [MatchRecord.from_json(r) for r in records])
-        save_standings(store, tid)  # the same code path as the end of `arena run`
+        current_standings(store, tid, refit=True)  # as at the end of `arena run`
         store.set_status(tid, "finished")
     return tid
 
@@ -307,7 +307,7 @@ def store_ladder(
             # Triples in turn (offsets 0, 1, 3: three different bots from four on).
             triple = [live[(step + o) % len(live)] for o in (0, 1, 3)] if len(live) > 3 else live
             ladder_set(store, tid, step, triple, epoch, finish=step < sets)
-        save_standings(store, tid)
+        current_standings(store, tid, refit=True)
     return tid
 
 

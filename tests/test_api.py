@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -49,10 +48,8 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
     assert done.log_path == tmp_path / "lib.log" and done.log_path.is_file()
     assert {s.name for s in done.standings} == {"first", "heuristic", "random"}
     assert done.site == tmp_path / "pub" / "index.html" and done.site.is_file()
-    conn = sqlite3.connect(db)
-    status = conn.execute("SELECT status FROM tournaments WHERE id = ?", (done.tid,)).fetchone()
-    conn.close()
-    assert status == ("finished",)
+    with Store(db, create=False) as store:
+        assert store.tournament(done.tid).status == "finished"
 
     # The same call again finds the tournament and plays nothing; no site unless asked.
     again = run_tournament(db, [bot, "heuristic", "random"], rounds=1, workers=1)
@@ -69,7 +66,7 @@ def test_the_command_line_stores_what_the_library_does(tmp_path: Path) -> None:
     assert f"Tournament {lib.tid}" in out
     assert "Site written" not in out
     with Store(tmp_path / "cli.db", create=False) as store:
-        assert store.tournament(lib.tid)["status"] == "finished"
+        assert store.tournament(lib.tid).status == "finished"
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 from cli_support import REPO, arena, ok, one_error_line, write_bot
 
+from arena.cli_common import option_of
+from arena.entrants import read_bot_file
+from arena.errors import ArenaError
+
 LAST = """
 class Bot:
     name = "last"
@@ -158,3 +162,18 @@ def _read_only(folder: Path) -> list[str]:
         p.chmod(0o444)
     folder.chmod(0o555)
     return []
+
+
+def test_the_library_names_its_settings_and_the_command_line_its_options(tmp_path: Path) -> None:
+    # The library's message names the setting to change as its own parameter; `arena` shows
+    # the option for it, in the same one line.
+    big = tmp_path / "big.py"
+    big.write_text("class Bot:\n    def act(self, obs):\n        return 1\n" + "#" * 99)
+    with pytest.raises(ArenaError) as err:
+        read_bot_file(big, max_bytes=64)
+    assert str(err.value).endswith("(`source_bytes`)") and "--" not in str(err.value)
+    assert err.value.settings == ("source_bytes",)
+    assert err.value.spelled(option_of).endswith("(--max-source-bytes)")
+    assert option_of("unsafe_no_sandbox") == "--unsafe-no-sandbox"
+    line = one_error_line(arena("submit", big, "--max-source-bytes", "64", cwd=tmp_path))
+    assert line.endswith("a bot file may have at most 64 bytes (--max-source-bytes)"), line

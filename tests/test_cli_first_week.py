@@ -17,6 +17,8 @@ from cli_support import arena, ok, one_error_line, write_bot
 from compare_support import store_comparison
 from site_support import soup, store_tournament, texts
 
+from arena.store import Store
+
 BOTS = [("heuristic", "A"), ("random", "B"), ("gamma", "C")]
 
 # Prints, and answers an illegal card in every play decision: a fault in every match.
@@ -252,6 +254,15 @@ def test_arena_help_loads_no_engine_sandbox_or_statistics(tmp_path: Path) -> Non
     assert "Usage: " in out.stdout and out.stdout.rstrip().endswith("[]"), out.stdout
 
 
+def test_ladder_help_shows_the_library_defaults() -> None:
+    from arena import cli_ladder
+    from arena.ladder.epochs import DEFAULT_EPOCH_SETS
+    from arena.ladder.run import DEFAULT_LOOKAHEAD
+
+    assert cli_ladder.EPOCH_SETS_SHOWN == DEFAULT_EPOCH_SETS
+    assert cli_ladder.LOOKAHEAD_SHOWN == DEFAULT_LOOKAHEAD
+
+
 def test_compare_help_shows_the_library_defaults() -> None:
     from arena import cli_compare, compare
 
@@ -263,11 +274,11 @@ def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid = store_tournament(db, BOTS, rounds=2, seed=9)
     first = json.loads(ok(arena("standings", "--json", cwd=tmp_path)))
-    with sqlite3.connect(db) as conn:
-        (matches, body) = conn.execute(
-            "SELECT matches, body FROM reports WHERE tournament_id = ?", (tid,)
-        ).fetchone()
-    assert matches == 12 and {"duplicate", "clones", "kingmaking"} <= set(json.loads(body))
+    with Store(db, create=False) as store:
+        reports = store.read_reports(tid)
+    assert reports is not None
+    matches, body = reports
+    assert matches == 12 and {"duplicate", "clones", "kingmaking"} <= set(body)
     # read back, the same documents; recomputed (--refit), the same again
     assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first
     collusion = json.loads(ok(arena("standings", "--collusion", "--json", cwd=tmp_path)))
@@ -284,7 +295,6 @@ def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
 
 def test_a_report_reads_back_as_it_was_made(tmp_path: Path) -> None:
     from arena.reports import Reports, decode, encode, tournament_reports
-    from arena.store import Store
 
     db = tmp_path / "arena.db"
     tid = store_tournament(db, BOTS, rounds=2, seed=9)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -113,9 +112,9 @@ def test_a_coding_cookie_runs_no_hidden_code(tmp_path: Path) -> None:
     """The file reads as "play the first legal action"; the sandbox compiles that text."""
     path = attack(tmp_path, "coding_cookie")
     ok(arena("run", path, "heuristic", "random", "--rounds", "1", "--no-site", cwd=tmp_path))
-    with sqlite3.connect(tmp_path / "arena.db") as db:
-        logs = [t for (t,) in db.execute("SELECT text FROM bot_logs")]
-        faults = db.execute("SELECT COUNT(*) FROM faults").fetchone()[0]
+    with Store(tmp_path / "arena.db", create=False) as store:
+        logs = [t for m in store.match_rows() for t in store.match_logs(m.id).values()]
+        _, faults = store.fault_listing()
     assert len(logs) == 6 and all("RAN" in t and "ESCAPED" not in t for t in logs), logs
     assert faults == 0
 
@@ -196,10 +195,10 @@ def test_control_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
         else:
             assert fake == [], (what, fake)
     assert "pwned by a bot" in outputs["faults --full"]  # shown, but harmless
-    with sqlite3.connect(tmp_path / "arena.db") as conn:
-        (author,) = conn.execute(
-            "SELECT author FROM bot_versions WHERE name = ?", ["terminal_escape"]
-        ).fetchone()
+    with Store(tmp_path / "arena.db", create=False) as store:
+        stored = store.latest_version("terminal_escape")
+    assert stored is not None
+    author = stored.author
     assert author == "]0;pwned Final: mallory wins"  # stripped and one line when stored
 
 

@@ -17,6 +17,7 @@ from cli_support import assert_competition_ranks
 from click.testing import CliRunner, Result
 
 from arena.cli import main
+from arena.store import Store
 
 LAST = """
 class Bot:
@@ -166,7 +167,8 @@ def test_run_standings_bots_and_replay(tmp_path: Path, three: list[Path]) -> Non
     by_name = invoke("run", "last", "rnd", "middle", "--db", db, "--rounds", "1", "--no-site")
     assert by_name.exit_code == 0 and "Played 0 matches" in by_name.output
 
-    match_id = sqlite3.connect(db).execute("SELECT id FROM matches LIMIT 1").fetchone()[0]
+    with Store(db, create=False) as store:
+        match_id = store.match_rows()[0].id
     replay = invoke("replay", match_id[:6], "--db", db)
     assert replay.exit_code == 0, replay.output
     assert replay.output.startswith(f"Match {match_id}")
@@ -244,8 +246,8 @@ def test_a_locked_database_is_refused(tmp_path: Path, three: list[Path]) -> None
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    versions = sqlite3.connect(db).execute("SELECT COUNT(*) FROM bot_versions").fetchone()[0]
-    assert versions == 1
+    with Store(db, create=False) as store:
+        assert len(store.bot_listing()) == 1
 
 
 def test_standings_json_from_a_real_process(tmp_path: Path, three: list[Path]) -> None:
@@ -273,7 +275,8 @@ def test_no_sandbox_is_one_line_unless_unsafe_is_asked_for(
     args = ["run", *map(str, three), "--db", str(db), "--rounds", "1", "--no-site"]
     refused = CliRunner().invoke(main, args, env=env)
     assert "cannot sandbox bots" in one_error_line(refused)
-    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 0
+    with Store(db, create=False) as store:
+        assert store.match_rows() == []
     trusted = CliRunner().invoke(main, [*args, "--unsafe-no-sandbox"], env=env)
     assert trusted.exit_code == 0, trusted.output
     assert "Played 6 matches" in trusted.output
@@ -286,6 +289,7 @@ def test_other_limits_make_another_tournament(tmp_path: Path, three: list[Path])
     assert "Played 0 matches" in invoke(*base, "--decision-seconds", "1").output  # the default
     longer = invoke(*base, "--decision-seconds", "2.5", "--match-cpu-seconds", "30")
     assert longer.exit_code == 0 and "Played 6 matches" in longer.output
-    rows = sqlite3.connect(db).execute("SELECT limits FROM tournaments").fetchall()
-    limits = sorted(json.loads(r[0])["decision_seconds"] for r in rows)
+    with Store(db, create=False) as store:
+        rows = store.tournaments()
+    limits = sorted(json.loads(r.tournament.limits)["decision_seconds"] for r in rows)
     assert limits == [1.0, 2.5]

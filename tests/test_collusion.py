@@ -13,7 +13,6 @@ import itertools
 import math
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -46,15 +45,14 @@ def test_a_renamed_copy_of_a_bundled_bot_is_flagged_and_different_bots_are_not(
     run = [ARENA, "run", *files, "--db", str(db), "--rounds", "2", "--out", str(tmp_path / "s")]
     done = subprocess.run(run, capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stderr
-    conn = sqlite3.connect(db)
+    with Store(db, create=False) as store:
+        names = {v.id: v.name for v in store.version_refs()}
+        clones, _ = store.report_rows(store.tournament().id)
     shares = {
-        frozenset((a, b)): (share, n, flagged)
-        for a, b, share, n, flagged in conn.execute(
-            "SELECT va.name, vb.name, c.share, c.comparable, c.flagged FROM clone_pairs c "
-            "JOIN bot_versions va ON va.id = c.bot_a JOIN bot_versions vb ON vb.id = c.bot_b"
-        )
+        frozenset((names[c["bot_a"]], names[c["bot_b"]])): (c["share"], c["comparable"], flagged)
+        for c in clones
+        for flagged in [c["flagged"]]
     }
-    conn.close()
     share, n, flagged = shares[frozenset(("heuristic", "copycat"))]
     assert flagged and share > 0.95 and n >= 100
     for other in ("heuristic", "copycat"):
@@ -104,20 +102,20 @@ def test_identical_programs_agree_on_every_unforced_decision_and_only_those_coun
     with Store(tmp_path / "a.db") as store:
         tid = play(store, {"l1": LAST, "l2": LAST, "l3": LAST}, rounds=2)
         pairs = {(p.bot_a, p.bot_b): p for p in clone_report(store, tid)}
-        matches = store.rows("SELECT * FROM matches WHERE tournament_id = ?", [tid])
+        matches = store.match_rows(tid=tid)
         secret = store.tournament_secret(tid)
     assert secret is not None
     expected: dict[tuple[int, int], int] = {k: 0 for k in pairs}
     for _, group in itertools.groupby(
-        sorted(matches, key=lambda m: (m["set_key"], m["round"])),
-        key=lambda m: (m["set_key"], m["round"]),
+        sorted(matches, key=lambda m: (m.set_key, m.round)),
+        key=lambda m: (m.set_key, m.round),
     ):
         ms = list(group)
-        seed = collusion_deal_seed(secret.secret, ms[0]["seed"])
+        seed = collusion_deal_seed(secret.secret, ms[0].seed)
         unforced = [live_unforced(LAST, seed, s) for s in range(3)]
         for one, two in itertools.combinations(ms, 2):
             for s in range(3):
-                a, b = one[f"bot{s}"], two[f"bot{s}"]
+                a, b = one.bots[s], two.bots[s]
                 if a != b:
                     expected[(min(a, b), max(a, b))] += unforced[s]
     assert {k: p.comparable for k, p in pairs.items()} == expected

@@ -35,7 +35,7 @@ LIMITS = Limits(decision_seconds=1.0)
 def plan_in(store: Store, a: str = "heuristic", b: str = "random", **design: Any) -> Any:
     """A comparison of bundled bots, planned in ``store`` (nothing is played)."""
     settings = {"p0": 0.5, "p1": 0.75, "alpha": 0.05, "beta": 0.05, "max_sets": 20, **design}
-    return compare.plan(
+    return compare.plan_comparison(
         store, a, b, design=Design(**settings), seed=3, rules=Rules(), limits=LIMITS
     )
 
@@ -79,7 +79,7 @@ def test_a_set_is_six_seatings_of_one_seed_even_with_a_bot_in_two_seats(tmp_path
         assert (a.name, b.name, third.name) == ("heuristic", "random", "heuristic")
         assert a == third  # the default third is the heuristic itself
         specs = compare.set_matches(the_plan.tid, schedule.members, 4, 3, None)
-        assert store.tournament(the_plan.tid)["kind"] == COMPARE
+        assert store.tournament(the_plan.tid).kind == COMPARE
     assert len({m.match_id for m in specs}) == 6  # distinct although two seats hold one bot
     assert {m.seed for m in specs} == {match_seed(3, schedule.members, 4)}
     assert {m.round for m in specs} == {4}
@@ -145,7 +145,7 @@ def test_the_schedule_decides_only_on_complete_sets_and_resumes(tmp_path: Path) 
         assert list(again.specs()) == []
         again.finish(store, completed=True)
         t = store.tournament(the_plan.tid)
-        assert (t["rounds"], t["total_matches"]) == (decided, 6 * decided)
+        assert (t.rounds, t.total_matches) == (decided, 6 * decided)
         stored = compare.comparison(store, the_plan.tid)
     assert stored.test.decision == "H1" and stored.test.sets == decided
     assert stored.test.history == replay(again.design, [12] * decided).history
@@ -162,8 +162,8 @@ def test_the_identity_is_the_configuration(tmp_path: Path) -> None:
         assert plan_in(store, max_sets=30).tid != one.tid
         assert plan_in(store, "random", "heuristic").tid != one.tid
         t = store.tournament(one.tid)
-        config = json.loads(t["config"])
-    assert t["kind"] == COMPARE and t["total_matches"] == 6 * 20
+        config = json.loads(t.config)
+    assert t.kind == COMPARE and t.total_matches == 6 * 20
     assert [b["role"] for b in config["bots"]] == ["a", "b", "third"]
     assert {k: config[k] for k in ("p0", "p1", "alpha", "beta", "rounds")} == {
         "p0": 0.5, "p1": 0.75, "alpha": 0.05, "beta": 0.05, "rounds": 20,
@@ -235,7 +235,7 @@ def test_heuristic_against_random_accepts_h1_on_the_real_sandbox(tmp_path: Path)
     # Stored as a comparison, finished with the sets it took, deals verifiable.
     with Store(tmp_path / "arena.db", create=False) as store:
         t = store.tournament(doc["tournament"])
-        assert (t["kind"], t["status"], t["rounds"]) == ("compare", "finished", doc["sets"])
+        assert (t.kind, t.status, t.rounds) == ("compare", "finished", doc["sets"])
     assert "deals verified" in ok(arena("verify", "--db", "arena.db", cwd=tmp_path))
     # The same command again plays nothing and says the same.
     again = arena(*args, "--db", "arena.db", cwd=tmp_path)
@@ -275,7 +275,7 @@ SECRET = SecretFile(3, bytes(range(32)))
 def run_comparison(db: Path, workers: int) -> compare.Comparison:
     """heuristic against random, p1 0.75, in ``db`` with ``workers`` worker processes."""
     with Store(db) as store:
-        the_plan = compare.plan(
+        the_plan = compare.plan_comparison(
             store, "heuristic", "random", design=Design(0.5, 0.75, 0.05, 0.05, 40), seed=3,
             rules=Rules(), limits=LIMITS, secret_file=SECRET,
         )  # fmt: skip
@@ -335,8 +335,8 @@ def test_ctrl_c_keeps_finished_matches_and_the_same_command_resumes(tmp_path: Pa
     assert kept >= 8
     with Store(tmp_path / "arena.db", create=False) as store:
         t = store.tournament()
-        assert (t["kind"], t["status"]) == ("compare", "interrupted")
-        before = compare.comparison(store, t["id"])
+        assert (t.kind, t.status) == ("compare", "interrupted")
+        before = compare.comparison(store, t.id)
     assert before.test.decision is None
 
     again = arena(*cmd, "--json", cwd=tmp_path)

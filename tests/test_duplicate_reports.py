@@ -275,7 +275,7 @@ def test_reports_from_a_played_tournament(tmp_path: Path) -> None:
     tid = store_tournament(db, [("a", None), ("b", None), ("c", None), ("d", None)], rounds=2)
     with Store(db) as store:
         records = seat_records(store.duplicate_seats(tid))
-        seeds = {m["id"]: m["seed"] for m in store.rows("SELECT id, seed FROM matches")}
+        seeds = {m.id: m.seed for m in store.match_rows()}
     assert len(records) == 3 * 4 * 2 * 6
     assert len({r.unit for r in records}) == 8
     # The first dealer is the engine's, drawn from the match seed alone.

@@ -132,7 +132,7 @@ def test_a_bot_that_forfeits_on_purpose_moves_nobody(tmp_path: Path) -> None:
     # puts each of them inside that interval. The sandbag's matches tell only how the two
     # honest bots in them compare, and it is not part of the centre.
     with Store(db) as store:
-        tid = store.tournament()["id"]
+        tid = store.tournament().id
         names = {v.id: v.name for v in store.tournament_entrants(tid) if v.name in HONEST}
         own = [r for r in store.match_outcomes(tid) if set(r[1:4]) <= set(names)]
     alone = {s.name: s for s in compute(Outcomes.build(names, own, {}), names)}

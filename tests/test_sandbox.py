@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from arena.botfile import bundled, load_bot_class
+from arena.cli_common import option_of
 from arena.engine import PHASES, Rules, deal_for, play_match
 from arena.errors import ArenaError
 from arena.sandbox import (
@@ -158,7 +159,9 @@ def test_refuses_without_isolation_and_unsafe_still_limits_time(
     monkeypatch.setenv("ARENA_SANDBOX_DISABLE", "bwrap,uid,landlock,seccomp")
     with pytest.raises(SandboxUnavailable) as err:
         BotPool(FAST)
-    assert "\n" not in str(err.value) and "--unsafe-no-sandbox" in str(err.value)
+    # The library names its own setting; the command line shows its option there.
+    assert "\n" not in str(err.value) and "pass `unsafe_no_sandbox` only" in str(err.value)
+    assert err.value.spelled(option_of).endswith("pass --unsafe-no-sandbox only for trusted bots")
     loop = BotSource("loop", (ATTACKS / "infinite_loop.py").read_text())
     with BotPool(Limits(decision_seconds=0.3), unsafe_no_sandbox=True) as pool:
         assert pool.isolation.unsafe and not pool.isolation.bwrap and not pool.isolation.seccomp

@@ -17,7 +17,6 @@ import json
 import multiprocessing as mp
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -31,6 +30,7 @@ from arena.botfile import bundled
 from arena.sandbox import BotPool, BotSource, Limits
 from arena.sandbox.client import _descendants
 from arena.sandbox.confine import ALLOW, ZYGOTE_ALLOW, allowlist
+from arena.store import Store
 
 ATTACKS = Path(__file__).parent / "attacks"
 LIMITS = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
@@ -235,10 +235,13 @@ def test_both_attacks_fail_through_arena_run_with_two_workers(tmp_path: Path) ->
     state = write_bot(tmp_path, "state_channels.py", attack("state_channels").source)
     args = [futex, state, "random", "--rounds", "2", "--workers", "2", "--no-site"]
     ok(arena("run", *args, cwd=tmp_path))
-    with sqlite3.connect(tmp_path / "arena.db") as db:
-        rows = db.execute(
-            "SELECT v.name, l.text FROM bot_logs l JOIN bot_versions v ON v.id = l.bot_version_id"
-        ).fetchall()
+    with Store(tmp_path / "arena.db", create=False) as store:
+        names = {v.id: v.name for v in store.version_refs()}
+        rows = [
+            (names[m.bots[seat]], text)
+            for m in store.match_rows()
+            for seat, text in store.match_logs(m.id).items()
+        ]
     futex_logs = [t for n, t in rows if n == "futex_channel"]
     state_logs = [t for n, t in rows if n == "state_channels"]
     assert len(futex_logs) == len(state_logs) == 12

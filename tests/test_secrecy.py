@@ -28,7 +28,7 @@ from arena.sandbox import Limits
 from arena.schedules import FixedSchedule
 from arena.secrecy import SecretFile, commitment, deal_seed, verify
 from arena.store import Store
-from arena.tournament import plan, register_files
+from arena.tournament import plan_round_robin, register_files
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 DOC = Path(__file__).parents[1] / "docs" / "tournaments.md"
@@ -86,7 +86,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 
     with Store(db) as store:
         versions = register_files(store, files)
-        early = plan(store, versions, rounds=2, seed=1, rules=Rules(), limits=Limits())
+        early = plan_round_robin(store, versions, rounds=2, seed=1, rules=Rules(), limits=Limits())
     before = json.loads(arena("tournaments", "--json", "--db", db).stdout)[0]
     early_verify = arena("verify", "--db", db, ok=False)
     arena("render", "--db", db, "--out", tmp / "early-site")
@@ -95,9 +95,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     done = arena("run", *files, "--db", db, "--rounds", "2", "--workers", "2", "--no-site")
     assert f"Deal commitment {early.commitment}" in done.stdout
     after = json.loads(arena("tournaments", "--json", "--db", db).stdout)[0]
-    conn = sqlite3.connect(db)
-    hands = conn.execute("SELECT COUNT(*) FROM hands").fetchone()[0]
-    conn.close()
+    with Store(db, create=False) as store:
+        hands = store.hand_count(early.tid)
     assert early.commitment is not None
     yield Played(
         db,
@@ -138,16 +137,13 @@ def test_a_finished_tournament_reveals_its_secret_and_every_deal_verifies(
     page = (tmp_path / "site" / "tournaments" / f"{played.tid}.html").read_text("utf-8")
     assert played.secret in page and played.commitment in page
     # The deals are neither the public seeds' nor anyone else's: each is the HMAC's.
-    conn = sqlite3.connect(played.db)
-    seed, deal = conn.execute(
-        "SELECT m.seed, json_extract(h.record, '$.deal') FROM matches m "
-        "JOIN hands h ON h.match_id = m.id AND h.hand_number = 0 LIMIT 1"
-    ).fetchone()
-    conn.close()
+    with Store(played.db, create=False) as store:
+        m = store.match_rows(tid=played.tid)[0]
+        deal = store.match(m.id)[1][0]["deal"]
     from arena.engine import deal_for
 
-    keyed = deal_for(deal_seed(bytes.fromhex(played.secret), seed), 0).to_dict()
-    assert json.loads(deal) == keyed != deal_for(seed, 0).to_dict()
+    keyed = deal_for(deal_seed(bytes.fromhex(played.secret), m.seed), 0).to_dict()
+    assert deal == keyed != deal_for(m.seed, 0).to_dict()
 
 
 def tampered(played: Played, tmp_path: Path, sql: str) -> Path:
@@ -249,13 +245,14 @@ def test_an_exported_secret_reproduces_the_tournament_elsewhere(
     other = tmp_path / "other.db"
     args = ("--rounds", "2", "--workers", "1", "--no-site", "--db", other)
     arena("run", *played.files, *args, "--secret-file", secret_file)
-    query = "SELECT m.id, h.hand_number, h.record FROM hands h JOIN matches m ON m.id = h.match_id"
 
     def deals(db: Path) -> list[tuple[str, int, object]]:
-        conn = sqlite3.connect(db)
-        rows = [(mid, k, json.loads(r)["deal"]) for mid, k, r in conn.execute(query)]
-        conn.close()
-        return sorted(rows, key=lambda r: (r[0], r[1]))
+        with Store(db, create=False) as store:
+            return [
+                (m.id, h["hand_number"], h["deal"])
+                for m in sorted(store.match_rows(), key=lambda m: m.id)
+                for h in store.match(m.id)[1]
+            ]
 
     assert deals(other) == deals(played.db)
     again = json.loads(arena("tournaments", "--json", "--db", other).stdout)[0]
@@ -281,9 +278,8 @@ def test_bad_secret_files_are_refused_in_one_line_and_nothing_is_stored(tmp_path
         line = one_error_line(arena("run", *files, "--db", db, "--secret-file", path, ok=False))
         assert ("seed 2, not of seed 1" in line) == (case == "other-seed"), line
         if db.exists():
-            conn = sqlite3.connect(db)
-            assert conn.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 0
-            conn.close()
+            with Store(db, create=False) as store:
+                assert store.tournaments() == []
 
 
 # --- the secret's life in one database (no play needed) ---------------------------------
@@ -292,8 +288,8 @@ def test_bad_secret_files_are_refused_in_one_line_and_nothing_is_stored(tmp_path
 def deal_seeds(store: Store, tid: str, members: set[str]) -> dict[int, str | int]:
     """Round -> deal seed of the set of ``members`` (bot names) in tournament ``tid``."""
     versions = store.tournament_entrants(tid)
-    config = json.loads(store.tournament(tid)["config"])
-    again = plan(
+    config = json.loads(store.tournament(tid).config)
+    again = plan_round_robin(
         store,
         versions,
         rounds=config["rounds"],
@@ -313,7 +309,7 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     limits = LIMITS
 
     def new(names: str, seed: int = 7, secret: SecretFile | None = None) -> tuple[str, str]:
-        p = plan(
+        p = plan_round_robin(
             store,
             [v[n] for n in names],
             rounds=2,
@@ -333,7 +329,9 @@ def test_tournaments_of_a_seed_share_its_secret_until_one_finishes(tmp_path: Pat
     assert deal_seeds(store, abc, {"a", "b", "c"}) == deal_seeds(store, abcd, {"a", "b", "c"})
     stored = store.tournament_secret(abc)
     assert stored is not None and stored.commitment == c1
-    planned = plan(store, [v[n] for n in "abc"], rounds=2, seed=7, rules=Rules(), limits=limits)
+    planned = plan_round_robin(
+        store, [v[n] for n in "abc"], rounds=2, seed=7, rules=Rules(), limits=limits
+    )
     assert isinstance(planned.schedule, FixedSchedule)
     spec = planned.schedule.matches[0]
     assert (
@@ -371,7 +369,7 @@ def test_verify_refuses_an_unfinished_tournament_and_checks_a_finished_one(
             verify(store, tid)
         store.set_status(tid, "finished")
         report = verify(store, tid)
-        n = store.conn.execute("SELECT COUNT(*) FROM hands").fetchone()[0]
+        n = store.hand_count(tid)
         assert report.ok and report.deals == n and report.matches == 12
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import re
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +19,7 @@ from pathlib import Path
 from arena.botfile import bundled, load_bot_class
 from arena.engine import deal_for, play_match
 from arena.scheduler import Entrant, match_seed, schedule
-from arena.store import sha256_text
+from arena.store import Store, sha256_text
 
 ATTACK = Path(__file__).parent / "attacks" / "predict_deal.py"
 OPPONENTS = ("heuristic", "random_bot")
@@ -88,34 +86,34 @@ def test_a_sandboxed_tournament_gives_the_attack_nothing(tmp_path: Path) -> None
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    conn = sqlite3.connect(db)
-    (sha,) = conn.execute("SELECT sha256 FROM bot_versions WHERE name = 'predictor'").fetchone()
-    rows = conn.execute(
-        "SELECT m.id, m.seed, l.text, json_extract(h.record, '$.deal.hands'), "
-        "json_extract(n.record, '$.deal.hands'), l.seat "
-        "FROM bot_logs l JOIN matches m ON m.id = l.match_id "
-        "JOIN bot_versions v ON v.id = l.bot_version_id AND v.name = 'predictor' "
-        "JOIN hands h ON h.match_id = m.id AND h.hand_number = 0 "
-        "LEFT JOIN hands n ON n.match_id = m.id AND n.hand_number = 1"
-    ).fetchall()
+    with Store(db, create=False) as store:
+        predictor = store.latest_version("predictor")
+        assert predictor is not None
+        rows = []
+        for m in store.match_rows():
+            logs, hands = store.match_logs(m.id), store.match(m.id)[1]
+            following = hands[1]["deal"]["hands"] if len(hands) > 1 else None
+            rows += [
+                (m.id, m.seed, m.round, logs[seat], hands[0]["deal"]["hands"], following, seat)
+                for seat in range(3)
+                if m.bots[seat] == predictor.id and seat in logs
+            ]
     assert len(rows) == 12  # every match: the attacker ran and printed
     field = entrants(attacker)
     found = 0
-    for mid, seed, text, hands, next_hands, seat in rows:
+    for mid, seed, round_, text, hands, next_hands, seat in rows:
         # Fully armed: it knew all three identities and so the public seed of its match ...
-        assert f"SELF {sha}" in text, (mid, text)
-        round_ = int(conn.execute("SELECT round FROM matches WHERE id = ?", [mid]).fetchone()[0])
+        assert f"SELF {predictor.sha256}" in text, (mid, text)
         assert seed == match_seed(1, field, round_)
         # ... and still learned nothing: the cards are not the public seed's deal. Over 500
         # rounds a first hand and up-card fit by chance in about 1 match of 20 ("FOUND"); the
         # "prediction" that follows is then a random hand, and never the real next one.
-        assert deal_for(seed, 0).hands != tuple(tuple(h) for h in json.loads(hands))
+        assert deal_for(seed, 0).hands != tuple(tuple(h) for h in hands)
         guess = re.search(r"^PREDICT (.*)$", text, re.M)
         if guess is None:
             assert "NOTFOUND" in text, (mid, text)
             continue
         found += 1
         if next_hands is not None:
-            assert guess.group(1).split() != json.loads(next_hands)[seat], (mid, text)
+            assert guess.group(1).split() != next_hands[seat], (mid, text)
     assert found <= 4  # chance fits only (expected 0.6 of 12): not the 12 of a working attack
-    conn.close()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from arena.secrecy import SecretFile
 from arena.stats import BotStanding, Pair
 from arena.stats.separation import Adjacent, adjacent_pairs, check
 from arena.store import Store
-from arena.tournament import plan, register_files, run
+from arena.tournament import plan_round_robin, register_files, run
 
 
 def standing(bot: int, name: str, rank: int | None, above: dict[int, Pair]) -> BotStanding:
@@ -80,10 +79,10 @@ def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> l
 def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as store:
         versions = register_files(store, bots(tmp_path))
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits(), until_separated=True
         )
-        fixed = plan(store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits())
+        fixed = plan_round_robin(store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits())
         assert the_plan.tid != fixed.tid  # another tournament than the fixed one
         assert the_plan.config["until"] == "separated" and the_plan.total == 60
         schedule = the_plan.schedule
@@ -111,10 +110,10 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
         assert schedule.why().startswith("Stopped after round 4: every pair of adjacent bots")
         schedule.finish(store, completed=True)
         t = store.tournament(the_plan.tid)
-        assert (t["rounds"], t["total_matches"]) == (4, 24)
+        assert (t.rounds, t.total_matches) == (4, 24)
 
         # Read again (a rerun): the stored rounds are checked in order; nothing is left.
-        again = plan(
+        again = plan_round_robin(
             store, versions, rounds=10, seed=1, rules=Rules(), limits=Limits(), until_separated=True
         )
         assert again.tid == the_plan.tid
@@ -139,13 +138,8 @@ class Bot:
 
 
 def dump(db: Path) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return sorted(conn.execute(
-            "SELECT id, round, seating, bot0, bot1, bot2, score0, score1, score2 FROM matches"
-        ))  # fmt: skip
-    finally:
-        conn.close()
+    with Store(db, create=False) as store:
+        return sorted((m.id, m.round, m.seating, m.bots, m.scores) for m in store.match_rows())
 
 
 @pytest.mark.slow
@@ -162,8 +156,8 @@ def test_a_real_run_stops_when_separated_and_resumes_as_it_stopped(tmp_path: Pat
     assert "heuristic over random" in out and "random over crasher 1.00" in out
     with Store(tmp_path / "arena.db", create=False) as store:
         t = store.tournament()
-        assert (t["status"], t["rounds"], t["total_matches"]) == ("finished", rounds, 6 * rounds)
-        assert store.match_count(t["id"]) == 6 * rounds
+        assert (t.status, t.rounds, t.total_matches) == ("finished", rounds, 6 * rounds)
+        assert store.match_count(t.id) == 6 * rounds
     # The same command again: nothing to play, the same reason.
     again = ok(arena(*cmd, cwd=tmp_path))
     assert f"Stopped after round {rounds}:" in again and "Played 0 matches" in again
@@ -187,7 +181,7 @@ SECRET = SecretFile(2, bytes(range(32)))
 def run_until_separated(db: Path, files: list[Path], workers: int) -> tuple[str, int]:
     with Store(db) as store:
         versions = register_files(store, files)
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=30, seed=2, rules=Rules(), limits=Limits(decision_seconds=1.0),
             secret_file=SECRET, until_separated=True,
         )  # fmt: skip

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from pathlib import Path
@@ -20,6 +19,7 @@ from arena.cli import main
 from arena.site import render_site
 from arena.site.data import without_source_lines
 from arena.site.render import make_env
+from arena.store import Store
 
 BOTS = list(RUN_BOTS)
 FAULTY = "crashy"
@@ -31,16 +31,19 @@ LOG_TEXT = "crashy thinks about"
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A real ``arena run`` of four bots; its site re-rendered with ``--with-logs``."""
     root = run_tournament(tmp_path_factory.getbasetemp() / "arena-run")
-    conn = sqlite3.connect(root / "arena.db")
-    conn.row_factory = sqlite3.Row
-    (tid,) = conn.execute("SELECT id FROM tournaments").fetchone()
+    store = Store(root / "arena.db", create=False)
     out = root / "site-logs"
-    return {"db": root / "arena.db", "tid": tid, "index": out / "index.html", "out": out,
-            "run_site": root / "site", "conn": conn}  # fmt: skip
+    return {"db": root / "arena.db", "tid": store.tournament().id, "index": out / "index.html",
+            "out": out, "run_site": root / "site", "store": store}  # fmt: skip
 
 
-def q(built: dict[str, Any], sql: str, *params: Any) -> list[sqlite3.Row]:
-    return list(built["conn"].execute(sql, params))
+def stored(built: dict[str, Any]) -> Store:
+    store: Store = built["store"]
+    return store
+
+
+def version_names(built: dict[str, Any]) -> dict[int, str]:
+    return {v.id: v.name for v in stored(built).version_refs()}
 
 
 AUTHORS = {"random": "Euchre Arena", "heuristic": "Euchre Arena", "last": "Site tests",
@@ -48,7 +51,7 @@ AUTHORS = {"random": "Euchre Arena", "heuristic": "Euchre Arena", "last": "Site 
 
 
 def bot_ids(built: dict[str, Any]) -> dict[str, int]:
-    return {r["name"]: r["id"] for r in q(built, "SELECT id, name FROM bots")}
+    return {b.name: b.id for b in stored(built).bot_rows()}
 
 
 def test_render_writes_every_page(built: dict[str, Any]) -> None:
@@ -63,7 +66,7 @@ def test_render_writes_every_page(built: dict[str, Any]) -> None:
         refresh = old.select_one("meta[http-equiv=refresh]")["content"]
         assert refresh == f"0; url=../bots/{name}.html"
         assert old.select_one("link[rel=canonical]")["href"] == f"../bots/{name}.html"
-    match_ids = [r["id"] for r in q(built, "SELECT id FROM matches")]
+    match_ids = [m.id for m in stored(built).match_rows()]
     assert len(match_ids) == 4 * 6  # C(4,3) sets x 1 round x 6 seatings
     assert sorted(p.stem for p in (out / "matches").glob("*.html")) == sorted(match_ids)
     for asset in ("site.css", "site.js", "favicon.svg"):
@@ -90,11 +93,7 @@ def test_leaderboard(built: dict[str, Any]) -> None:
     headers = texts(table.select("thead th"))
     assert headers[:2] == ["#", "Bot"] and "Faults" in headers and "Version" in headers
     rows = table.select("tbody tr")
-    db_rows = q(
-        built,
-        "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY rank",
-        built["tid"],
-    )
+    db_rows = sorted(stored(built).read_standings(built["tid"])[0], key=lambda r: r["rank"])
     assert len(rows) == len(BOTS) == len(db_rows)
     for tr, r in zip(rows, db_rows, strict=True):
         cells = tr.find_all("td")
@@ -115,13 +114,8 @@ def test_leaderboard(built: dict[str, Any]) -> None:
         assert cells[7].get_text(strip=True) == str(r["faults"])
         assert cells[8].get_text(" ", strip=True).startswith("v1")
     faulty = next(tr for tr in rows if tr.find_all("td")[1].a.get_text(strip=True) == FAULTY)
-    (n,) = q(
-        built,
-        "SELECT COUNT(*) AS n FROM faults f JOIN bot_versions v ON v.id = f.bot_version_id"
-        " WHERE v.name = ?",
-        FAULTY,
-    )
-    assert n["n"] > 0 and faulty.find_all("td")[7].get_text(strip=True) == str(n["n"])
+    _, n = stored(built).fault_listing(bot=FAULTY)
+    assert n > 0 and faulty.find_all("td")[7].get_text(strip=True) == str(n)
     assert "bad" in faulty.find_all("td")[7]["class"]
 
 
@@ -131,7 +125,8 @@ def test_leaderboard_charts(built: dict[str, Any]) -> None:
     assert rating_svg is not None
     # A line per bot that had a rating at some point: every bot rated at the end has one;
     # FAULTY forfeits every match, so it only ever has an upper bound and no line.
-    final = {r["name"] for r in q(built, "SELECT * FROM ratings") if r["rating"] is not None}
+    ratings = stored(built).read_standings(built["tid"])[0]
+    final = {r["name"] for r in ratings if r["rating"] is not None}
     legend = set(texts(rating_svg.find_parent("figure").select(".legend .key")))
     assert final and final <= legend <= set(BOTS) - {FAULTY}
     assert len(rating_svg.select("polyline")) == len(legend)
@@ -139,14 +134,12 @@ def test_leaderboard_charts(built: dict[str, Any]) -> None:
     assert places is not None
     assert sorted(texts(places.select(".bar-label"))) == sorted(BOTS)
     titles = texts(places.select("rect title"))
-    for r in q(
-        built,
-        """SELECT v.name, s.place, COUNT(*) AS n FROM match_seats s
-           JOIN bot_versions v ON v.id = s.bot_version_id GROUP BY v.name, s.place""",
-    ):
-        assert f"{r['name']}: {r['place']}{['st', 'nd', 'rd'][r['place'] - 1]} {r['n']} of 18" in (
-            " ".join(titles)
+    names = version_names(built)
+    for c in stored(built).place_counts(built["tid"]):
+        title = (
+            f"{names[c.version_id]}: {c.place}{['st', 'nd', 'rd'][c.place - 1]} {c.matches} of 18"
         )
+        assert title in " ".join(titles)
 
 
 def test_head_to_head_matrix(built: dict[str, Any]) -> None:
@@ -155,19 +148,17 @@ def test_head_to_head_matrix(built: dict[str, Any]) -> None:
     assert matrix is not None
     order = texts(matrix.select("tbody th[scope=row]"))
     assert len(order) == len(BOTS)
-    ids = {r["name"]: r["id"] for r in q(built, "SELECT id, name FROM bot_versions")}
+    ids = {name: v for v, name in version_names(built).items()}
+    pairwise = stored(built).read_standings(built["tid"])[1]
     for tr, row_name in zip(matrix.select("tbody tr"), order, strict=True):
         cells = tr.find_all("td")
         for cell, col_name in zip(cells, order, strict=True):
             if col_name == row_name:
                 assert "self" in cell["class"]
                 continue
-            (p,) = q(
-                built,
-                "SELECT * FROM pairwise WHERE bot_a = ? AND bot_b = ?",
-                ids[row_name],
-                ids[col_name],
-            )
+            (p,) = [
+                r for r in pairwise if (r["bot_a"], r["bot_b"]) == (ids[row_name], ids[col_name])
+            ]
             assert cell.strong.get_text() == f"{100 * p['rate']:.0f}%"
             assert cell.select_one(".n").get_text() == str(p["matches"])
             assert cell["style"].startswith("background: hsl(")
@@ -177,11 +168,12 @@ def test_bot_page(built: dict[str, Any]) -> None:
     doc = soup(built["out"] / "bots" / "last.html")
     assert doc.h1.get_text(strip=True) == "last"
     assert "by Site tests" in doc.select_one(".lede").get_text(" ", strip=True)
-    (v,) = q(built, "SELECT * FROM bot_versions WHERE name = 'last'")
+    v = stored(built).latest_version("last")
+    assert v is not None and v.version == 1
     page_text = doc.get_text(" ", strip=True)
-    assert v["sha256"][:12] in page_text
+    assert v.sha256[:12] in page_text
     # No page publishes any bot's source (only its hash).
-    sources = [r["source"] for r in q(built, "SELECT source FROM bot_versions")]
+    sources = [stored(built).bot_version(r).source for r in version_names(built)]
     for page in built["out"].rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert not any(src.strip() in html for src in sources), page
@@ -191,19 +183,17 @@ def test_bot_page(built: dict[str, Any]) -> None:
     stats = dict(
         zip(texts(doc.select(".stat-label")), texts(doc.select(".stat-value")), strict=True)
     )
-    seats = q(
-        built,
-        """SELECT h.maker, h.alone, h.points, h.trump, s.seat FROM hands h
-           JOIN match_seats s ON s.match_id = h.match_id
-           WHERE s.bot_version_id = ?""",
-        v["id"],
-    )
-    maker = sum(1 for r in seats if r["maker"] == r["seat"])
-    played = sum(1 for r in seats if r["trump"] is not None)
-    alone = sum(1 for r in seats if r["seat"] in json.loads(r["alone"]))
-    euchred = sum(
-        1 for r in seats if r["maker"] == r["seat"] and json.loads(r["points"])[r["seat"]] == 0
-    )
+    seats = [
+        (s, h)
+        for m in stored(built).match_rows(versions=[v.id])
+        for s in range(3)
+        if m.bots[s] == v.id
+        for h in stored(built).match(m.id)[1]
+    ]
+    maker = sum(1 for s, h in seats if h["maker"] == s)
+    played = sum(1 for s, h in seats if h["trump"] is not None)
+    alone = sum(1 for s, h in seats if s in h["alone"])
+    euchred = sum(1 for s, h in seats if h["maker"] == s and h["points"][s] == 0)
     assert stats["matches"] == "18"
     assert f"of hands it made trump ({maker} of {played})" in stats
     assert stats["times went alone"] == str(alone)
@@ -218,41 +208,36 @@ def test_bot_page(built: dict[str, Any]) -> None:
 def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
     doc = soup(built["out"] / "bots" / f"{FAULTY}.html")
     rows = doc.select("table.faults tbody tr")
-    stored = q(
-        built,
-        "SELECT f.* FROM faults f JOIN bot_versions v ON v.id = f.bot_version_id"
-        " WHERE v.name = ? ORDER BY f.tournament_id, f.match_id, f.seat",
-        FAULTY,
-    )
-    assert len(rows) == len(stored) > 0
-    for tr, f in zip(rows, stored, strict=True):
+    listed, _ = stored(built).fault_listing(bot=FAULTY)
+    faults = sorted((r.fault for r in listed), key=lambda f: (f.tournament_id, f.match_id, f.seat))
+    assert len(rows) == len(faults) > 0
+    for tr, f in zip(rows, faults, strict=True):
         cells = texts(tr.find_all("td"))
-        assert cells[0] == f["match_id"] and cells[2] == f["kind"] == "crash"
-        assert cells[3] == str(f["decision"] + 1)  # numbered from 1, as arena faults does
+        assert cells[0] == f.match_id and cells[2] == f.kind == "crash"
+        assert f.decision is not None and cells[3] == str(f.decision + 1)  # from 1, as arena faults
         shown = tr.pre.get_text()
-        assert shown.startswith(FAULT_MESSAGE) and shown == without_source_lines(f["message"])
+        assert shown.startswith(FAULT_MESSAGE) and shown == without_source_lines(f.message)
         # The traceback's frames stay, the bot's quoted source line does not.
-        assert 'crashy.py", line' in shown and "raise RuntimeError" in f["message"]
+        assert 'crashy.py", line' in shown and "raise RuntimeError" in f.message
         assert "raise RuntimeError" not in shown
         href = tr.a["href"]
         assert (built["out"] / "bots" / href).resolve().is_file()
 
 
 def test_match_page(built: dict[str, Any]) -> None:
-    (m,) = q(built, "SELECT * FROM matches WHERE faults = 0 ORDER BY id LIMIT 1")
-    names = {r["id"]: r["name"] for r in q(built, "SELECT id, name FROM bot_versions")}
-    doc = soup(built["out"] / "matches" / f"{m['id']}.html")
+    m = min((m for m in stored(built).match_rows() if m.faults == 0), key=lambda m: m.id)
+    names = version_names(built)
+    doc = soup(built["out"] / "matches" / f"{m.id}.html")
     seat_rows = doc.select("table.seats tbody tr")
     for s, tr in enumerate(seat_rows):
         cells = tr.find_all("td")
-        assert cells[1].a.get_text(strip=True) == names[m[f"bot{s}"]]
-        assert cells[2].get_text(strip=True) == str(m[f"score{s}"])
-        assert cells[3].get_text(strip=True).startswith(f"{m[f'place{s}']}")
-    hands = q(built, "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", m["id"])
+        assert cells[1].a.get_text(strip=True) == names[m.bots[s]]
+        assert cells[2].get_text(strip=True) == str(m.scores[s])
+        assert cells[3].get_text(strip=True).startswith(f"{m.places[s]}")
+    _, hands = stored(built).match(m.id)
     articles = doc.select("article.hand")
-    assert len(articles) == len(hands) == m["hands_played"]
-    for art, row in zip(articles, hands, strict=True):
-        h = json.loads(row["record"])
+    assert len(articles) == len(hands) == m.hands_played
+    for art, h in zip(articles, hands, strict=True):
         seat_boxes = art.select(".seat-box")
         for s, box in enumerate(seat_boxes):
             shown = sorted(c["title"] for c in box.select(".card"))
@@ -278,9 +263,9 @@ def test_match_page(built: dict[str, Any]) -> None:
             assert t["winner"] == trick_winner(t["cards"], h["trump"])
             win = tr.select_one(".play.wins .card")
             assert win is not None and win["title"] == dict(t["cards"])[t["winner"]]
-            assert tr.find_all("td")[-1].get_text(strip=True) == names[m[f"bot{t['winner']}"]]
+            assert tr.find_all("td")[-1].get_text(strip=True) == names[m.bots[t["winner"]]]
         # Cards marked "from the dummy" are the maker's, and were not in the maker's deal.
-        maker_name = names[m[f"bot{h['maker']}"]]
+        maker_name = names[m.bots[h["maker"]]]
         for mark in art.select(".from-dummy"):
             play = mark.find_parent(class_="play")
             assert play.select_one(".who").get_text(strip=True).startswith(maker_name[:15])
@@ -290,8 +275,8 @@ def test_match_page(built: dict[str, Any]) -> None:
 
 
 def test_match_page_of_a_fault(built: dict[str, Any]) -> None:
-    (m,) = q(built, "SELECT * FROM matches WHERE faults = 1 ORDER BY id LIMIT 1")
-    doc = soup(built["out"] / "matches" / f"{m['id']}.html")
+    m = min((m for m in stored(built).match_rows() if m.faults == 1), key=lambda m: m.id)
+    doc = soup(built["out"] / "matches" / f"{m.id}.html")
     items = texts(doc.select("ul.fault-list li"))
     assert len(items) == 1 and FAULTY in items[0] and FAULT_MESSAGE in items[0]
     logs = doc.select("details.log")
@@ -403,18 +388,17 @@ def test_long_match_shows_middle_hands_in_brief(
     monkeypatch.setattr("arena.site.data.REPLAY_HEAD", 2)
     monkeypatch.setattr("arena.site.data.REPLAY_TAIL", 1)
     render_site(built["db"], tmp_path)
-    (m,) = q(built, "SELECT * FROM matches ORDER BY hands_played DESC, id LIMIT 1")
-    assert m["hands_played"] > 3
-    doc = soup(tmp_path / "matches" / f"{m['id']}.html")
+    m = min(stored(built).match_rows(), key=lambda m: (-m.hands_played, m.id))
+    assert m.hands_played > 3
+    doc = soup(tmp_path / "matches" / f"{m.id}.html")
     full = [a["id"] for a in doc.select("article.hand")]
-    n = m["hands_played"]
+    n = m.hands_played
     assert full == ["hand-1", "hand-2", f"hand-{n}"]
     rows = doc.select("details.brief tbody tr")
     assert [r["id"] for r in rows] == [f"hand-{k}" for k in range(3, n)]
-    records = q(built, "SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", m["id"])
+    _, records = stored(built).match(m.id)
     for tr, h in zip(rows, records[2:-1], strict=True):
-        before = json.loads(h["scores_before"])
-        after = [b + p for b, p in zip(before, json.loads(h["points"]), strict=True)]
+        after = [b + p for b, p in zip(h["scores_before"], h["points"], strict=True)]
         assert tr.find_all("td")[-1].get_text(strip=True) == " / ".join(map(str, after))
 
 

@@ -38,7 +38,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]
     with Store(db) as store:
         for name, _ in NAMES[3:]:
             store.add_bot_version(name, f"class Bot:\n    x = {name!r}\n", "b.py", None)
-        ids = {r["name"]: r["id"] for r in store.rows("SELECT id, name FROM bots")}
+        ids = {b.name: b.id for b in store.bot_rows()}
     render_site(db, root / "site")
     return root / "site", ids
 

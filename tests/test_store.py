@@ -131,20 +131,17 @@ def test_faults_and_capped_logs_are_stored(store: Store) -> None:
         [record("m1", [1, 2, 3], faults=[fault], logs=["", "x" * (LOG_CAP + 10), "hi"])],
     )
     f = store.match_faults("m1")
-    assert [(r["seat"], r["kind"], r["decision"], r["bot_version_id"]) for r in f] == [
-        (1, "timeout", 4, 2)
-    ]
-    logs = store.rows("SELECT seat, length(text) AS n, truncated FROM bot_logs ORDER BY seat")
-    assert logs == [{"seat": 1, "n": LOG_CAP, "truncated": 1}, {"seat": 2, "n": 2, "truncated": 0}]
-    seat = store.rows("SELECT faulted FROM match_seats WHERE match_id = 'm1' ORDER BY seat")
-    assert [r["faulted"] for r in seat] == [0, 1, 0]
+    assert [(r.seat, r.kind, r.decision, r.bot_version_id) for r in f] == [(1, "timeout", 4, 2)]
+    logs = store.match_logs("m1")
+    assert {s: len(t) for s, t in logs.items()} == {1: LOG_CAP, 2: 2} and logs[2] == "hi"
+    assert [s.faulted for s in store.seat_rows("m1")] == [False, True, False]
 
 
 def test_match_by_prefix(store: Store) -> None:
     store.write_results("t1", [record("abc123", [1, 2, 3]), record("abd456", [1, 2, 3])])
     row, hands = store.match("abc")
-    assert row["id"] == "abc123" and hands[0]["upcard"] == "AS"
-    assert store.match("ABC1")[0]["id"] == "abc123"
+    assert row.id == "abc123" and hands[0]["upcard"] == "AS"
+    assert store.match("ABC1")[0].id == "abc123"
     for prefix in ("ab", "zz", "", "%", "a_c"):
         with pytest.raises(ArenaError):
             store.match(prefix)
@@ -211,18 +208,18 @@ def test_missing_database_for_readers_and_directories(tmp_path: Path) -> None:
 
 
 def test_tournament_status_and_lookup(store: Store) -> None:
-    assert store.tournament()["id"] == "t1"
+    assert store.tournament().id == "t1"
     # Stored as running, but no run holds its lock: a run that was killed.
-    assert store.tournament("t")["status"] == "interrupted"
+    assert store.tournament("t").status == "interrupted"
     with RunLock(store.path, "t1"):
-        assert store.tournament("t")["status"] == "running"
-    assert store.tournament("t")["status"] == "interrupted"
+        assert store.tournament("t").status == "running"
+    assert store.tournament("t").status == "interrupted"
     store.set_status("t1", "finished")
     t = store.tournament("t1")
-    assert t["status"] == "finished" and t["finished_at"]
+    assert t.status == "finished" and t.finished_at
     # Finding the same tournament again does not reopen a finished one.
     store.ensure_tournament("t1", {}, [], 6)
-    assert store.tournament("t1")["status"] == "finished"
+    assert store.tournament("t1").status == "finished"
     with pytest.raises(ArenaError, match="no tournament"):
         store.tournament("zz")
 

@@ -13,7 +13,13 @@ from arena.engine import Rules
 from arena.errors import ArenaError, InvalidSetting
 from arena.sandbox import Limits
 from arena.store import Store
-from arena.tournament import check_rounds, check_workers, plan, run_limits, worker_count
+from arena.tournament import (
+    check_rounds,
+    check_worker_count,
+    plan_round_robin,
+    run_limits,
+    worker_count,
+)
 
 # Written by the arena before typed limits: a resumed run must find this tournament again.
 STORED_ID = "518068cedd8bb52f"
@@ -29,11 +35,13 @@ def test_a_tournament_keeps_its_id_and_stored_configuration(tmp_path: Path) -> N
             store.add_bot_version(n, f"class Bot:\n    name = {n!r}\n", f"{n}.py")[0]
             for n in ("c", "a", "b")
         ]
-        the_plan = plan(store, versions, rounds=2, seed=5, rules=Rules(), limits=Limits())
-        config = json.loads(store.tournament(the_plan.tid)["config"])
+        the_plan = plan_round_robin(
+            store, versions, rounds=2, seed=5, rules=Rules(), limits=Limits()
+        )
+        config = json.loads(store.tournament(the_plan.tid).config)
         row = store.tournament(the_plan.tid)
     assert the_plan.tid == STORED_ID
-    assert json.dumps(config["limits"]) == STORED_LIMITS == row["limits"]
+    assert json.dumps(config["limits"]) == STORED_LIMITS == row.limits
     assert [b["name"] for b in config["bots"]] == ["a", "b", "c"]
     assert the_plan.limits == Limits() and Limits.from_dict(config["limits"]) == Limits()
 
@@ -43,7 +51,7 @@ def test_a_tournament_keeps_its_id_and_stored_configuration(tmp_path: Path) -> N
     [
         pytest.param(check_rounds, 0, "rounds", id="zero-rounds"),
         pytest.param(check_rounds, -3, "rounds", id="negative-rounds"),
-        pytest.param(check_workers, 0, "workers", id="zero-workers"),
+        pytest.param(check_worker_count, 0, "workers", id="zero-workers"),
     ],
 )
 def test_settings_out_of_range_name_their_parameter(
@@ -57,7 +65,7 @@ def test_settings_out_of_range_name_their_parameter(
 
 
 def test_run_settings() -> None:
-    assert check_rounds(1) == 1 and check_workers(3) == 3
+    assert check_rounds(1) == 1 and check_worker_count(3) == 3
     assert worker_count(2) == 2 and worker_count(None) >= 1
     assert run_limits() == Limits()
     assert run_limits(decision_seconds=2.5) == Limits(decision_seconds=2.5)
@@ -70,6 +78,6 @@ def test_a_plan_refuses_a_bad_field(tmp_path: Path) -> None:
     with Store(tmp_path / "a.db") as store:
         two = [store.add_bot_version(n, f"class Bot:\n    n = {n!r}\n", "b.py")[0] for n in "ab"]
         with pytest.raises(ArenaError, match=r"at least three bots \(have a, b\)"):
-            plan(store, two, rounds=1, seed=1, rules=Rules(), limits=Limits())
+            plan_round_robin(store, two, rounds=1, seed=1, rules=Rules(), limits=Limits())
         with pytest.raises(InvalidSetting, match="^rounds must be at least 1, not 0$"):
-            plan(store, two, rounds=0, seed=1, rules=Rules(), limits=Limits())
+            plan_round_robin(store, two, rounds=0, seed=1, rules=Rules(), limits=Limits())

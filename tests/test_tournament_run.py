@@ -31,7 +31,7 @@ from arena.scheduler import MatchSpec
 from arena.schedules import FixedSchedule, ScheduleBase
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
-from arena.tournament import compute_standings, plan, register_files, run
+from arena.tournament import fit_standings, plan_round_robin, register_files, run
 
 BOTS = {
     "first.py": """
@@ -118,7 +118,7 @@ def run_in_process(
     store = Store(db)
     limits = Limits()
     versions = register_files(store, files)
-    the_plan = plan(
+    the_plan = plan_round_robin(
         store, versions, rounds=rounds, seed=11, rules=Rules(), limits=limits, secret_file=SECRET
     )
     result = run(
@@ -152,20 +152,18 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
 
     # The crashing bot faulted in every one of its matches, was placed last and the
     # tournament went on.
-    tid = serial.tournament()["id"]
+    tid = serial.tournament().id
     crashy = serial.latest_version("crashy")
     assert crashy is not None
-    faults = serial.rows(
-        "SELECT kind, message, seat FROM faults WHERE bot_version_id = ?", [crashy.id]
-    )
+    faults = serial.fault_rows(versions=[crashy.id])
     assert len(faults) == 3 * 6
-    assert {f["kind"] for f in faults} == {"crash"}
-    assert all("third time unlucky" in f["message"] for f in faults)
-    table = {s.name: s for s in compute_standings(serial, tid)}
+    assert {f.kind for f in faults} == {"crash"}
+    assert all("third time unlucky" in f.message for f in faults)
+    table = {s.name: s for s in fit_standings(serial, tid)}
     assert table["crashy"].faults == table["crashy"].matches == 18
     assert table["crashy"].mean_place == 3.0
     assert table["crashy"].rank == 4
-    assert serial.tournament(tid)["status"] == "finished"
+    assert serial.tournament(tid).status == "finished"
 
     # Worker processes logged into the run's log file through the parent.
     lines = (tmp_path / "parallel.log").read_text().splitlines()
@@ -240,7 +238,8 @@ def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: 
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     with pytest.raises(RecordsRefused, match=r"^refused the records of \d+ match\(es\) from"):
         run_in_process(tmp_path / "lied.db", files, rounds=2, workers=2, executor=LyingExecutor(9))
-    assert stored_count_of(tmp_path / "lied.db") == 0
+    with Store(tmp_path / "lied.db", create=False) as store:
+        assert store.match_rows() == []
 
 
 class RoundAtATime(ScheduleBase):
@@ -287,7 +286,7 @@ def test_the_run_loop_plays_any_schedule_alike(tmp_path: Path) -> None:
     run_in_process(tmp_path / "fixed.db", files, rounds=2, workers=2).close()
     with Store(tmp_path / "unfolds.db") as store:
         versions = register_files(store, files)
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=2, seed=11, rules=Rules(), limits=Limits(), secret_file=SECRET
         )
         assert isinstance(the_plan.schedule, FixedSchedule) and the_plan.schedule.exact
@@ -299,21 +298,13 @@ def test_the_run_loop_plays_any_schedule_alike(tmp_path: Path) -> None:
     assert dump(tmp_path / "unfolds.db") == dump(tmp_path / "fixed.db")
 
 
-def stored_count_of(db: Path) -> int:
-    con = sqlite3.connect(db)
-    try:
-        return int(con.execute("SELECT count(*) FROM matches").fetchone()[0])
-    finally:
-        con.close()
-
-
 def test_a_second_run_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     store = run_in_process(tmp_path / "a.db", files, rounds=1, workers=2)
     before = dump(tmp_path / "a.db")
     limits = Limits()
     versions = register_files(store, files)
-    again = plan(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
+    again = plan_round_robin(store, versions, rounds=1, seed=11, rules=Rules(), limits=limits)
     assert isinstance(again.schedule, FixedSchedule) and again.schedule.todo == []
     assert again.stored == 6 and again.commitment == commitment(SECRET.secret)
     result = run(store, again, workers=2)
@@ -458,16 +449,13 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None
     assert report["left"] == []
     kept = stored_matches(db)
     assert report["before"] <= kept < 30
-    conn = sqlite3.connect(db)
-    assert conn.execute("SELECT status FROM tournaments").fetchone()[0] == "interrupted"
-    # Every stored match is whole: its seats and hands are there too.
-    assert conn.execute("SELECT COUNT(*) FROM match_seats").fetchone()[0] == 3 * kept
-    orphans = conn.execute(
-        "SELECT COUNT(*) FROM matches m WHERE NOT EXISTS "
-        "(SELECT 1 FROM hands h WHERE h.match_id = m.id)"
-    ).fetchone()[0]
-    assert orphans == 0
-    conn.close()
+    with Store(db, create=False) as store:
+        assert store.tournament().status == "interrupted"
+        # Every stored match is whole: its seats and hands are there too.
+        matches = store.match_rows()
+        assert len(matches) == kept
+        assert all(len(store.seat_rows(m.id)) == 3 for m in matches)
+        assert all(store.match(m.id)[1] for m in matches)
     rerun = subprocess.run(cmd, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert f"Played {30 - kept} matches" in rerun.stdout

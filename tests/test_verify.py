@@ -18,7 +18,7 @@ import pytest
 
 from arena import verify
 from arena.engine import Rules, play_match
-from arena.record import MatchRecord, RecordError, SeatStats
+from arena.record import SLOT_KEYS, MatchRecord, MatchSlot, RecordError, SeatStats
 from arena.runner import Batch, outcome_record
 from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
 from arena.scheduler import Entrant, MatchSpec
@@ -158,6 +158,20 @@ def test_a_record_reads_back_from_its_json_exactly() -> None:
             MatchRecord.from_json(bad)
 
 
+def test_a_record_holds_the_slot_of_its_spec_and_reads_it_strictly() -> None:
+    # The five scheduled fields are one MatchSlot, the spec's and the record's.
+    record = MatchRecord.from_json(genuine(SPECS[0]))
+    assert record.slot == SPECS[0].slot == MatchSlot("m0", 0, 0, 100, "set")
+    assert record.slot != SPECS[1].slot and tuple(record.slot_json()) == SLOT_KEYS
+    assert SPECS[0].to_dict() == {**SPECS[0].slot_json(), "seats": ["a", "b", "c"]}
+    for key, bad in (("round", "0"), ("seed", 1.5), ("set_key", 7), ("match_id", None)):
+        with pytest.raises(RecordError, match=f"its {key} is not"):
+            MatchRecord.from_json({**genuine(SPECS[0]), key: bad})
+    # A record of another slot than the one sent is refused, naming the field.
+    _, refused = check([{**genuine(SPECS[0]), "seating": 1}])
+    assert len(refused) == 1 and "its seating is not the one sent" in refused[0]
+
+
 def test_a_record_reported_twice_is_stored_once() -> None:
     record = genuine(SPECS[0])
     accepted, refused = check([record, copy.deepcopy(record)])
@@ -227,12 +241,12 @@ def test_a_worker_is_sent_no_secret_and_no_database(tmp_path: Path) -> None:
     from arena import runner
     from arena.secrecy import SecretFile
     from arena.store import Store
-    from arena.tournament import plan
+    from arena.tournament import plan_round_robin
 
     secret = SecretFile(3, bytes(range(7, 39)))
     with Store(tmp_path / "t.db") as store:
         versions = [store.add_bot_version(n, FIRST + f"# {n}\n", f"{n}.py")[0] for n in "abc"]
-        the_plan = plan(
+        the_plan = plan_round_robin(
             store, versions, rounds=2, seed=3, rules=RULES, limits=Limits(), secret_file=secret
         )
         sources = {f"{v.name}:{v.sha256}": BotSource(v.name, v.source) for v in versions}

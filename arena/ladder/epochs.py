@@ -22,7 +22,7 @@ from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.scheduler import SEATINGS, Entrant, MatchSpec, deal_seed, match_id, match_seed, set_key
 from arena.secrecy import Verification, check_match, commitment
-from arena.store import LADDER, LadderEpoch, LadderSet, Store
+from arena.store import LADDER, LadderEpoch, LadderSet, Store, StoredTournament
 
 DEFAULT_EPOCH_SETS: Final = 200
 """Sets per deal-secret epoch: each secret is revealed after about this many sets."""
@@ -101,19 +101,15 @@ class Epochs:
         return e.secret.secret
 
 
-def ladder_epoch(
-    store: Store, lid: str | None, epoch: int
-) -> tuple[dict[str, object], LadderEpoch]:
+def ladder_epoch(store: Store, lid: str | None, epoch: int) -> tuple[StoredTournament, LadderEpoch]:
     """The ladder ``lid`` (an id or prefix; None: the latest ladder) and its epoch ``epoch``;
     ArenaError when it is not a ladder or has no such epoch."""
     t = store.tournament(lid, prefer=LADDER)
-    if t["kind"] != LADDER:
-        raise ArenaError(f"tournament {t['id']} is not a ladder: --epoch is for ladders")
-    epochs = {e.epoch: e for e in store.ladder_epochs(t["id"])}
+    if t.kind != LADDER:
+        raise ArenaError(f"tournament {t.id} is not a ladder: --epoch is for ladders")
+    epochs = {e.epoch: e for e in store.ladder_epochs(t.id)}
     if epoch not in epochs:
-        raise ArenaError(
-            f"ladder {t['id']} has no epoch {epoch} (it has epochs 0 to {max(epochs)})"
-        )
+        raise ArenaError(f"ladder {t.id} has no epoch {epoch} (it has epochs 0 to {max(epochs)})")
     return t, epochs[epoch]
 
 
@@ -127,7 +123,7 @@ def verify_epoch(store: Store, lid: str | None, epoch: int) -> Verification:
     the deal seed. An open epoch is refused (ArenaError): its secret is not revealed yet.
     """
     t, e = ladder_epoch(store, lid, epoch)
-    lid = str(t["id"])
+    lid = t.id
     if e.closed_at is None:
         raise ArenaError(
             f"epoch {epoch} of ladder {lid} is open: its deal secret stays hidden until a "
@@ -138,7 +134,7 @@ def verify_epoch(store: Store, lid: str | None, epoch: int) -> Verification:
             f"the secret of epoch {epoch} of ladder {lid} does not match its commitment "
             f"{e.secret.commitment}"
         )
-    rules = Rules.from_dict(json.loads(str(t["rules"])))
+    rules = Rules.from_dict(json.loads(t.rules))
     entrants = {v.id: Entrant(v.name, v.sha256, v.id) for v in store.tournament_entrants(lid)}
     sets: dict[int, LadderSet] = {s.step: s for s in store.ladder_sets(lid) if s.epoch == epoch}
     report = Verification(f"{lid} epoch {epoch}", e.secret.commitment)
@@ -156,7 +152,7 @@ def verify_epoch(store: Store, lid: str | None, epoch: int) -> Verification:
         ):
             report.differing.append((mid, "seats other bots than its set was scheduled with"))
             continue
-        expected = match_seed(int(str(t["seed"])), [entrants[b] for b in bots], first["round"])
+        expected = match_seed(t.seed, [entrants[b] for b in bots], first["round"])
         hands = [
             (r["hand_number"], r["dealer"], r["upcard"], json.loads(r["deal"]))
             for r in group

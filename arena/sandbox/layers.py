@@ -448,13 +448,13 @@ def choose_isolation(unsafe_no_sandbox: bool = False) -> Isolation:
     if not on["python"]:
         raise SandboxUnavailable(
             f"cannot sandbox bots: {HOST_PYTHON} is missing; install Python 3 there or pass "
-            "--unsafe-no-sandbox for trusted bots"
-        )
+            "`unsafe_no_sandbox` for trusted bots"
+        ).naming("unsafe_no_sandbox")
     if not any(on.get(name) for name in ISOLATING):
         raise SandboxUnavailable(
             "cannot sandbox bots here: no bubblewrap, Landlock, seccomp or per-bot uid works "
-            "(see `arena doctor`); pass --unsafe-no-sandbox only for trusted bots"
-        )
+            "(see `arena doctor`); pass `unsafe_no_sandbox` only for trusted bots"
+        ).naming("unsafe_no_sandbox")
     if on["bwrap"] or on["landlock"]:
         warm_page_cache()
     return Isolation(

@@ -20,6 +20,7 @@ from arena.site.live import LIST_PAGE
 from arena.site.output import Outcome, apply
 from arena.site.render import Writer, site_env
 from arena.store import Store
+from arena.tournament import refresh_standings
 
 __all__ = ["Outcome", "RECENT_REPLAYS", "publish_site", "render_site", "site_folder", "update"]
 
@@ -48,8 +49,6 @@ def publish_site(
     folder are written (``full``: all of them; the files are the same either way). Returns
     the path of ``index.html``.
     """
-    from arena.tournament import refresh_standings
-
     with Store(db_path, create=False) as store:
         if store.writable():
             store.settle_runs()

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from arena.site.data import (
     BotRef,
-    Fault,
+    FaultRow,
     MatchRow,
     Standing,
     Tournament,
@@ -20,7 +19,7 @@ from arena.site.data import (
     recent_matches,
     safe_id,
 )
-from arena.store import Store
+from arena.store import Store, StoredBot
 
 
 @dataclass
@@ -76,7 +75,7 @@ class BotDetail:
     versions: list[VersionRow]
     standings: list[tuple[Tournament, Standing]]
     opponents: list[OpponentRow]
-    faults: list[Fault]
+    faults: list[FaultRow]
     logs: list[LogExcerpt]
     play: dict[str, int]
     seats: int
@@ -133,12 +132,9 @@ def _logs(store: Store, ids: list[int]) -> list[LogExcerpt]:
     """The start of what the bot printed, in its first matches."""
     out = []
     for lg in store.log_rows(ids, LOG_EXCERPTS):
-        text = lg["text"] or ""
-        out.append(
-            LogExcerpt(
-                safe_id(lg["match_id"]), text[:LOG_EXCERPT_CHARS], len(text) > LOG_EXCERPT_CHARS
-            )
-        )
+        text = lg.text or ""
+        cut = text[:LOG_EXCERPT_CHARS]
+        out.append(LogExcerpt(safe_id(lg.match_id), cut, len(text) > LOG_EXCERPT_CHARS))
     return out
 
 
@@ -157,7 +153,7 @@ def versions_by_bot(refs: dict[int, BotRef]) -> dict[int, list[BotRef]]:
 
 def bot_detail(
     store: Store,
-    bot: dict[str, Any],
+    bot: StoredBot,
     refs: dict[int, BotRef],
     by_bot: dict[int, list[BotRef]],
     placed: list[tuple[Tournament, Standing]],
@@ -166,18 +162,18 @@ def bot_detail(
 ) -> BotDetail:
     """One bot's page data (``bot``: its row of :meth:`arena.store.Store.bot_rows`; ``placed``:
     its standings in each tournament), all its versions together."""
-    mine = by_bot[bot["id"]]
+    mine = by_bot[bot.id]
     ids = [r.version_id for r in mine]
     versions = [
-        VersionRow(v["version"], v["sha256"], v["filename"] or "", v["author"],
-                   v["submitted_at"], v["n"], v["mp"])
+        VersionRow(v.version, v.sha256, v.filename or "", v.author, v.submitted_at,
+                   v.seats, v.mean_place)
         for v in store.version_rows(ids)
     ]  # fmt: skip
     timing = store.timing(ids)
     return BotDetail(
-        bot_id=bot["id"],
-        name=bot["name"],
-        created_at=bot["created_at"],
+        bot_id=bot.id,
+        name=bot.name,
+        created_at=bot.created_at,
         latest=mine[-1],
         versions=versions,
         standings=placed,
@@ -185,10 +181,10 @@ def bot_detail(
         faults=faults(store, refs, versions=ids),
         logs=_logs(store, ids) if with_logs else [],
         play=_play(store, ids),
-        seats=timing["seats"],
-        decisions=timing["d"],
-        asked=timing["a"],
-        think_seconds=timing["ts"],
-        max_think_seconds=timing["mx"],
+        seats=timing.seats,
+        decisions=timing.decisions,
+        asked=timing.asked,
+        think_seconds=timing.think_seconds,
+        max_think_seconds=timing.max_think_seconds,
         recent=recent_matches(store, refs, versions=ids, limit=RECENT_MATCHES),
     )

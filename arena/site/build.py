@@ -11,7 +11,6 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from arena import __version__
 from arena.reports import Reports, tournament_reports
@@ -22,7 +21,7 @@ from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.output import Page
 from arena.site.render import Writer, template_dir
-from arena.store import ROUND_ROBIN, Store
+from arena.store import ROUND_ROBIN, Store, StoredBot
 
 RECENT_REPLAYS = 300
 """How many replay pages a render keeps per tournament by default (its most recent matches);
@@ -209,11 +208,11 @@ def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
     played = site.store.bot_tournaments()
     seats = site.store.seat_states()
     rated = site.store.rating_states()
-    for bot in sorted(site.store.bot_rows(), key=lambda b: b["name"]):
-        mine = by_bot.get(bot["id"])
+    for bot in sorted(site.store.bot_rows(), key=lambda b: b.name):
+        mine = by_bot.get(bot.id)
         if not mine:
             continue
-        tids = sorted(played.get(bot["id"], set()))
+        tids = sorted(played.get(bot.id, set()))
         # Its own seats, its ladders' standings of it, the status of its tournaments, and the
         # whole state of its round robins (they refit everyone's standings, and the current
         # one is charted): a ladder's set it did not play leaves its page as it is.
@@ -229,12 +228,12 @@ def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
         latest = mine[-1]
         render = functools.partial(_bot, site, writer, bot, by_bot, tids)
         yield Page(latest.href, key, render)
-        if latest.slug != str(bot["id"]):
+        if latest.slug != str(bot.id):
             # Bot pages used to be bots/<id>.html: links saved from then still arrive.
-            path = f"bots/{bot['id']}.html"
+            path = f"bots/{bot.id}.html"
             yield Page(
                 path,
-                _key(site.frame, site.bot_states[bot["id"]]),
+                _key(site.frame, site.bot_states[bot.id]),
                 functools.partial(writer.html, path, "redirect.html", bot=latest),
             )
 
@@ -242,11 +241,11 @@ def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
 def _bot(
     site: SiteData,
     writer: Writer,
-    bot: dict[str, Any],
+    bot: StoredBot,
     by_bot: dict[int, list[data.BotRef]],
     tids: list[str],
 ) -> str:
-    ids = {r.version_id for r in by_bot[bot["id"]]}
+    ids = {r.version_id for r in by_bot[bot.id]}
     placed = [
         (t, s) for t in site.ranked for s in site.standings.get(t.id, []) if s.bot.version_id in ids
     ]
@@ -259,7 +258,7 @@ def _bot(
         detail.href,
         "bot.html",
         # Dated by its own latest match: a set it did not play leaves the page as it is.
-        generated_at=detail.recent[0].finished_at if detail.recent else bot["created_at"],
+        generated_at=detail.recent[0].finished_at if detail.recent else bot.created_at,
         bot=detail,
         rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
         place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in detail.standings]),

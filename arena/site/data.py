@@ -58,14 +58,14 @@ def bot_slugs(store: Store) -> dict[int, str]:
     slugs: dict[int, str] = {}
     taken: set[str] = set()
     for r in store.bot_rows():
-        name, folded = r["name"], r["name"].casefold()
+        name, folded = r.name, r.name.casefold()
         usable = (
             name_problem(name) is None
             and not name.isdigit()
             and folded.split(".")[0] not in _RESERVED_STEMS
             and folded not in taken
         )
-        slugs[r["id"]] = name if usable else str(r["id"])
+        slugs[r.id] = name if usable else str(r.id)
         taken.add(folded)
     return slugs
 
@@ -98,12 +98,9 @@ def bot_refs(store: Store) -> dict[int, BotRef]:
     slugs = bot_slugs(store)
     rows = store.version_refs()
     return {
-        r["id"]: BotRef(
-            r["id"], r["bot_id"], r["name"], r["version"], r["author"], r["latest"],
-            slugs[r["bot_id"]],
-        )
+        r.id: BotRef(r.id, r.bot_id, r.name, r.version, r.author, r.latest, slugs[r.bot_id])
         for r in rows
-    }  # fmt: skip
+    }
 
 
 @dataclass
@@ -155,27 +152,28 @@ class Tournament:
 def tournaments(store: Store, refs: dict[int, BotRef]) -> list[Tournament]:
     """Every tournament, the most recently run first, with its live status."""
     out = []
-    for r in store.tournaments():
-        tid = safe_id(r["id"])
+    for listed in store.tournaments():
+        r = listed.tournament
+        tid = safe_id(r.id)
         versions = [refs[v] for v in store.entrant_ids(tid) if v in refs]
         out.append(
             Tournament(
                 id=tid,
-                seed=r["seed"],
-                rounds=r["rounds"],
-                status=r["status"],
-                total=r["total_matches"] or 0,
-                played=r["done"],
-                faults=r["faults"],
-                created_at=r["created_at"],
-                updated_at=r["updated_at"],
-                finished_at=r["finished_at"],
-                rules=json_value(r["rules"], {}),
-                limits=json_value(r["limits"], {}),
+                seed=r.seed,
+                rounds=r.rounds,
+                status=r.status,
+                total=r.total_matches or 0,
+                played=listed.done,
+                faults=listed.faults,
+                created_at=r.created_at,
+                updated_at=r.updated_at,
+                finished_at=r.finished_at,
+                rules=json_value(r.rules, {}),
+                limits=json_value(r.limits, {}),
                 bots=sorted(versions, key=lambda b: b.name.lower()),
-                commitment=r["commitment"],
-                secret=r["secret"],
-                kind=r["kind"],
+                commitment=listed.commitment,
+                secret=listed.secret,
+                kind=r.kind,
             )
         )
     return out
@@ -217,14 +215,14 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
     """
     places: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     counts: dict[int, dict[str, Any]] = {}
-    for r in store.place_counts(tournament_id):
-        if 1 <= r["place"] <= 3:
-            places[r["v"]][r["place"] - 1] += r["n"]
-        c = counts.setdefault(r["v"], {"matches": 0, "wins": 0, "places": 0, "faults": 0})
-        c["matches"] += r["n"]
-        c["wins"] += r["n"] if r["place"] == 1 else 0
-        c["places"] += r["n"] * r["place"]
-        c["faults"] += r["f"] or 0
+    for n in store.place_counts(tournament_id):
+        if 1 <= n.place <= 3:
+            places[n.version_id][n.place - 1] += n.matches
+        c = counts.setdefault(n.version_id, {"matches": 0, "wins": 0, "places": 0, "faults": 0})
+        c["matches"] += n.matches
+        c["wins"] += n.matches if n.place == 1 else 0
+        c["places"] += n.matches * n.place
+        c["faults"] += n.faults
     rows: list[Standing] = []
     for r in sorted(store.read_standings(tournament_id)[0], key=_leaderboard_order):
         ref = refs.get(r["bot_version_id"])
@@ -316,7 +314,7 @@ def _match_row(r: StoredMatch, refs: dict[int, BotRef]) -> MatchRow:
 
 
 @dataclass
-class Fault:
+class FaultRow:
     """A recorded fault: the match, seat, kind and (untrusted) message."""
 
     match_id: str
@@ -363,12 +361,12 @@ def faults(
     *,
     match_id: str | None = None,
     versions: Sequence[int] | None = None,
-) -> list[Fault]:
+) -> list[FaultRow]:
     """The faults of one match, or of some bot versions."""
     return [
-        Fault(safe_id(r["match_id"]), r["seat"], refs[r["bot_version_id"]], r["kind"],
-              without_source_lines(r["message"] or ""),
-              None if r["decision"] is None else int(r["decision"]) + 1)
+        FaultRow(safe_id(r.match_id), r.seat, refs[r.bot_version_id], r.kind,
+              without_source_lines(r.message or ""),
+              None if r.decision is None else int(r.decision) + 1)
         for r in store.fault_rows(match_id=match_id, versions=versions)
     ]  # fmt: skip
 
@@ -395,7 +393,7 @@ class MatchDetail:
 
     match: MatchRow
     hands: list[HandView]
-    faults: list[Fault]
+    faults: list[FaultRow]
     stats: list[SeatStats | None]
     logs: list[str | None]
 
@@ -426,11 +424,11 @@ def match_detail(
     hands = [hand_view(record) for record in store.hand_records(m.id)]
     stats: list[SeatStats | None] = [None, None, None]
     for s in store.seat_rows(m.id):
-        stats[s["seat"]] = SeatStats(
-            s["decisions"] or 0,
-            s["asked"] or 0,
-            s["think_seconds"] or 0.0,
-            s["max_think_seconds"] or 0.0,
+        stats[s.seat] = SeatStats(
+            s.decisions or 0,
+            s.asked or 0,
+            s.think_seconds or 0.0,
+            s.max_think_seconds or 0.0,
         )
     logs: list[str | None] = [None, None, None]
     if with_logs:

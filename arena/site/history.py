@@ -25,8 +25,8 @@ def rating_history(
     seats: dict[str, list[tuple[int, int]]] = defaultdict(list)
     unit: dict[str, str] = {}
     for r in store.seats_in_finish_order(tournament_id):
-        unit.setdefault(r["match_id"], unit_key(r["set_key"], r["round"]))
-        seats[r["match_id"]].append((r["bot_version_id"], r["place"]))
+        unit.setdefault(r.match_id, unit_key(r.set_key, r.round))
+        seats[r.match_id].append((r.bot_version_id, r.place))
     rows: list[MatchRow] = [
         (unit[mid], a, b, c, pa, pb, pc)
         for mid, ((a, pa), (b, pb), (c, pc)) in ((m, t) for m, t in seats.items() if len(t) == 3)

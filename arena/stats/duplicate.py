@@ -347,7 +347,9 @@ class Cycle:
         return {"bots": list(self.bots), "intervals": [i.rounded(4) for i in self.intervals]}
 
 
-def beats(intervals: Mapping[tuple[B, B], Interval | None]) -> dict[B, dict[B, Interval]]:
+def significant_edges(
+    intervals: Mapping[tuple[B, B], Interval | None],
+) -> dict[B, dict[B, Interval]]:
     """The significant edges of a pairwise table: ``A -> B`` when A's placed-above rate over B
     has an interval entirely above 1/2 (read from either direction of the table)."""
     out: dict[B, dict[B, Interval]] = defaultdict(dict)
@@ -369,7 +371,7 @@ def cycles(intervals: Mapping[tuple[B, B], Interval | None], max_length: int = 3
     none). Each cycle is listed once, starting from its smallest bot; shortest first. A rating
     puts bots on one line, so it cannot express any of these.
     """
-    edges = beats(intervals)
+    edges = significant_edges(intervals)
     found: list[Cycle] = []
 
     def extend(path: list[B]) -> None:

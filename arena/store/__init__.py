@@ -26,14 +26,47 @@ from arena.store.ladder import LadderEpoch, LadderMember, LadderRecords, LadderS
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
-from arena.store.rows import ListedMatch, StoredMatch
+from arena.store.rows import (
+    BotFault,
+    FinishedSeat,
+    ListedFault,
+    ListedMatch,
+    ListedTournament,
+    ListedVersion,
+    LogText,
+    OpponentPlaces,
+    PlaceCount,
+    SeatTiming,
+    StoredBot,
+    StoredFault,
+    StoredMatch,
+    StoredSeat,
+    StoredTournament,
+    VersionRef,
+    VersionSummary,
+)
 from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN, VERSION, now
 from arena.store.sitestate import SiteState
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
+    "BotFault",
+    "FinishedSeat",
+    "ListedFault",
     "ListedMatch",
+    "ListedTournament",
+    "ListedVersion",
+    "LogText",
+    "OpponentPlaces",
+    "PlaceCount",
+    "SeatTiming",
+    "StoredBot",
+    "StoredFault",
     "StoredMatch",
+    "StoredSeat",
+    "StoredTournament",
+    "VersionRef",
+    "VersionSummary",
     "COMPARE",
     "LADDER",
     "LadderEpoch",

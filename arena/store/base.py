@@ -139,11 +139,8 @@ class StoreBase:
                         (tid,),
                     )
 
-    def _live(self, row: dict[str, Any]) -> dict[str, Any]:
+    def _live(self, tid: str, status: str) -> str:
         # The stored status, corrected by the run lock: "running" only while a run holds it.
-        running = holder(self.path, row["id"])
-        if running is not None:
-            row["status"] = "running"
-        elif row["status"] == "running":
-            row["status"] = "interrupted"
-        return row
+        if holder(self.path, tid) is not None:
+            return "running"
+        return "interrupted" if status == "running" else status

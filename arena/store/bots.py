@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.store.base import StoreBase
+from arena.store.rows import ListedVersion
 from arena.store.schema import now
 
 
@@ -113,10 +114,11 @@ class BotRecords(StoreBase):
             raise ArenaError(f"no bot version {version_id}")
         return BotVersion.from_row(rows[0])
 
-    def bot_listing(self) -> list[dict[str, Any]]:
-        """Every bot version with its bot's name, oldest first within each bot."""
-        return self.rows(
+    def bot_listing(self) -> list[ListedVersion]:
+        """Every bot version with its bot's name and owner, oldest first within each bot."""
+        rows = self.conn.execute(
             "SELECT v.id, v.name, v.version, v.sha256, v.author, v.filename, v.submitted_at, "
             "length(v.source) AS size, b.owner FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
             "ORDER BY v.name, v.version"
         )
+        return [ListedVersion(*r) for r in rows]

@@ -11,7 +11,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.store.base import StoreBase
-from arena.store.rows import ListedMatch
+from arena.store.rows import BotFault, ListedFault, ListedMatch, StoredFault
 
 
 def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
@@ -39,7 +39,7 @@ class ListingReads(StoreBase):
         tid: str | None = None,
         match: str | None = None,
         limit: int | None = None,
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[ListedFault], int]:
         """Stored faults (of one bot, tournament or match, or all), newest first, at most
         ``limit``, and how many there are. Each row: the fault's columns with its bot's
         ``name``, ``version`` and ``filename`` and its match's ``round`` and ``seating``."""
@@ -51,23 +51,30 @@ class ListingReads(StoreBase):
             f"JOIN matches m ON m.id = f.match_id{where}"
         )
         total = int(self.conn.execute(f"SELECT COUNT(*) {base}", params).fetchone()[0])
-        rows = self.rows(
-            "SELECT f.match_id, f.tournament_id, f.seat, f.kind, f.message, f.decision, v.name, "
-            f"v.version, v.filename, m.round, m.seating {base} "
+        rows = self.db.query(
+            f"SELECT f.*, v.name, v.version, v.filename, m.round, m.seating {base} "
             "ORDER BY m.finished_at DESC, f.match_id, f.seat LIMIT ?",
             [*params, -1 if limit is None else limit],
         )
-        return rows, total
+        listed = [
+            ListedFault(
+                StoredFault.from_row(r), r["name"], r["version"], r["filename"], r["round"],
+                r["seating"],
+            )
+            for r in rows
+        ]  # fmt: skip
+        return listed, total
 
-    def faults_by_bot(self, tid: str) -> list[dict[str, Any]]:
+    def faults_by_bot(self, tid: str) -> list[BotFault]:
         """Every fault of tournament ``tid`` with its bot's ``name`` and ``filename``, by bot
         name and match."""
-        return self.rows(
+        rows = self.conn.execute(
             "SELECT f.match_id, f.kind, f.message, f.decision, v.name, v.filename "
             "FROM faults f JOIN bot_versions v ON v.id = f.bot_version_id "
             "WHERE f.tournament_id = ? ORDER BY v.name, f.match_id",
-            [tid],
+            (tid,),
         )
+        return [BotFault(*r) for r in rows]
 
     def match_listing(
         self, *, bot: str | None = None, tid: str | None = None, limit: int | None = None

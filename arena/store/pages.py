@@ -13,7 +13,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.store.base import StoreBase
-from arena.store.rows import StoredMatch
+from arena.store.rows import (
+    FinishedSeat,
+    LogText,
+    PlaceCount,
+    SeatTiming,
+    StoredBot,
+    StoredFault,
+    StoredMatch,
+    StoredSeat,
+    VersionRef,
+    VersionSummary,
+)
 from arena.store.schema import LADDER, ROUND_ROBIN
 
 
@@ -31,18 +42,19 @@ def _ranked(column: str) -> str:
 class PageReads(StoreBase):
     """The site's queries: bots and versions, entrants, matches, faults, hands, logs, reports."""
 
-    def bot_rows(self) -> list[dict[str, Any]]:
-        """Every bot: ``id``, ``name``, ``created_at``, oldest first."""
-        return self.rows("SELECT id, name, created_at FROM bots ORDER BY id")
+    def bot_rows(self) -> list[StoredBot]:
+        """Every bot, oldest first."""
+        rows = self.conn.execute("SELECT id, name, created_at FROM bots ORDER BY id")
+        return [StoredBot(*r) for r in rows]
 
-    def version_refs(self) -> list[dict[str, Any]]:
-        """Every bot version (no source): ``id``, ``bot_id``, ``name``, ``version``,
-        ``author`` and its bot's ``latest`` version number."""
-        return self.rows(
+    def version_refs(self) -> list[VersionRef]:
+        """Every bot version (no source), with its bot's latest version number."""
+        rows = self.conn.execute(
             "SELECT v.id, v.bot_id, v.name, v.version, v.author, "
             "(SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest "
             "FROM bot_versions v"
         )
+        return [VersionRef(*r) for r in rows]
 
     def entrant_ids(self, tid: str) -> list[int]:
         """The ids of the bot versions entered in tournament ``tid``."""
@@ -51,13 +63,14 @@ class PageReads(StoreBase):
         )
         return [r[0] for r in rows]
 
-    def place_counts(self, tid: str) -> list[dict[str, Any]]:
-        """Per bot version (``v``) and ``place``: matches (``n``) and faults (``f``)."""
-        return self.rows(
-            "SELECT bot_version_id AS v, place, COUNT(*) AS n, SUM(faulted) AS f "
+    def place_counts(self, tid: str) -> list[PlaceCount]:
+        """Per bot version and place: its matches and faults."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id, place, COUNT(*), COALESCE(SUM(faulted), 0) "
             "FROM match_seats WHERE tournament_id = ? GROUP BY bot_version_id, place",
-            [tid],
+            (tid,),
         )
+        return [PlaceCount(*r) for r in rows]
 
     def match_rows(
         self, *, tid: str | None = None, versions: Sequence[int] | None = None
@@ -80,7 +93,7 @@ class PageReads(StoreBase):
 
     def fault_rows(
         self, *, match_id: str | None = None, versions: Sequence[int] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredFault]:
         """Stored faults of one match or of some bot versions, in tournament and match order."""
         params: list[Any]
         if match_id is not None:
@@ -88,9 +101,10 @@ class PageReads(StoreBase):
         else:
             where = f"{_among('bot_version_id', versions or [])} AND {_ranked('tournament_id')}"
             params = [*(versions or [])]
-        return self.rows(
+        rows = self.db.query(
             f"SELECT * FROM faults WHERE {where} ORDER BY tournament_id, match_id, seat", params
         )
+        return [StoredFault.from_row(r) for r in rows]
 
     def hand_records(self, match_id: str) -> list[dict[str, Any]]:
         """The full records of a match's hands, in order."""
@@ -99,9 +113,12 @@ class PageReads(StoreBase):
         )
         return [json.loads(r[0]) for r in rows]
 
-    def seat_rows(self, match_id: str) -> list[dict[str, Any]]:
-        """The ``match_seats`` rows of one match (scores, places, timing)."""
-        return self.rows("SELECT * FROM match_seats WHERE match_id = ?", [match_id])
+    def seat_rows(self, match_id: str) -> list[StoredSeat]:
+        """The seats of one match (scores, places, timing), by seat."""
+        rows = self.db.query(
+            "SELECT * FROM match_seats WHERE match_id = ? ORDER BY seat", [match_id]
+        )
+        return [StoredSeat.from_row(r) for r in rows]
 
     def match_logs(self, match_id: str) -> dict[int, str]:
         """What each seat's bot printed in one match (capped when stored), by seat."""
@@ -124,30 +141,31 @@ class PageReads(StoreBase):
             ),
         )
 
-    def seats_in_finish_order(self, tid: str) -> list[dict[str, Any]]:
-        """Every seat of the tournament (``match_id``, ``set_key``, ``round``,
-        ``bot_version_id``, ``place``) in the order its matches finished."""
-        return self.rows(
+    def seats_in_finish_order(self, tid: str) -> list[FinishedSeat]:
+        """Every seat of the tournament in the order its matches finished."""
+        rows = self.conn.execute(
             "SELECT s.match_id, m.set_key, m.round, s.bot_version_id, s.place "
             "FROM match_seats s JOIN matches m ON m.id = s.match_id "
             "WHERE s.tournament_id = ? "
             "ORDER BY m.finished_at, m.round, m.set_key, m.seating, s.seat",
-            [tid],
+            (tid,),
         )
+        return [FinishedSeat(*r) for r in rows]
 
     # -- a bot's page: every version of one bot together -----------------------------------
 
-    def version_rows(self, versions: Sequence[int]) -> list[dict[str, Any]]:
-        """Each version (no source), newest first, with its seats played (``n``) and mean
-        place (``mp``)."""
-        return self.rows(
+    def version_rows(self, versions: Sequence[int]) -> list[VersionSummary]:
+        """Each version (no source), newest first, with the seats it played in round robins
+        and its mean place there."""
+        rows = self.conn.execute(
             "SELECT v.version, v.sha256, v.filename, v.author, v.submitted_at, "
-            "COUNT(s.match_id) AS n, AVG(s.place) AS mp "
+            "COUNT(s.match_id), AVG(s.place) "
             "FROM bot_versions v LEFT JOIN match_seats s ON s.bot_version_id = v.id "
             f"AND {_ranked('s.tournament_id')} WHERE {_among('v.id', versions)} "
             "GROUP BY v.id ORDER BY v.version DESC",
             versions,
         )
+        return [VersionSummary(*r) for r in rows]
 
     def opponent_totals(self, versions: Sequence[int]) -> list[dict[str, Any]]:
         """Per opponent version (``ob``) over the matches it shared with these versions: the
@@ -184,25 +202,25 @@ class PageReads(StoreBase):
         )[0]
         return {k: int(v) for k, v in row.items()}
 
-    def timing(self, versions: Sequence[int]) -> dict[str, Any]:
-        """These versions' seats played (``seats``), decisions (``d``), times asked (``a``),
-        seconds thinking (``ts``) and the longest single decision (``mx``)."""
-        return self.rows(
-            "SELECT COUNT(*) AS seats, COALESCE(SUM(decisions), 0) AS d, "
-            "COALESCE(SUM(asked), 0) AS a, COALESCE(SUM(think_seconds), 0) AS ts, "
-            "COALESCE(MAX(max_think_seconds), 0) AS mx "
+    def timing(self, versions: Sequence[int]) -> SeatTiming:
+        """What these versions' round-robin seats add up to: seats, decisions, times asked,
+        seconds thinking, the longest single decision."""
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(decisions), 0), COALESCE(SUM(asked), 0), "
+            "COALESCE(SUM(think_seconds), 0), COALESCE(MAX(max_think_seconds), 0) "
             f"FROM match_seats WHERE {_among('bot_version_id', versions)} "
             f"AND {_ranked('tournament_id')}",
             versions,
-        )[0]
+        ).fetchone()
+        return SeatTiming(*row)
 
-    def log_rows(self, versions: Sequence[int], limit: int) -> list[dict[str, Any]]:
-        """What these versions printed: ``match_id`` and ``text`` of the first ``limit``
-        matches by id."""
-        return self.rows(
+    def log_rows(self, versions: Sequence[int], limit: int) -> list[LogText]:
+        """What these versions printed in the first ``limit`` matches by id."""
+        rows = self.conn.execute(
             "SELECT match_id, text FROM bot_logs "
             f"WHERE {_among('bot_version_id', versions)} "
             f"AND match_id IN (SELECT id FROM matches WHERE {_ranked('tournament_id')}) "
             "ORDER BY match_id LIMIT ?",
             [*versions, limit],
         )
+        return [LogText(*r) for r in rows]

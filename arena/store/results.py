@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from arena.record import MatchRecord
 from arena.store.base import StoreBase
+from arena.store.rows import StoredFault, StoredMatch
 from arena.store.schema import now
 
 LOG_CAP: Final = 8192
@@ -164,7 +165,7 @@ class MatchRecords(StoreBase):
             (tid,),
         ).fetchall()
 
-    def match(self, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def match(self, prefix: str) -> tuple[StoredMatch, list[dict[str, Any]]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
         row = self._by_prefix("matches", "match", prefix)
         hands = [
@@ -173,11 +174,12 @@ class MatchRecords(StoreBase):
                 "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", [row["id"]]
             )
         ]
-        return row, hands
+        return StoredMatch.from_row(row), hands
 
-    def match_faults(self, match_id: str) -> list[dict[str, Any]]:
+    def match_faults(self, match_id: str) -> list[StoredFault]:
         """The faults of one match, by seat."""
-        return self.rows("SELECT * FROM faults WHERE match_id = ? ORDER BY seat", [match_id])
+        rows = self.db.query("SELECT * FROM faults WHERE match_id = ? ORDER BY seat", [match_id])
+        return [StoredFault.from_row(r) for r in rows]
 
     def match_outcomes(self, tid: str) -> list[tuple[str, int, int, int, int, int, int]]:
         """Every finished match of the tournament as ``(unit, bot0, bot1, bot2, place0,
@@ -203,6 +205,16 @@ class MatchRecords(StoreBase):
     def match_count(self, tid: str) -> int:
         """Finished matches of the tournament."""
         row = self.conn.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ?", (tid,))
+        return int(row.fetchone()[0])
+
+    def hand_count(self, tid: str) -> int:
+        """Stored hands of the tournament's matches (a passed-out hand is one too): the deals
+        :func:`arena.secrecy.verify` checks."""
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM hands h JOIN matches m ON m.id = h.match_id "
+            "WHERE m.tournament_id = ?",
+            (tid,),
+        )
         return int(row.fetchone()[0])
 
     def read_standings(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -1,7 +1,9 @@
-"""Typed rows the store returns where the site and the views read the most: a stored match
-(:class:`StoredMatch`, a row of ``matches``) and a match of a listing with its bots' names and
-versions (:class:`ListedMatch`). Built from a row by its column names: a missing column is
-an error, not a silent ``None``."""
+"""Typed rows the store returns: a stored tournament, match, seat and fault (a row of their
+table each: :class:`StoredTournament`, :class:`StoredMatch`, :class:`StoredSeat`,
+:class:`StoredFault`) and the rows of the listings that join them with their bots
+(:class:`ListedTournament`, :class:`ListedMatch`, :class:`ListedFault`, :class:`BotFault`,
+:class:`VersionSummary`). Built from a row by its column names: a missing column is an
+error, not a silent ``None``."""
 
 from __future__ import annotations
 
@@ -74,4 +76,272 @@ class ListedMatch:
         return cls(StoredMatch.from_row(row), _three(row, "name"), _three(row, "ver"), seats)
 
 
-__all__ = ["ListedMatch", "StoredMatch"]
+@dataclass(frozen=True)
+class StoredTournament:
+    """One row of ``tournaments`` (docs/schema.md). ``config``, ``rules`` and ``limits`` are
+    the JSON documents as stored; ``status`` is the live one (``running`` only while a run
+    holds the tournament's lock)."""
+
+    id: str
+    kind: str
+    config: str
+    seed: int
+    rounds: int
+    rules: str
+    limits: str
+    status: str
+    total_matches: int
+    created_at: str
+    updated_at: str
+    finished_at: str | None
+    secret_id: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> StoredTournament:
+        """The tournament of a ``SELECT * FROM tournaments`` row."""
+        return cls(
+            id=row["id"],
+            kind=row["kind"],
+            config=row["config"],
+            seed=row["seed"],
+            rounds=row["rounds"],
+            rules=row["rules"],
+            limits=row["limits"],
+            status=row["status"],
+            total_matches=row["total_matches"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            finished_at=row["finished_at"],
+            secret_id=row["secret_id"],
+        )
+
+
+@dataclass(frozen=True)
+class ListedTournament:
+    """A tournament of :meth:`arena.store.Store.tournaments`: its row, its stored matches
+    (``done``) and their faults, its deal ``commitment`` and, only once it has finished, its
+    ``secret`` (hex; None before)."""
+
+    tournament: StoredTournament
+    done: int
+    faults: int
+    commitment: str
+    secret: str | None
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """One row of ``match_seats``: a seat of a stored match, its bot version, result and
+    timing."""
+
+    match_id: str
+    seat: int
+    tournament_id: str
+    bot_version_id: int
+    score: int
+    place: int
+    faulted: bool
+    decisions: int
+    asked: int
+    think_seconds: float
+    max_think_seconds: float
+    cpu_seconds: float
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> StoredSeat:
+        """The seat of a ``SELECT * FROM match_seats`` row."""
+        return cls(
+            match_id=row["match_id"],
+            seat=row["seat"],
+            tournament_id=row["tournament_id"],
+            bot_version_id=row["bot_version_id"],
+            score=row["score"],
+            place=row["place"],
+            faulted=bool(row["faulted"]),
+            decisions=row["decisions"],
+            asked=row["asked"],
+            think_seconds=row["think_seconds"],
+            max_think_seconds=row["max_think_seconds"],
+            cpu_seconds=row["cpu_seconds"],
+        )
+
+
+@dataclass(frozen=True)
+class StoredFault:
+    """One row of ``faults``: the first fault of one seat of a stored match. ``decision``
+    counts from 0 (None: while loading); ``message`` is the bot's text as stored (capped,
+    controls stripped at the boundary)."""
+
+    match_id: str
+    seat: int
+    tournament_id: str
+    bot_version_id: int
+    kind: str
+    message: str
+    decision: int | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> StoredFault:
+        """The fault of a row with the ``faults`` columns."""
+        return cls(
+            match_id=row["match_id"],
+            seat=row["seat"],
+            tournament_id=row["tournament_id"],
+            bot_version_id=row["bot_version_id"],
+            kind=row["kind"],
+            message=row["message"],
+            decision=row["decision"],
+        )
+
+
+@dataclass(frozen=True)
+class BotFault:
+    """A fault of :meth:`arena.store.Store.faults_by_bot`: where, what, and its bot's
+    ``name`` and ``filename``."""
+
+    match_id: str
+    kind: str
+    message: str
+    decision: int | None
+    name: str
+    filename: str
+
+
+@dataclass(frozen=True)
+class ListedFault:
+    """A fault of :meth:`arena.store.Store.fault_listing`: its row, its bot's ``name``,
+    ``version`` and ``filename``, and its match's ``round`` and ``seating``."""
+
+    fault: StoredFault
+    name: str
+    version: int
+    filename: str
+    round: int
+    seating: int
+
+
+@dataclass(frozen=True)
+class VersionSummary:
+    """A version of a bot's page (:meth:`arena.store.Store.version_rows`): its file, who
+    submitted it when, the seats it played in round robins and its mean place there (None:
+    none played)."""
+
+    version: int
+    sha256: str
+    filename: str
+    author: str | None
+    submitted_at: str
+    seats: int
+    mean_place: float | None
+
+
+@dataclass(frozen=True)
+class StoredBot:
+    """One row of ``bots`` without its owner: a bot by ``name`` (its versions share it)."""
+
+    id: int
+    name: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ListedVersion:
+    """A bot version of :meth:`arena.store.Store.bot_listing` (no source): its file's
+    ``size`` in characters and its bot's ``owner`` id (None: stored by a library call)."""
+
+    id: int
+    name: str
+    version: int
+    sha256: str
+    author: str | None
+    filename: str
+    submitted_at: str
+    size: int
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class VersionRef:
+    """A bot version without its source (:meth:`arena.store.Store.version_refs`): its bot,
+    name, number, author, and the number of its bot's ``latest`` version."""
+
+    id: int
+    bot_id: int
+    name: str
+    version: int
+    author: str | None
+    latest: int
+
+
+@dataclass(frozen=True)
+class PlaceCount:
+    """How often one bot version finished in one ``place`` of a tournament (``matches``)
+    and how many of those matches it forfeited by a fault (``faults``)."""
+
+    version_id: int
+    place: int
+    matches: int
+    faults: int
+
+
+@dataclass(frozen=True)
+class FinishedSeat:
+    """A seat of :meth:`arena.store.Store.seats_in_finish_order`: its match, the match's
+    duplicate set and round, the bot version seated and its place."""
+
+    match_id: str
+    set_key: str
+    round: int
+    bot_version_id: int
+    place: int
+
+
+@dataclass(frozen=True)
+class OpponentPlaces:
+    """A seat of some bot versions (:meth:`arena.store.Store.opponent_places`) beside one
+    opponent in the same match: the version's ``place``, the opponent's, and its version."""
+
+    place: int
+    opponent_place: int
+    opponent: int
+
+
+@dataclass(frozen=True)
+class SeatTiming:
+    """What some bot versions' seats add up to (:meth:`arena.store.Store.timing`): seats
+    played, decisions, times asked, seconds thinking and the longest single decision."""
+
+    seats: int
+    decisions: int
+    asked: int
+    think_seconds: float
+    max_think_seconds: float
+
+
+@dataclass(frozen=True)
+class LogText:
+    """What one seat's bot printed in a match (capped when stored)."""
+
+    match_id: str
+    text: str
+
+
+__all__ = [
+    "BotFault",
+    "FinishedSeat",
+    "LogText",
+    "OpponentPlaces",
+    "PlaceCount",
+    "SeatTiming",
+    "StoredBot",
+    "VersionRef",
+    "ListedFault",
+    "ListedMatch",
+    "ListedTournament",
+    "ListedVersion",
+    "StoredFault",
+    "StoredMatch",
+    "StoredSeat",
+    "StoredTournament",
+    "VersionSummary",
+]

@@ -15,6 +15,7 @@ from typing import Final
 
 import sqlite_utils
 
+from arena import __version__
 from arena.errors import ArenaError
 from arena.store.dbfile import Transaction
 
@@ -167,8 +168,6 @@ def check_arena_schema(conn: sqlite3.Connection, path: Path) -> None:
     if found is None:  # someone else's database
         raise ArenaError(f"{path} is not an arena database (another program's SQLite file)")
     if found != VERSION:
-        from arena import __version__
-
         raise ArenaError(
             f"{path} has arena schema version {found}; arena {__version__} reads only version "
             f"{VERSION}: use the arena that wrote it"

@@ -15,6 +15,7 @@ from arena.errors import ArenaError
 from arena.secrecy import DealSecret
 from arena.store.base import StoreBase
 from arena.store.bots import BotVersion
+from arena.store.rows import ListedTournament, StoredTournament
 from arena.store.schema import ROUND_ROBIN, now
 
 
@@ -51,8 +52,8 @@ class TournamentRecords(StoreBase):
                 if secret is not None and current.secret != secret:
                     raise ArenaError(
                         f"tournament {tid} was started with another deal secret than the "
-                        "secret file's; rerun it without --secret-file"
-                    )
+                        "secret file's; rerun it without `secret_file`"
+                    ).naming("secret_file")
                 self.conn.execute(
                     "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
                     "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
@@ -155,7 +156,7 @@ class TournamentRecords(StoreBase):
 
     def tournament(
         self, tid: str | None = None, *, prefer: str | None = ROUND_ROBIN
-    ) -> dict[str, Any]:
+    ) -> StoredTournament:
         """The tournament ``tid`` (a unique prefix will do), or the most recently run one of
         kind ``prefer`` (the latest round robin, by default), else the most recently run one.
 
@@ -171,11 +172,13 @@ class TournamentRecords(StoreBase):
             )
             if not rows:
                 raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
-            return self._live(rows[0])
-        row = self._by_prefix("tournaments", "tournament", tid)
-        return self._live(row)
+            return self._live_tournament(rows[0])
+        return self._live_tournament(self._by_prefix("tournaments", "tournament", tid))
 
-    def tournaments(self) -> list[dict[str, Any]]:
+    def _live_tournament(self, row: dict[str, Any]) -> StoredTournament:
+        return StoredTournament.from_row({**row, "status": self._live(row["id"], row["status"])})
+
+    def tournaments(self) -> list[ListedTournament]:
         """Every tournament with its count of stored matches (``done``) and of their faults
         (``faults``), newest first.
 
@@ -191,10 +194,12 @@ class TournamentRecords(StoreBase):
             "JOIN deal_secrets s ON s.id = t.secret_id "
             "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
+        out = []
         for r in rows:
-            self._live(r)
-            r["secret"] = secrecy.shown_secret(r["status"], r["secret"])
-        return rows
+            t = self._live_tournament(r)
+            secret = secrecy.shown_secret(t.status, r["secret"])
+            out.append(ListedTournament(t, r["done"], r["faults"], r["commitment"], secret))
+        return out
 
     def finished_match_ids(self, tid: str) -> set[str]:
         """Ids of the tournament's matches already stored."""
