@@ -220,9 +220,12 @@ def _check_worker_count(workers: int) -> None:
 
 
 def _check_limit(name: str) -> Callable[[float], object]:
-    from arena.tournament import run_limits
+    def check(seconds: float) -> None:
+        from arena.tournament import run_limits
 
-    return lambda seconds: run_limits(**{name: seconds})
+        run_limits(**{name: seconds})
+
+    return check
 
 
 @main.command()
