@@ -312,6 +312,19 @@ class _View:
         out = [i for i in dict.fromkeys(picks) if i not in chosen]
         return [int(self.bots[i]) for i in out]
 
+    def bracketing(self, bot: int, pairs: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """The pairs of partners with one above the bot's estimate and one below, when there
+        are any. Duplicate play measures a bot between two others far better than the
+        model's information says (the luck of a seat cancels across the six seatings, and
+        which of the two it beats is what is in question), and a bot below or above both
+        partners far worse: simulated, one set of a bot half a logit below two equal
+        partners is worth a third of one between partners half a logit either side
+        (docs/ladder.md)."""
+        mine = self.theta[self.pos[bot]]
+        side = {b: self.theta[self.pos[b]] > mine for pair in pairs for b in pair}
+        mixed = [pair for pair in pairs if side[pair[0]] != side[pair[1]]]
+        return mixed or pairs
+
     def best(
         self, fixed: list[int], candidates: list[int], focus: bool = False
     ) -> tuple[tuple[int, int, int], int]:
@@ -321,9 +334,10 @@ class _View:
         need = 3 - len(fixed)
         if len(candidates) < need:
             raise ValueError("not enough bots to fill a set")
-        triples = np.asarray(
-            [(*fixed, *rest) for rest in combinations(candidates, need)], dtype=np.int64
-        )
+        rests = list(combinations(candidates, need))
+        if focus and need == 2:
+            rests = self.bracketing(fixed[0], rests)
+        triples = np.asarray([(*fixed, *rest) for rest in rests], dtype=np.int64)
         pos = np.vectorize(self.pos.__getitem__, otypes=[np.int64])(triples)
         idx = self.idx[pos]
         sw = self.sw[idx]
