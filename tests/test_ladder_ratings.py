@@ -89,9 +89,11 @@ def test_the_table_is_what_arena_standings_shows() -> None:
         m = mine[s.bot]
         assert s.rating is not None and s.rating_low is not None and s.rating_high is not None
         assert m.low is not None and m.high is not None
-        assert m.rating == pytest.approx(s.rating, abs=1.0)  # the prior's pull: under a point
-        assert m.low == pytest.approx(s.rating_low, abs=1.0)
-        assert m.high == pytest.approx(s.rating_high, abs=1.0)
+        # The prior's pull (sd 2 logits, which offsets the estimate's outward bias with few
+        # sets): under two points at 90 sets a bot.
+        assert m.rating == pytest.approx(s.rating, abs=2.0)
+        assert m.low == pytest.approx(s.rating_low, abs=2.0)
+        assert m.high == pytest.approx(s.rating_high, abs=2.0)
         assert m.sets == s.units
     assert [s.bot for s in r.standings()] == [s.bot for s in theirs]
 
