@@ -24,7 +24,9 @@ precedence (docs/ladder.md gives the reasons and the measured figures):
    scored by the expected gain in certainty of the ratings and the order
    (:func:`arena.ladder.information.gain`), and the best triple is played.
 
-Rules 1-3 also take their partners by information. No step looks at more than about
+Rules 1-3 also take their partners by information, and a new or provisional bot's two
+partners bracket it (one rated above it, one below: duplicate play measures a bot between
+two others best, :meth:`_View.bracketing`). No step looks at more than about
 ``C(candidates, 2)`` triples (a few hundred), whatever the field's size: ``C(1000, 3)`` is
 166 million. Everything random comes from ``(seed, step)``, so the same seed and the same
 results give the same ladder.
