@@ -12,7 +12,9 @@ size ``n``:
   the true order in at least 90 % of the runs and (c) Kendall's tau against the truth
   reaches 0.95 (mean over the runs), for the ladder's rule, uniformly random triples,
   rating-neighbour matchmaking and (``n <= 30``) the duplicate round robin; the largest wait
-  of any bot; the coverage of the shown 95 % intervals under each schedule.
+  of any bot; the coverage of the shown 95 % intervals under each schedule; the slope of
+  the ratings against the truth at a quarter of the budget and at its end (above 1: the ends
+  of the table shown further out than they are, the estimate's bias with few sets per bot).
 - **newcomer**: a field warmed up by random sets, then one new bot; the sets it plays until
   its shown interval is narrower than ±50 rating points, and the sets scheduled before its
   first, for the ladder, the newcomer against random pairs, and neighbour matchmaking.
@@ -74,6 +76,7 @@ class Run:
     sets: list[int] = field(default_factory=list)
     tau: list[float] = field(default_factory=list)
     top_ok: list[bool] = field(default_factory=list)
+    slope: list[float] = field(default_factory=list)
     covered: int = 0
     rated: int = 0
     max_wait: int = 0
@@ -147,6 +150,7 @@ def cold(
         run.sets.append(s)
         run.tau.append(float(stats.kendalltau(theta, truth)[0]))
         run.top_ok.append(np.argsort(-theta)[:TOP].tolist() == true_top)
+        run.slope.append(float(np.polyfit(truth, theta, 1)[0]))
         if s >= budget // 4:  # coverage once every bot has a few sets
             hit, total = coverage(lad, truth)
             run.covered, run.rated = run.covered + hit, run.rated + total
@@ -187,7 +191,10 @@ def _print_cold(n: int, name: str, runs: list[Run]) -> None:
     print(
         f"cold n={n:<5} {name:<15} top10: {first(sets, top):>8}  tau>=0.95: {first(sets, tau):>8}"
         f"  tau at {sets[-1]}: {final_tau:.3f}  max wait: {max(r.max_wait for r in runs):>5}"
-        f"  coverage: {cov:.3f} ({sum(r.rated for r in runs)})",
+        f"  coverage: {cov:.3f} ({sum(r.rated for r in runs)})"
+        f"  slope at {sets[len(sets) // 4]}/{sets[-1]}:"
+        f" {statistics.mean(r.slope[len(sets) // 4] for r in runs):.3f}"
+        f"/{statistics.mean(r.slope[-1] for r in runs):.3f}",
         flush=True,
     )
 

@@ -29,3 +29,23 @@ def test_bad_sizes_are_one_error_line() -> None:
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0 and "--sizes" in result.stderr
     assert result.stdout == ""
+
+
+def test_the_simulated_ties_are_shared_places_of_close_performances() -> None:
+    """Equal bots share first place about 3 % and second about 8 % of the time (the gaps'
+    closed form), and a bot far stronger than the others almost never shares first."""
+    import sys
+
+    import numpy as np
+    from bench_support import BENCH
+
+    sys.path.insert(0, str(BENCH))
+    from ladder_model import World, play_set
+
+    rng = np.random.default_rng(0)
+    equal = [p for _ in range(4000) for p in play_set(np.zeros(3), rng, World())]
+    first = sum(sorted(p)[:2] == [1, 1] for p in equal) / len(equal)
+    second = sum(sorted(p)[1:] == [2, 2] for p in equal) / len(equal)
+    assert abs(first - 0.03) < 0.006 and abs(second - 0.08 * (1 - first)) < 0.01
+    apart = [p for _ in range(2000) for p in play_set(np.array([4.0, 0.0, 0.0]), rng, World())]
+    assert sum(p[0] == 1 and 1 in p[1:] for p in apart) / len(apart) < 0.005

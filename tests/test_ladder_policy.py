@@ -177,3 +177,29 @@ def test_the_example_of_the_ladder_page_runs(capsys: pytest.CaptureFixture[str])
     exec(compile(code, "docs/ladder.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert sorted(int(line.split()[0]) for line in lines) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_focal_bots_partners_bracket_its_estimate() -> None:
+    """A provisional bot plays between two partners, one rated above it and one below
+    (duplicate play measures a bot between two others best); with the whole field on one
+    side the rule still fills the set."""
+    lad, truth = field(20, seed=3)
+    rng = np.random.default_rng(12)
+    play(lad, truth, 150, rng)
+    lad.join(20)
+    truth = np.append(truth, 0.1)
+    picks = run(lad, truth, 12, rng)
+    focus = [p for p in picks if p.reason in ("new", "provisional") and 20 in p.bots]
+    assert len(focus) >= 6
+    from arena.ladder.policy import _View
+
+    view = _View(lad, lad.active())
+    mine = view.theta[view.pos[20]]
+    pairs = [(a, b) for a in range(20) for b in range(a + 1, 20)]
+    kept = view.bracketing(20, pairs)
+    assert kept and len(kept) < len(pairs)
+    for a, b in kept:
+        assert (view.theta[view.pos[a]] > mine) != (view.theta[view.pos[b]] > mine)
+    top = int(np.argmax(view.theta))
+    others = [(a, b) for a in range(21) for b in range(a + 1, 21) if top not in (a, b)]
+    assert view.bracketing(top, others) == others  # nobody above it: every pair stays

@@ -24,7 +24,9 @@ precedence (docs/ladder.md gives the reasons and the measured figures):
    scored by the expected gain in certainty of the ratings and the order
    (:func:`arena.ladder.information.gain`), and the best triple is played.
 
-Rules 1-3 also take their partners by information. No step looks at more than about
+Rules 1-3 also take their partners by information, and a new or provisional bot's two
+partners bracket it (one rated above it, one below: duplicate play measures a bot between
+two others best, :meth:`_View.bracketing`). No step looks at more than about
 ``C(candidates, 2)`` triples (a few hundred), whatever the field's size: ``C(1000, 3)`` is
 166 million. Everything random comes from ``(seed, step)``, so the same seed and the same
 results give the same ladder.
@@ -312,6 +314,19 @@ class _View:
         out = [i for i in dict.fromkeys(picks) if i not in chosen]
         return [int(self.bots[i]) for i in out]
 
+    def bracketing(self, bot: int, pairs: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """The pairs of partners with one above the bot's estimate and one below, when there
+        are any. Duplicate play measures a bot between two others far better than the
+        model's information says (the luck of a seat cancels across the six seatings, and
+        which of the two it beats is what is in question), and a bot below or above both
+        partners far worse: simulated, one set of a bot half a logit below two equal
+        partners is worth a third of one between partners half a logit either side
+        (docs/ladder.md)."""
+        mine = self.theta[self.pos[bot]]
+        side = {b: self.theta[self.pos[b]] > mine for pair in pairs for b in pair}
+        mixed = [pair for pair in pairs if side[pair[0]] != side[pair[1]]]
+        return mixed or pairs
+
     def best(
         self, fixed: list[int], candidates: list[int], focus: bool = False
     ) -> tuple[tuple[int, int, int], int]:
@@ -321,9 +336,10 @@ class _View:
         need = 3 - len(fixed)
         if len(candidates) < need:
             raise ValueError("not enough bots to fill a set")
-        triples = np.asarray(
-            [(*fixed, *rest) for rest in combinations(candidates, need)], dtype=np.int64
-        )
+        rests = list(combinations(candidates, need))
+        if focus and need == 2:
+            rests = self.bracketing(fixed[0], rests)
+        triples = np.asarray([(*fixed, *rest) for rest in rests], dtype=np.int64)
         pos = np.vectorize(self.pos.__getitem__, otypes=[np.int64])(triples)
         idx = self.idx[pos]
         sw = self.sw[idx]
