@@ -5,7 +5,7 @@ duplicate round robin, plays it on local worker processes or a given executor, s
 match and its standings in the SQLite database, and renders the standings site when asked.
 It returns a :class:`TournamentRun`: what was played, the standings, and whether the run
 finished. ``arena run`` only parses its options, calls it and prints the result; ``arena
-compare`` is :func:`arena.compare.run_comparison` and ``arena render`` is
+compare`` is :func:`arena.tournaments.compare.run_comparison` and ``arena render`` is
 :func:`arena.site.publish_site` the same way. ``arena ladder`` is :func:`run_ladder` (a
 ladder that runs until stopped), ``arena ladder --status`` :func:`ladder_status` and ``arena
 retire`` :func:`retire`.
@@ -24,15 +24,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from arena import stats, tournament
+from arena import stats
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.ladder import field as ladder_field
 from arena.ladder.run import LadderSettings, SetsStored, ladder_config, plan_ladder
-from arena.owners import current_owner
-from arena.runlock import RunLock
+from arena.matches.scheduler import tournament_id
 from arena.sandbox import Limits
-from arena.scheduler import tournament_id
 from arena.site import publish_site, site_folder
 from arena.site import update as site_update
 from arena.store import (
@@ -44,7 +42,10 @@ from arena.store import (
     Store,
     StoredTournament,
 )
-from arena.tournament import Plan, RunResult
+from arena.store.runlock import RunLock
+from arena.tournaments import tournament
+from arena.tournaments.owners import current_owner
+from arena.tournaments.tournament import Plan, RunResult
 
 __all__ = [
     "LadderRun",
@@ -125,7 +126,7 @@ def run_tournament(
     submitted bot. ``rounds`` deal seeds per set of three bots (default 20; with
     ``until_separated``, the most: 200), each in all 6 seatings; ``seed`` the tournament seed.
     ``workers`` local worker processes (default: the usable cores), or ``executor`` (a
-    cluster's, :func:`arena.cluster.open_executor`) plays instead and is shut down at the
+    cluster's, :func:`arena.cluster.client.open_executor`) plays instead and is shut down at the
     end. ``decision_seconds`` and ``match_cpu_seconds`` override the sandbox's limits;
     ``secret_file`` deals from an exported deal secret; ``unsafe`` runs trusted bots without
     the sandbox. ``log_path`` defaults to the database's name with ``.log``.

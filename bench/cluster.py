@@ -9,13 +9,13 @@ Run by hand (figures go to docs/benchmarks.md)::
 Three backends, interleaved: the local process pool, a cluster over plain TCP
 (``--insecure-cluster``) and a cluster over TLS with the certificates of ``arena cluster init``
 (the default), each with 2 worker processes. Every backend returns JSON records that the parent
-checks against their batch (arena.verify); the cost of that check alone is measured last, on
-records of matches played in-process, and reported per match.
+checks against their batch (arena.tournaments.verify); the cost of that check alone is measured
+last, on records of matches played in-process, and reported per match.
 
 "Instant" bots answer a random legal action at once, so a match costs only the sandbox (fresh bot
 processes forked from zygotes) and the engine: the worst case for the cluster's per-task cost.
-Both sides run the real ``arena.tournament.run`` (progress bar off, a fresh SQLite file per run,
-the parent the only writer) with 2 workers; the cluster is a real scheduler plus 2 worker
+Both sides run the real ``arena.tournaments.tournament.run`` (progress bar off, a fresh SQLite file
+per run, the parent the only writer) with 2 workers; the cluster is a real scheduler plus 2 worker
 processes started with Dask's own CLI on this machine, and each cluster run includes connecting
 and probing the workers, as ``arena run --cluster`` does. Repetitions are interleaved and the
 median is reported, after one unmeasured warm-up run on the cluster (a fresh Dask worker imports
@@ -45,11 +45,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from rich.console import Console  # noqa: E402
 
-from arena import cluster, cluster_security, tournament, verify  # noqa: E402
+from arena.cluster import client as cluster  # noqa: E402
+from arena.cluster import security as cluster_security
 from arena.engine import Rules  # noqa: E402
+from arena.matches.secrecy import SecretFile  # noqa: E402
 from arena.sandbox import Limits  # noqa: E402
-from arena.secrecy import SecretFile  # noqa: E402
 from arena.store import Store  # noqa: E402
+from arena.tournaments import tournament, verify  # noqa: E402
 
 # Answers at once (a uniformly random legal action: legal[0] alone would pass every hand out
 # and play to the hand limit). The arena seeds ``random`` per match and seat.
@@ -221,15 +223,15 @@ def stored(db: Path) -> list[tuple[Any, ...]]:
 
 
 def check_cost(bots: list[Path], rounds: int) -> tuple[float, float]:
-    """Milliseconds per match to encode and check records (arena.verify), and to play the same
-    matches in-process: records of ``rounds`` x 6 matches of the instant bots, each check
+    """Milliseconds per match to encode and check records (arena.tournaments.verify), and to play
+    the same matches in-process: records of ``rounds`` x 6 matches of the instant bots, each check
     replaying the match from its deal seed."""
     import random
 
     from arena.engine import play_match
-    from arena.runner import Batch, outcome_record
+    from arena.matches.scheduler import Entrant, MatchSpec
     from arena.sandbox.values import BotSource, MatchOutcome, bot_random_seed
-    from arena.scheduler import Entrant, MatchSpec
+    from arena.tournaments.runner import Batch, outcome_record
 
     classes = []
     for path in bots:

@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from arena.botfile import bundled
+from arena.sandbox.botfile import bundled
 from arena.stats.betting import bets, capped
 from arena.stats.sequential import (
     HALF_POINTS,

@@ -366,7 +366,7 @@ def new_rater(out: Outcomes) -> Sequence[BotStanding]:
 
 def main_ratings(ref: str = "main") -> Any:
     """The rating code of ``ref``, loaded from temporary files (never committed): the package
-    ``arena/ratings/`` (its ``arena.stats`` imports renamed), or the single module
+    ``arena/stats/`` (its ``arena.stats`` imports renamed), or the single module
     ``arena/ratings.py`` of refs before it was split."""
     root = Path(__file__).resolve().parent.parent
 
@@ -391,7 +391,7 @@ def main_ratings(ref: str = "main") -> Any:
         ).stdout.split()
         (where / name).mkdir()
         for file in (f for f in listing if f.endswith(".py")):
-            text = show(f"arena/ratings/{file}") or ""
+            text = show(f"arena/stats/{file}") or ""
             (where / name / file).write_text(text.replace("arena.stats", name))
     sys.path.insert(0, str(where))
     return importlib.import_module(name)
@@ -465,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--before-ref",
         default="main",
-        help="git ref whose rating code (arena/ratings/) is 'before' (once this is merged: "
+        help="git ref whose rating code (arena/stats/) is 'before' (once this is merged: "
         "the commit before the merge)",
     )
     args = ap.parse_args(argv)

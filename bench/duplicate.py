@@ -28,7 +28,6 @@ import sys
 from pathlib import Path
 
 from arena import stats
-from arena.reports import Reports
 from arena.stats.duplicate import (
     SeatRecord,
     cycles,
@@ -37,6 +36,7 @@ from arena.stats.duplicate import (
     seat_records,
 )
 from arena.store import Store
+from arena.views.reports import Reports
 
 
 def interval(low: float | None, high: float | None) -> str:

@@ -28,10 +28,10 @@ from types import ModuleType
 
 import numpy as np
 
-from arena.botfile import bundled
 from arena.cards import SUITS, deck
 from arena.engine import deal_for
 from arena.game import GameState
+from arena.sandbox.botfile import bundled
 from arena.worlds import unseen
 
 _ROOT = Path(__file__).resolve().parent.parent

@@ -38,9 +38,9 @@ from types import ModuleType
 
 import numpy as np
 
-from arena.record import MatchRecord, SeatStats
+from arena.matches.record import MatchRecord, SeatStats
 from arena.store import Store
-from arena.tournament import current_standings
+from arena.tournaments.standings import current_standings
 
 HERE = Path(__file__).resolve().parent
 

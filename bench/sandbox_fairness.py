@@ -32,9 +32,9 @@ sys.path.insert(1, str(HERE / "tests"))
 from receivers import forced_gap_auc, gaps_by_forcedness, last_guesses, overlap  # noqa: E402
 
 import arena.sandbox as sandbox  # noqa: E402
-from arena.botfile import bundled  # noqa: E402
 from arena.cards import deck  # noqa: E402
 from arena.sandbox import BotPool, BotSource, Limits  # noqa: E402
+from arena.sandbox.botfile import bundled  # noqa: E402
 
 ATTACKS = HERE / "tests" / "attacks"
 SEEDING: Any = getattr(sandbox, "bot_random_seed", None) or (lambda s, t: f"arena/bot/{s}/{t}")

@@ -25,7 +25,7 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from arena.secrecy import SecretFile
+from arena.matches.secrecy import SecretFile
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "browser"))

@@ -31,19 +31,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from arena import scheduler
 from arena.engine import Rules, deal_for, play_match
+from arena.matches import scheduler
+from arena.matches.secrecy import deal_seed, new_secret, verify
 from arena.sandbox import Limits
-from arena.secrecy import deal_seed, new_secret, verify
 from arena.store import Store
-from arena.tournament import (
-    clone_report,
-    fit_standings,
-    kingmaking_report,
-    plan_round_robin,
-    register_files,
-    run,
-)
+from arena.tournaments.standings import clone_report, fit_standings, kingmaking_report
+from arena.tournaments.tournament import plan_round_robin, register_files, run
 
 BOT = """import random
 

@@ -35,13 +35,13 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from arena import scheduler  # noqa: E402
 from arena.engine import play_match  # noqa: E402
-from arena.record import MatchRecord  # noqa: E402
+from arena.matches import scheduler  # noqa: E402
+from arena.matches.record import MatchRecord  # noqa: E402
 from arena.site import render_site, update  # noqa: E402
 from arena.site.serve import make_server  # noqa: E402
 from arena.store import LADDER, Store, now  # noqa: E402
-from arena.tournament import current_standings  # noqa: E402
+from arena.tournaments.standings import current_standings  # noqa: E402
 
 TEMPLATES = 12
 """Matches really played, then copied: two sets of six seatings."""

@@ -35,8 +35,8 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.botfile import bundled, declared, load_bot_class
 from arena.engine import MatchResult, Rules, play_match
+from arena.sandbox.botfile import bundled, declared, load_bot_class
 from arena.sandbox.values import bot_random_seed
 
 T = TypeVar("T")

@@ -25,7 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from arena.botfile import bundled_bots  # noqa: E402
+from arena.sandbox.botfile import bundled_bots  # noqa: E402
 from arena.sandbox.confine import ALLOW  # noqa: E402
 
 STDLIB_BOT = """

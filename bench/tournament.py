@@ -31,7 +31,7 @@ from rich.console import Console
 from arena.engine import Rules
 from arena.sandbox import Limits
 from arena.store import Store
-from arena.tournament import plan_round_robin, register_files, run
+from arena.tournaments.tournament import plan_round_robin, register_files, run
 
 BOT = """import random
 

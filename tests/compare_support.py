@@ -1,6 +1,6 @@
 """Helpers for tests of comparisons and reports: a comparison stored through the real store.
 
-``store_comparison`` plans a real comparison (:func:`arena.compare.plan_comparison`) and
+``store_comparison`` plans a real comparison (:func:`arena.tournaments.compare.plan_comparison`) and
 stores match records made here, as a worker would return them, so the site and the reports can
 be tested on a decided comparison without playing it (the sandboxed command has its own tests).
 """
@@ -13,13 +13,13 @@ from typing import Any
 
 from site_support import FirstLegal
 
-from arena import compare
 from arena.engine import Rules, play_match
-from arena.record import MatchRecord, SeatStats
+from arena.matches.record import MatchRecord, SeatStats
+from arena.matches.scheduler import SEATINGS, MatchSpec
 from arena.sandbox import Limits
-from arena.scheduler import SEATINGS, MatchSpec
 from arena.stats.sequential import Design
 from arena.store import Store
+from arena.tournaments import compare
 
 
 @functools.cache
@@ -49,7 +49,7 @@ def by_role(spec: MatchSpec, places: tuple[int, int, int]) -> tuple[int, int, in
 def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compare.Comparison:
     """A comparison of two bundled bots in which A beats B in every seating of every set
     (B wins one match of the first set), stored until the test accepts H1; its status is
-    ``finished``. Returns it as :func:`arena.compare.comparison` reads it."""
+    ``finished``. Returns it as :func:`arena.tournaments.compare.comparison` reads it."""
     with Store(db) as store:
         the_plan = compare.plan_comparison(
             store, a, b, design=Design(0.5, 0.75, 0.05, 0.05, 30), seed=7, rules=Rules(),
@@ -75,7 +75,7 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
 def small_record(
     mid: str, rnd: int, bots: list[int], scores: list[int], dealer: int
 ) -> MatchRecord:
-    """A worker record (as arena.runner makes it) with one hand dealt by ``dealer``."""
+    """A worker record (as arena.tournaments.runner makes it) with one hand dealt by ``dealer``."""
     hand = {
         "hand_number": 0, "dealer": dealer, "upcard": "AS", "trump": "S", "maker": 0,
         "alone": [], "sitting_out": None, "passed_out": False, "tricks_won": [3, 1, 1],

@@ -13,14 +13,14 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from arena import scheduler
 from arena.engine import Rules, play_match
-from arena.runner import outcome_record
+from arena.matches import scheduler
+from arena.matches.secrecy import SecretFile
 from arena.sandbox.values import Limits, MatchOutcome, bot_random_seed
-from arena.schedules import FixedSchedule
-from arena.secrecy import SecretFile
 from arena.store import BotVersion, Store
-from arena.tournament import plan_round_robin
+from arena.tournaments.runner import outcome_record
+from arena.tournaments.schedules import FixedSchedule
+from arena.tournaments.tournament import plan_round_robin
 
 FIRST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
 LAST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
@@ -78,7 +78,7 @@ def play(
     finish: bool = True,
 ) -> str:
     """A whole tournament of ``bots`` played in-process, planned by
-    :func:`arena.tournament.plan_round_robin`."""
+    :func:`arena.tournaments.tournament.plan_round_robin`."""
     versions = register(store, bots)
     limits = LIMITS
     the_plan = plan_round_robin(

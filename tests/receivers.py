@@ -12,8 +12,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from arena.botfile import bundled, load_bot_class
 from arena.engine import play_match
+from arena.sandbox.botfile import bundled, load_bot_class
 
 Stratum = tuple[Any, ...]
 

@@ -22,15 +22,15 @@ from typing import Any
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
-from arena import scheduler
-from arena.botfile import bundled
 from arena.cli import main
 from arena.engine import Rules, play_match
-from arena.record import MatchRecord
+from arena.matches import scheduler
+from arena.matches.record import MatchRecord
+from arena.matches.secrecy import SecretFile
+from arena.sandbox.botfile import bundled
 from arena.sandbox.values import forfeit_placements
-from arena.secrecy import SecretFile
 from arena.store import LADDER, Store, now
-from arena.tournament import current_standings
+from arena.tournaments.standings import current_standings
 
 # Plays the last legal action. (Not the first: two first-legal players, such as a faulted
 # bot's fallback and a first-legal bot, can tie at the top forever and reach the engine's hand

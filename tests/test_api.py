@@ -12,12 +12,12 @@ import pytest
 from cli_support import arena, ok, stored_matches, write_bot
 
 from arena.api import TournamentRun, run_tournament
-from arena.compare import comparison, run_comparison
-from arena.entrants import SameBot
 from arena.errors import ArenaError, InvalidSetting
 from arena.stats.sequential import Design
 from arena.store import Store
-from arena.tournament import Plan
+from arena.tournaments.compare import comparison, run_comparison
+from arena.tournaments.entrants import SameBot
+from arena.tournaments.tournament import Plan
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from arena.botfile import load_bot_class
 from arena.engine import deal_for, play_hand
 from arena.game import GameState
 from arena.rules import Rules
+from arena.sandbox.botfile import load_bot_class
 
 REPO = Path(__file__).resolve().parent.parent
 ORACLE = REPO / "bench" / "oracle.py"

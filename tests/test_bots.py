@@ -1,6 +1,6 @@
 """The reference bots: legal in every phase and variant, deterministic, within their limits.
 
-The bots are loaded from their files the way the arena loads them (``arena.botfile``) and
+The bots are loaded from their files the way the arena loads them (``arena.sandbox.botfile``) and
 driven through the real engine; ``play_match`` raises :class:`IllegalAction` on any answer that
 is not legal, so finishing a match is itself the legality check.
 """
@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from arena.botfile import bundled, load_bot_class
 from arena.cards import deck
 from arena.engine import PHASES, Deal, IllegalAction, Rules, play_match
 from arena.errors import ArenaError
+from arena.sandbox.botfile import bundled, load_bot_class
 from arena.sandbox.client import _PURE
 
 BOT_NAMES = ("random_bot", "heuristic", "montecarlo")
@@ -152,7 +152,7 @@ def test_different_seeds_change_the_random_bot() -> None:
 
 _DETERMINISM_SCRIPT = """
 import random
-from arena.botfile import bundled, load_bot_class
+from arena.sandbox.botfile import bundled, load_bot_class
 from arena.engine import play_match
 cls = load_bot_class(bundled({name!r}))
 bots = []

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from cli_support import REPO, arena, ok, one_error_line, write_bot
 
-from arena.cli_common import option_of
-from arena.entrants import read_bot_file
+from arena.cli.common import option_of
 from arena.errors import ArenaError
+from arena.tournaments.entrants import read_bot_file
 
 LAST = """
 class Bot:

@@ -245,7 +245,8 @@ def test_arena_help_loads_no_engine_sandbox_or_statistics(tmp_path: Path) -> Non
         "except SystemExit:\n"
         "    pass\n"
         "heavy = ('scipy', 'numpy', 'rich', 'sqlite_utils', 'jinja2', 'arena.engine',\n"
-        "         'arena.sandbox', 'arena.store', 'arena.compare', 'arena.tournament')\n"
+        "         'arena.sandbox', 'arena.store', 'arena.tournaments.compare',\n"
+        "         'arena.tournaments.tournament')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
     )
     out = subprocess.run(
@@ -255,7 +256,7 @@ def test_arena_help_loads_no_engine_sandbox_or_statistics(tmp_path: Path) -> Non
 
 
 def test_ladder_help_shows_the_library_defaults() -> None:
-    from arena import cli_ladder
+    from arena.cli import ladder as cli_ladder
     from arena.ladder.epochs import DEFAULT_EPOCH_SETS
     from arena.ladder.run import DEFAULT_LOOKAHEAD
 
@@ -264,7 +265,8 @@ def test_ladder_help_shows_the_library_defaults() -> None:
 
 
 def test_compare_help_shows_the_library_defaults() -> None:
-    from arena import cli_compare, compare
+    from arena.cli import compare as cli_compare
+    from arena.tournaments import compare
 
     assert cli_compare.THIRD_SHOWN == compare.DEFAULT_THIRD
     assert cli_compare.MAX_SETS_SHOWN == compare.DEFAULT_MAX_SETS
@@ -294,7 +296,7 @@ def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
 
 
 def test_a_report_reads_back_as_it_was_made(tmp_path: Path) -> None:
-    from arena.reports import Reports, decode, encode, tournament_reports
+    from arena.views.reports import Reports, decode, encode, tournament_reports
 
     db = tmp_path / "arena.db"
     tid = store_tournament(db, BOTS, rounds=2, seed=9)
@@ -307,7 +309,7 @@ def test_a_report_reads_back_as_it_was_made(tmp_path: Path) -> None:
 
 
 def test_what_an_unrated_bot_is_told() -> None:
-    from arena.faults import describe
+    from arena.sandbox.faults import describe
     from arena.stats import BotStanding, rating_notes, rating_text
 
     # after one round the results are often one strict order: nobody rated, and it says so

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cli_support import REPO, arena, assert_competition_ranks, ok, write_bot
 
-from arena.botfile import bundled, bundled_names
+from arena.sandbox.botfile import bundled, bundled_names
 
 MINE = """
 class Bot:

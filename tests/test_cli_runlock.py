@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from cli_support import arena, arena_script, ok, one_error_line, write_bot
 
-from arena.runlock import lock_path
+from arena.store.runlock import lock_path
 
 # Slow enough that a run of 12 matches lasts a while on one worker.
 SLOW = """

@@ -26,8 +26,9 @@ from pathlib import Path
 import distributed
 import pytest
 
-from arena import cluster, cluster_security
-from arena.secrecy import SecretFile
+from arena.cluster import client as cluster
+from arena.cluster import security as cluster_security
+from arena.matches.secrecy import SecretFile
 
 HOSTILE = Path(__file__).parent / "attacks" / "hostile_worker.py"
 
@@ -333,7 +334,7 @@ def run_args(bot_files: list[str], rounds: int = 2) -> list[str]:
 @pytest.fixture(scope="module")
 def bot_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """Three different bots: the bundled heuristic and random bots and a slow random one."""
-    from arena.botfile import BUNDLED_BOTS
+    from arena.sandbox.botfile import BUNDLED_BOTS
 
     slow = tmp_path_factory.mktemp("bots") / "slow.py"
     slow.write_text(SLOW_BOT)
@@ -437,7 +438,7 @@ def test_cluster_run_equals_local_run(
     # A finished run closes the workers' bot pools: no bot process outlives it.
     assert not [p for w in pids for p in _descendants(w) if "host.py" in _cmdline(p)]
     logged = re.findall(
-        r"arena\.runner INFO worker (\d+) played", db.with_suffix(".log").read_text()
+        r"arena\.tournaments\.runner INFO worker (\d+) played", db.with_suffix(".log").read_text()
     )
     assert logged and {int(p) for p in logged} <= pids
 

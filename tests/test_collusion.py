@@ -21,13 +21,13 @@ from types import ModuleType
 import pytest
 from inprocess import LAST, RANDOM, bot_class, play
 
-from arena.botfile import bundled
 from arena.engine import play_match
 from arena.sandbox import bot_random_seed
+from arena.sandbox.botfile import bundled
 from arena.stats import collusion
 from arena.stats.collusion import expected_above, kingmaking_rows
 from arena.store import Store
-from arena.tournament import clone_report
+from arena.tournaments.standings import clone_report
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 
@@ -123,7 +123,7 @@ def test_identical_programs_agree_on_every_unforced_decision_and_only_those_coun
 
 
 def collusion_deal_seed(secret: bytes, public: int) -> str:
-    from arena.secrecy import deal_seed
+    from arena.matches.secrecy import deal_seed
 
     return deal_seed(secret, public)
 

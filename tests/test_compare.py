@@ -1,7 +1,7 @@
 """``arena compare``: the schedule of a comparison, its stored sets re-read, and the command.
 
-The unit tests drive :class:`arena.compare.CompareSchedule` with hand-made match records in a
-real database; the others run the real ``arena`` console script with sandboxed bots.
+The unit tests drive :class:`arena.tournaments.compare.CompareSchedule` with hand-made match records
+in a real database; the others run the real ``arena`` console script with sandboxed bots.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from typing import Any
 import pytest
 from cli_support import arena, arena_script, ok, one_error_line, stored_matches
 
-from arena import compare
 from arena.engine import Rules
-from arena.record import MatchRecord, SeatStats
-from arena.runner import WAIT
+from arena.matches.record import MatchRecord, SeatStats
+from arena.matches.scheduler import SEATINGS, Entrant, match_seed
+from arena.matches.secrecy import SecretFile
 from arena.sandbox import Limits
-from arena.scheduler import SEATINGS, Entrant, match_seed
-from arena.secrecy import SecretFile
 from arena.stats.sequential import Design, half_points, replay
 from arena.store import COMPARE, Store
-from arena.tournament import run
+from arena.tournaments import compare
+from arena.tournaments.runner import WAIT
+from arena.tournaments.tournament import run
 
 LIMITS = Limits(decision_seconds=1.0)
 

@@ -21,9 +21,9 @@ from scripted import WORKED_DEAL, Script
 from test_engine_worked_example import STEPS
 
 from arena import engine
-from arena.botfile import bundled, load_bot_class
 from arena.engine import PHASES, Rules, play_hand, play_match
 from arena.sandbox import Limits, validate_bot
+from arena.sandbox.botfile import bundled, load_bot_class
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from site_support import store_tournament
 
 from arena.engine import first_dealer
-from arena.reports import Reports
 from arena.stats.duplicate import (
     SeatRecord,
     cluster_mean,
@@ -24,6 +23,7 @@ from arena.stats.duplicate import (
 )
 from arena.stats.vocabulary import Interval
 from arena.store import Store
+from arena.views.reports import Reports
 
 T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfile import bundled, load_bot_class
 from arena.engine import play_match
 from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed
+from arena.sandbox.botfile import bundled, load_bot_class
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "writing-a-bot.md"
 

@@ -16,13 +16,13 @@ from cli_support import write_bot
 from rich.console import Console
 
 from arena.api import LadderRun, ladder_status, retire, run_ladder
-from arena.entrants import submit
 from arena.errors import ArenaError
 from arena.ladder.epochs import Epochs, verify_epoch
 from arena.ladder.policy import Parameters
 from arena.ladder.run import LadderSettings
 from arena.sandbox import Limits
 from arena.store import Store
+from arena.tournaments.entrants import submit
 
 TINY = """
     class Bot:
@@ -250,7 +250,7 @@ def test_the_python_example_of_the_ladder_page_runs(
 ) -> None:
     import re
 
-    from arena.owners import current_owner
+    from arena.tournaments.owners import current_owner
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "ladder.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfile import bundled
+from arena.sandbox.botfile import bundled
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from site_support import soup, store_tournament
 
-from arena.secrecy import SecretFile
+from arena.matches.secrecy import SecretFile
 from arena.stats import Outcomes, compute
 from arena.store import Store
 

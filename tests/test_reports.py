@@ -16,12 +16,12 @@ from cli_support import arena, ok
 from compare_support import store_comparison, store_small_tournament
 from site_support import soup, store_tournament, texts
 
-from arena import reports
 from arena.site.render import make_env
 from arena.stats import BotStanding, Pair
 from arena.stats.duplicate import seat_records
 from arena.store import Store
-from arena.tournament import current_standings
+from arena.tournaments.standings import current_standings
+from arena.views import reports
 
 T1 = 12.706204736174698  # Student's t quantile 0.975 with 1 degree of freedom (tables)
 

@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from arena.botfile import bundled, load_bot_class
-from arena.cli_common import option_of
+from arena.cli.common import option_of
 from arena.engine import PHASES, Rules, deal_for, play_match
 from arena.errors import ArenaError
 from arena.sandbox import (
@@ -35,6 +34,7 @@ from arena.sandbox import (
     probe,
     validate_bot,
 )
+from arena.sandbox.botfile import bundled, load_bot_class
 from arena.sandbox.layers import processes_of_uid
 from arena.sandbox.values import bot_random_seed, forfeit_placements
 

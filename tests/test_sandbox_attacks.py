@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from arena.botfile import bundled, load_bot_class
 from arena.engine import play_match
 from arena.sandbox import BotPool, BotSource, Limits
+from arena.sandbox.botfile import bundled, load_bot_class
 from arena.sandbox.client import _descendants
 from arena.sandbox.layers import UID_BASE, UID_COUNT, processes_of_uid
 from arena.sandbox.values import bot_random_seed

@@ -22,10 +22,10 @@ from types import ModuleType
 import pytest
 from receivers import forced_gap_auc, gaps_by_forcedness, last_guesses, overlap
 
-from arena.botfile import bundled
 from arena.cards import deck
 from arena.engine import deal_for
 from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed
+from arena.sandbox.botfile import bundled
 from arena.sandbox.client import _descendants
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -115,8 +115,8 @@ def test_the_identifier_hunt_finds_a_seed_it_can_reach(
     """The positive control of the hunt below: in-process (no sandbox) with the match seed
     leaked into the environment, the hunter finds it (confirmed on a second hand) among
     thousands of other strings, and nothing else."""
-    from arena.botfile import load_bot_class
     from arena.engine import play_match
+    from arena.sandbox.botfile import load_bot_class
 
     hunter = load_bot_class(ATTACKS / "identifier_hunt.py")
     others = load_bot_class(bundled("random_bot"))

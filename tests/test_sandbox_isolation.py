@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from cli_support import arena, ok, write_bot
 
-from arena.botfile import bundled
 from arena.sandbox import BotPool, BotSource, Limits
+from arena.sandbox.botfile import bundled
 from arena.sandbox.client import _descendants
 from arena.sandbox.confine import ALLOW, ZYGOTE_ALLOW, allowlist
 from arena.store import Store

@@ -24,11 +24,11 @@ from inprocess import FIRST, LAST, LIMITS, MIDDLE, RANDOM, play, register
 
 from arena.engine import Rules
 from arena.errors import ArenaError
+from arena.matches.secrecy import SecretFile, commitment, deal_seed, verify
 from arena.sandbox import Limits
-from arena.schedules import FixedSchedule
-from arena.secrecy import SecretFile, commitment, deal_seed, verify
 from arena.store import Store
-from arena.tournament import plan_round_robin, register_files
+from arena.tournaments.schedules import FixedSchedule
+from arena.tournaments.tournament import plan_round_robin, register_files
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 DOC = Path(__file__).parents[1] / "docs" / "tournaments.md"

@@ -16,9 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena.botfile import bundled, load_bot_class
 from arena.engine import deal_for, play_match
-from arena.scheduler import Entrant, match_seed, schedule
+from arena.matches.scheduler import Entrant, match_seed, schedule
+from arena.sandbox.botfile import bundled, load_bot_class
 from arena.store import Store, sha256_text
 
 ATTACK = Path(__file__).parent / "attacks" / "predict_deal.py"

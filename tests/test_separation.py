@@ -15,15 +15,15 @@ import pytest
 from cli_support import arena, ok
 
 from arena.engine import Rules
-from arena.record import MatchRecord, SeatStats
-from arena.runner import WAIT
+from arena.matches.record import MatchRecord, SeatStats
+from arena.matches.secrecy import SecretFile
 from arena.sandbox import Limits
-from arena.schedules import UntilSeparated
-from arena.secrecy import SecretFile
 from arena.stats import BotStanding, Pair
 from arena.stats.separation import Adjacent, adjacent_pairs, check
 from arena.store import Store
-from arena.tournament import plan_round_robin, register_files, run
+from arena.tournaments.runner import WAIT
+from arena.tournaments.schedules import UntilSeparated
+from arena.tournaments.tournament import plan_round_robin, register_files, run
 
 
 def standing(bot: int, name: str, rank: int | None, above: dict[int, Pair]) -> BotStanding:
@@ -198,7 +198,7 @@ def test_serial_and_parallel_stop_after_the_same_round_with_the_same_matches(
     (tmp_path / "last.py").write_text(
         "class Bot:\n    name = 'last'\n    def act(self, obs):\n        return obs['legal'][-1]\n"
     )
-    from arena.botfile import bundled
+    from arena.sandbox.botfile import bundled
 
     files = [bundled("heuristic"), tmp_path / "last.py", tmp_path / "crasher.py"]
     serial = run_until_separated(tmp_path / "serial.db", files, workers=1)

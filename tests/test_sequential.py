@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ArenaError
-from arena.scheduler import SEATINGS
+from arena.matches.scheduler import SEATINGS
 from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,

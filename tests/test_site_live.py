@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from site_support import ladder_set, soup, store_ladder, store_tournament, texts
 
 from arena.cli import main
-from arena.cli import render as render_command
+from arena.cli.site import render as render_command
 from arena.errors import ArenaError
 from arena.site import RECENT_REPLAYS, render_site, update
 from arena.site.output import MANIFEST

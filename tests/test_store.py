@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from arena.errors import ArenaError
-from arena.record import MatchRecord, SeatStats
-from arena.runlock import RunLock
+from arena.matches.record import MatchRecord, SeatStats
 from arena.store import LOG_CAP, VERSION, ListedMatch, Store, StoredMatch
+from arena.store.runlock import RunLock
 
 
 def record(match_id: str, bots: list[int], **over: Any) -> MatchRecord:
-    """A worker record as :func:`arena.runner.outcome_record` makes it (one short hand)."""
+    """A worker record as :func:`arena.tournaments.runner.outcome_record` makes it (one short
+    hand)."""
     hand = {
         "hand_number": 0,
         "dealer": 1,

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfile import bundled
-from arena.entrants import BotFile, check_owner, declared, read_bot_file
 from arena.errors import ArenaError
-from arena.owners import BUNDLED
+from arena.sandbox.botfile import bundled
 from arena.store import Store
+from arena.tournaments.entrants import BotFile, check_owner, declared, read_bot_file
+from arena.tournaments.owners import BUNDLED
 
 
 @pytest.mark.parametrize(

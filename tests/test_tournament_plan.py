@@ -13,7 +13,7 @@ from arena.engine import Rules
 from arena.errors import ArenaError, InvalidSetting
 from arena.sandbox import Limits
 from arena.store import Store
-from arena.tournament import (
+from arena.tournaments.tournament import (
     check_rounds,
     check_worker_count,
     plan_round_robin,

@@ -22,16 +22,17 @@ from typing import Any
 import pytest
 from cli_support import stored_matches
 
-from arena.botfile import bundled
 from arena.engine import Rules
-from arena.record import MatchRecord
-from arena.runner import WAIT, Wait
+from arena.matches.record import MatchRecord
+from arena.matches.scheduler import MatchSpec
+from arena.matches.secrecy import SecretFile, commitment
 from arena.sandbox import Limits
-from arena.scheduler import MatchSpec
-from arena.schedules import FixedSchedule, ScheduleBase
-from arena.secrecy import SecretFile, commitment
+from arena.sandbox.botfile import bundled
 from arena.store import Store
-from arena.tournament import fit_standings, plan_round_robin, register_files, run
+from arena.tournaments.runner import WAIT, Wait
+from arena.tournaments.schedules import FixedSchedule, ScheduleBase
+from arena.tournaments.standings import fit_standings
+from arena.tournaments.tournament import plan_round_robin, register_files, run
 
 BOTS = {
     "first.py": """
@@ -167,7 +168,7 @@ def test_serial_equals_parallel_and_faults_are_recorded(tmp_path: Path) -> None:
 
     # Worker processes logged into the run's log file through the parent.
     lines = (tmp_path / "parallel.log").read_text().splitlines()
-    worker_pids = {line.split()[2] for line in lines if "arena.runner" in line}
+    worker_pids = {line.split()[2] for line in lines if "arena.tournaments.runner" in line}
     assert worker_pids and str(os.getpid()) not in worker_pids
     # Each worker closed its bot pool on the way out, and said so.
     closed = {line.split()[2] for line in lines if "bot pool closed" in line}
@@ -233,7 +234,7 @@ def test_a_forged_record_is_played_again_and_the_tournament_is_unchanged(
 
 
 def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: Path) -> None:
-    from arena.runner import RecordsRefused
+    from arena.tournaments.runner import RecordsRefused
 
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     with pytest.raises(RecordsRefused, match=r"^refused the records of \d+ match\(es\) from"):
@@ -502,7 +503,7 @@ def test_workers_claim_distinct_cpus_and_release_them(tmp_path: Path) -> None:
     import concurrent.futures as cf
     import multiprocessing
 
-    from arena import runner
+    from arena.tournaments import runner
 
     usable = sorted(os.sched_getaffinity(0))
     ctx = multiprocessing.get_context("spawn")
@@ -518,8 +519,8 @@ def test_workers_claim_distinct_cpus_and_release_them(tmp_path: Path) -> None:
 
 
 def _claim_and_wait(barrier: Any) -> tuple[int | None, set[int]]:
-    from arena import runner
     from arena.sandbox import BotPool
+    from arena.tournaments import runner
 
     cpu = runner.claim_cpu()
     BotPool(unsafe_no_sandbox=True, cpu=cpu).close()
@@ -539,8 +540,8 @@ def test_closing_a_worker_gives_its_cpu_back() -> None:
 
 
 def _claim_release_claim() -> tuple[int | None, set[int], set[int], int | None]:
-    from arena import runner
     from arena.sandbox import BotPool
+    from arena.tournaments import runner
 
     first = runner.claim_cpu()
     BotPool(unsafe_no_sandbox=True, cpu=first).close()

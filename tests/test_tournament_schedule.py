@@ -8,7 +8,7 @@ from math import comb
 
 import pytest
 
-from arena.scheduler import (
+from arena.matches.scheduler import (
     SEATINGS,
     Entrant,
     match_count,
@@ -120,8 +120,8 @@ def test_a_batch_holds_whole_duplicate_sets_in_order(n: int, rounds: int, worker
     """The seatings of one set and round (the same deals) are never split between batches, so
     no two of them run at the same time; every match is in exactly one batch, in order."""
     from arena.engine import Rules
-    from arena.runner import MAX_BATCH, batches
     from arena.sandbox import BotSource, Limits
+    from arena.tournaments.runner import MAX_BATCH, batches
 
     entrants = field(n)
     specs = list(schedule("t", entrants, rounds, 7))

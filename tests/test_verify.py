@@ -1,8 +1,9 @@
-"""Every record a worker returns is checked against its batch before it is stored (arena.verify).
+"""Every record a worker returns is checked against its batch before it is stored
+(arena.tournaments.verify).
 
 Genuine records come from matches played in this process by the engine (the same
-:func:`arena.runner.outcome_record` a worker uses); each forgery changes one thing a hostile
-worker could want to change and must be refused with a line saying why.
+:func:`arena.tournaments.runner.outcome_record` a worker uses); each forgery changes one thing a
+hostile worker could want to change and must be refused with a line saying why.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from arena import verify
 from arena.engine import Rules, play_match
-from arena.record import SLOT_KEYS, MatchRecord, MatchSlot, RecordError, SeatStats
-from arena.runner import Batch, outcome_record
+from arena.matches.record import SLOT_KEYS, MatchRecord, MatchSlot, RecordError, SeatStats
+from arena.matches.scheduler import Entrant, MatchSpec
 from arena.sandbox.values import BotSource, Fault, Limits, MatchOutcome, forfeit_placements
-from arena.scheduler import Entrant, MatchSpec
-from arena.schedules import FixedSchedule
+from arena.tournaments import verify
+from arena.tournaments.runner import Batch, outcome_record
+from arena.tournaments.schedules import FixedSchedule
 
 FIRST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][0]\n"
 LAST = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
@@ -196,7 +197,7 @@ def test_a_document_that_is_not_a_list_of_records_stores_nothing(document: objec
     assert refused and all(isinstance(line, str) and "\n" not in line for line in refused)
 
 
-# --- what the arena's Dask client unpickles (arena.cluster_security.plain_loads) -------------
+# --- what the arena's Dask client unpickles (arena.cluster.security.plain_loads) -------------
 
 
 class Payload:
@@ -210,7 +211,7 @@ class Payload:
 
 
 def test_plain_loads_refuses_code_and_keeps_values(tmp_path: Path) -> None:
-    from arena.cluster_security import PickleRefused, plain_loads
+    from arena.cluster.security import PickleRefused, plain_loads
 
     marker = tmp_path / "ran"
     for evil in (Payload(str(marker)), [1, {"x": Payload(str(marker))}], Limits()):
@@ -224,7 +225,7 @@ def test_plain_loads_refuses_code_and_keeps_values(tmp_path: Path) -> None:
 def test_plain_loads_rebuilds_a_workers_exception_without_its_traceback() -> None:
     import tblib.pickling_support
 
-    from arena.cluster_security import plain_loads
+    from arena.cluster.security import plain_loads
 
     try:
         import no_such_module_here  # type: ignore[import-not-found]  # noqa: F401
@@ -238,10 +239,10 @@ def test_plain_loads_rebuilds_a_workers_exception_without_its_traceback() -> Non
 
 def test_a_worker_is_sent_no_secret_and_no_database(tmp_path: Path) -> None:
     # Exactly what a cluster worker receives: the pickled batches of a real plan.
-    from arena import runner
-    from arena.secrecy import SecretFile
+    from arena.matches.secrecy import SecretFile
     from arena.store import Store
-    from arena.tournament import plan_round_robin
+    from arena.tournaments import runner
+    from arena.tournaments.tournament import plan_round_robin
 
     secret = SecretFile(3, bytes(range(7, 39)))
     with Store(tmp_path / "t.db") as store:

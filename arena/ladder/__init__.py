@@ -7,10 +7,10 @@ next set.
   bots first, a bound on any bot's wait, then the set that buys the most information).
 
 Those two are pure Python and numpy, no I/O. Running a ladder over a database (``arena
-ladder``) is built on them, in the running layer beside :mod:`arena.tournament`:
+ladder``) is built on them, in the running layer beside :mod:`arena.tournaments.tournament`:
 
 - :mod:`arena.ladder.run`: :class:`~arena.ladder.run.LadderSchedule`, the ladder as the one
-  :class:`arena.schedules.Schedule` protocol, and :func:`~arena.ladder.run.plan_ladder`.
+  :class:`arena.tournaments.schedules.Schedule` protocol, and :func:`~arena.ladder.run.plan_ladder`.
 - :mod:`arena.ladder.field`: the field kept in step with the store (joins, new versions,
   retired bots) and the rule's state rebuilt from it on resume.
 - :mod:`arena.ladder.epochs`: a deal secret per epoch of sets, its commitment and reveal,

@@ -6,8 +6,8 @@ scheduled; it is revealed, and the epoch closed, once a later epoch has opened a
 of it is stored. A set is never scheduled, nor played again after a stop, on a revealed
 secret (:meth:`arena.store.Store.schedule_ladder_set` refuses it, and so does
 :meth:`Epochs.secret`). A set's public seed is the round robin's
-(:func:`arena.scheduler.match_seed` of its three bots and its step) and its deal seed the
-HMAC of it under its epoch's secret (:func:`arena.scheduler.deal_seed`), so
+(:func:`arena.matches.scheduler.match_seed` of its three bots and its step) and its deal seed the
+HMAC of it under its epoch's secret (:func:`arena.matches.scheduler.deal_seed`), so
 :func:`verify_epoch` recomputes every stored deal of a closed epoch as ``arena verify`` does
 a tournament's.
 """
@@ -20,8 +20,16 @@ from typing import Final
 
 from arena.engine import Rules
 from arena.errors import ArenaError
-from arena.scheduler import SEATINGS, Entrant, MatchSpec, deal_seed, match_id, match_seed, set_key
-from arena.secrecy import Verification, check_match, commitment
+from arena.matches.scheduler import (
+    SEATINGS,
+    Entrant,
+    MatchSpec,
+    deal_seed,
+    match_id,
+    match_seed,
+    set_key,
+)
+from arena.matches.secrecy import Verification, check_match, commitment
 from arena.store import LADDER, LadderEpoch, LadderSet, Store, StoredTournament
 
 DEFAULT_EPOCH_SETS: Final = 200

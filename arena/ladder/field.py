@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from arena.botfile import bundled_names
 from arena.errors import ArenaError
 from arena.ladder.policy import Ladder, Parameters
 from arena.ladder.ratings import LadderRatings, SetResult
-from arena.owners import BUNDLED
+from arena.sandbox.botfile import bundled_names
 from arena.store import BotVersion, LadderSet, Store
+from arena.tournaments.owners import BUNDLED
 
 
 def set_result(
@@ -155,8 +155,8 @@ def retire_bot(
     it plays no new set. Its owner's key (or ``force``, the organiser's override; ``owner``
     None: a trusted library caller) is checked as for a new version. A bundled bot cannot be
     retired (it plays only when named). Returns its latest version and whether it changed
-    (False: already retired). Submitting it again (:func:`arena.entrants.submit`) brings it
-    back."""
+    (False: already retired). Submitting it again (:func:`arena.tournaments.entrants.submit`) brings
+    it back."""
     if name in bundled_names():
         raise ArenaError(
             f"{name!r} is a bundled bot: it plays in a ladder only when named on the command "

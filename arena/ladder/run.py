@@ -1,11 +1,11 @@
-"""A ladder as a :class:`arena.schedules.Schedule`: :func:`arena.tournament.run` drives it like
-every other run, and it never runs out.
+"""A ladder as a :class:`arena.tournaments.schedules.Schedule`:
+:func:`arena.tournaments.tournament.run` drives it like every other run, and it never runs out.
 
 Each step re-reads the field from the store (:func:`arena.ladder.field.sync`: new
 submissions join, a new version replaces the old, retired bots leave), asks the rule for the
 next set (:meth:`arena.ladder.Ladder.next_set`) and hands out its six seatings on one deal
-seed. It yields :data:`arena.runner.WAIT` while the set ``lookahead + 1`` steps back is not
-stored, and it stops only when asked: Ctrl-C or SIGTERM (the run's interrupts), or a bound
+seed. It yields :data:`arena.tournaments.runner.WAIT` while the set ``lookahead + 1`` steps back is
+not stored, and it stops only when asked: Ctrl-C or SIGTERM (the run's interrupts), or a bound
 (``max_sets``, ``seconds``). A set is stored whole or not at all (:meth:`LadderSchedule.write`).
 """
 
@@ -16,21 +16,21 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from arena.botfile import bundled_names
 from arena.engine import Rules
-from arena.entrants import resolve
 from arena.errors import ArenaError, InvalidSetting
 from arena.ladder import epochs as epochs_
 from arena.ladder.field import State, current_field, restore, set_result, sync
 from arena.ladder.policy import Parameters
 from arena.ladder.ratings import LadderStanding
-from arena.record import MatchRecord
-from arena.runner import WAIT, Wait
+from arena.matches.record import MatchRecord
+from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, set_key, tournament_id
 from arena.sandbox import Limits
-from arena.scheduler import SEATINGS, Entrant, MatchSpec, set_key, tournament_id
-from arena.schedules import ScheduleBase
+from arena.sandbox.botfile import bundled_names
 from arena.store import LADDER, BotVersion, LadderSet, Store, now
-from arena.tournament import Plan
+from arena.tournaments.entrants import resolve
+from arena.tournaments.runner import WAIT, Wait
+from arena.tournaments.schedules import ScheduleBase
+from arena.tournaments.tournament import Plan
 from arena.untrusted import clean_line
 
 DEFAULT_LOOKAHEAD: Final = 8

@@ -20,7 +20,7 @@ from arena.site.live import LIST_PAGE
 from arena.site.output import Outcome, apply
 from arena.site.render import Writer, site_env
 from arena.store import Store
-from arena.tournament import refresh_standings
+from arena.tournaments.standings import refresh_standings
 
 __all__ = ["Outcome", "RECENT_REPLAYS", "publish_site", "render_site", "site_folder", "update"]
 

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena import __version__
-from arena.reports import Reports, tournament_reports
 from arena.site import botpage, data, ladder
 from arena.site.charts import line_chart, place_chart
 from arena.site.comparison import ComparisonView, comparison_view
@@ -22,6 +21,7 @@ from arena.site.history import rating_history
 from arena.site.output import Page
 from arena.site.render import Writer, template_dir
 from arena.store import ROUND_ROBIN, Store, StoredBot
+from arena.views.reports import Reports, tournament_reports
 
 RECENT_REPLAYS = 300
 """How many replay pages a render keeps per tournament by default (its most recent matches);

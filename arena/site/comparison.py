@@ -1,18 +1,18 @@
 """A comparison's page (``arena compare``): its evidence chart, its verdict, its three roles.
 
-Read through :func:`arena.compare.comparison`, the same re-reading of the stored sets that
-``arena compare --json`` and ``arena standings --tournament ID`` print.
+Read through :func:`arena.tournaments.compare.comparison`, the same re-reading of the stored sets
+that ``arena compare --json`` and ``arena standings --tournament ID`` print.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.compare import ROLES, Comparison, Role, comparison
 from arena.site.charts import LineChart, line_chart
 from arena.site.data import BotRef
 from arena.stats.sequential import Status
 from arena.store import Store
+from arena.tournaments.compare import ROLES, Comparison, Role, comparison
 
 ROLE_NAMES = {"a": "A", "b": "B", "third": "third seat"}
 """How each role is labelled on the page."""

@@ -2,8 +2,8 @@
 
 Read-only, from the tables ``arena run`` fills (``deal_secrets``, ``clone_pairs``,
 ``kingmaking``; docs/schema.md). The secret is shown only by the rule of
-:func:`arena.secrecy.shown_secret` (applied by :meth:`arena.store.Store.tournaments`): once the
-tournament has finished.
+:func:`arena.matches.secrecy.shown_secret` (applied by :meth:`arena.store.Store.tournaments`): once
+the tournament has finished.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ says what each one means and what it cannot prove):
   (``P(B above C) = w_B / (w_B + w_C)``), with an interval.
 
 Only the ratings' public results (a rating per bot, on the documented Elo-like scale) are used.
-The reports are computed from rows the store reads (:func:`arena.tournament.clone_report`,
-:func:`arena.tournament.kingmaking_report`); nothing here reads the database.
+The reports are computed from rows the store reads
+(:func:`arena.tournaments.standings.clone_report`,
+:func:`arena.tournaments.standings.kingmaking_report`); nothing here reads the database.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The stopping rule of ``arena run --until-separated``: are the standings separated?
 
 After each complete round the standings of the rounds played so far are computed, and the run
-(:class:`arena.schedules.UntilSeparated`, the schedule that plays this rule) stops as soon as
-every pair of bots *adjacent* in them is **separated**: the 95 % interval of their
+(:class:`arena.tournaments.schedules.UntilSeparated`, the schedule that plays this rule) stops as
+soon as every pair of bots *adjacent* in them is **separated**: the 95 % interval of their
 head-to-head placed-above rate (the pairwise table of the standings) excludes 1/2. The check
 runs on complete rounds only and in round order, and the next round starts only once the
 previous one is checked, so a parallel run stops after the same round as a serial one and

@@ -55,7 +55,7 @@ from typing import Any, Final, Literal
 import numpy as np
 
 from arena.errors import ArenaError
-from arena.scheduler import SEATINGS
+from arena.matches.scheduler import SEATINGS
 from arena.stats.betting import BET_CAP as BET_CAP  # the gamblers live in arena.stats.betting
 from arena.stats.betting import PRIOR_SETS as PRIOR_SETS
 from arena.stats.betting import Gamblers

@@ -16,8 +16,8 @@ from typing import Any, Self
 import sqlite_utils
 
 from arena.errors import ArenaError
-from arena.runlock import holder
 from arena.store import dbfile, schema
+from arena.store.runlock import holder
 
 
 class StoreBase:

@@ -63,9 +63,9 @@ class BotRecords(StoreBase):
     ) -> tuple[BotVersion, bool]:
         """Store ``source`` as a new version of bot ``name`` unless it equals the latest one.
 
-        A new name is bound to ``owner`` (an owner id, see :mod:`arena.owners`); so is a name
-        stored without one. Whether this owner may add a version is the
-        caller's check (:func:`arena.entrants.check_owner`). Returns the (new or latest)
+        A new name is bound to ``owner`` (an owner id, see :mod:`arena.tournaments.owners`); so is a
+        name stored without one. Whether this owner may add a version is the
+        caller's check (:func:`arena.tournaments.entrants.check_owner`). Returns the (new or latest)
         version and whether it was created.
         """
         digest = sha256_text(source)

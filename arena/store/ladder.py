@@ -16,10 +16,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena import secrecy
 from arena.errors import ArenaError
-from arena.record import MatchRecord
-from arena.secrecy import DealSecret
+from arena.matches import secrecy
+from arena.matches.record import MatchRecord
+from arena.matches.secrecy import DealSecret
 from arena.store.bots import BotVersion
 from arena.store.results import MatchRecords
 from arena.store.schema import LADDER, now

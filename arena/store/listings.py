@@ -1,8 +1,8 @@
 """What the listing commands (``arena faults``, ``arena matches``) read from the store: stored
 faults and matches with their bots' names, filtered by bot, tournament or match, and counted.
 
-Rows come out as stored (0-based rounds and seatings, raw messages); :mod:`arena.views` turns
-them into what the user reads.
+Rows come out as stored (0-based rounds and seatings, raw messages); :mod:`arena.views.terminal`
+turns them into what the user reads.
 """
 
 from __future__ import annotations

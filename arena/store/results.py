@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from arena.record import MatchRecord
+from arena.matches.record import MatchRecord
 from arena.store.base import StoreBase
 from arena.store.rows import StoredFault, StoredMatch
 from arena.store.schema import now
@@ -112,8 +112,8 @@ class MatchRecords(StoreBase):
     the tables derived from them (``ratings``, ``pairwise``, the collusion reports)."""
 
     def write_results(self, tid: str, records: Sequence[MatchRecord]) -> None:
-        """Store finished matches (:class:`~arena.record.MatchRecord`, as workers return them)
-        in one transaction, upserting by key."""
+        """Store finished matches (:class:`~arena.matches.record.MatchRecord`, as workers return
+        them) in one transaction, upserting by key."""
         if not records:
             return
         with self._transaction():
@@ -209,7 +209,7 @@ class MatchRecords(StoreBase):
 
     def hand_count(self, tid: str) -> int:
         """Stored hands of the tournament's matches (a passed-out hand is one too): the deals
-        :func:`arena.secrecy.verify` checks."""
+        :func:`arena.matches.secrecy.verify` checks."""
         row = self.conn.execute(
             "SELECT COUNT(*) FROM hands h JOIN matches m ON m.id = h.match_id "
             "WHERE m.tournament_id = ?",

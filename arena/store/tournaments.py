@@ -1,7 +1,7 @@
 """Tournaments in the store: creating one with its deal secret, its status, its entrants.
 
 A tournament's row keeps its configuration JSON exactly as planned (its id is the hash of
-it, :func:`arena.scheduler.tournament_id`), so a resumed run finds it again.
+it, :func:`arena.matches.scheduler.tournament_id`), so a resumed run finds it again.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from arena import secrecy
 from arena.errors import ArenaError
-from arena.secrecy import DealSecret
+from arena.matches import secrecy
+from arena.matches.secrecy import DealSecret
 from arena.store.base import StoreBase
 from arena.store.bots import BotVersion
 from arena.store.rows import ListedTournament, StoredTournament
@@ -183,7 +183,7 @@ class TournamentRecords(StoreBase):
         (``faults``), newest first.
 
         ``status`` is the live one: ``running`` only while an ``arena run`` of it holds its
-        lock (:mod:`arena.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
+        lock (:mod:`arena.store.runlock`), so a run killed with ``kill -9`` reads ``interrupted``.
         Each row also has its secret's ``commitment`` and, only once the tournament has
         finished, ``secret`` (None before).
         """

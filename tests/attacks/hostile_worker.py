@@ -1,6 +1,6 @@
 """A Dask worker that lies to the arena (``dask worker ... --preload hostile_worker.py``).
 
-It replaces ``arena.runner.play_batch`` in the worker process (what a compromised worker
+It replaces ``arena.tournaments.runner.play_batch`` in the worker process (what a compromised worker
 machine can do), chosen by ``ARENA_HOSTILE``:
 
 - ``forge``: plays the batch for real, then rewrites every record so that the bot named
@@ -15,9 +15,9 @@ import json
 import os
 from typing import Any
 
-import arena.runner
+import arena.tournaments.runner
 
-_real = arena.runner.play_batch
+_real = arena.tournaments.runner.play_batch
 
 
 class Payload:
@@ -53,4 +53,4 @@ def _hostile(batch: Any) -> Any:
 
 def dask_setup(worker: Any) -> None:
     """Dask's preload hook: swap in the hostile batch player."""
-    arena.runner.play_batch = _hostile  # type: ignore[assignment]
+    arena.tournaments.runner.play_batch = _hostile  # type: ignore[assignment]

@@ -16,8 +16,8 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from site_support import store_tournament
 
-from arena.compare import Comparison
 from arena.site import render_site
+from arena.tournaments.compare import Comparison
 
 
 @pytest.fixture(scope="module")

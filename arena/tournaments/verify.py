@@ -2,8 +2,8 @@
 
 A worker (a local process or a machine of a Dask cluster) returns a batch's results as one JSON
 document (:func:`encode_results`), never as pickled objects. The parent decodes it and checks
-every record against the :class:`~arena.runner.Batch` it sent (:func:`check_results`): the
-match was in the batch and is reported once, its public fields and bots are the scheduled ones,
+every record against the :class:`~arena.tournaments.runner.Batch` it sent (:func:`check_results`):
+the match was in the batch and is reported once, its public fields and bots are the scheduled ones,
 it has exactly the known keys with values of the right types, the bot-controlled text is already
 capped and stripped, and the match itself **replays**: the engine re-plays every logged decision
 from the deals of the match's deal seed (which only the parent's secret gives), and the hands,
@@ -22,13 +22,20 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import DEFAULT_MAX_HANDS, play_match
-from arena.record import FAULT_KEYS, RECORD_KEYS, SLOT_KEYS, STAT_KEYS, MatchRecord, RecordError
+from arena.matches.record import (
+    FAULT_KEYS,
+    RECORD_KEYS,
+    SLOT_KEYS,
+    STAT_KEYS,
+    MatchRecord,
+    RecordError,
+)
 from arena.sandbox.values import forfeit_placements
 from arena.untrusted import MAX_MESSAGE, clean, clean_line
 
 if TYPE_CHECKING:
-    from arena.runner import Batch
-    from arena.scheduler import MatchSpec
+    from arena.matches.scheduler import MatchSpec
+    from arena.tournaments.runner import Batch
 
 MAX_DOCUMENT: Final = 64 << 20
 """Characters of one batch's results document at most (20 matches with full logs fit easily)."""
@@ -47,7 +54,7 @@ def check_results(batch: Batch, document: object) -> tuple[list[MatchRecord], li
     """The records of ``document`` that match ``batch``, and one line per record refused.
 
     A document that is not a JSON list of objects is refused whole (one line). Every record is
-    read strictly (:meth:`~arena.record.MatchRecord.from_json`) and checked by
+    read strictly (:meth:`~arena.matches.record.MatchRecord.from_json`) and checked by
     :func:`check_record`; a record reporting a match already reported in the same
     document is refused too.
     """

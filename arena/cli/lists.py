@@ -3,7 +3,7 @@ those that show one stored match: ``replay`` and ``logs``.
 
 Thin, like the rest of the command line: the queries are the store's
 (:mod:`arena.store.listings`), what is shown (every bot-controlled string escaped) is
-:mod:`arena.views`.
+:mod:`arena.views.terminal`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import asdict
 
 import click
 
-from arena.cli_common import db_option, limit_option, reports_errors, show, wide_option
+from arena.cli.common import db_option, limit_option, reports_errors, show, wide_option
 
 
 @click.command()
@@ -31,9 +31,9 @@ def bots(db_path: str, as_json: bool, wide: bool) -> None:
     """
     import json
 
-    from arena.owners import current_owner, describe
     from arena.store import Store
-    from arena.views import bots_table
+    from arena.tournaments.owners import current_owner, describe
+    from arena.views.terminal import bots_table
 
     with Store(db_path, create=False) as store:
         rows = store.bot_listing()
@@ -78,11 +78,11 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     import json
 
     from arena.store import LADDER, Store
-    from arena.views import tournament_record, tournaments_table
+    from arena.views.terminal import tournament_record, tournaments_table
 
     with Store(db_path, create=False) as store:
         if export_tid is not None:
-            from arena.secrecy import export_secret
+            from arena.matches.secrecy import export_secret
 
             secret, revealed = export_secret(store, export_tid)
             click.echo(secret.to_json())
@@ -148,8 +148,8 @@ def faults(
     """
     import json
 
-    from arena import views
     from arena.store import Store
+    from arena.views import terminal as views
 
     with Store(db_path, create=False) as store:
         store.check_bot(bot)
@@ -193,8 +193,8 @@ def matches(
     """
     import json
 
-    from arena import views
     from arena.store import Store
+    from arena.views import terminal as views
 
     with Store(db_path, create=False) as store:
         store.check_bot(bot)
@@ -221,7 +221,7 @@ def replay(db_path: str, match_id: str) -> None:
         arena replay 3f2a9c
     """
     from arena.store import Store
-    from arena.views import replay_text
+    from arena.views.terminal import replay_text
 
     with Store(db_path, create=False) as store:
         click.echo(replay_text(store, match_id))
@@ -243,7 +243,7 @@ def logs(db_path: str, match_id: str) -> None:
         arena logs 3f2a9c
     """
     from arena.store import Store
-    from arena.views import match_log_lines
+    from arena.views.terminal import match_log_lines
 
     with Store(db_path, create=False) as store:
         show(match_log_lines(store, match_id))

@@ -2,10 +2,10 @@
 
 Each ``submit`` is a Dask task whose outcome is handed to a plain :class:`concurrent.futures.Future`
 by a done-callback. Unlike Dask's own ``Client.get_executor``, a result that cannot be read
-here (a peer sent a pickle that :func:`arena.cluster_security.guard_unpickling` refuses) becomes
-that error as the future's *result*, which :func:`arena.verify.check_results` refuses like any
-other bad document (the match is sent again, then the run stops naming it), instead of leaving
-the future pending forever.
+here (a peer sent a pickle that :func:`arena.cluster.security.guard_unpickling` refuses) becomes
+that error as the future's *result*, which :func:`arena.tournaments.verify.check_results` refuses
+like any other bad document (the match is sent again, then the run stops naming it), instead of
+leaving the future pending forever.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from arena import runner
+from arena.tournaments import runner
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -1,11 +1,11 @@
 """What a run plays: one :class:`Schedule` protocol for every kind of tournament.
 
 A duplicate round robin is a :class:`FixedSchedule` (all its matches known up front);
-``arena compare`` schedules set after set until its test decides (:mod:`arena.compare`);
+``arena compare`` schedules set after set until its test decides (:mod:`arena.tournaments.compare`);
 ``arena run --until-separated`` round after round until the standings are separated
 (:class:`UntilSeparated`, whose rule is :mod:`arena.stats.separation`).
-:func:`arena.tournament.run` drives every one through the same workers, store and progress
-line, reading the schedule only when a worker can take more, so what it hands out next may
+:func:`arena.tournaments.tournament.run` drives every one through the same workers, store and
+progress line, reading the schedule only when a worker can take more, so what it hands out next may
 depend on every result stored so far.
 """
 
@@ -15,12 +15,12 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence, Set
 from typing import TYPE_CHECKING, Final, Protocol
 
-from arena.record import MatchRecord
-from arena.runner import WAIT, Batch, Wait
-from arena.scheduler import MatchSpec
+from arena.matches.record import MatchRecord
+from arena.matches.scheduler import MatchSpec
 from arena.stats.outcomes import MatchRow
 from arena.stats.separation import Check, check
 from arena.stats.vocabulary import unit_key
+from arena.tournaments.runner import WAIT, Batch, Wait
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 class Schedule(Protocol):
     """What a run plays, asked as results come in: the fixed matches of a round robin, the
     sets of ``arena compare`` until its test decides, the rounds of ``arena run
-    --until-separated`` until the standings are separated. :func:`arena.tournament.run` drives
-    it; a schedule that never runs out (it yields :data:`arena.runner.WAIT` until it has more)
-    and reads its field from the store in :meth:`start` fits the same protocol."""
+    --until-separated`` until the standings are separated. :func:`arena.tournaments.tournament.run`
+    drives it; a schedule that never runs out (it yields :data:`arena.tournaments.runner.WAIT` until
+    it has more) and reads its field from the store in :meth:`start` fits the same protocol."""
 
     total: int | None
     """Matches at most, for the progress bar (None: no bar)."""
@@ -49,7 +49,8 @@ class Schedule(Protocol):
         ...
 
     def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
-        """The matches to play next, or :data:`arena.runner.WAIT` until more results are in."""
+        """The matches to play next, or :data:`arena.tournaments.runner.WAIT` until more results are
+        in."""
         ...
 
     def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
@@ -144,7 +145,8 @@ UNTIL_SEPARATED_ROUNDS: Final = 200
 
 
 class UntilSeparated(ScheduleBase):
-    """The lazy schedule of ``arena run --until-separated`` (a :class:`arena.schedules.Schedule`).
+    """The lazy schedule of ``arena run --until-separated`` (a
+    :class:`arena.tournaments.schedules.Schedule`).
 
     ``matches`` is the whole schedule up to the cap, in round order; rounds are handed out one
     at a time, each only after the previous one is complete and checked.

@@ -12,9 +12,14 @@ from pathlib import Path
 
 import click
 
-from arena import __version__, cli_cluster, cli_compare, cli_ladder, cli_lists
-from arena.cli_cluster import cluster_options
-from arena.cli_common import (
+from arena import __version__
+from arena.cli import cluster as cli_cluster
+from arena.cli import compare as cli_compare
+from arena.cli import ladder as cli_ladder
+from arena.cli import lists as cli_lists
+from arena.cli import site as cli_site
+from arena.cli.cluster import cluster_options
+from arena.cli.common import (
     Group,
     PathOf,
     checked_by,
@@ -64,7 +69,7 @@ def demo(seed: int, bot_files: tuple[str, ...], db_path: str) -> None:
         arena demo --seed 7
         arena demo my_bot.py              # against heuristic and random
     """
-    from arena.demo import run_demo
+    from arena.cli.demo import run_demo
 
     click.echo(run_demo(seed, list(bot_files), db_path))
 
@@ -123,8 +128,8 @@ def doctor(
     if cluster is not None:
         import dataclasses
 
-        from arena.cluster import ClusterError
-        from arena.cluster import doctor as cluster_doctor
+        from arena.cluster.client import ClusterError
+        from arena.cluster.client import doctor as cluster_doctor
 
         reports, lines, problem = cluster_doctor(
             cluster, certs=cluster_certs, insecure=insecure_cluster
@@ -181,10 +186,10 @@ def submit(
     Example:
         arena submit my_bot.py --name greedy
     """
-    from arena.entrants import submit as submit_bot
-    from arena.owners import current_owner
     from arena.sandbox import Limits
     from arena.store import Store
+    from arena.tournaments.entrants import submit as submit_bot
+    from arena.tournaments.owners import current_owner
 
     limits = Limits()
     owner = current_owner()
@@ -208,20 +213,20 @@ def submit(
 
 
 def _check_rounds(rounds: int) -> None:
-    from arena.tournament import check_rounds
+    from arena.tournaments.tournament import check_rounds
 
     check_rounds(rounds)
 
 
 def _check_worker_count(workers: int) -> None:
-    from arena.tournament import check_worker_count
+    from arena.tournaments.tournament import check_worker_count
 
     check_worker_count(workers)
 
 
 def _check_limit(name: str) -> Callable[[float], object]:
     def check(seconds: float) -> None:
-        from arena.tournament import run_limits
+        from arena.tournaments.tournament import run_limits
 
         run_limits(**{name: seconds})
 
@@ -338,13 +343,13 @@ def run(
 
     from rich.console import Console
 
-    from arena import views
     from arena.api import run_tournament
+    from arena.views import terminal as views
 
     console = Console(markup=False)
     executor = None
     if cluster is not None:  # checked first: a cluster that cannot play fails in one line
-        from arena.cluster import open_executor
+        from arena.cluster.client import open_executor
 
         executor = open_executor(
             cluster, certs=cluster_certs, insecure=insecure_cluster, unsafe_no_sandbox=unsafe
@@ -410,9 +415,10 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from arena import views
-    from arena.reports import standings_with_reports, terminal
     from arena.store import COMPARE, Store
+    from arena.views import collusion as collusion_views
+    from arena.views import terminal as views
+    from arena.views.reports import standings_with_reports, terminal
 
     with Store(db_path, create=False) as store:
         t = store.tournament(tid)
@@ -421,10 +427,10 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
             return
         report, duplicate = standings_with_reports(store, t.id, refit=refit)
     if collusion and as_json:
-        click.echo(json.dumps(views.collusion_json(report)))
+        click.echo(json.dumps(collusion_views.collusion_json(report)))
     elif collusion:
-        show([views.clone_table(report.clones, report.names)])
-        show([views.kingmaking_table(report.kingmaking, report.names)])
+        show([collusion_views.clone_table(report.clones, report.names)])
+        show([collusion_views.kingmaking_table(report.kingmaking, report.names)])
     elif as_json:
         doc = {**views.standings_json(report), **duplicate.to_dict()}
         click.echo(json.dumps(doc, indent=2))
@@ -456,7 +462,7 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
         arena verify 74ba87 --epoch 0
     """
     from arena.ladder.epochs import verify_epoch
-    from arena.secrecy import verify as verify_deals
+    from arena.matches.secrecy import verify as verify_deals
     from arena.store import LADDER, Store
 
     with Store(db_path, create=False) as store:
@@ -479,120 +485,15 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
 # --- site commands ---
 
 
-@main.command()
-@db_option
-@click.option(
-    "--out",
-    "out_dir",
-    type=PathOf("folder"),
-    default=None,
-    help="Folder to write the site into  [default: the database's name with -site: "
-    "arena-site/ for arena.db]",
-)
-@click.option(
-    "--with-logs",
-    is_flag=True,
-    help="Publish excerpts of what the bots printed (untrusted text; off by default).",
-)
-@click.option(
-    "--full",
-    is_flag=True,
-    help="Render every page, not only those whose results changed since the last render.",
-)
-@click.option(
-    "--replays",
-    type=click.IntRange(0),
-    default=300,
-    show_default=True,
-    help="Replay pages kept as files per tournament (its latest matches); `arena serve` "
-    "renders older ones on request.",
-)
-@reports_errors
-def render(db_path: str, out_dir: str | None, with_logs: bool, full: bool, replays: int) -> None:
-    """Write the HTML standings site: leaderboard, head-to-head, bots, matches, tournaments.
-
-    The site is static (no network, no CDN): open index.html from disk or put the folder on
-    any static host. Bot sources are never published.
-
-    \b
-    Example:
-        arena render                      # arena.db into arena-site/
-        arena render --db other.db --out /var/www/euchre
-    """
-    from arena.site import publish_site
-
-    index = publish_site(db_path, out_dir, with_logs=with_logs, full=full, replays=replays)
-    click.echo(f"Site written to {index}")
-
-
-@main.command()
-@db_option
-@click.option(
-    "--out",
-    "out_dir",
-    type=PathOf("folder"),
-    default=None,
-    help="Folder of a rendered site (rendered from --db first when it has none)  [default: "
-    "the database's name with -site: arena-site/ for arena.db]",
-)
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Loopback address to listen on; any other address is refused.",
-)
-@click.option("--quiet", is_flag=True, help="Do not log each request.")
-@reports_errors
-def serve(db_path: str, out_dir: str | None, port: int, host: str, quiet: bool) -> None:
-    """Serve the site on this machine only (127.0.0.1), until Ctrl-C.
-
-    Serves the site already in --out; when there is none yet, renders it from --db first.
-    Replays older than the site keeps as files, and whole match lists, are rendered on
-    request from --db.
-
-    \b
-    Example:
-        arena render && arena serve --port 8000
-    """
-
-    from arena.site import site_folder
-    from arena.site.serve import check_loopback, make_server
-
-    check_loopback(host)
-    out_dir = str(out_dir or site_folder(db_path))
-    if not (Path(out_dir) / "index.html").is_file():
-        from arena.site import publish_site
-
-        try:
-            index = publish_site(db_path, out_dir)
-        except ArenaError as e:
-            raise ArenaError(f"no site in {out_dir} (no index.html) to serve: {e}") from None
-        click.echo(f"Site written to {index}")
-    server = make_server(out_dir, host, port, quiet=quiet, db_path=db_path)
-    bound_host, bound_port = (str(a) for a in server.server_address[:2])
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    click.echo(f"Serving {out_dir} at http://{shown}:{bound_port}/ (Ctrl-C to stop)")
-    sys.stdout.flush()
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-
-
 for _command in (
     *cli_lists.COMMANDS,
     *cli_compare.COMMANDS,
     *cli_cluster.COMMANDS,
     *cli_ladder.COMMANDS,
+    *cli_site.COMMANDS,
 ):
     main.add_command(_command)
 
-from arena.play import play  # noqa: E402  (a command of its own module, registered here)
+from arena.cli.play import play  # noqa: E402  (a command of its own module, registered here)
 
 main.add_command(play)
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -1,9 +1,10 @@
 """Tournaments: registering bots, planning a duplicate round robin, running it, standings.
 
-The pieces live in their own modules: :mod:`arena.entrants` (bot files), :mod:`arena.scheduler`
-(which matches, their ids and seeds), :mod:`arena.runner` (worker processes behind an
-executor), :mod:`arena.store` (SQLite) and :mod:`arena.stats` (Plackett-Luce, intervals).
-This module ties them together for the ``submit``, ``run`` and ``standings`` commands.
+The pieces live in their own modules: :mod:`arena.tournaments.entrants` (bot files),
+:mod:`arena.matches.scheduler` (which matches, their ids and seeds), :mod:`arena.tournaments.runner`
+(worker processes behind an executor), :mod:`arena.store` (SQLite) and :mod:`arena.stats`
+(Plackett-Luce, intervals). This module ties them together for the ``submit``, ``run`` and
+``standings`` commands.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import functools
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,26 +32,33 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from arena import runner, stats
+from arena import stats
 from arena.engine import Rules
-from arena.entrants import check_field, register_files, resolve, submit
 from arena.errors import ArenaError, InvalidSetting
-from arena.owners import current_owner
-from arena.record import MatchRecord
-from arena.runlock import RunLock
-from arena.sandbox import BotSource, Limits
-from arena.sandbox.layers import choose_isolation
-from arena.scheduler import (
+from arena.matches.record import MatchRecord
+from arena.matches.scheduler import (
     DEFAULT_ROUNDS,
     Entrant,
     match_count,
     schedule,
     tournament_id,
 )
-from arena.schedules import UNTIL_SEPARATED_ROUNDS, FixedSchedule, Schedule, UntilSeparated, unfold
-from arena.secrecy import SecretFile
-from arena.stats import collusion
-from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store, StoredTournament, now
+from arena.matches.secrecy import SecretFile
+from arena.sandbox import BotSource, Limits
+from arena.sandbox.layers import choose_isolation
+from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store
+from arena.store.runlock import RunLock
+from arena.tournaments import runner
+from arena.tournaments.entrants import check_field, register_files, resolve, submit
+from arena.tournaments.owners import current_owner
+from arena.tournaments.schedules import (
+    UNTIL_SEPARATED_ROUNDS,
+    FixedSchedule,
+    Schedule,
+    UntilSeparated,
+    unfold,
+)
+from arena.tournaments.standings import current_standings, save_collusion
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -60,18 +67,13 @@ P = ParamSpec("P")
 __all__ = [
     "Plan",
     "RunResult",
-    "StandingsReport",
     "check_rounds",
     "check_worker_count",
-    "fit_standings",
-    "current_standings",
     "plan_round_robin",
     "prepare",
-    "refresh_standings",
     "register_files",
     "resolve",
     "run",
-    "standings_report",
     "submit",
 ]
 
@@ -89,7 +91,7 @@ class Plan:
     rules: Rules
     limits: Limits
     schedule: Schedule
-    """What the run plays (:mod:`arena.schedules`)."""
+    """What the run plays (:mod:`arena.tournaments.schedules`)."""
     commitment: str
     """SHA-256 of the tournament's deal secret."""
     stored: int = 0
@@ -158,8 +160,8 @@ def prepare(
     An owner key is read (or made) only when a file may be stored; bundled and submitted
     names need none. Files larger than ``max_source_bytes`` (default: the limits'
     ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
-    (:meth:`arena.secrecy.SecretFile.read`), to reproduce a tournament of another database.
-    ``rounds`` defaults to :data:`arena.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
+    (:meth:`arena.matches.secrecy.SecretFile.read`), to reproduce a tournament of another database.
+    ``rounds`` defaults to :data:`arena.matches.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
     it is the most rounds played (see :func:`plan_round_robin`).
     """
     if rounds is None:
@@ -264,7 +266,7 @@ class RunResult:
 
 
 class Sources(dict[str, BotSource]):
-    """The bot file of each entrant by :attr:`~arena.scheduler.Entrant.key`: the plan's
+    """The bot file of each entrant by :attr:`~arena.matches.scheduler.Entrant.key`: the plan's
     versions, and any other version read from the store when a batch first needs it (a bot
     that joins a running ladder)."""
 
@@ -295,7 +297,7 @@ class _RateColumn(ProgressColumn):
 def _under_run_lock(
     play: Callable[Concatenate[Store, Plan, P], RunResult],
 ) -> Callable[Concatenate[Store, Plan, P], RunResult]:
-    """Hold the tournament's run lock (:mod:`arena.runlock`) while ``play`` runs.
+    """Hold the tournament's run lock (:mod:`arena.store.runlock`) while ``play`` runs.
 
     A second run of the same tournament on the same database is refused with one line naming
     the first; the schedule reads what is stored once the lock is held (``start``), so a match
@@ -408,7 +410,7 @@ def run(
 
     Holds the tournament's run lock throughout (a second run of it is refused).
     ``executor`` replaces the local process pool (a cluster's executor whose workers run
-    :func:`arena.runner.init_worker`); it is shut down at the end like the local one.
+    :func:`arena.tournaments.runner.init_worker`); it is shut down at the end like the local one.
     Ctrl-C stops cleanly: nothing new starts, running batches finish their current match,
     every finished match is stored and the tournament is marked ``interrupted``.
     """
@@ -455,140 +457,3 @@ def run(
         save_collusion(store, tid, rated)
     result.faults = store.faults_by_bot(tid)
     return result
-
-
-# --- standings ------------------------------------------------------------------------------
-
-
-def fit_standings(store: Store, tid: str) -> list[stats.BotStanding]:
-    """The standings of tournament ``tid``, computed from its stored matches."""
-    names = {v.id: v.name for v in store.tournament_entrants(tid)}
-    out = stats.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
-    return stats.compute(out, names)
-
-
-def clone_report(store: Store, tid: str) -> list[collusion.ClonePair]:
-    """The clone report of tournament ``tid`` (:mod:`arena.stats.collusion`): every pair of
-    its bots with its share of identical decisions."""
-    t = store.tournament(tid)
-    rules = Rules.from_dict(json.loads(t.rules))
-    bots = [v.id for v in store.tournament_entrants(t.id)]
-    hands, faults = store.duplicate_hands(t.id), store.fault_decisions(t.id)
-    return collusion.clone_pairs(collusion.duplicate_groups(hands, faults), rules, bots)
-
-
-def kingmaking_report(
-    store: Store, tid: str, ratings: dict[int, float]
-) -> list[collusion.KingmakingRow]:
-    """The kingmaking table of tournament ``tid`` given each bot's rating."""
-    return collusion.kingmaking_rows(store.seat_results(tid), ratings)
-
-
-def save_collusion(store: Store, tid: str, ratings: dict[int, float]) -> None:
-    """Compute both collusion reports and store them in ``clone_pairs`` and ``kingmaking``."""
-    clones = clone_report(store, tid)
-    king = kingmaking_report(store, tid, ratings)
-    store.replace_tournament_rows(
-        tid,
-        {
-            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
-            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
-        },
-    )
-
-
-@dataclass
-class StandingsReport:
-    """What ``arena standings`` shows of one tournament, read and computed once
-    (:mod:`arena.views` formats it)."""
-
-    tournament: StoredTournament
-    """The tournament, with its live status."""
-    table: list[stats.BotStanding]
-    entrants: list[BotVersion]
-    played: int
-    """Matches stored so far."""
-    commitment: str
-    """SHA-256 of the deal secret."""
-    clones: list[collusion.ClonePair]
-    kingmaking: list[collusion.KingmakingRow]
-    faults: list[BotFault]
-    """Every fault, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
-
-    @property
-    def names(self) -> dict[int, str]:
-        """Each entrant's name by version id."""
-        return {s.bot: s.name for s in self.table}
-
-
-def standings_report(
-    store: Store,
-    tid: str | None = None,
-    *,
-    refit: bool = False,
-    collusion_reports: Callable[
-        [list[stats.BotStanding]],
-        tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]],
-    ]
-    | None = None,
-) -> StandingsReport:
-    """The standings of tournament ``tid`` (default: the latest round robin), up to date (see
-    :func:`current_standings`), with the clone and kingmaking reports and its faults.
-
-    ``collusion_reports`` gives the two reports for the standings (stored ones:
-    :func:`arena.reports.standings_with_reports`); without it they are computed here."""
-    t = store.tournament(tid)
-    tid = t.id
-    table = current_standings(store, tid, refit=refit)
-    if collusion_reports is not None:
-        clones, king = collusion_reports(table)
-    else:
-        rated = {s.bot: s.rating for s in table if s.rating is not None}
-        clones = clone_report(store, tid)
-        king = kingmaking_report(store, tid, rated)
-    secret = store.tournament_secret(tid)
-    assert secret is not None  # the tournament exists
-    return StandingsReport(
-        tournament=t,
-        table=table,
-        entrants=store.tournament_entrants(tid),
-        played=store.match_count(tid),
-        commitment=secret.commitment,
-        clones=clones,
-        kingmaking=king,
-        faults=store.faults_by_bot(tid),
-    )
-
-
-def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[stats.BotStanding]:
-    """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
-    freshly computed ones, which are then stored too.
-
-    Up to date: computed with this version's statistics (:data:`arena.stats.METHOD`) from
-    every match stored so far, for every entrant. Storing is a cache write: when another
-    process holds the write lock (a run in progress), the fresh standings are still shown.
-    """
-    if not refit:
-        rows, pairs = store.read_standings(tid)
-        entrants = {v.id for v in store.tournament_entrants(tid)}
-        if (
-            rows
-            and all(r["method"] == stats.METHOD for r in rows)
-            and {r["bot_version_id"] for r in rows} == entrants
-            and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
-        ):
-            return stats.from_rows(rows, pairs)
-    table = fit_standings(store, tid)
-    try:
-        store.write_standings(tid, *stats.to_rows(tid, table, now()))
-    except ArenaError:
-        log.info("standings of %s not stored: the database is busy", tid)
-    return table
-
-
-def refresh_standings(store: Store) -> None:
-    """Bring the stored standings of every tournament up to date (see
-    :func:`current_standings`)."""
-    for listed in store.tournaments():
-        if listed.tournament.kind == ROUND_ROBIN:  # a comparison has no standings
-            current_standings(store, listed.tournament.id)

@@ -15,17 +15,17 @@ from typing import Any, Final
 
 from rich.console import Console
 
-from arena.botfile import bundled, bundled_names, declared, load_bot_class
 from arena.engine import play_match
 from arena.errors import ArenaError
-from arena.faults import summary
-from arena.owners import current_owner
 from arena.rules import IllegalAction
+from arena.sandbox.botfile import bundled, bundled_names, declared, load_bot_class
+from arena.sandbox.faults import summary
 from arena.sandbox.values import bot_random_seed
 from arena.store import Store
-from arena.transcript import format_match
+from arena.tournaments.owners import current_owner
 from arena.untrusted import clean_line
-from arena.views import log_lines
+from arena.views.terminal import log_lines
+from arena.views.transcript import format_match
 
 FILL: Final = ("heuristic", "random", "montecarlo")
 """The bundled bots that take the seats no bot was given for, in this order, skipping those
@@ -38,8 +38,8 @@ def bot_file(spec: str, db_path: str | Path | None = None) -> Path:
     ``db_path`` by name (its latest version).
 
     ``arena play`` and ``arena demo`` run bots in this process, unsandboxed, so a submitted
-    bot is taken only when its name is yours (your owner key, :mod:`arena.owners`): another
-    author's code is refused, in one line that says so. Its source goes to a private
+    bot is taken only when its name is yours (your owner key, :mod:`arena.tournaments.owners`):
+    another author's code is refused, in one line that says so. Its source goes to a private
     temporary file, removed when the process ends.
     """
     path = Path(spec)

@@ -1,8 +1,8 @@
 """Deal secrecy: the secret behind a tournament's deals, its commitment, and verifying deals.
 
-A tournament's public match seeds (:func:`arena.scheduler.match_seed`) follow from public facts:
-the tournament seed, the three bots' names and source hashes, and the round. Dealing from them
-would let a bot that knows its opponents try every round against its own first hand and then
+A tournament's public match seeds (:func:`arena.matches.scheduler.match_seed`) follow from public
+facts: the tournament seed, the three bots' names and source hashes, and the round. Dealing from
+them would let a bot that knows its opponents try every round against its own first hand and then
 know every card of the match. So in a tournament the engine deals from a *deal seed*::
 
     deal seed = HMAC-SHA256(secret, "arena/deal/" + public match seed), as 64 hex digits
@@ -18,8 +18,8 @@ who read it could bake the deals into a new bot.
 
 The engine's API (``deal_for(seed, k)``, ``play_match(seed=...)``) is unchanged: the secret
 enters only in the tournament layer. The recipe above is :func:`deal_seed`, which lives beside
-the public seeds in :mod:`arena.scheduler` (the schedule gives every match its deal seed) and
-is re-exported here; this module builds on the scheduler, never the other way round.
+the public seeds in :mod:`arena.matches.scheduler` (the schedule gives every match its deal seed)
+and is re-exported here; this module builds on the scheduler, never the other way round.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import Rules, deal_for, first_dealer
 from arena.errors import ArenaError
-from arena.scheduler import Entrant, deal_seed, match_seed
+from arena.matches.scheduler import Entrant, deal_seed, match_seed
 
 if TYPE_CHECKING:
     from arena.store import Store

@@ -17,10 +17,10 @@ from arena.errors import ArenaError
 def _bundled_dir() -> Path:
     # A source checkout has bots/ beside the package; an installed wheel ships the same files
     # as the package arena.bundled_bots.
-    tree = Path(__file__).resolve().parent.parent / "bots"
+    tree = Path(__file__).resolve().parents[2] / "bots"
     if (tree / "random_bot.py").is_file():
         return tree
-    return Path(__file__).resolve().parent / "bundled_bots"
+    return Path(__file__).resolve().parents[1] / "bundled_bots"
 
 
 BUNDLED_BOTS = _bundled_dir()

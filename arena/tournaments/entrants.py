@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from arena import faults
-from arena.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
 from arena.engine import Rules
 from arena.errors import ArenaError
-from arena.owners import BUNDLED
-from arena.sandbox import BotPool, BotSource, validate_bot
+from arena.sandbox import BotPool, BotSource, faults, validate_bot
+from arena.sandbox.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
 from arena.store import BotVersion, Store, sha256_text
+from arena.tournaments.owners import BUNDLED
 from arena.untrusted import MAX_AUTHOR, clean_line, name_problem, name_skeleton
 
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ import arena otherwise makes Dask futures hang forever (the worker dies unpickli
 this check is what turns that into one clear error naming the worker.
 
 Every connection is TLS with certificates of the cluster's own CA unless the caller accepts
-plain TCP with ``insecure=True`` (:mod:`arena.cluster_security`); the client never unpickles
-anything but plain values (:func:`~arena.cluster_security.guard_unpickling`), every result is
-JSON checked against its batch (:mod:`arena.verify`), and a scheduler or worker that listens on
-every interface is refused.
+plain TCP with ``insecure=True`` (:mod:`arena.cluster.security`); the client never unpickles
+anything but plain values (:func:`~arena.cluster.security.guard_unpickling`), every result is
+JSON checked against its batch (:mod:`arena.tournaments.verify`), and a scheduler or worker that
+listens on every interface is refused.
 
 Dask is an optional extra (``pip install "euchre-arena[dask]"``): without it this module still
 imports, and :func:`connect` says how to install it.
@@ -35,12 +35,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import arena
-from arena import runner
-from arena.cluster_executor import ClusterExecutor
-from arena.cluster_security import SecurityError, guard_unpickling, listening, security, wildcard
+from arena.cluster.executor import ClusterExecutor
+from arena.cluster.security import SecurityError, guard_unpickling, listening, security, wildcard
 from arena.errors import ArenaError
 from arena.sandbox import probe
 from arena.sandbox.layers import choose_isolation
+from arena.tournaments import runner
 
 try:
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -130,10 +130,10 @@ def connect(
 ) -> Client:
     """A Dask client connected to the scheduler at ``address``, or a :class:`ClusterError`.
 
-    ``tls://`` needs ``certs`` (a directory of :func:`arena.cluster_security.init_certificates`)
+    ``tls://`` needs ``certs`` (a directory of :func:`arena.cluster.security.init_certificates`)
     and requires encryption; ``tcp://`` (or no scheme) is refused unless ``insecure``, and then
     logged as a warning naming the risk. Either way this process's client unpickles nothing but
-    plain values from then on (:func:`~arena.cluster_security.guard_unpickling`).
+    plain values from then on (:func:`~arena.cluster.security.guard_unpickling`).
 
     A plain TCP connect goes first: it fails in milliseconds on a refused port, whereas a failed
     ``distributed.Client`` retries for the whole timeout and then prints a traceback from its
@@ -383,9 +383,9 @@ class ArenaWorkerPlugin(WorkerPlugin):
     """Per-worker set-up for arena tasks on a Dask worker.
 
     The bot pool itself is made lazily by the first batch a worker plays
-    (:func:`arena.runner.play_batch`); this plugin sets the worker's ``arena`` log level, so
-    records reach :meth:`distributed.Client.forward_logging`, and closes the pool (with its
-    zygote processes) when the worker closes. It is registered under one fixed name, so the next
+    (:func:`arena.tournaments.runner.play_batch`); this plugin sets the worker's ``arena`` log
+    level, so records reach :meth:`distributed.Client.forward_logging`, and closes the pool (with
+    its zygote processes) when the worker closes. It is registered under one fixed name, so the next
     run replaces it instead of stacking up copies.
     """
 

@@ -1,7 +1,7 @@
 """``arena compare A B``: the sequential test of "is A stronger than B?" on the command line.
 
-Thin, like the rest of the command line: the comparison is :mod:`arena.compare`, the test
-:mod:`arena.stats.sequential`, the run :func:`arena.tournament.run`.
+Thin, like the rest of the command line: the comparison is :mod:`arena.tournaments.compare`, the
+test :mod:`arena.stats.sequential`, the run :func:`arena.tournaments.tournament.run`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arena.cli_common import (
+from arena.cli.common import (
     PathOf,
     db_option,
     reports_errors,
@@ -25,15 +25,15 @@ if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them (nor
     from rich.console import Console
     from rich.table import Table
 
-    from arena.compare import Comparison
     from arena.store import Store
-    from arena.tournament import Plan
+    from arena.tournaments.compare import Comparison
+    from arena.tournaments.tournament import Plan
 
 THIRD_SHOWN = "heuristic"
-""":data:`arena.compare.DEFAULT_THIRD`, as ``--help`` shows it without importing the
+""":data:`arena.tournaments.compare.DEFAULT_THIRD`, as ``--help`` shows it without importing the
 comparison (and its statistics) first; a test checks that the two agree."""
 MAX_SETS_SHOWN = 1000
-""":data:`arena.compare.DEFAULT_MAX_SETS`, likewise."""
+""":data:`arena.tournaments.compare.DEFAULT_MAX_SETS`, likewise."""
 
 _OPEN_UNIT = click.FloatRange(0, 1, min_open=True, max_open=True)
 _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
@@ -123,9 +123,9 @@ def compare(
     """
     from rich.console import Console
 
-    from arena.compare import run_comparison
-    from arena.entrants import SameBot
     from arena.stats.sequential import Design
+    from arena.tournaments.compare import run_comparison
+    from arena.tournaments.entrants import SameBot
 
     if p0 >= p1:
         raise click.BadParameter(f"need --p0 < --p1 (have {p0:g} and {p1:g})", param_hint="--p0")
@@ -183,8 +183,7 @@ def _report(c: Comparison, console: Console, as_json: bool) -> None:
 
 def roles_table(c: Comparison) -> Table:
     """How A, B and the third fared in the sets the test counted."""
-    from arena.tables import fit, grid, name_column
-    from arena.views import plain
+    from arena.views.tables import fit, grid, name_column, plain
 
     t = grid(f"In the {c.test.sets} sets counted")
     t.add_column("role")
@@ -208,7 +207,7 @@ def show_comparison(store: Store, tid: str, *, as_json: bool) -> None:
     """``arena standings --tournament ID`` of a comparison: its test, verdict and roles."""
     from rich.console import Console
 
-    from arena import compare as comparisons
+    from arena.tournaments import compare as comparisons
 
     c = comparisons.comparison(store, tid)
     console = Console(markup=False, stderr=as_json)

@@ -12,7 +12,8 @@ So on a personal ladder the one user owns every name they submit and never sees 
 shared machine each account has its own key, and nobody can replace another author's bot by
 declaring its name in a file. The organiser, who can write the database anyway, may store a
 version over another owner with ``arena submit --force`` (the name keeps its owner). The
-bundled bots' names are reserved for the bundled files (:func:`arena.entrants.check_owner`).
+bundled bots' names are reserved for the bundled files
+(:func:`arena.tournaments.entrants.check_owner`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``arena cluster init`` and the options every cluster command shares (``--cluster-certs``,
-``--insecure-cluster``): thin wrappers over :mod:`arena.cluster_security` (docs/cluster.md)."""
+``--insecure-cluster``): thin wrappers over :mod:`arena.cluster.security` (docs/cluster.md)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
-from arena.cli_common import reports_errors
-from arena.cluster_security import commands, init_certificates
+from arena.cli.common import reports_errors
+from arena.cluster.security import commands, init_certificates
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -7,7 +7,8 @@
 - :func:`guard_unpickling` makes the arena process's Dask client unable to run code a peer
   sends: the unpickling Dask does on received messages goes through an unpickler that builds
   plain values and a few exception classes and refuses every other class or callable. Results
-  themselves come back as JSON text (:mod:`arena.verify`), so nothing legitimate needs more.
+  themselves come back as JSON text (:mod:`arena.tournaments.verify`), so nothing legitimate needs
+  more.
 - :func:`listening` (run on the scheduler and each worker) lists the process's listening
   sockets; :func:`wildcard` names those bound to every interface, which arena refuses.
 """

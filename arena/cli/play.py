@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from arena.cards import JOKER, describe_suit, format_cards, is_trump, left_bower
-from arena.cli_common import db_option
+from arena.cli.common import db_option
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # imported where used, so that `arena --help` does not load the engine
@@ -88,7 +88,7 @@ class Table:
 def _names(files: Sequence[Path], human: int) -> list[str]:
     """ "You" and the bots' names, as every command shows them (``Bot.name``, else the file
     stem; with their seats when two bots share a name)."""
-    from arena.demo import bot_label
+    from arena.cli.demo import bot_label
 
     stems = iter(bot_label(f) for f in files)
     names = ["You" if seat == human else next(stems) for seat in range(3)]
@@ -232,7 +232,7 @@ def _where(e: BaseException) -> str:
     """``my_bot.py, line 5: KeyError: 'x'``: a bot's exception, where in its own file."""
     import traceback
 
-    from arena.faults import summary
+    from arena.sandbox.faults import summary
 
     trace = "".join(traceback.format_exception(e))
     frames = [ln for ln in trace.splitlines() if ln.strip().startswith("File ")]
@@ -276,8 +276,8 @@ def _bots(
     opponents: Sequence[str], human: int, seed: int, db_path: str
 ) -> tuple[list[Any], list[Path]]:
     """One bot per seat (``None`` for the human), each built as the sandbox would seed it."""
-    from arena.botfile import load_bot_class
-    from arena.demo import bot_file
+    from arena.cli.demo import bot_file
+    from arena.sandbox.botfile import load_bot_class
     from arena.sandbox.values import bot_random_seed
 
     files = [bot_file(spec, db_path) for spec in opponents]

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli_cluster import cluster_options
-from arena.cli_common import PathOf, checked_by, db_option, reports_errors, show, unsafe_option
+from arena.cli.cluster import cluster_options
+from arena.cli.common import PathOf, checked_by, db_option, reports_errors, show, unsafe_option
 from arena.untrusted import clean_line
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them
     from rich.text import Text
 
     from arena.api import LadderStatus
-    from arena.tournament import Plan
+    from arena.tournaments.tournament import Plan
 
 EPOCH_SETS_SHOWN = 200
 """:data:`arena.ladder.epochs.DEFAULT_EPOCH_SETS`, as ``--help`` shows it without importing
@@ -36,7 +36,7 @@ def _check_settings(name: str) -> Any:
 
 
 def _check_workers(workers: int) -> None:
-    from arena.tournament import check_worker_count
+    from arena.tournaments.tournament import check_worker_count
 
     check_worker_count(workers)
 
@@ -146,7 +146,7 @@ def ladder(
     from rich.text import Text
 
     from arena.api import ladder_status, run_ladder
-    from arena.cluster import open_executor
+    from arena.cluster.client import open_executor
     from arena.ladder.run import LadderSettings
 
     settings = LadderSettings(

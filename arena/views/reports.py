@@ -36,8 +36,7 @@ from arena.stats.duplicate import (
     seat_records,
 )
 from arena.store import Store
-from arena.tables import fit, grid, name_column
-from arena.tournament import (
+from arena.tournaments.standings import (
     StandingsReport,
     clone_report,
     current_standings,
@@ -45,7 +44,7 @@ from arena.tournament import (
     standings_report,
 )
 from arena.untrusted import clean_line
-from arena.views import plain
+from arena.views.tables import fit, grid, name_column, plain
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Playing matches in worker processes behind a :class:`concurrent.futures.Executor`.
 
-The scheduler hands over batches of :class:`~arena.scheduler.MatchSpec`; :func:`play_batch` (a
-module-level, picklable function) plays one batch in a worker with that worker's
+The scheduler hands over batches of :class:`~arena.matches.scheduler.MatchSpec`; :func:`play_batch`
+(a module-level, picklable function) plays one batch in a worker with that worker's
 :class:`~arena.sandbox.BotPool` and returns plain JSON-ready records; :func:`drive` submits
 batches, keeps a bounded number in flight and gives each finished batch to the parent, the only
 SQLite writer. Any executor works: :func:`make_executor` builds the local process pool (an
@@ -36,10 +36,10 @@ import multiprocessing_logging  # type: ignore[import-untyped]
 
 from arena.engine import Rules
 from arena.errors import ArenaError
-from arena.record import MatchRecord, SeatStats
+from arena.matches.record import MatchRecord, SeatStats
+from arena.matches.scheduler import MatchSpec
 from arena.sandbox import BotPool
-from arena.scheduler import MatchSpec
-from arena.verify import check_results, encode_results
+from arena.tournaments.verify import check_results, encode_results
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as MpEvent
@@ -60,8 +60,8 @@ WAIT: Final = Wait.WAIT
 are in" (a round that must finish before the next one is decided on)."""
 
 RETRIES: Final = 1
-"""Times a match whose record was refused (:mod:`arena.verify`) is sent again before the run
-stops with an error naming it."""
+"""Times a match whose record was refused (:mod:`arena.tournaments.verify`) is sent again before the
+run stops with an error naming it."""
 
 MAX_BATCH: Final = 20
 """Matches per task at most: big enough to amortise a cluster's per-task cost, small enough
@@ -79,7 +79,8 @@ class Batch:
     limits: Limits
     unsafe_no_sandbox: bool
     sources: dict[str, BotSource]
-    """The bot file of each entrant in these matches, by :attr:`~arena.scheduler.Entrant.key`."""
+    """The bot file of each entrant in these matches, by
+    :attr:`~arena.matches.scheduler.Entrant.key`."""
     matches: tuple[MatchSpec, ...]
 
 
@@ -230,8 +231,8 @@ def _stopping() -> bool:
 
 def play_batch(batch: Batch) -> str:
     """Play the batch's matches in this worker; return one record per finished match, as the
-    JSON document of :func:`arena.verify.encode_results` (plain text: the parent runs nothing
-    a worker sends, and checks every record against the batch before storing it).
+    JSON document of :func:`arena.tournaments.verify.encode_results` (plain text: the parent runs
+    nothing a worker sends, and checks every record against the batch before storing it).
 
     Stops early (returning what is finished) when the parent asks to stop. A match that was
     still being played when the stop came is dropped, not returned: the interrupt may have
@@ -440,9 +441,10 @@ def drive(
     already running are still handed over). A batch that raised stops the run: the others
     are cancelled or awaited, their results handed over, and the error re-raised.
 
-    Only records that match their batch are handed over (:func:`arena.verify.check_results`):
-    a refused record is logged, its match sent again (:data:`RETRIES` times), and a match
-    refused every time stops the run with :class:`RecordsRefused`.
+    Only records that match their batch are handed over
+    (:func:`arena.tournaments.verify.check_results`): a refused record is logged, its match sent
+    again (:data:`RETRIES` times), and a match refused every time stops the run with
+    :class:`RecordsRefused`.
     """
     todo = iter(work)
     pending: dict[cf.Future[str], Batch] = {}

@@ -12,6 +12,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from arena.untrusted import clean_line
+
 
 def grid(title: str | None = None, caption: str | None = None) -> Table:
     """A table of the terminal, built for 80 columns: a rule under the header and no other
@@ -66,3 +68,8 @@ def name_column(t: Table, header: str = "bot", **options: Any) -> None:
     """A column of bot names: one line each, cut with an ellipsis when the terminal is too
     narrow for the whole name (``--json`` always has it whole)."""
     t.add_column(header, no_wrap=True, overflow="ellipsis", min_width=6, **options)
+
+
+def plain(value: object, limit: int = 200) -> Text:
+    """Bot-controlled (or any stored) text as a one-line, control-free, literal rich Text."""
+    return Text(clean_line("" if value is None else str(value), limit))

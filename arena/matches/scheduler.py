@@ -9,7 +9,7 @@ the deals of the existing sets unchanged. The six seatings of a set and round sh
 so each seat gets the same cards whoever sits there (docs/rules.md): luck cancels out.
 
 These public seeds are not what the engine deals from: each match's *deal seed* is the HMAC of
-its public seed under the tournament's secret (:mod:`arena.secrecy`), so public facts (the
+its public seed under the tournament's secret (:mod:`arena.matches.secrecy`), so public facts (the
 tournament seed, the bots' names and hashes, the round) tell a bot nothing about the cards.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
 
-from arena.record import MatchSlot
+from arena.matches.record import MatchSlot
 
 DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
@@ -52,7 +52,7 @@ class Entrant:
 
 @dataclass(frozen=True)
 class MatchSpec(MatchSlot):
-    """One match to play: its slot in the schedule (:class:`arena.record.MatchSlot`: id,
+    """One match to play: its slot in the schedule (:class:`arena.matches.record.MatchSlot`: id,
     round, seating, public seed, set), which bots sit where and the seed of its deals.
 
     ``seed`` is the public match seed (stored, shown); ``deal_seed`` is what the engine deals
@@ -90,7 +90,7 @@ def match_seed(tournament_seed: int, members: Sequence[Entrant], round_: int) ->
 
 def deal_seed(secret: bytes, public_seed: int | str) -> str:
     """The seed the engine deals a match from: HMAC-SHA256 of the public seed under the
-    tournament's secret (:mod:`arena.secrecy`), 64 hex digits.
+    tournament's secret (:mod:`arena.matches.secrecy`), 64 hex digits.
 
     One-way and keyed: knowing public seeds and the deals they gave tells nothing about the
     deal seed of another match without the secret.

@@ -4,12 +4,12 @@
 A comparison is a tournament of kind ``compare`` (:data:`arena.store.COMPARE`). Each of its
 **sets** is one deal seed played in all six seatings of A, B and a third bot (the bundled
 heuristic unless ``--third``), sandboxed, by the same worker processes as a round robin
-(:func:`arena.tournament.run`). The bots sit by *role* (A, B, third), not by bot version: the
-third may be A or B itself (``arena compare heuristic random`` seats the heuristic twice), so
-a match's seating, not its bot ids, says who is A. Set ``k`` is stored as round ``k``; seating
-``s`` seats role ``SEATINGS[s][seat]`` at each seat; the public seed of a set is the round
-robin's (:func:`arena.scheduler.match_seed` of its three bots and ``k``), so ``arena verify``
-checks a comparison's deals as any other tournament's.
+(:func:`arena.tournaments.tournament.run`). The bots sit by *role* (A, B, third), not by bot
+version: the third may be A or B itself (``arena compare heuristic random`` seats the heuristic
+twice), so a match's seating, not its bot ids, says who is A. Set ``k`` is stored as round ``k``;
+seating ``s`` seats role ``SEATINGS[s][seat]`` at each seat; the public seed of a set is the round
+robin's (:func:`arena.matches.scheduler.match_seed` of its three bots and ``k``), so ``arena
+verify`` checks a comparison's deals as any other tournament's.
 
 Its identity is its configuration (A, B and the third by name and source hash, p0, p1,
 alpha, beta, the most sets, the seed, the rules and the limits): the same command again finds
@@ -33,18 +33,18 @@ from typing import Any, Final
 from rich.console import Console
 
 from arena.engine import Rules
-from arena.entrants import DEFAULT_SOURCE_BYTES, resolve
 from arena.errors import ArenaError
-from arena.owners import current_owner
-from arena.record import MatchRecord
-from arena.runner import Wait
+from arena.matches.record import MatchRecord
+from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
+from arena.matches.secrecy import SecretFile, deal_seed
 from arena.sandbox import Limits
-from arena.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
-from arena.schedules import ScheduleBase
-from arena.secrecy import SecretFile, deal_seed
 from arena.stats.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
-from arena.tournament import Plan, RunResult, run, worker_count
+from arena.tournaments.entrants import DEFAULT_SOURCE_BYTES, resolve
+from arena.tournaments.owners import current_owner
+from arena.tournaments.runner import Wait
+from arena.tournaments.schedules import ScheduleBase
+from arena.tournaments.tournament import Plan, RunResult, run, worker_count
 from arena.untrusted import clean_line
 
 ROLES: Final = ("a", "b", "third")
@@ -95,8 +95,8 @@ def points_of_a(seating: int, places: Sequence[int]) -> int:
 
 
 class CompareSchedule(ScheduleBase):
-    """The lazy schedule of a comparison (a :class:`arena.schedules.Schedule`): one set after
-    another while the test is undecided, at most ``design.max_sets``."""
+    """The lazy schedule of a comparison (a :class:`arena.tournaments.schedules.Schedule`): one set
+    after another while the test is undecided, at most ``design.max_sets``."""
 
     exact = False
 
@@ -187,8 +187,8 @@ def plan_comparison(
     """Create (or find again) the comparison of A and B with this third and design.
 
     A, B and the third are bot files, bundled bots' names or submitted bots' names
-    (:func:`arena.entrants.resolve`). A and B must be two bots with two names (else
-    :class:`arena.entrants.SameBot`); the third may be either of them.
+    (:func:`arena.tournaments.entrants.resolve`). A and B must be two bots with two names (else
+    :class:`arena.tournaments.entrants.SameBot`); the third may be either of them.
     """
     if design.max_sets is None:
         raise ArenaError("a comparison needs a most number of sets")
@@ -394,7 +394,7 @@ def run_comparison(
     defaults to the database's name with ``.log``. ``on_plan(comparison, plan, workers)`` is
     called with the comparison as stored before any match is played. The same call again
     continues an interrupted comparison. Refusals are :class:`~arena.errors.ArenaError`
-    (:class:`arena.entrants.SameBot` when A and B are one bot).
+    (:class:`arena.tournaments.entrants.SameBot` when A and B are one bot).
     """
     design = design or Design(max_sets=DEFAULT_MAX_SETS)
     if design.max_sets is None:

@@ -150,7 +150,7 @@ def wide_option(fn: F) -> F:
 
 
 def show(items: Iterable[RenderableType], console: Console | None = None) -> None:
-    """Print what :mod:`arena.views` made: lines (:class:`~rich.text.Text`) unwrapped, so a
+    """Print what :mod:`arena.views.terminal` made: lines (:class:`~rich.text.Text`) unwrapped, so a
     long one stays one line; tables and plain strings as rich lays them out. No markup:
     paths and names are printed as they are ("results[1].db" included)."""
     from rich.console import Console

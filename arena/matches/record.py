@@ -1,11 +1,11 @@
 """The record of one finished match: what a worker returns and :meth:`Store.write_results` stores.
 
-A :class:`MatchRecord` is made by the worker (:func:`arena.runner.outcome_record`), crosses to the
-parent as plain JSON (:meth:`MatchRecord.to_json`; a cluster sends nothing else), is read back
-strictly (:meth:`MatchRecord.from_json`: exactly the known keys, values of the right JSON types,
-anything else refused with :class:`RecordError`), checked against the batch sent
-(:mod:`arena.verify`) and stored. Every field has one name from the worker to the database
-column (``max_think_seconds`` is ``max_think_seconds`` everywhere).
+A :class:`MatchRecord` is made by the worker (:func:`arena.tournaments.runner.outcome_record`),
+crosses to the parent as plain JSON (:meth:`MatchRecord.to_json`; a cluster sends nothing else), is
+read back strictly (:meth:`MatchRecord.from_json`: exactly the known keys, values of the right JSON
+types, anything else refused with :class:`RecordError`), checked against the batch sent
+(:mod:`arena.tournaments.verify`) and stored. Every field has one name from the worker to the
+database column (``max_think_seconds`` is ``max_think_seconds`` everywhere).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ class SeatStats:
 @dataclass(frozen=True)
 class MatchSlot:
     """A match's place in its tournament's schedule, the five fields a scheduled match
-    (:class:`arena.scheduler.MatchSpec`) and its record (:class:`MatchRecord`) share: its id,
-    round, seating (of the six), public seed and duplicate set."""
+    (:class:`arena.matches.scheduler.MatchSpec`) and its record (:class:`MatchRecord`) share: its
+    id, round, seating (of the six), public seed and duplicate set."""
 
     match_id: str
     round: int
@@ -94,7 +94,7 @@ class MatchRecord(MatchSlot):
     """A finished match: its slot in the schedule (:class:`MatchSlot`), the bots, the outcome,
     and each seat's faults, stats and captured log. ``hands`` are the played hands' JSON
     objects (:meth:`arena.game.Hand.to_dict`, with their decision logs), which
-    :mod:`arena.verify` replays."""
+    :mod:`arena.tournaments.verify` replays."""
 
     bots: tuple[int, int, int]
     scores: tuple[int, int, int]

@@ -1,0 +1,164 @@
+"""The standings of a stored tournament: fitted, stored and read back, with the clone and
+kingmaking reports beside them (:func:`current_standings`, :func:`standings_report`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena import stats
+from arena.engine import Rules
+from arena.errors import ArenaError
+from arena.stats import collusion
+from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store, StoredTournament, now
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "StandingsReport",
+    "clone_report",
+    "current_standings",
+    "fit_standings",
+    "kingmaking_report",
+    "refresh_standings",
+    "save_collusion",
+    "standings_report",
+]
+
+# --- standings ------------------------------------------------------------------------------
+
+
+def fit_standings(store: Store, tid: str) -> list[stats.BotStanding]:
+    """The standings of tournament ``tid``, computed from its stored matches."""
+    names = {v.id: v.name for v in store.tournament_entrants(tid)}
+    out = stats.Outcomes.build(names, store.match_outcomes(tid), store.fault_counts(tid))
+    return stats.compute(out, names)
+
+
+def clone_report(store: Store, tid: str) -> list[collusion.ClonePair]:
+    """The clone report of tournament ``tid`` (:mod:`arena.stats.collusion`): every pair of
+    its bots with its share of identical decisions."""
+    t = store.tournament(tid)
+    rules = Rules.from_dict(json.loads(t.rules))
+    bots = [v.id for v in store.tournament_entrants(t.id)]
+    hands, faults = store.duplicate_hands(t.id), store.fault_decisions(t.id)
+    return collusion.clone_pairs(collusion.duplicate_groups(hands, faults), rules, bots)
+
+
+def kingmaking_report(
+    store: Store, tid: str, ratings: dict[int, float]
+) -> list[collusion.KingmakingRow]:
+    """The kingmaking table of tournament ``tid`` given each bot's rating."""
+    return collusion.kingmaking_rows(store.seat_results(tid), ratings)
+
+
+def save_collusion(store: Store, tid: str, ratings: dict[int, float]) -> None:
+    """Compute both collusion reports and store them in ``clone_pairs`` and ``kingmaking``."""
+    clones = clone_report(store, tid)
+    king = kingmaking_report(store, tid, ratings)
+    store.replace_tournament_rows(
+        tid,
+        {
+            "clone_pairs": [{"tournament_id": tid, **p.as_dict()} for p in clones],
+            "kingmaking": [{"tournament_id": tid, **r.as_dict()} for r in king],
+        },
+    )
+
+
+@dataclass
+class StandingsReport:
+    """What ``arena standings`` shows of one tournament, read and computed once
+    (:mod:`arena.views.terminal` formats it)."""
+
+    tournament: StoredTournament
+    """The tournament, with its live status."""
+    table: list[stats.BotStanding]
+    entrants: list[BotVersion]
+    played: int
+    """Matches stored so far."""
+    commitment: str
+    """SHA-256 of the deal secret."""
+    clones: list[collusion.ClonePair]
+    kingmaking: list[collusion.KingmakingRow]
+    faults: list[BotFault]
+    """Every fault, by bot (:meth:`arena.store.Store.faults_by_bot`)."""
+
+    @property
+    def names(self) -> dict[int, str]:
+        """Each entrant's name by version id."""
+        return {s.bot: s.name for s in self.table}
+
+
+def standings_report(
+    store: Store,
+    tid: str | None = None,
+    *,
+    refit: bool = False,
+    collusion_reports: Callable[
+        [list[stats.BotStanding]],
+        tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]],
+    ]
+    | None = None,
+) -> StandingsReport:
+    """The standings of tournament ``tid`` (default: the latest round robin), up to date (see
+    :func:`current_standings`), with the clone and kingmaking reports and its faults.
+
+    ``collusion_reports`` gives the two reports for the standings (stored ones:
+    :func:`arena.views.reports.standings_with_reports`); without it they are computed here."""
+    t = store.tournament(tid)
+    tid = t.id
+    table = current_standings(store, tid, refit=refit)
+    if collusion_reports is not None:
+        clones, king = collusion_reports(table)
+    else:
+        rated = {s.bot: s.rating for s in table if s.rating is not None}
+        clones = clone_report(store, tid)
+        king = kingmaking_report(store, tid, rated)
+    secret = store.tournament_secret(tid)
+    assert secret is not None  # the tournament exists
+    return StandingsReport(
+        tournament=t,
+        table=table,
+        entrants=store.tournament_entrants(tid),
+        played=store.match_count(tid),
+        commitment=secret.commitment,
+        clones=clones,
+        kingmaking=king,
+        faults=store.faults_by_bot(tid),
+    )
+
+
+def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[stats.BotStanding]:
+    """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
+    freshly computed ones, which are then stored too.
+
+    Up to date: computed with this version's statistics (:data:`arena.stats.METHOD`) from
+    every match stored so far, for every entrant. Storing is a cache write: when another
+    process holds the write lock (a run in progress), the fresh standings are still shown.
+    """
+    if not refit:
+        rows, pairs = store.read_standings(tid)
+        entrants = {v.id for v in store.tournament_entrants(tid)}
+        if (
+            rows
+            and all(r["method"] == stats.METHOD for r in rows)
+            and {r["bot_version_id"] for r in rows} == entrants
+            and sum(r["matches"] for r in rows) == 3 * store.match_count(tid)
+        ):
+            return stats.from_rows(rows, pairs)
+    table = fit_standings(store, tid)
+    try:
+        store.write_standings(tid, *stats.to_rows(tid, table, now()))
+    except ArenaError:
+        log.info("standings of %s not stored: the database is busy", tid)
+    return table
+
+
+def refresh_standings(store: Store) -> None:
+    """Bring the stored standings of every tournament up to date (see
+    :func:`current_standings`)."""
+    for listed in store.tournaments():
+        if listed.tournament.kind == ROUND_ROBIN:  # a comparison has no standings
+            current_standings(store, listed.tournament.id)
