@@ -50,6 +50,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -274,7 +275,7 @@ def submit_field(db: Path, files: list[Path], env: dict[str, str]) -> float:
     return time.monotonic() - started
 
 
-def reference(db: Path, files: list[Path], sets: int, seed: int, workers: int) -> dict[str, object]:
+def reference(db: Path, files: list[Path], sets: int, seed: int, workers: int) -> dict[str, Any]:
     """A duplicate round robin of ``files`` (one deal seed per triple) on a uniform sample of
     ``sets`` triples; its order and size."""
     chosen: dict[str, int] = {}
@@ -365,6 +366,7 @@ def settings(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--no-reference", action="store_true")
+    ap.add_argument("--no-ladder", action="store_true", help="only the round robin")
     ap.add_argument("--quick", action="store_true", help="5 bots, 40 s, 10 reference sets")
     args = ap.parse_args(argv)
     if args.quick:
@@ -377,17 +379,11 @@ def settings(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = settings(argv)
-    work = args.dir or Path(tempfile.mkdtemp(prefix="ladder-real-"))
-    work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "ARENA_OWNER_KEY": secrets.token_hex(32)}
-    made = variants.write(work / "bots", args.count + 1, args.seed)
-    files = [path for _, path in made]
+def ladders(
+    work: Path, args: argparse.Namespace, files: list[Path], late_name: str, env: dict[str, str]
+) -> list[Phase]:
+    """The local ladder, then (unless ``--no-dask``) the Dask one; each shown as it ends."""
     field, late = files[:-1], files[-1]
-    late_name = made[-1][0].name
-    print(f"work folder {work}; {len(files)} bots; load {os.getloadavg()[0]:.2f}")
-    results: dict[str, object] = {"args": {k: str(v) for k, v in vars(args).items()}}
     db = work / "ladder.db"
     took = submit_field(db, field, env)
     print(f"submitted {len(field)} bots in {took:.1f} s")
@@ -401,14 +397,50 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_dask:
         phases.append(dask_phase(work, args, field, late, env))
         show(phases[-1])
+    return phases
+
+
+def reference_once(work: Path, files: list[Path], args: argparse.Namespace) -> dict[str, Any]:
+    """The round robin of :func:`reference`, or the one already in ``work`` (reference.json)
+    when it was run with the same bots, seed and size."""
+    saved = work / "reference.json"
+    key = {"bots": [p.name for p in files], "seed": args.seed, "sets": args.reference_sets}
+    if saved.exists():
+        old = json.loads(saved.read_text())
+        if old.get("key") == key:
+            print("reference: the one already in the work folder")
+            return dict(old)
+    ref = reference(work / "reference.db", files, args.reference_sets, args.seed, args.workers)
+    saved.write_text(json.dumps({"key": key, **ref}, indent=1))
+    return ref
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = settings(argv)
+    work = args.dir or Path(tempfile.mkdtemp(prefix="ladder-real-"))
+    work.mkdir(parents=True, exist_ok=True)
+    # One owner key for every submission of the work folder, the round robin's included (a
+    # rerun into the same folder stores new versions under the same owner).
+    key = work / "owner.key"
+    if not key.exists():
+        key.touch(0o600)
+        key.write_text(secrets.token_hex(32))
+    os.environ["ARENA_OWNER_KEY"] = key.read_text().strip()
+    env = dict(os.environ)
+    made = variants.write(work / "bots", args.count + 1, args.seed)
+    files = [path for _, path in made]
+    late_name = made[-1][0].name
+    print(f"work folder {work}; {len(files)} bots; load {os.getloadavg()[0]:.2f}")
+    results: dict[str, object] = {"args": {k: str(v) for k, v in vars(args).items()}}
+    phases = [] if args.no_ladder else ladders(work, args, files, late_name, env)
     results["phases"] = [asdict(p) for p in phases]
     if not args.no_reference:
-        ref = reference(work / "reference.db", files, args.reference_sets, args.seed, args.workers)
+        ref = reference_once(work, files, args)
         print(f"reference: round robin of {ref['sets']} of {ref['triples']} triples, "
               f"{ref['matches']} matches in {ref['seconds']:.0f} s")  # fmt: skip
-        print(f"reference: order: {' '.join(ref['order'])}")  # type: ignore[arg-type]
+        print(f"reference: order: {' '.join(ref['order'])}")
         for p in phases:
-            t = tau(p.order, ref["order"])  # type: ignore[arg-type]
+            t = tau(p.order, ref["order"])
             print(f"{p.label}: Kendall's tau against the reference {t:.3f}")
             results[f"tau {p.label}"] = t
         results["reference"] = ref
