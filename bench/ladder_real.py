@@ -229,7 +229,9 @@ def run_phase(
         return bool(seen)
 
     _until(min(submitted + 60, first.started + kill_at), first_set)
-    _until(first.started + kill_at, lambda: first.proc.poll() is not None)
+    if _until(first.started + kill_at, lambda: first.proc.poll() is not None):
+        tail = log.read_text(errors="replace")[-600:]
+        raise RuntimeError(f"arena ladder ended before the kill ({first.proc.returncode}): {tail}")
     before = ldb.match_ids(db, lid)
     ran = first.elapsed
     phase.orphans = first.kill9()
@@ -312,7 +314,11 @@ def tau(a: list[str], b: list[str]) -> float:
 
 
 def dask_phase(
-    work: Path, args: argparse.Namespace, field: list[Path], late: Path, env: dict[str, str]
+    work: Path,
+    args: argparse.Namespace,
+    field: list[Path],
+    late: tuple[Path, str],
+    env: dict[str, str],
 ) -> Phase:
     """The same ladder on a local Dask cluster over TLS, into a fresh database."""
     import cluster as dask_bench
@@ -329,7 +335,7 @@ def dask_phase(
         share = args.dask_seconds / args.seconds
         times = (args.dask_seconds, args.submit_at * share, args.kill_at * share)
         phase = Phase(f"dask, {args.workers} workers")
-        return run_phase(phase, db, ladder_args, late, late.stem, times, env)
+        return run_phase(phase, db, ladder_args, late[0], late[1], times, env)
     finally:
         dask_bench.stop_cluster(procs)
 
@@ -395,7 +401,7 @@ def ladders(
     phases = [local]
     print(f"load {os.getloadavg()[0]:.2f}")
     if not args.no_dask:
-        phases.append(dask_phase(work, args, field, late, env))
+        phases.append(dask_phase(work, args, field, (late, late_name), env))
         show(phases[-1])
     return phases
 
