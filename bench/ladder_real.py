@@ -314,13 +314,10 @@ def tau(a: list[str], b: list[str]) -> float:
 
 
 def dask_phase(
-    work: Path,
-    args: argparse.Namespace,
-    field: list[Path],
-    late: tuple[Path, str],
-    env: dict[str, str],
+    work: Path, args: argparse.Namespace, late: tuple[Path, str], env: dict[str, str]
 ) -> Phase:
-    """The same ladder on a local Dask cluster over TLS, into a fresh database."""
+    """The same ladder on a local Dask cluster over TLS, from a copy of the database as it
+    was when the field was submitted (``submitted.db``): a fresh ladder on the same bots."""
     import cluster as dask_bench
 
     certs = work / "certs"
@@ -329,7 +326,7 @@ def dask_phase(
     address, procs = dask_bench.start_cluster(work / "dask", args.workers, True, certs)
     try:
         db = work / "dask.db"
-        submit_field(db, field, env)
+        ldb.copy(work / "submitted.db", db)  # the field as submitted, before any ladder
         ladder_args = ["--db", str(db), "--seed", str(args.seed), "--cluster", address]
         ladder_args += ["--cluster-certs", str(certs)]
         share = args.dask_seconds / args.seconds
@@ -393,6 +390,7 @@ def ladders(
     db = work / "ladder.db"
     took = submit_field(db, field, env)
     print(f"submitted {len(field)} bots in {took:.1f} s")
+    ldb.copy(db, work / "submitted.db")
     ladder_args = ["--db", str(db), "--workers", str(args.workers), "--seed", str(args.seed)]
     times = (args.seconds, args.submit_at, args.kill_at)
     local = run_phase(Phase(f"local, {args.workers} workers"), db, ladder_args, late, late_name,
@@ -401,7 +399,7 @@ def ladders(
     phases = [local]
     print(f"load {os.getloadavg()[0]:.2f}")
     if not args.no_dask:
-        phases.append(dask_phase(work, args, field, (late, late_name), env))
+        phases.append(dask_phase(work, args, (late, late_name), env))
         show(phases[-1])
     return phases
 

@@ -7,6 +7,7 @@ writes is safe); the tables are those of ``docs/schema.md``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,6 +18,14 @@ from pathlib import Path
 def connect(db: Path) -> sqlite3.Connection:
     """A read-only connection to ``db`` that waits for a writer's lock."""
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+
+
+def copy(src: Path, dst: Path) -> None:
+    """A copy of the database ``src`` at ``dst`` (private, like every arena database)."""
+    dst.unlink(missing_ok=True)
+    os.close(os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
 
 
 def ladder_id(db: Path) -> str | None:
