@@ -6,7 +6,9 @@ match and its standings in the SQLite database, and renders the standings site w
 It returns a :class:`TournamentRun`: what was played, the standings, and whether the run
 finished. ``arena run`` only parses its options, calls it and prints the result; ``arena
 compare`` is :func:`arena.compare.run_comparison` and ``arena render`` is
-:func:`arena.site.publish_site` the same way.
+:func:`arena.site.publish_site` the same way. ``arena ladder`` is :func:`run_ladder` (a
+ladder that runs until stopped), ``arena ladder --status`` :func:`ladder_status` and ``arena
+retire`` :func:`retire`.
 
 Errors are :class:`~arena.errors.ArenaError`; a setting out of range is an
 :class:`~arena.errors.InvalidSetting` naming the parameter (``rounds must be at least 1, not
@@ -23,11 +25,27 @@ from pathlib import Path
 from rich.console import Console
 
 from arena import ratings, tournament
+from arena.engine import Rules
+from arena.errors import ArenaError
+from arena.ladder import field as ladder_field
+from arena.ladder.run import LadderSettings, SetsStored, ladder_config, plan_ladder
+from arena.owners import current_owner
+from arena.runlock import RunLock
+from arena.sandbox import Limits
+from arena.scheduler import tournament_id
 from arena.site import publish_site
-from arena.store import Store
+from arena.store import LADDER, BotVersion, LadderEpoch, LadderMember, LadderSet, Store
 from arena.tournament import Plan, RunResult
 
-__all__ = ["TournamentRun", "run_tournament"]
+__all__ = [
+    "LadderRun",
+    "LadderStatus",
+    "TournamentRun",
+    "ladder_status",
+    "retire",
+    "run_ladder",
+    "run_tournament",
+]
 
 
 @dataclass
@@ -134,3 +152,193 @@ def run_tournament(
     if site is not False and done.completed:
         done.site = publish_site(db, None if site is True else site)
     return done
+
+
+# --- ladders ---------------------------------------------------------------------------------
+
+
+@dataclass
+class LadderRun:
+    """What one :func:`run_ladder` did."""
+
+    plan: Plan
+    """The ladder: its id, configuration and the field it started with."""
+    result: RunResult
+    """What was played in this call (``completed`` False: Ctrl-C or SIGTERM; ``stopped``
+    says why it stopped)."""
+    workers: int
+    log_path: Path
+    status: LadderStatus
+    """The ladder after the run."""
+    site: Path | None = None
+    """``index.html`` of the site, when rendered."""
+
+    @property
+    def tid(self) -> str:
+        """The ladder's id."""
+        return self.plan.tid
+
+
+def run_ladder(
+    db: str | Path,
+    bundled: Sequence[str] = (),
+    *,
+    settings: LadderSettings | None = None,
+    workers: int | None = None,
+    unsafe: bool = False,
+    executor: cf.Executor | None = None,
+    log_path: str | Path | None = None,
+    site: bool | str | Path = False,
+    site_every: int = 20,
+    on_sets_stored: SetsStored | None = None,
+    console: Console | None = None,
+    on_plan: Callable[[Plan, int], object] | None = None,
+) -> LadderRun:
+    """Run the ladder of the database ``db`` until stopped (``arena ladder``).
+
+    The field is every submitted bot not retired, plus the ``bundled`` bots named
+    (``random``, ``heuristic``, ``montecarlo``); a bot submitted while it runs joins at the
+    next step, a new version replaces the old. ``settings`` (:class:`LadderSettings`): the
+    seed and the sets per deal-secret epoch (with ``bundled``, the ladder's identity: the
+    same call finds it again and resumes it), the lookahead, and this run's bounds
+    (``max_sets``, ``seconds``; None: until Ctrl-C or SIGTERM, which end it cleanly).
+    ``workers``, ``executor``, ``unsafe``, ``log_path`` and ``console`` are
+    :func:`run_tournament`'s. ``site``: render the standings site every ``site_every`` sets
+    stored and at the end (True: into the database's name with ``-site``; a path: there);
+    ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook).
+    One ladder runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
+    """
+    try:
+        workers = tournament.worker_count(workers, executor)
+        log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
+        out = None if site is False else (None if site is True else Path(site))
+        hook = on_sets_stored
+        if site is not False:
+            hook = _site_hook(db, out, site_every, on_sets_stored)
+        with Store(db) as store, _one_ladder(store.path):
+            the_plan = plan_ladder(store, bundled, settings, on_sets_stored=hook)
+            if on_plan is not None:
+                on_plan(the_plan, workers)
+            result = tournament.run(
+                store, the_plan, workers=workers, unsafe=unsafe, console=console,
+                log_path=log_file, executor=executor,
+            )  # fmt: skip
+            status = _status(store, the_plan.tid)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+    done = LadderRun(the_plan, result, workers, log_file, status)
+    if site is not False:
+        done.site = publish_site(db, out)
+    return done
+
+
+def _site_hook(db: str | Path, out: Path | None, every: int, then: SetsStored | None) -> SetsStored:
+    """Render the site every ``every`` sets stored, then call ``then``."""
+    count = 0
+
+    def hook(store: Store, steps: Sequence[int]) -> None:
+        nonlocal count
+        before, count = count, count + len(steps)
+        if count // every > before // every:
+            publish_site(db, out)
+        if then is not None:
+            then(store, steps)
+
+    return hook
+
+
+class _one_ladder:
+    """One ladder at a time on a database: a run lock of its own beside the ladder's."""
+
+    def __init__(self, path: Path) -> None:
+        self.lock = RunLock(path, "ladder")
+
+    def __enter__(self) -> None:
+        try:
+            self.lock.__enter__()
+        except ArenaError as e:
+            raise ArenaError(f"a ladder is already running on this database: {e}") from None
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.__exit__(*exc)
+
+
+@dataclass
+class LadderStatus:
+    """A ladder as stored (``arena ladder --status``)."""
+
+    tournament: dict[str, object]
+    """Its ``tournaments`` row, with the live status."""
+    epochs: list[LadderEpoch]
+    """Each with its commitment, and its secret once closed."""
+    members: list[LadderMember]
+    sets: int
+    """Sets stored."""
+    in_flight: list[LadderSet]
+    """Sets scheduled and not stored (being played, or lost to a kill: played again first)."""
+    standings: list[dict[str, object]]
+    """Its latest ``ratings`` rows, best first."""
+
+    @property
+    def tid(self) -> str:
+        """The ladder's id."""
+        return str(self.tournament["id"])
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready (names are checked bot names)."""
+        return {
+            "id": self.tid,
+            "status": self.tournament["status"],
+            "sets": self.sets,
+            "matches": self.tournament["total_matches"],
+            "epochs": [e.to_dict() for e in self.epochs],
+            "field": [m.name for m in self.members if m.left_reason is None],
+            "left": [
+                {"name": m.name, "version_id": m.version_id, "reason": m.left_reason}
+                for m in self.members
+                if m.left_reason is not None
+            ],
+            "in_flight": [{"step": s.step, "bots": list(s.bots)} for s in self.in_flight],
+            "standings": self.standings,
+        }
+
+
+def _status(store: Store, lid: str) -> LadderStatus:
+    sets = store.ladder_sets(lid)
+    rows, _ = store.read_standings(lid)
+    keep = ("bot_version_id", "name", "rank", "rating", "rating_low", "rating_high", "units")
+    return LadderStatus(
+        store.tournament(lid),
+        store.ladder_epochs(lid),
+        store.ladder_members(lid),
+        sum(s.finished_at is not None for s in sets),
+        [s for s in sets if s.finished_at is None],
+        [{k: r[k] for k in keep} for r in sorted(rows, key=lambda r: r["rank"] or 0)],
+    )
+
+
+def ladder_status(
+    db: str | Path, bundled: Sequence[str] = (), settings: LadderSettings | None = None
+) -> LadderStatus:
+    """The ladder that :func:`run_ladder` with these ``bundled`` bots and ``settings`` runs,
+    or else the latest ladder of the database, as stored (ArenaError: none)."""
+    config = ladder_config(bundled, settings or LadderSettings(), Rules(), Limits())
+    with Store(db, create=False) as store:
+        lid = tournament_id(config)
+        try:
+            t = store.tournament(lid)
+        except ArenaError:
+            t = store.tournament(None, prefer=LADDER)
+        if t["kind"] != LADDER:
+            raise ArenaError(f"no ladder in {db} yet (arena ladder starts one)")
+        return _status(store, t["id"])
+
+
+def retire(db: str | Path, name: str, *, force: bool = False) -> tuple[BotVersion, bool]:
+    """Retire bot ``name`` from the ladder's field (``arena retire``), checked against this
+    user's owner key (:func:`arena.ladder.field.retire_bot`): its results stay, it plays no
+    new set. Returns its latest version and whether it changed (False: already retired).
+    Submitting it again (``arena submit``) brings it back."""
+    with Store(db) as store:
+        return ladder_field.retire_bot(store, name, owner=current_owner(), force=force)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from arena import __version__, cli_cluster, cli_compare, cli_lists
+from arena import __version__, cli_cluster, cli_compare, cli_ladder, cli_lists
 from arena.cli_cluster import cluster_options
 from arena.cli_common import (
     Group,
@@ -436,23 +436,42 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
 @main.command()
 @db_option
 @click.argument("tid", metavar="[TOURNAMENT]", required=False)
+@click.option(
+    "--epoch",
+    type=click.IntRange(0),
+    default=None,
+    help="Verify this closed epoch of a ladder (TOURNAMENT: the ladder; default: the latest).",
+)
 @reports_errors
-def verify(db_path: str, tid: str | None) -> None:
+def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
     """Recompute every stored deal of a finished tournament from its revealed secret.
 
     Checks the secret against the tournament's commitment, each match's public seed against
     the schedule, and each hand's cards, dealer and up-card. Prints "N deals verified", or
     which match differs (exit 1). TOURNAMENT: an id or prefix (default: the latest round robin).
+    A ladder is verified an epoch at a time, once the epoch is closed (--epoch N).
 
     \b
     Example:
         arena verify 8b92a1
+        arena verify 74ba87 --epoch 0
     """
+    from arena.ladder.epochs import verify_epoch
     from arena.secrecy import verify as verify_deals
-    from arena.store import Store
+    from arena.store import LADDER, Store
 
     with Store(db_path, create=False) as store:
-        report = verify_deals(store, tid)
+        if epoch is not None:
+            report = verify_epoch(store, tid, epoch)
+        else:
+            t = store.tournament(tid)
+            if t["kind"] == LADDER:
+                raise ArenaError(
+                    f"{t['id']} is a ladder: it is verified an epoch at a time, once the "
+                    f"epoch is closed (arena verify {t['id']} --epoch N; arena ladder --status "
+                    "lists them)"
+                )
+            report = verify_deals(store, tid)
     if not report.ok:
         raise ArenaError(report.line())
     click.echo(report.line())
@@ -548,7 +567,12 @@ def serve(db_path: str, out_dir: str | None, port: int, host: str, quiet: bool) 
         server.server_close()
 
 
-for _command in (*cli_lists.COMMANDS, *cli_compare.COMMANDS, *cli_cluster.COMMANDS):
+for _command in (
+    *cli_lists.COMMANDS,
+    *cli_compare.COMMANDS,
+    *cli_cluster.COMMANDS,
+    *cli_ladder.COMMANDS,
+):
     main.add_command(_command)
 
 from arena.play import play  # noqa: E402  (a command of its own module, registered here)

@@ -74,7 +74,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     """
     import json
 
-    from arena.store import Store
+    from arena.store import LADDER, Store
     from arena.views import tournaments_table
 
     with Store(db_path, create=False) as store:
@@ -91,10 +91,19 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
                 )
             return
         rows = store.tournaments()
+        epochs = {
+            r["id"]: [e.to_dict() for e in store.ladder_epochs(r["id"])]
+            for r in rows
+            if r["kind"] == LADDER
+        }
     if as_json:
         keep = ("id", "kind", "status", "seed", "rounds", "total_matches", "done", "created_at")
         extra = ("updated_at", "commitment", "secret")
-        click.echo(json.dumps([{k: r[k] for k in (*keep, *extra)} for r in rows], indent=2))
+        docs = [{k: r[k] for k in (*keep, *extra)} for r in rows]
+        for doc in docs:  # a ladder's deal secrets: one per epoch
+            if doc["id"] in epochs:
+                doc["epochs"] = epochs[doc["id"]]
+        click.echo(json.dumps(docs, indent=2))
         return
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")

@@ -40,6 +40,7 @@ from arena.record import MatchRecord
 from arena.runner import Wait
 from arena.sandbox import Limits
 from arena.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
+from arena.schedules import ScheduleBase
 from arena.secrecy import SecretFile, deal_seed
 from arena.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
@@ -93,7 +94,7 @@ def points_of_a(seating: int, places: Sequence[int]) -> int:
     return half_points(places[perm.index(0)], places[perm.index(1)])
 
 
-class CompareSchedule:
+class CompareSchedule(ScheduleBase):
     """The lazy schedule of a comparison (a :class:`arena.schedules.Schedule`): one set after
     another while the test is undecided, at most ``design.max_sets``."""
 

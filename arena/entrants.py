@@ -235,16 +235,24 @@ def submit(
     """Validate a bot file and store it as a new version when its source changed.
 
     Every check that needs no sandbox (size, syntax, name, owner) comes first. ``max_bytes``
-    defaults to the ``source_bytes`` of ``limits``.
+    defaults to the ``source_bytes`` of ``limits``. A retired bot (``arena retire``) submitted
+    again by its owner, new content or the same, comes back into the ladder's field.
     """
     cap = limits.source_bytes if max_bytes is None else max_bytes
     bot = read_bot_file(path, name, max_bytes=cap)
     latest = store.latest_version(bot.name)
-    if latest is not None and latest.sha256 == sha256_text(bot.source):
+    same = latest is not None and latest.sha256 == sha256_text(bot.source)
+    retired = store.is_retired(bot.name)
+    if same and not retired:
+        assert latest is not None
         return latest, False
     bind = check_owner(store, bot, owner, force=force)
-    validate(bot, limits, smoke=True, unsafe=unsafe)
-    return store.add_bot_version(bot.name, bot.source, bot.filename, bot.author, bind)
+    if not same:
+        validate(bot, limits, smoke=True, unsafe=unsafe)
+    stored = store.add_bot_version(bot.name, bot.source, bot.filename, bot.author, bind)
+    if retired:  # a retired bot submitted again by its owner comes back (arena retire)
+        store.set_retired(bot.name, False)
+    return stored
 
 
 def register_files(

@@ -35,12 +35,21 @@ class Schedule(Protocol):
     """Whether it plays exactly ``total`` matches (False: it may stop earlier by its own
     rule)."""
 
+    ends: bool
+    """Whether running out ends the tournament for good (stored ``finished``, its deal
+    secret revealed). False for a ladder: a bound only pauses it, and it stays resumable."""
+
     def start(self, store: Store) -> bool:
         """Read what is stored (under the run lock); whether anything may be left to play."""
         ...
 
     def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
         """The matches to play next, or :data:`arena.runner.WAIT` until more results are in."""
+        ...
+
+    def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
+        """Store the checked records of a batch; return those stored (a ladder stores whole
+        sets only, keeping a set's first matches until its last one is in)."""
         ...
 
     def stored(self, records: Sequence[MatchRecord]) -> None:
@@ -61,7 +70,20 @@ class Schedule(Protocol):
         ...
 
 
-class FixedSchedule:
+class ScheduleBase:
+    """What most schedules share: running out ends the tournament, and every checked record
+    is stored as it comes (one transaction per batch)."""
+
+    ends = True
+    tid: str
+
+    def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
+        """Store every record of the batch."""
+        store.write_results(self.tid, records)
+        return records
+
+
+class FixedSchedule(ScheduleBase):
     """A schedule known up front: ``matches`` (a duplicate round robin), the missing ones
     handed out at once."""
 

@@ -25,6 +25,7 @@ from arena.ratings.outcomes import MatchRow
 from arena.record import MatchRecord
 from arena.runner import WAIT, Wait
 from arena.scheduler import MatchSpec
+from arena.schedules import ScheduleBase
 from arena.store import Store
 from arena.untrusted import clean_line
 
@@ -96,7 +97,7 @@ def check(names: dict[int, str], rows: Sequence[MatchRow], rounds: int) -> Check
     return Check(rounds, tuple(adjacent_pairs(table)))
 
 
-class UntilSeparated:
+class UntilSeparated(ScheduleBase):
     """The lazy schedule of ``arena run --until-separated`` (a :class:`arena.schedules.Schedule`).
 
     ``matches`` is the whole schedule up to the cap, in round order; rounds are handed out one

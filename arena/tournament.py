@@ -263,6 +263,27 @@ class RunResult:
     fixed schedule)."""
 
 
+class Sources(dict[str, BotSource]):
+    """The bot file of each entrant by :attr:`~arena.scheduler.Entrant.key`: the plan's
+    versions, and any other version read from the store when a batch first needs it (a bot
+    that joins a running ladder)."""
+
+    def __init__(self, store: Store, versions: Iterable[BotVersion]) -> None:
+        super().__init__(
+            (Entrant(v.name, v.sha256, v.id).key, BotSource(v.name, v.source, v.filename))
+            for v in versions
+        )
+        self.store = store
+
+    def __missing__(self, key: str) -> BotSource:
+        name, _, sha256 = key.rpartition(":")
+        v = self.store.version_by_key(name, sha256)
+        if v is None:
+            raise KeyError(key)
+        self[key] = source = BotSource(v.name, v.source, v.filename)
+        return source
+
+
 class _RateColumn(ProgressColumn):
     """Matches per second."""
 
@@ -333,10 +354,10 @@ def _play_todo(
 
         def store_batch(records: list[MatchRecord]) -> None:
             nonlocal played
-            store.write_results(tid, records)
-            played += len(records)
-            progress.advance(task, len(records))
-            unfolds.stored(records)
+            kept = unfolds.write(store, records)
+            played += len(kept)
+            progress.advance(task, len(kept))
+            unfolds.stored(kept)
             progress.update(task, description=unfolds.describe())
 
         if executor is None:
@@ -402,10 +423,7 @@ def run(
             # Fail here, in one line, rather than in every worker's initializer (which would
             # only surface as a broken process pool).
             choose_isolation(unsafe)
-        sources = {
-            Entrant(v.name, v.sha256, v.id).key: BotSource(v.name, v.source, v.filename)
-            for v in the_plan.versions
-        }
+        sources = Sources(store, the_plan.versions)
         make = functools.partial(
             runner.batches,
             workers=workers,
@@ -426,7 +444,7 @@ def run(
                 executor=executor,
             )
             log.info("tournament %s: %d matches stored in this run", tid, played)
-    store.set_status(tid, "finished" if completed else "interrupted")
+    store.set_status(tid, "finished" if completed and unfolds.ends else "interrupted")
     unfolds.finish(store, completed)
     total = int(store.tournament(tid)["total_matches"])
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)

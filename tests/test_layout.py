@@ -27,7 +27,6 @@ LAYERS: list[tuple[str, ...]] = [
         "scheduler",
         "secrecy",
         "ratings",
-        "ladder",
         "faults",
         "owners",
         "runlock",
@@ -47,10 +46,20 @@ LAYERS: list[tuple[str, ...]] = [
         "tournament",
         "schedules",
         "separation",
+        "ladder",
     ),
     ("compare",),
     ("views", "site", "reports", "tables", "api"),
-    ("cli", "cli_common", "cli_lists", "cli_compare", "cli_cluster", "play", "demo"),
+    (
+        "cli",
+        "cli_common",
+        "cli_lists",
+        "cli_compare",
+        "cli_cluster",
+        "cli_ladder",
+        "play",
+        "demo",
+    ),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 

@@ -6,8 +6,17 @@ next set.
 - :mod:`arena.ladder.policy`: :class:`Ladder` and :class:`Policy`, the scheduling rule (new
   bots first, a bound on any bot's wait, then the set that buys the most information).
 
-Pure Python and numpy, no I/O: what runs it (workers, the database, the pages) sits above.
-The rule, its parameters and the measured figures: docs/ladder.md.
+Those two are pure Python and numpy, no I/O. Running a ladder over a database (``arena
+ladder``) is built on them, in the running layer beside :mod:`arena.tournament`:
+
+- :mod:`arena.ladder.run`: :class:`~arena.ladder.run.LadderSchedule`, the ladder as the one
+  :class:`arena.schedules.Schedule` protocol, and :func:`~arena.ladder.run.plan_ladder`.
+- :mod:`arena.ladder.field`: the field kept in step with the store (joins, new versions,
+  retired bots) and the rule's state rebuilt from it on resume.
+- :mod:`arena.ladder.epochs`: a deal secret per epoch of sets, its commitment and reveal,
+  and ``arena verify LADDER --epoch N``.
+
+The rule, its parameters, running a ladder and the measured figures: docs/ladder.md.
 """
 
 from __future__ import annotations

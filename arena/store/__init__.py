@@ -12,6 +12,7 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.bots`: bots and their versions
 - :mod:`arena.store.tournaments`: tournaments, their deal secrets and entrants
 - :mod:`arena.store.results`: finished matches, and the standings and reports derived from them
+- :mod:`arena.store.ladder`: a ladder's field, deal-secret epochs and sets, retiring bots
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
 """
@@ -19,17 +20,22 @@ One module per concern, all of them methods of the one :class:`Store`:
 from __future__ import annotations
 
 from arena.store.bots import BotRecords, BotVersion, sha256_text
+from arena.store.ladder import LadderEpoch, LadderMember, LadderRecords, LadderSet
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
 from arena.store.results import LOG_CAP, MatchRecords
 from arena.store.rows import ListedMatch, StoredMatch
-from arena.store.schema import COMPARE, ROUND_ROBIN, VERSION, now
+from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN, VERSION, now
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
     "ListedMatch",
     "StoredMatch",
     "COMPARE",
+    "LADDER",
+    "LadderEpoch",
+    "LadderMember",
+    "LadderSet",
     "LOG_CAP",
     "VERSION",
     "ROUND_ROBIN",
@@ -40,6 +46,6 @@ __all__ = [
 ]
 
 
-class Store(BotRecords, TournamentRecords, MatchRecords, PageReads, ListingReads):
+class Store(BotRecords, TournamentRecords, LadderRecords, MatchRecords, PageReads, ListingReads):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

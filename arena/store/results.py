@@ -115,20 +115,25 @@ class MatchRecords(StoreBase):
         in one transaction, upserting by key."""
         if not records:
             return
+        with self._transaction():
+            self._put_results(tid, records)
+
+    def _put_results(self, tid: str, records: Sequence[MatchRecord]) -> None:
+        """Upsert the rows of ``records`` inside the caller's transaction (a ladder writes a
+        set's matches and its ``finished_at`` in one)."""
         stamp = now()
         matches = [_match_row(tid, r, stamp) for r in records]
         seats = [row for r in records for row in _seat_rows(tid, r)]
         hands = [row for r in records for row in _hand_rows(r)]
         faults = [row for r in records for row in _fault_rows(tid, r)]
         logs = [row for r in records for row in _log_rows(r)]
-        with self._transaction():
-            self.db.table("matches").upsert_all(matches, pk="id")
-            self.db.table("match_seats").upsert_all(seats, pk=("match_id", "seat"))
-            self.db.table("hands").upsert_all(hands, pk=("match_id", "hand_number"))
-            if faults:
-                self.db.table("faults").upsert_all(faults, pk=("match_id", "seat"))
-            if logs:
-                self.db.table("bot_logs").upsert_all(logs, pk=("match_id", "seat"))
+        self.db.table("matches").upsert_all(matches, pk="id")
+        self.db.table("match_seats").upsert_all(seats, pk=("match_id", "seat"))
+        self.db.table("hands").upsert_all(hands, pk=("match_id", "hand_number"))
+        if faults:
+            self.db.table("faults").upsert_all(faults, pk=("match_id", "seat"))
+        if logs:
+            self.db.table("bot_logs").upsert_all(logs, pk=("match_id", "seat"))
 
     def seat_results(self, tid: str) -> list[dict[str, Any]]:
         """Every stored seat of the tournament with its match's set and round."""

@@ -24,6 +24,9 @@ ROUND_ROBIN: Final = "round-robin"
 COMPARE: Final = "compare"
 """The ``kind`` of a sequential comparison of two bots (``arena compare``)."""
 
+LADDER: Final = "ladder"
+"""The ``kind`` of a ladder that never stops (``arena ladder``)."""
+
 
 def now() -> str:
     """The current UTC time as stored: ``2026-11-30T09:12:03Z``."""
@@ -36,7 +39,7 @@ VERSION: Final = 1
 SCHEMA: Final = f"""
 CREATE TABLE bots (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,
-    owner TEXT);
+    owner TEXT, retired_at TEXT);
 CREATE TABLE bot_versions (
     id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL REFERENCES bots(id),
     version INTEGER NOT NULL, sha256 TEXT NOT NULL, source TEXT NOT NULL,
@@ -114,6 +117,23 @@ CREATE TABLE kingmaking (
 CREATE TABLE reports (
     tournament_id TEXT PRIMARY KEY, matches INTEGER NOT NULL, body TEXT NOT NULL,
     computed_at TEXT NOT NULL);
+CREATE TABLE ladder_bots (
+    ladder_id TEXT NOT NULL REFERENCES tournaments(id),
+    bot_version_id INTEGER NOT NULL REFERENCES bot_versions(id),
+    joined_step INTEGER NOT NULL, joined_at TEXT NOT NULL,
+    left_step INTEGER, left_at TEXT, left_reason TEXT,
+    PRIMARY KEY (ladder_id, bot_version_id));
+CREATE TABLE ladder_epochs (
+    ladder_id TEXT NOT NULL REFERENCES tournaments(id), epoch INTEGER NOT NULL,
+    secret_id INTEGER NOT NULL REFERENCES deal_secrets(id), first_step INTEGER NOT NULL,
+    opened_at TEXT NOT NULL, closed_at TEXT,
+    PRIMARY KEY (ladder_id, epoch));
+CREATE TABLE ladder_sets (
+    ladder_id TEXT NOT NULL REFERENCES tournaments(id), step INTEGER NOT NULL,
+    bot0 INTEGER NOT NULL, bot1 INTEGER NOT NULL, bot2 INTEGER NOT NULL,
+    epoch INTEGER NOT NULL, set_key TEXT NOT NULL, reason TEXT NOT NULL,
+    scheduled_at TEXT NOT NULL, finished_at TEXT,
+    PRIMARY KEY (ladder_id, step));
 CREATE INDEX matches_tournament ON matches (tournament_id);
 CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id);
 CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);

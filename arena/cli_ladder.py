@@ -1,0 +1,222 @@
+"""``arena ladder`` and ``arena retire``: thin wrappers over :func:`arena.api.run_ladder`,
+:func:`arena.api.ladder_status` and :func:`arena.api.retire` (docs/ladder.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from arena.api import LadderStatus, ladder_status, retire, run_ladder
+from arena.cli_cluster import cluster_options
+from arena.cli_common import PathOf, checked_by, db_option, reports_errors, show, unsafe_option
+from arena.cluster import open_executor
+from arena.ladder.epochs import DEFAULT_EPOCH_SETS
+from arena.ladder.run import DEFAULT_LOOKAHEAD, LadderSettings
+from arena.tournament import Plan, check_workers
+from arena.untrusted import clean_line
+
+
+@click.command()
+@db_option
+@click.argument("bundled", metavar="[BUNDLED]...", nargs=-1)
+@click.option("--seed", type=int, default=1, show_default=True, help="Ladder seed.")
+@click.option(
+    "--epoch-sets",
+    type=int,
+    default=DEFAULT_EPOCH_SETS,
+    show_default=True,
+    callback=checked_by(lambda v: LadderSettings(epoch_sets=v).check()),
+    help="Sets per deal-secret epoch: its secret is revealed once the next epoch has opened "
+    "and its sets are stored.",
+)
+@click.option(
+    "--lookahead",
+    type=int,
+    default=DEFAULT_LOOKAHEAD,
+    show_default=True,
+    callback=checked_by(lambda v: LadderSettings(lookahead=v).check()),
+    help="Sets scheduled beyond the last one whose result the scheduler has counted.",
+)
+@click.option(
+    "--max-sets",
+    type=int,
+    default=None,
+    callback=checked_by(lambda v: LadderSettings(max_sets=v).check()),
+    help="Stop after this many sets  [default: run until Ctrl-C or SIGTERM]",
+)
+@click.option(
+    "--seconds",
+    type=float,
+    default=None,
+    callback=checked_by(lambda v: LadderSettings(seconds=v).check()),
+    help="Hand out no new set after this many seconds  [default: run until stopped]",
+)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    callback=checked_by(check_workers),
+    help="Worker processes  [default: usable cores]",
+)
+@click.option(
+    "--site",
+    "site_dir",
+    type=PathOf("folder"),
+    default=None,
+    help="Render the standings site into this folder every few sets and at the end.",
+)
+@click.option(
+    "--log",
+    "log_path",
+    type=PathOf("file"),
+    default=None,
+    help="Log file of the run  [default: the database's name with .log]",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDR",
+    default=None,
+    help="Play the sets on the Dask cluster whose scheduler is ADDR (tls://HOST:8786); see "
+    "docs/cluster.md.",
+)
+@cluster_options
+@click.option("--status", is_flag=True, help="Show the ladder as stored and exit.")
+@click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
+@unsafe_option
+@reports_errors
+def ladder(
+    db_path: str,
+    bundled: tuple[str, ...],
+    seed: int,
+    epoch_sets: int,
+    lookahead: int,
+    max_sets: int | None,
+    seconds: float | None,
+    workers: int | None,
+    site_dir: str | None,
+    log_path: str | None,
+    cluster: str | None,
+    cluster_certs: Path | None,
+    insecure_cluster: bool,
+    status: bool,
+    as_json: bool,
+    unsafe: bool,
+) -> None:
+    """Run the ladder of the database until Ctrl-C or SIGTERM: a duplicate set at a time.
+
+    The field is every submitted bot not retired, plus the bundled bots named (random,
+    heuristic, montecarlo). A bot submitted while it runs (arena submit) plays at the next
+    step; a new version replaces the old one (which keeps its results); arena retire NAME
+    takes a bot out. The scheduler picks each set for what it teaches about the standings,
+    with no bot waiting long (docs/ladder.md). Ctrl-C or SIGTERM ends cleanly; the same
+    command resumes, playing first the sets a stop cut short.
+
+    \b
+    Example:
+        arena ladder random heuristic --workers 2
+        arena ladder random heuristic --status
+        arena ladder random heuristic --max-sets 50 --site ladder-site
+    """
+    settings = LadderSettings(
+        seed=seed, epoch_sets=epoch_sets, lookahead=lookahead, max_sets=max_sets,
+        seconds=seconds,
+    )  # fmt: skip
+    if status:
+        found = ladder_status(db_path, bundled, settings)
+        if as_json:
+            import json
+
+            click.echo(json.dumps(found.to_dict(), indent=2))
+        else:
+            show(status_lines(found))
+        return
+    console = Console(markup=False)
+    executor = None
+    if cluster is not None:  # checked first: a cluster that cannot play fails in one line
+        executor = open_executor(
+            cluster, certs=cluster_certs, insecure=insecure_cluster, unsafe_no_sandbox=unsafe
+        )
+    done = run_ladder(
+        db_path, bundled, settings=settings, workers=workers, unsafe=unsafe, executor=executor,
+        log_path=log_path, site=site_dir or False, console=console,
+        on_plan=lambda p, n: show([_plan_line(p, n)], console),
+    )  # fmt: skip
+    show([Text(done.result.stopped or ""), *status_lines(done.status)], console)
+    if done.site is not None:
+        console.print(f"Site written to {done.site}")
+    if not done.result.completed:
+        sys.exit(130)
+
+
+def _plan_line(the_plan: Plan, workers: int) -> Text:
+    names = ", ".join(clean_line(v.name, 40) for v in the_plan.versions)
+    return Text(
+        f"Ladder {the_plan.tid}: {len(the_plan.versions)} bots ({names}) on {workers} "
+        f"worker(s); Ctrl-C or SIGTERM stops it, the same command resumes"
+    )
+
+
+def status_lines(s: LadderStatus) -> list[Text]:
+    """What ``arena ladder --status`` prints: the ladder, its epochs, sets in flight, the
+    field in rating order."""
+    lines = [
+        Text(f"Ladder {s.tid} ({s.tournament['status']}): {s.sets} sets stored"),
+    ]
+    for e in s.epochs:
+        state = f"closed {e.closed_at}, secret {e.secret.secret.hex()}" if e.closed_at else "open"
+        lines.append(
+            Text(
+                f"  epoch {e.epoch} from set {e.first_step}: commitment "
+                f"{e.secret.commitment} ({state})"
+            )
+        )
+    if s.in_flight:
+        steps = ", ".join(str(f.step) for f in s.in_flight[:10])
+        lines.append(Text(f"  sets scheduled, not stored: {steps}"))
+    for r in s.standings:
+        low, high = r["rating_low"], r["rating_high"]
+        shown = "" if low is None else f" [{low:.0f}, {high:.0f}]"
+        name = clean_line(str(r["name"]), 40)
+        lines.append(
+            Text(f"  {r['rank']:>3}. {name:<24} {r['rating']:7.0f}{shown}  {r['units']} sets")
+        )
+    for m in s.members:
+        if m.left_reason is not None:
+            lines.append(
+                Text(
+                    f"  left: {clean_line(m.name, 40)} (version id {m.version_id}), "
+                    f"{m.left_reason} at set {m.left_step}"
+                )
+            )
+    return lines
+
+
+@click.command("retire")
+@db_option
+@click.argument("name")
+@click.option(
+    "--force", is_flag=True, help="Retire it even if it belongs to another owner key (the "
+    "organiser's override).",
+)  # fmt: skip
+@reports_errors
+def retire_command(db_path: str, name: str, force: bool) -> None:
+    """Take a submitted bot out of the ladder's field: it keeps its results, plays no new set.
+
+    Only its owner (the owner key that submitted it) may retire it, or the organiser with
+    --force; a bundled bot cannot be retired (it plays only when named). Submitting it again
+    (arena submit FILE, the same file will do) brings it back at the next step.
+
+    \b
+    Example:
+        arena retire greedy
+    """
+    version, changed = retire(db_path, name, force=force)
+    shown = clean_line(version.name, 60)
+    click.echo(f"Retired {shown}" if changed else f"{shown} was already retired")
+
+
+COMMANDS = (ladder, retire_command)

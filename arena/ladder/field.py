@@ -1,0 +1,169 @@
+"""A running ladder's field and the state of its rule, kept in step with the store.
+
+The rule (:class:`arena.ladder.Ladder`) sees everything in **step order**: before step ``s``
+is scheduled it has counted exactly the sets ``0 .. s - lookahead - 1`` (all of them, none
+after), then the field's changes at ``s`` (bots that left, by version id, then bots that
+joined), then it picks. What it decides is so a function of the seed, the field's history and
+the results, never of which worker finished first: serial and parallel runs agree, and a
+resumed run rebuilds the same state from ``ladder_bots`` and ``ladder_sets``
+(:func:`restore`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from arena.botfile import bundled_names
+from arena.errors import ArenaError
+from arena.ladder.policy import Ladder, Parameters
+from arena.ladder.ratings import SetResult
+from arena.owners import BUNDLED
+from arena.store import BotVersion, LadderSet, Store
+
+
+def set_result(
+    bots: tuple[int, int, int], matches: Iterable[tuple[Sequence[int], Sequence[int]]]
+) -> SetResult:
+    """A stored set as the ratings count it: per match (``(bots by seat, places by seat)``,
+    in seating order) the places of ``bots[0]``, ``bots[1]``, ``bots[2]``."""
+    places = []
+    for seated, placed in matches:
+        by_bot = dict(zip(seated, placed, strict=True))
+        places.append((by_bot[bots[0]], by_bot[bots[1]], by_bot[bots[2]]))
+    return SetResult(bots, tuple(places))
+
+
+@dataclass
+class State:
+    """The rule and what it has counted: finished sets wait in ``results`` until their
+    turn in step order."""
+
+    ladder: Ladder
+    lookahead: int
+    results: dict[int, SetResult] = field(default_factory=dict)
+    finished: set[int] = field(default_factory=set)
+    recorded: int = 0
+    """The next step to count."""
+    unfinished: list[LadderSet] = field(default_factory=list)
+    """Sets scheduled but not stored when the state was restored: played again first."""
+    bot_of: dict[int, int] = field(default_factory=dict)
+    """Each version's bot id (a new version of the same bot replaces it)."""
+
+    def ready(self, step: int) -> bool:
+        """Whether ``step`` may be scheduled: every set ``lookahead + 1`` or more steps
+        before it is stored."""
+        return all(s in self.finished for s in range(self.recorded, step - self.lookahead))
+
+    def count_until(self, last: int) -> None:
+        """Count the sets up to ``last`` (finished, in step order) in the ratings."""
+        while self.recorded <= last and self.recorded in self.results:
+            self.ladder.record(self.results.pop(self.recorded))
+            self.recorded += 1
+
+    def count_finished(self) -> None:
+        """Count every set stored so far without a gap (the end of a run: the standings)."""
+        self.count_until(max(self.finished, default=-1))
+
+    def finish(self, step: int, result: SetResult) -> None:
+        """A set was stored."""
+        self.finished.add(step)
+        self.results[step] = result
+
+
+def _apply(
+    lad: Ladder, joins: dict[int, list[int]], leaves: dict[int, list[int]], step: int
+) -> None:
+    for v in sorted(leaves.get(step, ())):
+        if v in lad.entries:
+            lad.retire(v)
+    for v in sorted(joins.get(step, ())):
+        lad.join(v)
+
+
+def restore(store: Store, lid: str, seed: int, params: Parameters, lookahead: int) -> State:
+    """The rule's state after every stored step of ladder ``lid``, rebuilt in step order:
+    the field's changes as stored, each set as scheduled, each result counted when the live
+    run counted it."""
+    state = State(Ladder(seed=seed, params=params), lookahead)
+    joins: dict[int, list[int]] = {}
+    leaves: dict[int, list[int]] = {}
+    for m in store.ladder_members(lid):
+        state.bot_of[m.version_id] = m.bot_id
+        joins.setdefault(m.joined_step, []).append(m.version_id)
+        if m.left_step is not None:
+            leaves.setdefault(m.left_step, []).append(m.version_id)
+    sets = store.ladder_sets(lid)
+    matches: dict[int, list[tuple[Sequence[int], Sequence[int]]]] = {}
+    for step, _, *rest in store.ladder_places(lid):
+        matches.setdefault(step, []).append((rest[:3], rest[3:]))
+    for row in sets:
+        if row.finished_at is not None:
+            state.finish(row.step, set_result(row.bots, matches.get(row.step, [])))
+        else:
+            state.unfinished.append(row)
+    for row in sets:
+        state.count_until(row.step - lookahead - 1)
+        _apply(state.ladder, joins, leaves, row.step)
+        state.ladder.schedule(row.bots, row.reason)
+    _apply(state.ladder, joins, leaves, len(sets))
+    return state
+
+
+def current_field(store: Store, bundled: Sequence[str]) -> list[BotVersion]:
+    """The field now: the latest version of every submitted bot not retired, and of the
+    bundled bots named (``bundled``)."""
+    named = [store.latest_version(n) for n in bundled]
+    return [
+        *store.ladder_field(exclude=bundled_names()),
+        *(v for v in named if v is not None),
+    ]
+
+
+def sync(store: Store, lid: str, state: State, bundled: Sequence[str]) -> list[BotVersion]:
+    """Bring the rule's field up to the store's at the next step: versions no longer in it
+    leave (``replaced`` when their bot has a newer one, else ``retired``), new ones join.
+    Returns the field."""
+    lad, step = state.ladder, state.ladder.step
+    now = current_field(store, bundled)
+    wanted = {v.id: v for v in now}
+    bots = {v.bot_id for v in now}
+    active = set(lad.active())
+    for v in sorted(active - wanted.keys()):
+        reason = "replaced" if state.bot_of.get(v) in bots else "retired"
+        lad.retire(v)
+        store.leave_ladder(lid, v, step, reason)
+    for v in sorted(wanted.keys() - active):
+        lad.join(v)
+        store.join_ladder(lid, v, step)
+        state.bot_of[v] = wanted[v].bot_id
+    return now
+
+
+def retire_bot(
+    store: Store, name: str, *, owner: str | None, force: bool = False
+) -> tuple[BotVersion, bool]:
+    """Retire bot ``name`` from every ladder's field (``arena retire``): its results stay,
+    it plays no new set. Its owner's key (or ``force``, the organiser's override; ``owner``
+    None: a trusted library caller) is checked as for a new version. A bundled bot cannot be
+    retired (it plays only when named). Returns its latest version and whether it changed
+    (False: already retired). Submitting it again (:func:`arena.entrants.submit`) brings it
+    back."""
+    if name in bundled_names():
+        raise ArenaError(
+            f"{name!r} is a bundled bot: it plays in a ladder only when named on the command "
+            "line, so there is nothing to retire"
+        )
+    version = store.latest_version(name)
+    if version is None:
+        raise ArenaError(f"no bot named {name!r} in {store.path}")
+    current = store.bot_owners().get(name)
+    if current == BUNDLED:
+        raise ArenaError(f"{name!r} is a bundled bot's name; it cannot be retired")
+    if owner is not None and current != owner and not force:
+        whose = "belongs to another owner key" if current else "has no owner key"
+        raise ArenaError(
+            f"bot {name!r} {whose}: only its owner retires it (or the organiser, with "
+            "`arena retire --force`)"
+        )
+    return version, store.set_retired(name, True)

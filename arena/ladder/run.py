@@ -1,0 +1,310 @@
+"""A ladder as a :class:`arena.schedules.Schedule`: :func:`arena.tournament.run` drives it like
+every other run, and it never runs out.
+
+Each step re-reads the field from the store (:func:`arena.ladder.field.sync`: new
+submissions join, a new version replaces the old, retired bots leave), asks the rule for the
+next set (:meth:`arena.ladder.Ladder.next_set`) and hands out its six seatings on one deal
+seed. It yields :data:`arena.runner.WAIT` while the set ``lookahead + 1`` steps back is not
+stored, and it stops only when asked: Ctrl-C or SIGTERM (the run's interrupts), or a bound
+(``max_sets``, ``seconds``). A set is stored whole or not at all (:meth:`LadderSchedule.write`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from arena.botfile import bundled_names
+from arena.engine import Rules
+from arena.entrants import resolve
+from arena.errors import ArenaError, InvalidSetting
+from arena.ladder import epochs as epochs_
+from arena.ladder.field import State, current_field, restore, set_result, sync
+from arena.ladder.policy import Parameters
+from arena.ladder.ratings import LadderStanding
+from arena.record import MatchRecord
+from arena.runner import WAIT, Wait
+from arena.sandbox import Limits
+from arena.scheduler import SEATINGS, Entrant, MatchSpec, set_key, tournament_id
+from arena.schedules import ScheduleBase
+from arena.store import LADDER, BotVersion, LadderSet, Store, now
+from arena.tournament import Plan
+from arena.untrusted import clean_line
+
+DEFAULT_LOOKAHEAD: Final = 8
+"""Sets scheduled beyond the last set whose result (and every earlier one) the rule has
+counted: enough to keep a few workers busy, independent of their number (determinism)."""
+
+DEFAULT_STANDINGS_EVERY: Final = 10
+"""Sets stored between two rewrites of the ladder's ``ratings`` rows."""
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """How a ladder runs: its seed and epochs (part of its identity), the lookahead, the
+    bounds of this run (None: until stopped), and the rule's parameters."""
+
+    seed: int = 1
+    epoch_sets: int = epochs_.DEFAULT_EPOCH_SETS
+    lookahead: int = DEFAULT_LOOKAHEAD
+    max_sets: int | None = None
+    """Sets played by this run at most (sets played again after a stop included)."""
+    seconds: float | None = None
+    """No new set is handed out after this long; those in flight finish."""
+    standings_every: int = DEFAULT_STANDINGS_EVERY
+    params: Parameters = field(default_factory=Parameters)
+
+    def check(self) -> LadderSettings:
+        """Itself, or InvalidSetting naming the value out of range."""
+        if self.epoch_sets < 1:
+            raise InvalidSetting("epoch_sets", f"must be at least 1, not {self.epoch_sets}")
+        if self.lookahead < 0:
+            raise InvalidSetting("lookahead", f"must be at least 0, not {self.lookahead}")
+        if self.max_sets is not None and self.max_sets < 0:
+            raise InvalidSetting("max_sets", f"must be at least 0, not {self.max_sets}")
+        if self.seconds is not None and not self.seconds > 0:
+            raise InvalidSetting("seconds", f"must be more than 0, not {self.seconds}")
+        if self.standings_every < 1:
+            raise InvalidSetting(
+                "standings_every", f"must be at least 1, not {self.standings_every}"
+            )
+        return self
+
+
+SetsStored = Callable[[Store, Sequence[int]], object]
+"""``on_sets_stored(store, steps)``: called after sets are stored (the live pages' hook)."""
+
+
+class LadderSchedule(ScheduleBase):
+    """The schedule of a ladder (see the module's docstring)."""
+
+    exact = False
+    ends = False
+
+    def __init__(
+        self,
+        lid: str,
+        settings: LadderSettings,
+        bundled: Sequence[str],
+        on_sets_stored: SetsStored | None = None,
+    ) -> None:
+        self.tid = lid
+        self.settings = settings
+        self.bundled = list(bundled)
+        self.on_sets_stored = on_sets_stored
+        self.total: int | None = None  # no bar: a ladder never runs out
+        self.handed = self.stored_now = 0
+        self.reason: str | None = None
+        self.table: list[LadderStanding] = []
+        self.names: dict[int, str] = {}
+        self.partial: dict[int, dict[int, MatchRecord]] = {}
+        self.scheduled: dict[int, tuple[int, int, int]] = {}
+        """The bots of each set handed out, in the rule's order, by step."""
+        self.clock = time.monotonic()
+
+    # -- the protocol ---------------------------------------------------------------------
+
+    def start(self, store: Store) -> bool:
+        """Rebuild the rule's state from the store (under the run lock)."""
+        s = self.settings
+        self.store, self.clock = store, time.monotonic()
+        self.state: State = restore(store, self.tid, s.seed, s.params, s.lookahead)
+        self.epochs = epochs_.Epochs(store, self.tid, s.seed, s.epoch_sets)
+        self.epochs.close_ready()
+        self.versions: dict[int, BotVersion] = {}
+        self._standings()
+        return True
+
+    def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
+        """The sets lost to the last stop first (same step, bots and deal), then a new set
+        per step, waiting while the set ``lookahead + 1`` steps back is not stored."""
+        for row in self.state.unfinished:
+            if self._bounded():
+                return
+            yield self._matches(row)
+        while not self._bounded():
+            step = self.state.ladder.step
+            while not self.state.ready(step):
+                yield WAIT
+                if self._bounded():
+                    return
+            self.state.count_until(step - self.settings.lookahead - 1)
+            if len(sync(self.store, self.tid, self.state, self.bundled)) < 3:
+                self.reason = "the field has fewer than three bots"
+                return
+            epoch = self.epochs.open_for(step)
+            pick = self.state.ladder.next_set()
+            members = epochs_.members_of(self._entrants(pick.bots))
+            key = set_key(members)
+            self.store.schedule_ladder_set(self.tid, step, pick.bots, epoch, key, pick.reason)
+            yield self._matches(LadderSet(step, pick.bots, epoch, key, pick.reason, now(), None))
+
+    def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
+        """Store every set whose six matches are in, each in one transaction with its
+        ``finished_at``; keep the first matches of a set until the rest come (a set cut
+        short by a stop is never stored)."""
+        for r in records:
+            self.partial.setdefault(r.round, {})[r.seating] = r
+        kept: list[MatchRecord] = []
+        steps = []
+        for step in sorted(self.partial):
+            got = self.partial[step]
+            if len(got) < len(SEATINGS):
+                continue
+            del self.partial[step]
+            if step in self.state.finished:
+                continue
+            done = [got[k] for k in range(len(SEATINGS))]
+            store.finish_ladder_set(self.tid, step, done)
+            bots = self.scheduled[step]
+            self.state.finish(step, set_result(bots, ((r.bots, r.placements) for r in done)))
+            kept += done
+            steps.append(step)
+        if steps:
+            self.stored_now += len(steps)
+            self.epochs.close_ready()
+            if self.stored_now % self.settings.standings_every < len(steps):
+                self._standings()
+            if self.on_sets_stored is not None:
+                self.on_sets_stored(store, steps)
+        return kept
+
+    def stored(self, records: Sequence[MatchRecord]) -> None:
+        """Nothing more: :meth:`write` took them."""
+
+    def describe(self) -> str:
+        """The live line: sets stored, sets per second, the leader."""
+        rate = self.stored_now / max(1e-9, time.monotonic() - self.clock)
+        leader = self._name(self.table[0].bot) if self.table else "none yet"
+        return (
+            f"ladder: {len(self.state.finished)} sets stored ({self.stored_now} now, "
+            f"{rate:.2f} sets/s), leader {leader}"
+        )
+
+    def finish(self, store: Store, completed: bool) -> None:
+        """Count every stored set and write the standings; say why it stopped."""
+        self.state.count_finished()
+        self._standings()
+        if not completed:
+            self.reason = "interrupted"
+
+    def why(self) -> str:
+        """Why the ladder stopped, and how to go on."""
+        reason = self.reason or "its bound was reached"
+        return (
+            f"ladder {self.tid} stopped ({reason}) after {self.stored_now} sets in this run, "
+            f"{len(self.state.finished)} stored in all; the same command resumes it"
+        )
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _bounded(self) -> bool:
+        s = self.settings
+        if s.max_sets is not None and self.handed >= s.max_sets:
+            self.reason = self.reason or f"{s.max_sets} sets played"
+            return True
+        if s.seconds is not None and time.monotonic() - self.clock >= s.seconds:
+            self.reason = self.reason or f"{s.seconds:g} seconds passed"
+            return True
+        return False
+
+    def _version(self, vid: int) -> BotVersion:
+        if vid not in self.versions:
+            self.versions[vid] = self.store.bot_version(vid)
+        return self.versions[vid]
+
+    def _entrants(self, bots: Sequence[int]) -> tuple[Entrant, Entrant, Entrant]:
+        a, b, c = (self._version(v) for v in bots)
+        return (
+            Entrant(a.name, a.sha256, a.id),
+            Entrant(b.name, b.sha256, b.id),
+            Entrant(c.name, c.sha256, c.id),
+        )
+
+    def _name(self, vid: int) -> str:
+        return clean_line(self._version(vid).name, 60)
+
+    def _matches(self, row: LadderSet) -> list[MatchSpec]:
+        secret = self.epochs.secret(row.epoch)
+        self.handed += 1
+        self.scheduled[row.step] = row.bots
+        return epochs_.set_matches(
+            self.tid, row.step, self._entrants(row.bots), self.settings.seed, secret
+        )
+
+    def _standings(self) -> None:
+        """Rewrite the ladder's ``ratings`` rows from the rule's ratings."""
+        self.table = self.state.ladder.ratings.standings()
+        self.store.write_ladder_standings(
+            self.tid,
+            [
+                {
+                    "bot_version_id": s.bot,
+                    "rating": s.rating,
+                    "rating_low": s.low,
+                    "rating_high": s.high,
+                    "units": s.sets,
+                }
+                for s in self.table
+            ],
+        )
+
+
+def ladder_config(
+    bundled: Sequence[str], settings: LadderSettings, rules: Rules, limits: Limits
+) -> dict[str, object]:
+    """A ladder's identity: the same command finds it again."""
+    return {
+        "kind": LADDER,
+        "seed": settings.seed,
+        "rules": rules.to_dict(),
+        "limits": dict(sorted(limits.to_dict().items())),
+        "bundled": sorted(bundled),
+        "epoch_sets": settings.epoch_sets,
+    }
+
+
+def plan_ladder(
+    store: Store,
+    bundled: Sequence[str] = (),
+    settings: LadderSettings | None = None,
+    *,
+    rules: Rules | None = None,
+    limits: Limits | None = None,
+    on_sets_stored: SetsStored | None = None,
+) -> Plan:
+    """Create (or find again) the ladder of these bundled bots and settings in ``store``.
+
+    Its field is every submitted bot not retired and the bundled bots named (``random``,
+    ``heuristic``, ``montecarlo``); it needs three. Refusals are one ArenaError line.
+    """
+    settings = (settings or LadderSettings()).check()
+    rules, limits = rules or Rules(), limits or Limits()
+    reserved = bundled_names()
+    for name in bundled:
+        if name not in reserved:
+            raise ArenaError(
+                f"a ladder names only bundled bots ({', '.join(sorted(reserved))}), not "
+                f"{clean_line(name, 80)!r}: submit other bots with `arena submit FILE`, they "
+                "join the field"
+            )
+    if len(set(bundled)) != len(bundled):
+        raise ArenaError("a bundled bot is named twice")
+    if bundled:
+        resolve(store, list(bundled), minimum=0)  # registered (again when its file changed)
+    versions = current_field(store, bundled)
+    if len(versions) < 3:
+        have = ", ".join(v.name for v in versions) or "none"
+        raise ArenaError(
+            f"a ladder needs at least three bots in its field (has {have}): submit bots with "
+            "`arena submit FILE`, or name bundled bots (arena ladder random heuristic)"
+        )
+    config = ladder_config(bundled, settings, rules, limits)
+    lid = tournament_id(config)
+    secret = store.ensure_ladder(lid, config)
+    schedule = LadderSchedule(lid, settings, sorted(bundled), on_sets_stored)
+    return Plan(
+        lid, config, versions, rules, limits, schedule, secret.commitment, store.match_count(lid)
+    )

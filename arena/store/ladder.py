@@ -1,0 +1,364 @@
+"""A ladder in the store: its row, its field (``ladder_bots``), its deal-secret epochs
+(``ladder_epochs``), its scheduled sets (``ladder_sets``), retiring bots.
+
+A ladder is a ``tournaments`` row of kind :data:`~arena.store.schema.LADDER`; its matches are
+ordinary ``matches`` rows (``round`` = the set's step). A set is stored whole or not at all:
+its six matches and its ``finished_at`` are written in one transaction
+(:meth:`LadderRecords.finish_ladder_set`). Each epoch has a deal secret of its own, drawn
+fresh (origin ``ladder``, never shared with another tournament) and revealed when the epoch
+closes (docs/ladder.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena import secrecy
+from arena.errors import ArenaError
+from arena.record import MatchRecord
+from arena.secrecy import DealSecret
+from arena.store.bots import BotVersion
+from arena.store.results import MatchRecords
+from arena.store.schema import LADDER, now
+
+LADDER_ORIGIN = "ladder"
+"""The ``origin`` of a ladder epoch's deal secret: drawn for that epoch alone."""
+
+
+@dataclass(frozen=True)
+class LadderMember:
+    """A row of ``ladder_bots`` with its version's bot and name."""
+
+    version_id: int
+    bot_id: int
+    name: str
+    joined_step: int
+    joined_at: str
+    left_step: int | None
+    left_at: str | None
+    left_reason: str | None
+
+
+@dataclass(frozen=True)
+class LadderEpoch:
+    """A row of ``ladder_epochs`` with its deal secret (revealed only once ``closed_at``)."""
+
+    epoch: int
+    first_step: int
+    opened_at: str
+    closed_at: str | None
+    secret: DealSecret
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the commitment always, the secret only once the epoch is closed."""
+        return {
+            "epoch": self.epoch,
+            "first_step": self.first_step,
+            "opened_at": self.opened_at,
+            "closed_at": self.closed_at,
+            "commitment": self.secret.commitment,
+            "secret": self.secret.secret.hex() if self.closed_at else None,
+        }
+
+
+@dataclass(frozen=True)
+class LadderSet:
+    """A row of ``ladder_sets``: one scheduled duplicate set (``finished_at`` None: in
+    flight, or lost to a kill)."""
+
+    step: int
+    bots: tuple[int, int, int]
+    epoch: int
+    set_key: str
+    reason: str
+    scheduled_at: str
+    finished_at: str | None
+
+
+class LadderRecords(MatchRecords):
+    """The ``ladder_bots``, ``ladder_epochs`` and ``ladder_sets`` tables, and ``retired_at``."""
+
+    def ensure_ladder(self, lid: str, config: dict[str, Any]) -> DealSecret:
+        """Create the ladder's row and its epoch 0 (a fresh secret), or mark an existing one
+        running again; return epoch 0's secret."""
+        stamp = now()
+        with self._transaction():
+            found = self.conn.execute(
+                "SELECT secret_id FROM tournaments WHERE id = ?", (lid,)
+            ).fetchone()
+            if found is not None:
+                self.conn.execute(
+                    "UPDATE tournaments SET status = 'running', updated_at = ? WHERE id = ?",
+                    (stamp, lid),
+                )
+                return self._ladder_secret(found[0])
+            secret_id = self._draw_secret(int(config["seed"]), stamp)
+            self.db.table("tournaments").insert(
+                {
+                    "id": lid,
+                    "config": json.dumps(config, sort_keys=True),
+                    "seed": config["seed"],
+                    "rounds": 0,
+                    "rules": json.dumps(config["rules"], sort_keys=True),
+                    "limits": json.dumps(config["limits"], sort_keys=True),
+                    "status": "running",
+                    "total_matches": 0,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                    "finished_at": None,
+                    "secret_id": secret_id,
+                    "kind": LADDER,
+                }
+            )
+            self.conn.execute(
+                "INSERT INTO ladder_epochs (ladder_id, epoch, secret_id, first_step, opened_at) "
+                "VALUES (?, 0, ?, 0, ?)",
+                (lid, secret_id, stamp),
+            )
+            return self._ladder_secret(secret_id)
+
+    def _draw_secret(self, seed: int, stamp: str) -> int:
+        secret = secrecy.new_secret()
+        cur = self.conn.execute(
+            "INSERT INTO deal_secrets (seed, secret, commitment, origin, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (seed, secret.hex(), secrecy.commitment(secret), LADDER_ORIGIN, stamp),
+        )
+        return int(cur.lastrowid or 0)
+
+    def _ladder_secret(self, secret_id: int) -> DealSecret:
+        rows = self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])
+        return DealSecret.from_row(rows[0])
+
+    def open_epoch(self, lid: str, epoch: int, first_step: int, seed: int) -> LadderEpoch:
+        """Draw epoch ``epoch``'s secret and publish its commitment (idempotent)."""
+        stamp = now()
+        with self._transaction():
+            if not self.conn.execute(
+                "SELECT 1 FROM ladder_epochs WHERE ladder_id = ? AND epoch = ?", (lid, epoch)
+            ).fetchone():
+                self.conn.execute(
+                    "INSERT INTO ladder_epochs (ladder_id, epoch, secret_id, first_step, "
+                    "opened_at) VALUES (?, ?, ?, ?, ?)",
+                    (lid, epoch, self._draw_secret(seed, stamp), first_step, stamp),
+                )
+        return next(e for e in self.ladder_epochs(lid) if e.epoch == epoch)
+
+    def ladder_epochs(self, lid: str) -> list[LadderEpoch]:
+        """The ladder's epochs, oldest first."""
+        rows = self.rows(
+            "SELECT e.epoch, e.first_step, e.opened_at, e.closed_at, s.* FROM ladder_epochs e "
+            "JOIN deal_secrets s ON s.id = e.secret_id WHERE e.ladder_id = ? ORDER BY e.epoch",
+            [lid],
+        )
+        return [
+            LadderEpoch(
+                r["epoch"], r["first_step"], r["opened_at"], r["closed_at"], DealSecret.from_row(r)
+            )
+            for r in rows
+        ]
+
+    def close_epoch(self, lid: str, epoch: int) -> bool:
+        """Reveal epoch ``epoch``'s secret when a later epoch has opened and every set of it
+        is stored; whether it is closed now."""
+        stamp = now()
+        with self._transaction():
+            ready = self.conn.execute(
+                "SELECT e.secret_id FROM ladder_epochs e WHERE e.ladder_id = ? AND e.epoch = ? "
+                "AND e.closed_at IS NULL AND EXISTS (SELECT 1 FROM ladder_epochs l "
+                "WHERE l.ladder_id = e.ladder_id AND l.epoch > e.epoch) AND NOT EXISTS ("
+                "SELECT 1 FROM ladder_sets s WHERE s.ladder_id = e.ladder_id AND s.epoch = e.epoch "
+                "AND s.finished_at IS NULL)",
+                (lid, epoch),
+            ).fetchone()
+            if ready is None:
+                return False
+            self.conn.execute(
+                "UPDATE deal_secrets SET revealed_at = coalesce(revealed_at, ?) WHERE id = ?",
+                (stamp, ready[0]),
+            )
+            self.conn.execute(
+                "UPDATE ladder_epochs SET closed_at = ? WHERE ladder_id = ? AND epoch = ?",
+                (stamp, lid, epoch),
+            )
+        return True
+
+    def ladder_members(self, lid: str) -> list[LadderMember]:
+        """Every bot version that joined the ladder, in the order it joined."""
+        rows = self.rows(
+            "SELECT l.*, v.bot_id, v.name FROM ladder_bots l "
+            "JOIN bot_versions v ON v.id = l.bot_version_id WHERE l.ladder_id = ? "
+            "ORDER BY l.joined_step, l.bot_version_id",
+            [lid],
+        )
+        return [
+            LadderMember(
+                r["bot_version_id"],
+                r["bot_id"],
+                r["name"],
+                r["joined_step"],
+                r["joined_at"],
+                r["left_step"],
+                r["left_at"],
+                r["left_reason"],
+            )  # fmt: skip
+            for r in rows
+        ]
+
+    def join_ladder(self, lid: str, version_id: int, step: int) -> None:
+        """Enter a version in the field at ``step`` (one that left comes back: its row's
+        ``left_*`` are cleared, it keeps its first ``joined_step``)."""
+        with self._transaction():
+            self.conn.execute(
+                "INSERT INTO ladder_bots (ladder_id, bot_version_id, joined_step, joined_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (ladder_id, bot_version_id) DO UPDATE SET "
+                "left_step = NULL, left_at = NULL, left_reason = NULL",
+                (lid, version_id, step, now()),
+            )
+            self.conn.execute(
+                "INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_version_id) "
+                "VALUES (?, ?)",
+                (lid, version_id),
+            )
+
+    def leave_ladder(self, lid: str, version_id: int, step: int, reason: str) -> None:
+        """Take a version out of the field at ``step``: ``retired`` or ``replaced``."""
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE ladder_bots SET left_step = ?, left_at = ?, left_reason = ? "
+                "WHERE ladder_id = ? AND bot_version_id = ?",
+                (step, now(), reason, lid, version_id),
+            )
+
+    def ladder_field(self, exclude: Collection[str]) -> list[BotVersion]:
+        """The latest version of every bot not retired, but those named in ``exclude`` (the
+        bundled bots, which play only when named), by name."""
+        rows = self.rows(
+            "SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN ("
+            "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
+            ") last USING (bot_id, version) WHERE b.retired_at IS NULL ORDER BY v.name"
+        )
+        return [BotVersion.from_row(r) for r in rows if r["name"] not in exclude]
+
+    def schedule_ladder_set(
+        self, lid: str, step: int, bots: tuple[int, int, int], epoch: int, key: str, reason: str
+    ) -> None:
+        """Record a set as scheduled; refused (ArenaError) on an epoch whose secret is
+        revealed, or an epoch not opened."""
+        with self._transaction():
+            open_ = self.conn.execute(
+                "SELECT closed_at IS NULL FROM ladder_epochs WHERE ladder_id = ? AND epoch = ?",
+                (lid, epoch),
+            ).fetchone()
+            if open_ is None or not open_[0]:
+                raise ArenaError(
+                    f"ladder {lid}: epoch {epoch} is {'closed' if open_ else 'not open'}; no set "
+                    "is scheduled on a revealed (or undrawn) deal secret"
+                )
+            self.conn.execute(
+                "INSERT INTO ladder_sets (ladder_id, step, bot0, bot1, bot2, epoch, set_key, "
+                "reason, scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (lid, step, *bots, epoch, key, reason, now()),
+            )
+
+    def finish_ladder_set(self, lid: str, step: int, records: Sequence[MatchRecord]) -> None:
+        """Store a whole set: its matches and its ``finished_at``, in one transaction."""
+        with self._transaction():
+            self._put_results(lid, records)
+            self.conn.execute(
+                "UPDATE ladder_sets SET finished_at = ? WHERE ladder_id = ? AND step = ?",
+                (now(), lid, step),
+            )
+            self.conn.execute(
+                "UPDATE tournaments SET total_matches = (SELECT COUNT(*) FROM matches "
+                "WHERE tournament_id = ?), rounds = ? WHERE id = ?",
+                (lid, step + 1, lid),
+            )
+
+    def ladder_sets(self, lid: str) -> list[LadderSet]:
+        """The ladder's sets in step order."""
+        rows = self.rows("SELECT * FROM ladder_sets WHERE ladder_id = ? ORDER BY step", [lid])
+        return [
+            LadderSet(
+                r["step"],
+                (r["bot0"], r["bot1"], r["bot2"]),
+                r["epoch"],
+                r["set_key"],
+                r["reason"],
+                r["scheduled_at"],
+                r["finished_at"],
+            )  # fmt: skip
+            for r in rows
+        ]
+
+    def ladder_places(self, lid: str) -> list[tuple[int, int, int, int, int, int, int, int]]:
+        """Every stored match of the ladder as ``(step, seating, bot0, bot1, bot2, place0,
+        place1, place2)``, by step and seating."""
+        return self.conn.execute(
+            "SELECT round, seating, bot0, bot1, bot2, place0, place1, place2 FROM matches "
+            "WHERE tournament_id = ? ORDER BY round, seating",
+            (lid,),
+        ).fetchall()
+
+    def version_by_key(self, name: str, sha256: str) -> BotVersion | None:
+        """The stored version of bot ``name`` with this source hash."""
+        rows = self.rows(
+            "SELECT * FROM bot_versions WHERE name = ? AND sha256 = ? ORDER BY id LIMIT 1",
+            [name, sha256],
+        )
+        return BotVersion.from_row(rows[0]) if rows else None
+
+    def set_retired(self, name: str, retired: bool) -> bool:
+        """Mark bot ``name`` retired (out of every ladder's field) or back; whether it
+        changed."""
+        with self._transaction():
+            cur = self.conn.execute(
+                "UPDATE bots SET retired_at = ? WHERE name = ? AND (retired_at IS NULL) = ?",
+                (now() if retired else None, name, retired),
+            )
+        return cur.rowcount > 0
+
+    def is_retired(self, name: str) -> bool:
+        """Whether bot ``name`` is retired (False: in the field, or no such bot)."""
+        row = self.conn.execute(
+            "SELECT retired_at IS NOT NULL FROM bots WHERE name = ?", (name,)
+        ).fetchone()
+        return bool(row and row[0])
+
+    def write_ladder_standings(self, lid: str, lines: Sequence[dict[str, Any]]) -> None:
+        """Replace the ladder's ``ratings`` rows with ``lines`` (``bot_version_id``,
+        ``rating``, ``rating_low``, ``rating_high``, ``units``), counting each bot's matches,
+        wins, mean place and faults from its stored seats."""
+        stamp = now()
+        tally = {
+            r[0]: r[1:]
+            for r in self.conn.execute(
+                "SELECT bot_version_id, COUNT(*), SUM(place = 1), AVG(place), SUM(faulted) "
+                "FROM match_seats WHERE tournament_id = ? GROUP BY bot_version_id",
+                (lid,),
+            )
+        }
+        names = {r[0]: r[1] for r in self.conn.execute("SELECT id, name FROM bot_versions")}
+        rows = []
+        for rank, line in enumerate(lines, 1):
+            bot = line["bot_version_id"]
+            matches, wins, mean, faults = tally.get(bot, (0, 0, None, 0))
+            rows.append(
+                {
+                    **line,
+                    "tournament_id": lid,
+                    "name": names[bot],
+                    "rank": rank,
+                    "rating_bound": None,
+                    "matches": matches,
+                    "wins": wins or 0,
+                    "mean_place": mean,
+                    "faults": faults or 0,
+                    "method": LADDER,
+                    "computed_at": stamp,
+                }
+            )
+        self.replace_tournament_rows(lid, {"ratings": rows})
