@@ -87,6 +87,7 @@ class Phase:
     """One ladder run (local or Dask) and what was measured in it."""
 
     label: str
+    db: str = ""
     seconds: float = 0.0
     """Wall time of the two ladder processes together."""
     sets: int = 0
@@ -96,7 +97,7 @@ class Phase:
     first_set_seconds: float | None = None
     """From the submission's end to its first set stored (None: never)."""
     first_set_steps: int | None = None
-    """Sets scheduled between its joining and its first set."""
+    """Sets scheduled from its joining to its first set (0: the very step it joined at)."""
     killed_finished: int = 0
     killed_in_flight: list[int] = field(default_factory=list)
     killed_whole: bool = False
@@ -209,6 +210,7 @@ def run_phase(
 ) -> Phase:
     """One ladder of ``times`` = (seconds, submit at, kill at): see the module's docstring."""
     seconds, submit_at, kill_at = times
+    phase.db = str(db)
     log = db.with_suffix(".out")
     first = Ladder([*ladder_args, "--seconds", str(int(seconds))], env, log)
     lid = _lid(db, time.monotonic() + 120)
@@ -264,9 +266,9 @@ def _finish(
     phase.wait_sets, phase.wait_sets_bot = wait.sets, wait.sets_bot
     phase.wait_seconds, phase.wait_seconds_bot = wait.seconds, wait.seconds_bot
     phase.order = ldb.order(db, lid)
-    if first_step is not None:
-        joined = [s.step for s in ldb.sets(db, lid) if version in s.bots]
-        phase.first_set_steps = first_step - min(joined) if joined else None
+    joined = ldb.joined_step(db, lid, version)
+    if first_step is not None and joined is not None:
+        phase.first_set_steps = first_step - joined
 
 
 def submit_field(db: Path, files: list[Path], env: dict[str, str]) -> float:

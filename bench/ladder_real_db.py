@@ -50,6 +50,16 @@ def version_of(db: Path, name: str) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
+def joined_step(db: Path, lid: str, version: int) -> int | None:
+    """The step at which ``version`` joined the ladder's field (None: it has not)."""
+    with connect(db) as conn:
+        row = conn.execute(
+            "SELECT joined_step FROM ladder_bots WHERE ladder_id = ? AND bot_version_id = ?",
+            (lid, version),
+        ).fetchone()
+    return None if row is None else int(row[0])
+
+
 @dataclass
 class LadderSet:
     """One row of ``ladder_sets`` and how many ``matches`` rows it has."""
