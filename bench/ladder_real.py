@@ -299,6 +299,8 @@ def reference(db: Path, files: list[Path], sets: int, seed: int, workers: int) -
             console=Console(file=quiet),
         )  # fmt: skip
     took = time.monotonic() - started
+    if not done.completed:
+        raise RuntimeError("the round robin was interrupted: run the same command to finish it")
     return {
         "triples": chosen["triples"],
         "sets": chosen["sets"],
@@ -371,7 +373,11 @@ def settings(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--no-reference", action="store_true")
-    ap.add_argument("--no-ladder", action="store_true", help="only the round robin")
+    ap.add_argument(
+        "--no-ladder",
+        action="store_true",
+        help="only the round robin (against the ladders of an earlier run into --dir, if any)",
+    )
     ap.add_argument("--quick", action="store_true", help="5 bots, 40 s, 10 reference sets")
     args = ap.parse_args(argv)
     if args.quick:
@@ -438,7 +444,13 @@ def main(argv: list[str] | None = None) -> int:
     late_name = made[-1][0].name
     print(f"work folder {work}; {len(files)} bots; load {os.getloadavg()[0]:.2f}")
     results: dict[str, object] = {"args": {k: str(v) for k, v in vars(args).items()}}
-    phases = [] if args.no_ladder else ladders(work, args, files, late_name, env)
+    saved = work / "results.json"
+    if not args.no_ladder:
+        phases = ladders(work, args, files, late_name, env)
+    elif saved.exists():  # the ladders of an earlier run into this folder
+        phases = [Phase(**p) for p in json.loads(saved.read_text()).get("phases", [])]
+    else:
+        phases = []
     results["phases"] = [asdict(p) for p in phases]
     if not args.no_reference:
         ref = reference_once(work, files, args)
@@ -451,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
             results[f"tau {p.label}"] = t
         results["reference"] = ref
     print(f"load {os.getloadavg()[0]:.2f}")
-    (work / "results.json").write_text(json.dumps(results, indent=1))
+    saved.write_text(json.dumps(results, indent=1))
     return 0
 
 
