@@ -372,6 +372,11 @@ def settings(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--reference-sets", type=int, default=1500, help="triples sampled")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument(
+        "--no-local",
+        action="store_true",
+        help="only the Dask ladder (the local one of an earlier run into --dir kept)",
+    )
     ap.add_argument("--no-reference", action="store_true")
     ap.add_argument(
         "--no-ladder",
@@ -395,6 +400,10 @@ def ladders(
 ) -> list[Phase]:
     """The local ladder, then (unless ``--no-dask``) the Dask one; each shown as it ends."""
     field, late = files[:-1], files[-1]
+    if args.no_local:
+        phase = dask_phase(work, args, (late, late_name), env)
+        show(phase)
+        return [phase]
     db = work / "ladder.db"
     took = submit_field(db, field, env)
     print(f"submitted {len(field)} bots in {took:.1f} s")
@@ -406,10 +415,20 @@ def ladders(
     show(local)
     phases = [local]
     print(f"load {os.getloadavg()[0]:.2f}")
+    save(work, [local])
     if not args.no_dask:
         phases.append(dask_phase(work, args, (late, late_name), env))
         show(phases[-1])
     return phases
+
+
+def save(work: Path, phases: list[Phase]) -> None:
+    """Add ``phases`` to ``results.json`` in ``work`` (a phase of the same label replaced)."""
+    saved = work / "results.json"
+    results = json.loads(saved.read_text()) if saved.exists() else {}
+    kept = [p for p in results.get("phases", []) if p["label"] not in {q.label for q in phases}]
+    results["phases"] = kept + [asdict(p) for p in phases]
+    saved.write_text(json.dumps(results, indent=1))
 
 
 def reference_once(work: Path, files: list[Path], args: argparse.Namespace) -> dict[str, Any]:
@@ -444,13 +463,12 @@ def main(argv: list[str] | None = None) -> int:
     late_name = made[-1][0].name
     print(f"work folder {work}; {len(files)} bots; load {os.getloadavg()[0]:.2f}")
     results: dict[str, object] = {"args": {k: str(v) for k, v in vars(args).items()}}
-    saved = work / "results.json"
     if not args.no_ladder:
-        phases = ladders(work, args, files, late_name, env)
-    elif saved.exists():  # the ladders of an earlier run into this folder
-        phases = [Phase(**p) for p in json.loads(saved.read_text()).get("phases", [])]
-    else:
-        phases = []
+        save(work, ladders(work, args, files, late_name, env))
+    # The ladders of this run, and those of earlier runs into the same folder.
+    saved = work / "results.json"
+    old = json.loads(saved.read_text()) if saved.exists() else {}
+    phases = [Phase(**p) for p in old.get("phases", [])]
     results["phases"] = [asdict(p) for p in phases]
     if not args.no_reference:
         ref = reference_once(work, files, args)
