@@ -6,7 +6,7 @@ Usage::
 
     python bench/ladder_real.py [--dir DIR] [--count 30] [--seconds 600] [--workers 2]
         [--submit-at 180] [--kill-at 360] [--dask-seconds 240] [--reference-sets 1500]
-        [--seed 1] [--no-dask] [--no-reference] [--quick]
+        [--seed 1] [--no-dask] [--no-local] [--no-ladder] [--no-reference] [--quick]
 
 Each phase uses the real command line in subprocesses, as an organiser would:
 
@@ -23,8 +23,9 @@ Each phase uses the real command line in subprocesses, as an organiser would:
    and the ladder's order.
 3. The same on a Dask cluster on this machine: ``arena cluster init`` certificates, a
    ``dask scheduler`` and ``--workers`` ``dask worker`` processes over TLS on 127.0.0.1
-   (``bench/cluster.py``), ``arena ladder --cluster`` into another fresh database, for
-   ``--dask-seconds`` with the submission and the kill at the same shares of its time.
+   (``bench/cluster.py``), ``arena ladder --cluster`` on a copy of the database as it was
+   once the field was submitted (a fresh ladder of the same bots), for ``--dask-seconds``
+   with the submission and the kill at the same shares of its time.
 4. The reference: a duplicate round robin of the same ``count + 1`` bots, one deal seed per
    triple, on a uniform sample of ``--reference-sets`` of the C(n, 3) triples (all of them
    if fewer), through :func:`arena.api.run_tournament`; Kendall's tau between its order and
@@ -32,7 +33,9 @@ Each phase uses the real command line in subprocesses, as an organiser would:
 
 Everything stays in ``--dir`` (default: a new temporary folder): the databases, the logs,
 the bot files and ``results.json``. Prints one line per measure; ``--quick`` runs a few
-bots for seconds (what the test runs).
+bots for seconds (what the test runs). Into the same ``--dir``, ``--no-local`` runs the Dask
+ladder alone and ``--no-ladder`` the round robin alone (a round robin cut short resumes),
+each against the phases already there.
 """
 
 from __future__ import annotations
