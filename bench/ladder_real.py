@@ -307,7 +307,8 @@ def reference(db: Path, files: list[Path], sets: int, seed: int, workers: int) -
     return {
         "triples": chosen["triples"],
         "sets": chosen["sets"],
-        "matches": done.result.played,
+        "matches": done.result.already + done.result.played,
+        "played_now": done.result.played,
         "seconds": took,
         "order": ldb.order(db, done.tid),
     }
@@ -476,7 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_reference:
         ref = reference_once(work, files, args)
         print(f"reference: round robin of {ref['sets']} of {ref['triples']} triples, "
-              f"{ref['matches']} matches in {ref['seconds']:.0f} s")  # fmt: skip
+              f"{ref['matches']} matches ({ref['played_now']} played in "
+              f"{ref['seconds']:.0f} s)")  # fmt: skip
         print(f"reference: order: {' '.join(ref['order'])}")
         for p in phases:
             t = tau(p.order, ref["order"])
