@@ -329,9 +329,10 @@ def ladder_status(
         try:
             t = store.tournament(lid)
         except ArenaError:
-            t = store.tournament(None, prefer=LADDER)
-        if t["kind"] != LADDER:
-            raise ArenaError(f"no ladder in {db} yet (arena ladder starts one)")
+            ladders = [r for r in store.tournaments() if r["kind"] == LADDER]
+            if not ladders:
+                raise ArenaError(f"no ladder in {db} yet (arena ladder starts one)") from None
+            t = ladders[0]
         return _status(store, t["id"])
 
 

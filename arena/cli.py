@@ -30,7 +30,8 @@ from arena.errors import ArenaError
     cls=Group,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Documentation: docs/ in the repository (getting-started, writing-a-bot, rules, "
-    "protocol, tournaments, site, statistics, evaluation, sandbox, schema, benchmarks, api); "
+    "protocol, tournaments, ladder, site, statistics, evaluation, sandbox, schema, benchmarks, "
+    "api); "
     "`make docs` builds it into a site.",
 )
 @click.version_option(__version__, prog_name="arena")

@@ -98,6 +98,25 @@ def test_serial_equals_parallel(tmp_path: Path) -> None:
     assert reasons[0] == "new" and len(set(reasons)) > 1
 
 
+def test_a_resumed_ladder_equals_one_played_straight(tmp_path: Path) -> None:
+    # The schedule rebuilds the rule's state from ladder_bots and ladder_sets: stopping and
+    # resuming (here at bounds, a bot joining in between) changes nothing that is played.
+    a = field_db(tmp_path, {"first": 0, "last": -1}, "a.db")
+    play(a, max_sets=0)
+    b = tmp_path / "b.db"
+    shutil.copy(a, b)
+    for db, runs in ((a, [4, 8]), (b, [4, 3, 1, 4])):
+        play(db, max_sets=runs[0], lookahead=2)
+        with Store(db) as store:
+            store.add_bot_version("second", tiny("second", 1), "second.py")
+        for sets in runs[1:]:
+            play(db, max_sets=sets, lookahead=2)
+    assert sets_of(a) == sets_of(b) and len(sets_of(a)) == 12
+    assert [s[6] for s in sets_of(a)][4] == "new"  # the bot that joined plays at once
+    matches = "SELECT id, seed, bot0, bot1, bot2, place0, place1, place2 FROM matches ORDER BY id"
+    assert rows(a, matches) == rows(b, matches)
+
+
 def test_new_version_replaces_retired_leaves_submitted_again_comes_back(tmp_path: Path) -> None:
     db = field_db(tmp_path, {"first": 0, "last": -1, "third": 1})
     lid = play(db, max_sets=4, lookahead=1).tid
@@ -153,12 +172,12 @@ def play_tid(db: Path, bundled: tuple[str, ...] = ("random",)) -> str:
 
 
 def test_no_bot_waits_longer_than_the_bound(tmp_path: Path) -> None:
-    bots = {f"b{k}": k for k in range(6)}
+    bots = {"first": 0, "last": -1, "second": 1}
     db = field_db(tmp_path, bots)
-    run = play(db, max_sets=24, lookahead=2)
+    run = play(db, ("random", "heuristic"), max_sets=24, lookahead=2)
     steps = [s[:4] for s in sets_of(db)]
     assert len(steps) == 24 and run.result.played == 24 * 6
-    n = len(bots) + 1
+    n = len(bots) + 2
     bound = Parameters().wait_bound(n)
     played: dict[object, list[int]] = {}
     for step, *three in steps:
@@ -224,3 +243,42 @@ def test_epochs_open_close_and_verify(tmp_path: Path) -> None:
         report = verify_epoch(store, lid, 0)
     assert not report.ok and report.differing[0][0] == mid
     assert "not the deal of its seed" in report.line()
+
+
+def test_the_python_example_of_the_ladder_page_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    from arena.owners import current_owner
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ladder.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
+    (code,) = [b for b in blocks if "run_ladder" in b]
+    monkeypatch.chdir(tmp_path)
+    with Store(tmp_path / "arena.db") as store:
+        store.add_bot_version("greedy", tiny("greedy", 0), "greedy.py", owner=current_owner())
+    exec(compile(code, "docs/ladder.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()  # the progress line, then what it prints
+    assert any(line.startswith("ladder ") and "(6 sets played)" in line for line in out)
+    table = [line.split() for line in out if re.fullmatch(r"\d \w+ \d+ \d+", line)]
+    assert sorted(row[1] for row in table) == ["greedy", "heuristic", "random"]
+    assert sum(int(row[3]) for row in table) == 3 * 6  # every set counted: 3 bots each
+    assert "commitment" in out[-1]
+    with Store(tmp_path / "arena.db") as store:
+        assert store.is_retired("greedy")
+
+
+def test_site_and_the_sets_stored_hook(tmp_path: Path) -> None:
+    db = field_db(tmp_path, {"first": 0, "last": -1})
+    seen: list[int] = []
+    done = run_ladder(
+        db, ["random"], settings=LadderSettings(max_sets=4, lookahead=1), workers=2,
+        site=tmp_path / "site", site_every=2, console=Console(file=io.StringIO()),
+        on_sets_stored=lambda store, steps: seen.extend(steps),
+    )  # fmt: skip
+    assert sorted(seen) == [0, 1, 2, 3]  # once per stored set
+    assert done.site == tmp_path / "site" / "index.html" and done.site.is_file()
+    assert done.tid in (tmp_path / "site" / "index.html").read_text(encoding="utf-8") or any(
+        done.tid in p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html")
+    )

@@ -28,7 +28,7 @@ from arena.record import MatchRecord
 from arena.runner import WAIT, Wait
 from arena.sandbox import Limits
 from arena.scheduler import MatchSpec
-from arena.schedules import FixedSchedule
+from arena.schedules import FixedSchedule, ScheduleBase
 from arena.secrecy import SecretFile, commitment
 from arena.store import Store
 from arena.tournament import compute_standings, plan, register_files, run
@@ -243,7 +243,7 @@ def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: 
     assert stored_count_of(tmp_path / "lied.db") == 0
 
 
-class RoundAtATime:
+class RoundAtATime(ScheduleBase):
     """A schedule of the test's own: the round robin's matches one round at a time, each
     handed out once the last is stored (as a ladder picks its next set from what is stored)."""
 
@@ -251,6 +251,7 @@ class RoundAtATime:
 
     def __init__(self, fixed: FixedSchedule) -> None:
         self.fixed = fixed
+        self.tid = fixed.tid
         self.total: int | None = fixed.total
         self.done: set[str] = set()
         self.asked = 0

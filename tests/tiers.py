@@ -26,6 +26,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_compare.py": "sandboxed comparisons until the sequential test stops",
     "test_ladder_run.py": "sandboxed ladders on worker processes",
     "test_ladder_run_cli.py": "sandboxed ladders through the command line, stopped and resumed",
+    "test_ladder_run_cluster.py": "a ladder on a local Dask cluster",
     "test_secrecy.py": "tournaments and deal verification through the command line",
     "test_secrecy_attack.py": "a sandboxed bot hunting for the deals",
     "test_separation.py": "tournaments played until the bots separate",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from arena.botfile import bundled_names
 from arena.errors import ArenaError
 from arena.ladder.policy import Ladder, Parameters
-from arena.ladder.ratings import SetResult
+from arena.ladder.ratings import LadderRatings, SetResult
 from arena.owners import BUNDLED
 from arena.store import BotVersion, LadderSet, Store
 
@@ -37,10 +37,15 @@ def set_result(
 @dataclass
 class State:
     """The rule and what it has counted: finished sets wait in ``results`` until their
-    turn in step order."""
+    turn in step order. The table shown (``shown``) counts every stored set at once, in
+    step order too, so it is ahead of the rule's by the sets within the lookahead."""
 
     ladder: Ladder
     lookahead: int
+    shown: LadderRatings = field(default_factory=LadderRatings)
+    to_show: dict[int, SetResult] = field(default_factory=dict)
+    showing: int = 0
+    """The next step the shown table counts."""
     results: dict[int, SetResult] = field(default_factory=dict)
     finished: set[int] = field(default_factory=set)
     recorded: int = 0
@@ -61,14 +66,17 @@ class State:
             self.ladder.record(self.results.pop(self.recorded))
             self.recorded += 1
 
-    def count_finished(self) -> None:
-        """Count every set stored so far without a gap (the end of a run: the standings)."""
-        self.count_until(max(self.finished, default=-1))
-
     def finish(self, step: int, result: SetResult) -> None:
-        """A set was stored."""
+        """A set was stored: kept for the rule, and counted in the shown table once every
+        earlier set is."""
         self.finished.add(step)
         self.results[step] = result
+        self.to_show[step] = result
+        while self.showing in self.to_show:
+            shown = self.to_show.pop(self.showing)
+            self.shown.add_bots(shown.bots)
+            self.shown.add_set(shown)
+            self.showing += 1
 
 
 def _apply(

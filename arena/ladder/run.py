@@ -98,7 +98,6 @@ class LadderSchedule(ScheduleBase):
         self.handed = self.stored_now = 0
         self.reason: str | None = None
         self.table: list[LadderStanding] = []
-        self.names: dict[int, str] = {}
         self.partial: dict[int, dict[int, MatchRecord]] = {}
         self.scheduled: dict[int, tuple[int, int, int]] = {}
         """The bots of each set handed out, in the rule's order, by step."""
@@ -177,15 +176,15 @@ class LadderSchedule(ScheduleBase):
     def describe(self) -> str:
         """The live line: sets stored, sets per second, the leader."""
         rate = self.stored_now / max(1e-9, time.monotonic() - self.clock)
-        leader = self._name(self.table[0].bot) if self.table else "none yet"
+        shown = self.state.shown
+        leader = self._name(shown.ids[int(shown.theta.argmax())]) if shown.n else "none yet"
         return (
             f"ladder: {len(self.state.finished)} sets stored ({self.stored_now} now, "
             f"{rate:.2f} sets/s), leader {leader}"
         )
 
     def finish(self, store: Store, completed: bool) -> None:
-        """Count every stored set and write the standings; say why it stopped."""
-        self.state.count_finished()
+        """Write the standings of every stored set; say why it stopped."""
         self._standings()
         if not completed:
             self.reason = "interrupted"
@@ -235,8 +234,8 @@ class LadderSchedule(ScheduleBase):
         )
 
     def _standings(self) -> None:
-        """Rewrite the ladder's ``ratings`` rows from the rule's ratings."""
-        self.table = self.state.ladder.ratings.standings()
+        """Rewrite the ladder's ``ratings`` rows from the shown table (every stored set)."""
+        self.table = self.state.shown.standings()
         self.store.write_ladder_standings(
             self.tid,
             [
