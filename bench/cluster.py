@@ -106,9 +106,13 @@ def start_cluster(
             start_new_session=True,
         )
     ]
-    while not sched_file.exists():
+    address = ""
+    while not address:  # the scheduler writes the file in more than one step
         time.sleep(0.1)
-    address = str(json.loads(sched_file.read_text())["address"])
+        try:
+            address = str(json.loads(sched_file.read_text())["address"])
+        except (OSError, ValueError, KeyError):
+            pass
     for k in range(workers):
         procs.append(
             subprocess.Popen(

@@ -63,6 +63,7 @@ _SLOW_TESTS: dict[str, str] = {
     "test_site.py::test_pages_use_nothing_remote": "every page of a rendered site",
     "test_site.py::test_serve_renders_a_missing_site_first": "renders and serves a site",
     "test_store.py::test_a_locked_database_is_refused": "waits out the lock's timeout",
+    "test_bench_ladder_real.py::test_the_quick_real_ladder": "a real ladder, local and on Dask",
 }
 
 
