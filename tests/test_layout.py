@@ -4,6 +4,7 @@ under 80, and imports going one way through the layers docs/architecture.md draw
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,15 @@ def test_the_checks_see_a_cycle_and_an_import_inside_a_function(tmp_path: Path) 
     bad.parent.mkdir(parents=True)
     bad.write_text("import arena.cards\n\ndef f():\n    from arena import worlds\n")
     assert imports(bad) == [("cards", 1, True), ("worlds", 4, False)]
+
+
+def test_every_folder_of_the_package_ships() -> None:
+    """A non-editable install ships exactly the packages pyproject.toml lists: every folder
+    of ``arena/`` must be one of them (``arena.ladder`` was once missing)."""
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    folders = {
+        ".".join(init.parent.relative_to(PACKAGE.parent).parts)
+        for init in PACKAGE.rglob("__init__.py")
+    }
+    assert folders <= listed, sorted(folders - listed)
