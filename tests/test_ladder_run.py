@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -282,3 +283,8 @@ def test_site_and_the_sets_stored_hook(tmp_path: Path) -> None:
     assert done.tid in (tmp_path / "site" / "index.html").read_text(encoding="utf-8") or any(
         done.tid in p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html")
     )
+    # Three bots: every set is the same triple under the same key; the ladder's page still
+    # links each set's six matches once (a set is its key and its step).
+    page = (tmp_path / "site" / "tournaments" / f"{done.tid}.html").read_text(encoding="utf-8")
+    links = re.findall(r'href="\.\./matches/([0-9a-f]+)\.html"', page)
+    assert len(links) == len(set(links)) == 4 * 6

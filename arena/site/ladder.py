@@ -111,13 +111,15 @@ def page(
     """The ladder's page (``as_of``: the time of its latest results, for its footer)."""
     everyone = _field(store, t, refs, standings)
     recent = _sets(store, t, refs, running=False, limit=RECENT_SETS)
-    keys = {s.set_key for s in recent}
-    by_set: dict[str, list[MatchRow]] = defaultdict(list)
+    # A set is its key and its step (stored as the round): the same triple meets again under
+    # the same key at other steps.
+    keys = {(s.set_key, s.step) for s in recent}
+    by_set: dict[tuple[str, int], list[MatchRow]] = defaultdict(list)
     for m in recent_matches(store, refs, tid=t.id, limit=6 * RECENT_SETS + 6):
-        if m.set_key in keys:
-            by_set[m.set_key].append(m)
+        if (m.set_key, m.round) in keys:
+            by_set[m.set_key, m.round].append(m)
     for s in recent:
-        s.matches = sorted(by_set[s.set_key], key=lambda m: m.seating)
+        s.matches = sorted(by_set[s.set_key, s.step], key=lambda m: m.seating)
     epochs = [
         Epoch(e["epoch"], e["first_step"], e["sets"], e["commitment"], e["secret"],
               e["opened_at"], e["closed_at"])

@@ -244,15 +244,3 @@ class SiteState(StoreBase):
             f"SELECT * FROM ladder_sets WHERE {where} ORDER BY step DESC LIMIT ?",
             [*params, limit],
         )
-
-    def ladder_set_matches(self, ladder_id: str, set_keys: Sequence[str]) -> list[StoredMatch]:
-        """The stored matches of these sets of the ladder, in set and seating order."""
-        if not set_keys:
-            return []
-        keys = ",".join("?" * len(set_keys))
-        rows = self.db.query(
-            f"SELECT * FROM matches WHERE tournament_id = ? AND set_key IN ({keys}) "
-            "ORDER BY set_key, seating",
-            [ladder_id, *set_keys],
-        )
-        return [StoredMatch.from_row(r) for r in rows]
