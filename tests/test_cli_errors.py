@@ -177,3 +177,12 @@ def test_the_library_names_its_settings_and_the_command_line_its_options(tmp_pat
     assert option_of("unsafe_no_sandbox") == "--unsafe-no-sandbox"
     line = one_error_line(arena("submit", big, "--max-source-bytes", "64", cwd=tmp_path))
     assert line.endswith("a bot file may have at most 64 bytes (--max-source-bytes)"), line
+
+
+def test_ladder_json_without_status_is_a_usage_error(tmp_path: Path) -> None:
+    """``--json`` only shapes what ``--status`` prints: alone it is refused, and no ladder
+    starts (no database is made)."""
+    out = arena("ladder", "random", "heuristic", "--json", cwd=tmp_path)
+    assert out.returncode == 2 and "--json goes with --status" in out.stderr, out.stderr
+    assert not (tmp_path / "arena.db").exists()
+

@@ -142,6 +142,8 @@ def ladder(
         arena ladder random heuristic --status
         arena ladder random heuristic --max-sets 50 --site ladder-site
     """
+    if as_json and not status:
+        raise click.BadOptionUsage("as_json", "--json goes with --status (what it prints)")
     from rich.console import Console
     from rich.text import Text
 
