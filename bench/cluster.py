@@ -214,6 +214,7 @@ def one_run(
 
 def stored(db: Path) -> list[tuple[Any, ...]]:
     """The stored matches and hands, without timings and timestamps."""
+    # Raw rows: two databases compared column by column (local == cluster).
     con = sqlite3.connect(db)
     try:
         rows = con.execute(

@@ -1,27 +1,29 @@
 """What ``bench/ladder_real.py`` reads from a ladder's database: its sets, whether each is
 stored whole, the waits of its bots and its order.
 
-Read-only SQLite connections (the database is in WAL mode, so reading while ``arena ladder``
-writes is safe); the tables are those of ``docs/schema.md``.
+Read through reading stores (``Store(db, create=False)``) beside the ``arena ladder`` that
+writes the database: it is in WAL mode, and ``arena submit`` made it and its schema before any
+ladder starts, so a reading store creates and changes nothing.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-
-def connect(db: Path) -> sqlite3.Connection:
-    """A read-only connection to ``db`` that waits for a writer's lock."""
-    return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+from arena.errors import ArenaError
+from arena.store import Store
+from arena.store.schema import LADDER
 
 
 def copy(src: Path, dst: Path) -> None:
-    """A copy of the database ``src`` at ``dst`` (private, like every arena database)."""
+    """A copy of the database ``src`` at ``dst`` (private, like every arena database), by
+    SQLite's backup API: a file copy, no query (the store has no copy)."""
     dst.unlink(missing_ok=True)
     os.close(os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
@@ -30,34 +32,26 @@ def copy(src: Path, dst: Path) -> None:
 
 def ladder_id(db: Path) -> str | None:
     """The id of the (latest) ladder in ``db``, None before one exists."""
-    with connect(db) as conn:
+    with Store(db, create=False) as store:
         try:
-            row = conn.execute(
-                "SELECT id FROM tournaments WHERE kind = 'ladder' ORDER BY created_at DESC LIMIT 1"
-            ).fetchone()
-        except sqlite3.OperationalError:  # no tables yet
+            found = store.tournament(prefer=LADDER)
+        except ArenaError:  # no tournament yet
             return None
-    return None if row is None else str(row[0])
+    return found.id if found.kind == LADDER else None
 
 
 def version_of(db: Path, name: str) -> int | None:
     """The latest version id of the bot ``name``, None when it is not stored."""
-    with connect(db) as conn:
-        row = conn.execute(
-            "SELECT max(v.id) FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = ?",
-            (name,),
-        ).fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+    with Store(db, create=False) as store:
+        found = store.latest_version(name)
+    return None if found is None else found.id
 
 
 def joined_step(db: Path, lid: str, version: int) -> int | None:
     """The step at which ``version`` joined the ladder's field (None: it has not)."""
-    with connect(db) as conn:
-        row = conn.execute(
-            "SELECT joined_step FROM ladder_bots WHERE ladder_id = ? AND bot_version_id = ?",
-            (lid, version),
-        ).fetchone()
-    return None if row is None else int(row[0])
+    with Store(db, create=False) as store:
+        members = store.ladder_members(lid)
+    return next((m.joined_step for m in members if m.version_id == version), None)
 
 
 @dataclass
@@ -75,23 +69,14 @@ class LadderSet:
 
 def sets(db: Path, lid: str) -> list[LadderSet]:
     """Every set of the ladder ``lid``, by step, with its stored matches counted."""
-    with connect(db) as conn:
-        counts = dict(
-            conn.execute(
-                "SELECT round || ' ' || set_key, count(*) FROM matches WHERE tournament_id = ? "
-                "GROUP BY round, set_key",
-                (lid,),
-            ).fetchall()
-        )
-        rows = conn.execute(
-            "SELECT step, bot0, bot1, bot2, set_key, reason, scheduled_at, finished_at "
-            "FROM ladder_sets WHERE ladder_id = ? ORDER BY step",
-            (lid,),
-        ).fetchall()
+    with Store(db, create=False) as store:
+        counts = Counter((m.round, m.set_key) for m in store.match_rows(tid=lid))
+        stored = store.ladder_sets(lid)
     return [
-        LadderSet(r[0], (r[1], r[2], r[3]), r[4], r[5], r[6], r[7], counts.get(f"{r[0]} {r[4]}", 0))
-        for r in rows
-    ]
+        LadderSet(s.step, s.bots, s.set_key, s.reason, s.scheduled_at, s.finished_at,
+                  counts[s.step, s.set_key])
+        for s in stored
+    ]  # fmt: skip
 
 
 def finished_with(db: Path, lid: str, version: int) -> LadderSet | None:
@@ -132,20 +117,16 @@ def integrity(db: Path, lid: str) -> Integrity:
             out.finished += 1
             if s.matches != 6:
                 out.half.append(s.step)
-    with connect(db) as conn:
-        total = conn.execute(
-            "SELECT count(*) FROM matches WHERE tournament_id = ?", (lid,)
-        ).fetchone()[0]
-    out.stray = int(total) - sum(s.matches for s in found)
+    with Store(db, create=False) as store:
+        total = store.match_count(lid)
+    out.stray = total - sum(s.matches for s in found)
     return out
 
 
 def match_ids(db: Path, lid: str) -> set[str]:
     """The ids of the ladder's stored matches."""
-    with connect(db) as conn:
-        return {
-            r[0] for r in conn.execute("SELECT id FROM matches WHERE tournament_id = ?", (lid,))
-        }
+    with Store(db, create=False) as store:
+        return store.finished_match_ids(lid)
 
 
 def _when(stamp: str) -> datetime:
@@ -166,13 +147,9 @@ def longest_wait(db: Path, lid: str) -> Wait:
     """The most sets scheduled, and the most seconds, between a bot's joining or last set
     and its next one (or the ladder's last step, for a bot still waiting at the end)."""
     found = sets(db, lid)
-    with connect(db) as conn:
-        joined = conn.execute(
-            "SELECT l.bot_version_id, l.joined_step, l.joined_at, l.left_step, v.name "
-            "FROM ladder_bots l JOIN bot_versions v ON v.id = l.bot_version_id "
-            "WHERE l.ladder_id = ?",
-            (lid,),
-        ).fetchall()
+    with Store(db, create=False) as store:
+        members = store.ladder_members(lid)
+    joined = [(m.version_id, m.joined_step, m.joined_at, m.left_step, m.name) for m in members]
     played: dict[int, list[LadderSet]] = defaultdict(list)
     for s in found:
         for b in s.bots:
@@ -194,23 +171,20 @@ def longest_wait(db: Path, lid: str) -> Wait:
 
 def order(db: Path, tid: str) -> list[str]:
     """The names of the tournament's (or ladder's) stored standings, best first."""
-    with connect(db) as conn:
-        rows = conn.execute(
-            "SELECT name FROM ratings WHERE tournament_id = ? "
-            "ORDER BY rank IS NULL, rank, rating DESC, mean_place",
-            (tid,),
-        ).fetchall()
-    return [r[0] for r in rows]
+    with Store(db, create=False) as store:
+        rows = store.read_standings(tid)[0]
+    return [r["name"] for r in sorted(rows, key=_best_first)]
+
+
+def _best_first(row: dict[str, Any]) -> tuple[bool, int, bool, float, bool, float]:
+    # Ranked first, by rank; then by rating, highest first (none last); then mean place.
+    rating, mean = row["rating"], row["mean_place"]
+    return (row["rank"] is None, row["rank"] or 0, rating is None, -(rating or 0.0),
+            mean is not None, mean or 0.0)  # fmt: skip
 
 
 def counts(db: Path, lid: str) -> tuple[int, int]:
     """Finished sets and stored matches of the ladder."""
-    with connect(db) as conn:
-        done = conn.execute(
-            "SELECT count(*) FROM ladder_sets WHERE ladder_id = ? AND finished_at IS NOT NULL",
-            (lid,),
-        ).fetchone()[0]
-        played = conn.execute(
-            "SELECT count(*) FROM matches WHERE tournament_id = ?", (lid,)
-        ).fetchone()[0]
-    return int(done), int(played)
+    with Store(db, create=False) as store:
+        done = sum(s.finished_at is not None for s in store.ladder_sets(lid))
+        return done, store.match_count(lid)

@@ -97,11 +97,15 @@ def _ladder(store: Store, bots: int, seed: int) -> tuple[str, list[int]]:
 def _add_sets(
     db: Path, tid: str, versions: list[int], first: int, count: int, tmpl: list[str]
 ) -> None:
-    """Store sets ``first ..`` of the ladder: the ladder rows and six copied matches each."""
+    """Store sets ``first ..`` of the ladder: the ladder rows and six copied matches each.
+
+    Raw writes: fabricated rows, each match copied in SQL from a template's rows under new
+    ids and bots, every epoch on one secret; no store method copies stored rows."""
     rng = random.Random(first)
+    with Store(db, create=False) as store:
+        secret = store.tournament(tid).secret_id
     conn = sqlite3.connect(db)
     stamp = now()
-    secret = conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,)).fetchone()[0]
     with conn:
         for step in range(first, first + count):
             epoch = step // 100
@@ -154,16 +158,14 @@ def build(db: Path, matches: int, bots: int, seed: int = 7) -> tuple[str, list[i
         config = {"rounds": 1, "seed": seed, "rules": {}, "limits": {}}
         store.ensure_tournament(tt, config, versions[:3], TEMPLATES)
         store.write_results(tt, [_rebot(r, versions[:3]) for r in tmpl])
-        # Older than the ladder, so that the ladder is the site's current tournament.
+        # Older than the ladder, so that the ladder is the site's current tournament (a raw
+        # write: no store method back-dates a tournament).
         store.conn.execute(
             "UPDATE tournaments SET created_at = ?, updated_at = ? WHERE id = ?",
             ("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", tt),
         )
         for v in versions:
-            store.conn.execute(
-                "INSERT INTO ladder_bots VALUES (?, ?, 0, ?, NULL, NULL, NULL)", (tid, v, now())
-            )
-        store.conn.commit()
+            store.join_ladder(tid, v, 0)
     sets = max(1, matches // 6)
     for start in range(0, sets, 5000):
         _add_sets(db, tid, versions, start, min(5000, sets - start), TEMPLATE_IDS)
@@ -220,9 +222,9 @@ def measure(root: Path, matches: int, bots: int) -> str:
     render_site(db, site, full=True)
     full = time.perf_counter() - start
     files, size = _size(site)
-    with sqlite3.connect(db) as conn:
-        (stored,) = conn.execute("SELECT COUNT(*) FROM matches").fetchone()
-        (step,) = conn.execute("SELECT MAX(step) + 1 FROM ladder_sets").fetchone()
+    with Store(db, create=False) as store:
+        stored = sum(t.done for t in store.tournaments())
+        step = store.ladder_sets(tid)[-1].step + 1
     _add_sets(db, tid, versions, step, 1, TEMPLATE_IDS)
     with Store(db, create=False) as store:
         start = time.perf_counter()

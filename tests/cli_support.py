@@ -69,6 +69,7 @@ def write_bot(folder: Path, filename: str, source: str) -> Path:
 
 def stored_matches(db: Path) -> int:
     """Matches stored in ``db`` so far (0 before it exists), read without locking it."""
+    # Raw and read-only: the command is still making this file, and a Store would create it.
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:

@@ -335,11 +335,10 @@ def ladder_set(
 
 
 def _open_epoch(store: Store, tid: str, epoch: int, step: int, *, closed: bool) -> None:
-    conn = store.conn
-    if conn.execute(
-        "SELECT 1 FROM ladder_epochs WHERE ladder_id = ? AND epoch = ?", (tid, epoch)
-    ).fetchone():
+    if any(e.epoch == epoch for e in store.ladder_epochs(tid)):
         return
+    # Raw writes: a fixed secret per epoch (Store.open_epoch draws a fresh one).
+    conn = store.conn
     secret = hashlib.sha256(f"{tid}/{epoch}".encode()).hexdigest()
     commitment = hashlib.sha256(bytes.fromhex(secret)).hexdigest()
     stamp = now()

@@ -37,6 +37,7 @@ class Bot:
 def _stored(db: Path) -> int:
     if not db.exists():
         return 0
+    # Raw: the run is still making this file, and a Store would create its schema.
     conn = sqlite3.connect(db)
     try:
         return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])

@@ -359,6 +359,7 @@ def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
 
 def stored(db: Path) -> list[tuple[object, ...]]:
     """Every stored match, seat and hand, without timings and timestamps."""
+    # Raw rows: two databases compared column by column (serial == parallel == cluster).
     con = sqlite3.connect(db)
     try:
         rows = con.execute(
@@ -380,6 +381,7 @@ def stored_count(db: Path) -> int:
     """Matches stored so far (read while the parent writes)."""
     if not db.exists():
         return 0
+    # Raw: the parent is still making this file, and a Store would create its schema.
     con = sqlite3.connect(db, timeout=10)
     try:
         return int(con.execute("SELECT count(*) FROM matches").fetchone()[0])

@@ -23,6 +23,7 @@ from arena.ladder.policy import Parameters
 from arena.ladder.run import LadderSettings
 from arena.sandbox import Limits
 from arena.store import Store
+from arena.store.schema import LADDER
 from arena.tournaments.entrants import submit
 
 TINY = """
@@ -62,6 +63,8 @@ def play(db: Path, bundled: tuple[str, ...] = ("random",), **settings: object) -
 
 
 def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+    """Raw rows, for whole-table comparisons of two databases (serial == parallel, resumed ==
+    straight): every stored column, not only what a store read returns."""
     conn = sqlite3.connect(db)
     try:
         return conn.execute(sql).fetchall()
@@ -70,10 +73,12 @@ def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 
 
 def sets_of(db: Path) -> list[tuple[object, ...]]:
-    return rows(
-        db, "SELECT step, bot0, bot1, bot2, epoch, set_key, reason, finished_at IS NOT NULL "
-        "FROM ladder_sets ORDER BY step",
-    )  # fmt: skip
+    """The latest ladder's sets, in step order, without their times (which differ by run)."""
+    with Store(db, create=False) as store:
+        sets = store.ladder_sets(store.tournament(prefer=LADDER).id)
+    return [
+        (s.step, *s.bots, s.epoch, s.set_key, s.reason, s.finished_at is not None) for s in sets
+    ]
 
 
 def test_serial_equals_parallel(tmp_path: Path) -> None:
@@ -87,6 +92,7 @@ def test_serial_equals_parallel(tmp_path: Path) -> None:
     assert serial.tid == parallel.tid
     assert serial.result.played == parallel.result.played == 14 * 6
     assert sets_of(a) == sets_of(b) and len(sets_of(a)) == 14
+    # Raw rows: the two databases compared column by column (rows() says why).
     matches = (
         "SELECT id, round, seating, seed, bot0, bot1, bot2, score0, score1, score2, place0, "
         "place1, place2, hands_played FROM matches ORDER BY id"
@@ -114,6 +120,7 @@ def test_a_resumed_ladder_equals_one_played_straight(tmp_path: Path) -> None:
             play(db, max_sets=sets, lookahead=2)
     assert sets_of(a) == sets_of(b) and len(sets_of(a)) == 12
     assert [s[6] for s in sets_of(a)][4] == "new"  # the bot that joined plays at once
+    # Raw rows: the two databases compared column by column (rows() says why).
     matches = "SELECT id, seed, bot0, bot1, bot2, place0, place1, place2 FROM matches ORDER BY id"
     assert rows(a, matches) == rows(b, matches)
 
@@ -136,9 +143,9 @@ def test_new_version_replaces_retired_leaves_submitted_again_comes_back(tmp_path
     assert new.id in sets[4].bots and sets[4].reason == "new"
     assert all(old.id not in s.bots for s in sets[4:])
     assert any(old.id in s.bots for s in sets[:4])
-    kept = rows(db, f"SELECT COUNT(*) FROM match_seats WHERE bot_version_id = {old.id}")
-    assert kept[0][0] > 0
-    assert old.id in {r[0] for r in rows(db, "SELECT bot_version_id FROM ratings")}
+    with Store(db, create=False) as store:
+        assert store.match_rows(versions=[old.id])
+        assert old.id in {r["bot_version_id"] for r in store.read_standings(lid)[0]}
 
     # Retired: out of the field at the next step. These bots were stored without an owner
     # key, so only the organiser's force retires them; a bundled bot is never retired.
@@ -223,7 +230,8 @@ def test_epochs_open_close_and_verify(tmp_path: Path) -> None:
     assert isinstance(shown, list) and [e["secret"] is None for e in shown] == [False, False, True]
     assert all(len(e["commitment"]) == 64 for e in shown)
 
-    # A tampered deal is found: two cards swapped between two hands of one stored deal.
+    # A tampered deal is found: two cards swapped between two hands of one stored deal
+    # (raw SQL: the store has no way to rewrite a stored hand, and must not have one).
     conn = sqlite3.connect(db)
     try:
         mid, number, record = conn.execute(

@@ -8,13 +8,18 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from cli_support import arena, arena_script, ok, one_error_line, write_bot
+
+from arena.errors import ArenaError
+from arena.store import Store
+from arena.store.ladder import LadderSet
+from arena.store.schema import LADDER
 
 TINY = """
     class Bot:
@@ -27,23 +32,25 @@ BASE = ["ladder", "random", "heuristic", "--workers", "2", "--lookahead", "2"]
 BASE += ["--epoch-sets", "4"]
 
 
-def read(db: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
-    """Rows of ``db`` read without taking its write lock (0 rows while it is being made)."""
+def ladder_id(store: Store) -> str | None:
+    """The ladder's id, None before the running command has made it."""
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
-        return []
-    try:
-        return conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError:  # not created yet
-        return []
-    finally:
-        conn.close()
+        found = store.tournament(prefer=LADDER)
+    except ArenaError:  # no tournament yet
+        return None
+    return found.id if found.kind == LADDER else None
+
+
+def sets_of(db: Path) -> list[LadderSet]:
+    """The ladder's sets, read beside the process writing them. ``arena submit`` made the
+    database and its schema first, so a reading Store creates and changes nothing."""
+    with Store(db, create=False) as store:
+        lid = ladder_id(store)
+        return store.ladder_sets(lid) if lid else []
 
 
 def finished_sets(db: Path) -> int:
-    got = read(db, "SELECT COUNT(*) FROM ladder_sets WHERE finished_at IS NOT NULL")
-    return int(str(got[0][0])) if got else 0
+    return sum(s.finished_at is not None for s in sets_of(db))
 
 
 def wait_until(check: Callable[[], bool], proc: subprocess.Popen[str], seconds: float) -> None:
@@ -71,21 +78,32 @@ def start(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
 def no_half_set(db: Path) -> dict[int, tuple[object, ...]]:
     """Every scheduled set has its six matches stored with its finish, or none; the sets
     not stored (step -> bots)."""
-    sets = read(
-        db,
-        "SELECT s.step, s.bot0, s.bot1, s.bot2, s.finished_at IS NOT NULL, "
-        "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = s.ladder_id "
-        "AND m.round = s.step) FROM ladder_sets s ORDER BY s.step",
-    )
+    with Store(db, create=False) as store:
+        lid = ladder_id(store)
+        assert lid is not None
+        sets = store.ladder_sets(lid)
+        stored = Counter(m.round for m in store.match_rows(tid=lid))
     assert sets
-    for step, *_, finished, matches in sets:
-        assert matches == (6 if finished else 0), (step, finished, matches)
-    return {int(str(s[0])): s[1:4] for s in sets if not s[4]}
+    for s in sets:
+        finished = s.finished_at is not None
+        assert stored[s.step] == (6 if finished else 0), (s.step, finished, stored[s.step])
+    return {s.step: s.bots for s in sets if s.finished_at is None}
 
 
-def matches_of(db: Path) -> dict[object, tuple[object, ...]]:
-    got = read(db, "SELECT id, round, seed, bot0, bot1, bot2, place0, place1, place2 FROM matches")
-    return {r[0]: r[1:] for r in got}
+def matches_of(db: Path) -> dict[str, tuple[object, ...]]:
+    with Store(db, create=False) as store:
+        return {m.id: (m.round, m.seed, m.bots, m.places) for m in store.match_rows()}
+
+
+def joined(db: Path, name: str) -> tuple[int, int] | None:
+    """The step at which bot ``name``'s latest version joined the ladder and the step of its
+    first set, once it has one."""
+    with Store(db, create=False) as store:
+        lid, version = ladder_id(store), store.latest_version(name)
+        assert lid is not None and version is not None
+        member = [m for m in store.ladder_members(lid) if m.version_id == version.id]
+        steps = [s.step for s in store.ladder_sets(lid) if version.id in s.bots]
+    return (member[0].joined_step, steps[0]) if member and steps else None
 
 
 def resume_plays_the_lost_sets_first(tmp_path: Path, db: Path) -> None:
@@ -95,9 +113,7 @@ def resume_plays_the_lost_sets_first(tmp_path: Path, db: Path) -> None:
     out = ok(arena(*BASE, "--max-sets", str(len(lost) + 2), cwd=tmp_path))
     assert "stopped" in out and "sets stored" in out
     assert not no_half_set(db)  # nothing in flight now
-    after = {
-        int(str(s[0])): s[1:4] for s in read(db, "SELECT step, bot0, bot1, bot2 FROM ladder_sets")
-    }
+    after = {s.step: s.bots for s in sets_of(db)}
     assert all(after[step] == bots for step, bots in lost.items())
     now = matches_of(db)
     assert all(now[k] == v for k, v in before.items())  # nothing stored was lost or changed
@@ -122,16 +138,8 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
         # Submitted from another process while it runs: it plays at the next step.
         late = write_bot(tmp_path, "late.py", TINY.format(name="late", pick=-1))
         ok(arena("submit", late, cwd=tmp_path))
-        vid = read(db, "SELECT id FROM bot_versions WHERE name = 'late'")[0][0]
-        joined = lambda: read(  # noqa: E731
-            db,
-            "SELECT l.joined_step, min(s.step) FROM ladder_bots l JOIN ladder_sets s ON "
-            "s.ladder_id = l.ladder_id AND ? IN (s.bot0, s.bot1, s.bot2) "
-            "WHERE l.bot_version_id = ?",
-            vid, vid,
-        )  # fmt: skip
-        wait_until(lambda: bool(joined()) and joined()[0][1] is not None, run, 180)
-        ((step_joined, first_set),) = joined()
+        wait_until(lambda: joined(db, "late") is not None, run, 180)
+        step_joined, first_set = joined(db, "late") or (None, None)
         assert step_joined == first_set and int(str(step_joined)) >= 2
         run.send_signal(signal.SIGTERM)
         out, err = run.communicate(timeout=120)

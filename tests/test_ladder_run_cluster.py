@@ -28,6 +28,7 @@ def test_a_ladder_on_a_cluster_equals_the_local_ladder(
     assert out.returncode == 0, out.stderr
     assert "(6 sets played)" in out.stdout and "on 2 worker(s)" in out.stdout
     assert sets_of(local) == sets_of(remote) and len(sets_of(remote)) == 6
+    # Raw rows: the two databases compared column by column (rows() says why).
     matches = (
         "SELECT id, round, seating, seed, bot0, bot1, bot2, place0, place1, place2 "
         "FROM matches ORDER BY id"

@@ -46,6 +46,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def stored(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    # Raw: these tests tamper with stored ratings and look at the rows themselves.
     with sqlite3.connect(db) as conn:
         return conn.execute(sql, params).fetchall()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -34,17 +33,16 @@ def _files(out: Path) -> dict[str, bytes]:
 def _one_more_set(db: Path, tid: str, triple_names: list[str]) -> list[str]:
     """Store the ladder's next set, of these three bots' latest versions; its match ids."""
     with Store(db) as store:
-        step = store.conn.execute("SELECT MAX(step) + 1 FROM ladder_sets").fetchone()[0]
-        epoch = store.conn.execute("SELECT MAX(epoch) FROM ladder_epochs").fetchone()[0]
-        ids = [
-            store.conn.execute(
-                "SELECT MAX(v.id) FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
-                "WHERE b.name = ?",
-                (n,),
-            ).fetchone()[0]
-            for n in triple_names
-        ]
+        step = store.ladder_sets(tid)[-1].step + 1
+        epoch = store.ladder_epochs(tid)[-1].epoch
+        ids = [_version_id(store, n) for n in triple_names]
         return ladder_set(store, tid, step, ids, epoch, finish=True)
+
+
+def _version_id(store: Store, name: str) -> int:
+    version = store.latest_version(name)
+    assert version is not None
+    return version.id
 
 
 @pytest.fixture
@@ -119,12 +117,12 @@ def test_replays_are_kept_for_the_latest_matches_only(
     db, tid = two_kinds
     out = tmp_path / "site"
     render_site(db, out, replays=4)
-    conn = sqlite3.connect(db)
-    latest = {
-        t: [r[0] for r in conn.execute(
-            "SELECT id FROM matches WHERE tournament_id = ? ORDER BY rowid DESC LIMIT 4", (t,))]
-        for (t,) in conn.execute("SELECT id FROM tournaments")
-    }  # fmt: skip
+    with Store(db, create=False) as store:
+        latest = {
+            t.tournament.id: [m.id for m in store.match_page_rows(tid=t.tournament.id, limit=4)]
+            for t in store.tournaments()
+        }
+        ids = [m.id for m in store.match_rows(tid=tid)]
     kept = sorted(p.stem for p in (out / "matches").glob("*.html"))
     assert kept == sorted(m for ids in latest.values() for m in ids)
     manifest = json.loads((out / MANIFEST).read_text())
@@ -135,7 +133,6 @@ def test_replays_are_kept_for_the_latest_matches_only(
     # others are rendered on request by `arena serve` (tests/test_site_serve.py).
     page = soup(out / "tournaments" / f"{tid}.html")
     linked = {a["href"] for a in page.select("table.ladder-sets a[href*='matches/']")}
-    ids = [r[0] for r in conn.execute("SELECT id FROM matches WHERE tournament_id = ?", (tid,))]
     assert linked == {f"../matches/{m}.html" for m in ids} and len(ids) == 36
     assert sum((out / "matches" / f"{m}.html").is_file() for m in ids) == 4
 
@@ -153,32 +150,22 @@ def test_ladder_page(tmp_path: Path) -> None:
     render_site(db, out)
     page = soup(out / "tournaments" / f"{tid}.html")
     assert page.h1.get_text(" ", strip=True).startswith(f"Ladder {tid}")
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
+    with Store(db, create=False) as store:
+        field = {m.version_id: m.name for m in store.ladder_members(tid) if m.left_reason is None}
+        ratings = store.read_standings(tid)[0]
+        finished = [s for s in store.ladder_sets(tid) if s.finished_at is not None]
+        epochs = store.ladder_epochs(tid)
     # The order is the stored standings', with their intervals, for the field only.
     ranked = [
         r["name"]
-        for r in conn.execute(
-            "SELECT r.name FROM ratings r JOIN ladder_bots l ON l.bot_version_id = "
-            "r.bot_version_id AND l.ladder_id = r.tournament_id WHERE r.tournament_id = ? "
-            "AND l.left_reason IS NULL ORDER BY r.rank IS NULL, r.rank, r.name",
-            (tid,),
-        )
+        for r in sorted(ratings, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["name"]))
+        if r["bot_version_id"] in field
     ]
     rows = page.select("table.ladder-field tbody tr")
     assert texts([r.select_one("a.bot") for r in rows]) == ranked
     assert "dot" not in ranked and ranked.count("bea") == 1
     # Sets per bot, counted independently from ladder_sets.
-    sets = {
-        r["name"]: r["n"]
-        for r in conn.execute(
-            "SELECT v.name, v.id, (SELECT COUNT(*) FROM ladder_sets s WHERE s.ladder_id = ? "
-            "AND s.finished_at IS NOT NULL AND v.id IN (s.bot0, s.bot1, s.bot2)) AS n "
-            "FROM bot_versions v JOIN ladder_bots l ON l.bot_version_id = v.id "
-            "WHERE l.left_reason IS NULL",
-            (tid,),
-        )
-    }
+    sets = {name: sum(v in s.bots for s in finished) for v, name in field.items()}
     shown = {texts([r.select_one("a.bot")])[0]: int(r.select("td")[3].get_text()) for r in rows}
     assert shown == sets and sum(sets.values()) > 0
     for r in rows:
@@ -193,17 +180,12 @@ def test_ladder_page(tmp_path: Path) -> None:
         len(r.select("td:last-child a")) == 6 for r in page.select("table.ladder-sets tr")[1:]
     )
     # Epochs: the closed ones show their secret, the open one only its commitment.
-    epochs = conn.execute(
-        "SELECT e.epoch, e.closed_at, s.secret, s.commitment FROM ladder_epochs e "
-        "JOIN deal_secrets s ON s.id = e.secret_id WHERE e.ladder_id = ?",
-        (tid,),
-    ).fetchall()
     html = (out / "tournaments" / f"{tid}.html").read_text()
     assert len(epochs) == 3
     for e in epochs:
-        assert e["commitment"] in html
-        assert (e["secret"] in html) == (e["closed_at"] is not None)
-    assert any(e["closed_at"] is None for e in epochs)
+        assert e.secret.commitment in html
+        assert (e.secret.secret.hex() in html) == (e.closed_at is not None)
+    assert any(e.closed_at is None for e in epochs)
     # The versions that left: bea's first (replaced) and dot (retired).
     left = {
         tuple(texts(r.select("td"))[i] for i in (0, 2))
@@ -218,15 +200,10 @@ def test_bot_play_counts_equal_the_replays(two_kinds: tuple[Path, str]) -> None:
     db, _ = two_kinds
     with Store(db, create=False) as store:
         for name in ("ace", "rr2"):
-            (v,) = store.conn.execute(
-                "SELECT v.id FROM bot_versions v WHERE v.name = ?", (name,)
-            ).fetchone()
+            v = _version_id(store, name)
             want = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
-            seats = store.conn.execute(
-                "SELECT match_id, seat FROM match_seats WHERE bot_version_id = ?", (v,)
-            ).fetchall()
-            for match_id, seat in seats:
-                for k, n in play_stats(store.hand_records(match_id), seat).items():
+            for match in store.match_rows(versions=[v]):
+                for k, n in play_stats(store.hand_records(match.id), match.bots.index(v)).items():
                     want[k] += n
             assert store.play_counts([v]) == want and want["hands"] > 0
 
@@ -253,7 +230,6 @@ def test_a_ladder_on_the_leaderboard(two_kinds: tuple[Path, str], tmp_path: Path
     index = soup(tmp_path / "site" / "index.html")
     lede = " ".join(index.select_one("p.lede").get_text(" ", strip=True).split())
     assert lede.startswith(f"Ladder {tid}") and "36 matches so far" in lede and " of " not in lede
-    rated = sqlite3.connect(db).execute(
-        "SELECT name FROM ratings WHERE tournament_id = ? ORDER BY rank", (tid,)
-    )
-    assert texts(index.select("table.standings a.bot")) == [r[0] for r in rated]
+    with Store(db, create=False) as store:
+        rated = sorted(store.read_standings(tid)[0], key=lambda r: r["rank"])
+    assert texts(index.select("table.standings a.bot")) == [r["name"] for r in rated]

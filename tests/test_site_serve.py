@@ -8,7 +8,6 @@ and must never list a folder.
 from __future__ import annotations
 
 import socket
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from site_support import serving, store_ladder, store_tournament
 
 from arena.site import render_site
 from arena.site.serve import host_is_local, is_loopback_name
+from arena.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -153,9 +153,9 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path, 
 
 
 def _ids(db: Path, tid: str) -> list[str]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT id FROM matches WHERE tournament_id = ? ORDER BY rowid", (tid,))
-        return [r[0] for r in rows]
+    """The tournament's match ids, oldest first (its sets were stored in step order)."""
+    with Store(db, create=False) as store:
+        return [m.id for m in store.match_rows(tid=tid)]
 
 
 def test_an_old_replay_is_rendered_on_request(live: tuple[int, Path, str], tmp_path: Path):
@@ -197,11 +197,9 @@ def test_whole_match_lists_are_served(live: tuple[int, Path, str]) -> None:
     # Newest first, each linking its replay (served whether or not it is a file).
     newest = [a.get_text() for a in page.select("table.matches tbody tr td:first-child a")]
     assert newest == list(reversed(_ids(root / "arena.db", tid)))
-    with sqlite3.connect(root / "arena.db") as conn:
-        (mine,) = conn.execute(
-            "SELECT COUNT(DISTINCT match_id) FROM match_seats s JOIN bot_versions v "
-            "ON v.id = s.bot_version_id WHERE v.name = 'ace'"
-        ).fetchone()
+    with Store(root / "arena.db", create=False) as store:
+        aces = [v.id for v in store.version_refs() if v.name == "ace"]
+        mine = len(store.match_rows(versions=aces))
     status, body = raw_get(port, "/matches.html?bot=ace&page=1", local)
     assert (
         status == 200

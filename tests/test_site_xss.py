@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import urllib.request
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from bs4 import BeautifulSoup
 from site_support import serving, soup, store_tournament
 
 from arena.site import render_site
+from arena.store import Store
 
 SCRIPT = "<script>alert('name')</script>"
 ATTR = '"><img src=x onerror=alert(1)>'
@@ -46,8 +46,8 @@ def test_no_injected_markup_in_pages_served_on_request(tmp_path: Path) -> None:
     tid = store_tournament(db, HOSTILE_BOTS, fault=(ATTR, FAULT), log=(SVG, LOG))
     render_site(db, tmp_path / "site", with_logs=True, replays=0)
     assert not (tmp_path / "site" / "matches").exists()
-    with sqlite3.connect(db) as conn:
-        ids = [r[0] for r in conn.execute("SELECT id FROM matches")]
+    with Store(db, create=False) as store:
+        ids = [m.id for m in store.match_rows()]
     with serving(tmp_path / "site", db) as url:
         served = [f"matches/{m}.html" for m in ids] + [f"matches.html?tournament={tid}"]
         for path in served:

@@ -88,6 +88,7 @@ def write_bots(directory: Path, names: list[str]) -> list[Path]:
 
 def dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Every game-determined row of the database, in a canonical order."""
+    # Raw rows: two databases compared column by column (serial == parallel, resumed).
     conn = sqlite3.connect(db)
     out = {}
     queries = {
@@ -398,7 +399,7 @@ ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
 db, cmd = sys.argv[1], json.loads(sys.argv[2])
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         start_new_session=True, text=True)
-def stored():
+def stored():  # raw, read-only: arena is still making the file (a Store would create it)
     try:
         c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         return c.execute("SELECT COUNT(*) FROM matches").fetchone()[0]

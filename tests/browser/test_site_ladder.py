@@ -3,7 +3,6 @@ whole match list), in a real headless Chromium against a real ``arena serve`` pr
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from selenium.webdriver.common.by import By
 from site_support import serving, store_ladder
 
 from arena.site import render_site
+from arena.store import Store
 
 NAMES = ["ace", "bea", "cy", "dot", "eve"]
 
@@ -72,10 +72,8 @@ def test_an_old_replay_served_on_request(
     browser: webdriver.Chrome, ladder: tuple[str, Path, str], tmp_path: Path
 ) -> None:
     url, root, tid = ladder
-    with sqlite3.connect(root / "arena.db") as conn:
-        (oldest,) = conn.execute(
-            "SELECT id FROM matches WHERE tournament_id = ? ORDER BY rowid LIMIT 1", (tid,)
-        ).fetchone()
+    with Store(root / "arena.db", create=False) as store:
+        oldest = store.match_rows(tid=tid)[0].id  # step 0 (its sets were stored in step order)
     assert not (root / "site" / "matches" / f"{oldest}.html").exists()
     # Reached the way a reader does: the whole list of the ladder's matches, its last page.
     browser.get(f"{url}matches.html?tournament={tid}")
