@@ -23,6 +23,7 @@ from arena.matches.record import MatchRecord, SeatStats
 from arena.matches.scheduler import SEATINGS, Entrant, match_seed
 from arena.matches.secrecy import SecretFile
 from arena.sandbox import Limits
+from arena.sandbox.botfile import bundled
 from arena.stats.sequential import Design, half_points, replay
 from arena.store import COMPARE, Store
 from arena.tournaments import compare
@@ -203,7 +204,7 @@ def test_bad_options_are_usage_errors(tmp_path: Path, args: list[str], says: str
 
 def test_one_bot_by_name_and_by_file_is_a_usage_error(tmp_path: Path) -> None:
     copy = tmp_path / "heur.py"
-    copy.write_text((Path(compare.__file__).parents[1] / "bots" / "heuristic.py").read_text())
+    copy.write_text(bundled("heuristic").read_text())
     # The same name twice (the file declares the bundled name): refused before anything runs.
     result = arena("compare", "heuristic", copy, "--db", "arena.db", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -251,7 +252,7 @@ def test_heuristic_against_random_accepts_h1_on_the_real_sandbox(tmp_path: Path)
 
 @pytest.mark.slow
 def test_a_renamed_copy_is_not_found_stronger(tmp_path: Path) -> None:
-    source = (Path(compare.__file__).parents[1] / "bots" / "heuristic.py").read_text()
+    source = bundled("heuristic").read_text()
     copy = tmp_path / "twin.py"
     copy.write_text(source.replace('name = "heuristic"', 'name = "twin"'))
     assert 'name = "twin"' in copy.read_text()
