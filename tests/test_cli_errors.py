@@ -185,4 +185,3 @@ def test_ladder_json_without_status_is_a_usage_error(tmp_path: Path) -> None:
     out = arena("ladder", "random", "heuristic", "--json", cwd=tmp_path)
     assert out.returncode == 2 and "--json goes with --status" in out.stderr, out.stderr
     assert not (tmp_path / "arena.db").exists()
-
