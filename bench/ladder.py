@@ -1,7 +1,8 @@
 """The ladder's scheduler and incremental ratings, in simulation (no engine): how many
 duplicate sets each schedule needs, how honest the shown intervals are, and what a step costs.
 
-Usage: ``python bench/ladder.py [--quick] [--sizes 30,300,1000] [--reps R] [--seed S]``.
+Usage: ``python bench/ladder.py [--quick] [--sizes 30,300,1000] [--reps R] [--seed S]
+[--warm W]``.
 
 Synthetic bots with known Plackett-Luce strengths play duplicate sets with shared deal luck
 and ties (``bench/ladder_model.py``). Every schedule is rated by the same
@@ -15,13 +16,14 @@ size ``n``:
   of any bot; the coverage of the shown 95 % intervals under each schedule; the slope of
   the ratings against the truth at a quarter of the budget and at its end (above 1: the ends
   of the table shown further out than they are, the estimate's bias with few sets per bot).
-- **newcomer**: a field warmed up by random sets, then one new bot; the sets it plays until
-  its shown interval is narrower than ±50 rating points, and the sets scheduled before its
-  first, for the ladder, the newcomer against random pairs, neighbour matchmaking and an
-  oracle that knows every true strength (the newcomer between its nearest bots in truth:
-  the fewest sets any choice of partners could give); and, under the ladder, how far the
-  newcomers really are from the truth after 12 of their sets against the spread their
-  intervals claim (an honest ±50 needs an error of about 23 points rms).
+- **newcomer**: a field warmed up by random sets (``--warm`` times ``n``), then one new
+  bot; the sets it plays until its shown interval is narrower than ±50 rating points, and
+  the sets scheduled before its first, for the ladder, the newcomer against random pairs,
+  neighbour matchmaking and an oracle that knows every true strength (the newcomer between
+  its nearest bots in truth: the fewest sets any choice of partners could give); and, under
+  the ladder, how far the newcomers really are from the truth after 12 of their sets
+  against the spread their intervals claim (an honest ±50 needs an error of about 23
+  points rms).
 - **cost**: the scheduler's time per step and the rating update's per set (its full fit
   apart), at the largest ``n``.
 
@@ -252,9 +254,12 @@ def newcomer(
     return before, 0, False
 
 
-def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) -> None:
-    """Print the newcomer line of each schedule at size ``n``."""
-    base, truth = warmed(n, 10 * n, seed, world, spread)
+def newcomer_table(
+    n: int, trials: int, seed: int, world: World, spread: float, warm: int = 10
+) -> None:
+    """Print the newcomer line of each schedule at size ``n``, the field measured first by
+    ``warm * n`` random sets (``3 * warm`` sets a bot)."""
+    base, truth = warmed(n, warm * n, seed, world, spread)
     for name in ("ladder", "random pairs", "neighbours", "truth oracle"):
         got = [newcomer(base, truth, name, t, world, spread) for t in range(trials)]
         reached = [p for _, p, _ in got if p]
@@ -342,6 +347,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3, help="runs per schedule for the cold start")
     ap.add_argument("--trials", type=int, default=12, help="newcomers per schedule")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--warm",
+        type=int,
+        default=10,
+        help="the newcomer's field is first measured by WARM x n random sets (default 10)",
+    )
     ap.add_argument("--spread", type=float, default=1.5, help="sd of the true log-strengths")
     ap.add_argument(
         "--luck", type=float, default=World.luck, help="chance a seat's luck is the deal's"
@@ -359,13 +370,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     world = World(luck=args.luck)
     reps, trials = (2, 2) if args.quick else (args.reps, args.trials)
-    print(f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} {world} load {load()}")
+    print(
+        f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} warm={args.warm} {world}"
+        f" load {load()}"
+    )
     for n in sizes:
         budget = 60 * n if n <= 30 else 50 * n if n <= 300 else 10 * n
         if args.quick:
             budget = 240
         cold_table(n, budget, reps if n < 1000 else 1, args.seed, world, args.spread)
-        newcomer_table(n, trials, args.seed, world, args.spread)
+        newcomer_table(n, trials, args.seed, world, args.spread, max(1, args.warm))
     cost_table(max(sizes), 100 if args.quick else 3 * max(sizes), args.seed, world, args.spread)
     print(f"# load {load()}")
     return 0

@@ -84,3 +84,25 @@ def test_the_truth_oracle_puts_the_newcomer_between_its_nearest_bots() -> None:
     assert seen == {(3, 2), (4, 2), (3, 1), (4, 1)}
     top = truth_bracketing(5, truth)(lad, np.random.default_rng(0))
     assert top[0] == 5 and set(top[1:]) == {4, 3}
+
+
+def test_the_newcomers_field_is_measured_as_long_as_asked() -> None:
+    """``--warm`` sets how many random sets measure the field before the newcomer joins: a
+    field measured four times longer shows narrower intervals of its own bots."""
+    import sys
+
+    from bench_support import BENCH
+
+    sys.path.insert(0, str(BENCH))
+    from ladder import warmed
+    from ladder_model import World
+
+    def widths(warm: int) -> float:
+        lad, _ = warmed(12, warm * 12, 1, World(), 1.5)
+        lines = [s for s in lad.ratings.standings() if s.low is not None and s.high is not None]
+        return sum(s.high - s.low for s in lines) / len(lines)
+
+    assert widths(40) < 0.75 * widths(10)
+    result = run_bench("ladder.py", "--quick", "--warm", "3")
+    assert result.returncode == 0, result.stderr
+    assert "warm=3" in result.stdout.splitlines()[0]
