@@ -1,7 +1,8 @@
 """The ladder's scheduler and incremental ratings, in simulation (no engine): how many
 duplicate sets each schedule needs, how honest the shown intervals are, and what a step costs.
 
-Usage: ``python bench/ladder.py [--quick] [--sizes 30,300,1000] [--reps R] [--seed S]``.
+Usage: ``python bench/ladder.py [--quick] [--sizes 30,300,1000] [--reps R] [--seed S]
+[--warm W]``.
 
 Synthetic bots with known Plackett-Luce strengths play duplicate sets with shared deal luck
 and ties (``bench/ladder_model.py``). Every schedule is rated by the same
@@ -15,9 +16,14 @@ size ``n``:
   of any bot; the coverage of the shown 95 % intervals under each schedule; the slope of
   the ratings against the truth at a quarter of the budget and at its end (above 1: the ends
   of the table shown further out than they are, the estimate's bias with few sets per bot).
-- **newcomer**: a field warmed up by random sets, then one new bot; the sets it plays until
-  its shown interval is narrower than ±50 rating points, and the sets scheduled before its
-  first, for the ladder, the newcomer against random pairs, and neighbour matchmaking.
+- **newcomer**: a field warmed up by random sets (``--warm`` times ``n``), then one new
+  bot; the sets it plays until its shown interval is narrower than ±50 rating points, and
+  the sets scheduled before its first, for the ladder, the newcomer against random pairs,
+  neighbour matchmaking and an oracle that knows every true strength (the newcomer between
+  its nearest bots in truth: the fewest sets any choice of partners could give); and, under
+  the ladder, how far the newcomers really are from the truth after 12 of their sets
+  against the spread their intervals claim (an honest ±50 needs an error of about 23
+  points rms).
 - **cost**: the scheduler's time per step and the rating update's per set (its full fit
   apart), at the largest ``n``.
 
@@ -56,11 +62,13 @@ from ladder_model import (  # noqa: E402
     random_triples,
     round_robin,
     strengths,
+    truth_bracketing,
 )
 
 from arena.ladder import SetResult  # noqa: E402
 from arena.ladder.policy import Ladder  # noqa: E402
 from arena.stats import BASE, ELO_SCALE  # noqa: E402
+from arena.stats import intervals as ivals  # noqa: E402
 
 TOP = 10
 HALF_WIDTH = 50.0
@@ -223,6 +231,7 @@ def newcomer(
         "ladder": ladder_rule,
         "random pairs": focal_random_pairs(new),
         "neighbours": neighbour_matchmaking,
+        "truth oracle": truth_bracketing(new, truth),
     }
     run, rngs = Run(), (np.random.default_rng([lad.seed, 101, trial]), rng)
     before = played = 0
@@ -245,10 +254,13 @@ def newcomer(
     return before, 0, False
 
 
-def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) -> None:
-    """Print the newcomer line of each schedule at size ``n``."""
-    base, truth = warmed(n, 10 * n, seed, world, spread)
-    for name in ("ladder", "random pairs", "neighbours"):
+def newcomer_table(
+    n: int, trials: int, seed: int, world: World, spread: float, warm: int = 10
+) -> None:
+    """Print the newcomer line of each schedule at size ``n``, the field measured first by
+    ``warm * n`` random sets (``3 * warm`` sets a bot)."""
+    base, truth = warmed(n, warm * n, seed, world, spread)
+    for name in ("ladder", "random pairs", "neighbours", "truth oracle"):
         got = [newcomer(base, truth, name, t, world, spread) for t in range(trials)]
         reached = [p for _, p, _ in got if p]
         med = statistics.median(reached) if reached else float("nan")
@@ -259,6 +271,42 @@ def newcomer_table(n: int, trials: int, seed: int, world: World, spread: float) 
             f"  interval then held the truth: {sum(h for _, _, h in got)}/{len(reached)}",
             flush=True,
         )
+    newcomer_error(base, truth, trials, world, spread)
+
+
+def newcomer_error(
+    base: Ladder, truth: np.ndarray, trials: int, world: World, spread: float, at: int = 12
+) -> None:
+    """Print how far the ladder's newcomers really are from the truth after ``at`` of their
+    sets, against the spread their shown intervals claim: whether an interval of ±50 at that
+    point could be honest. A z-score sd above 1 means the shown interval is not too wide."""
+    errors, sds, held = [], [], 0
+    for trial in range(trials):
+        lad = copy.deepcopy(base)
+        new = lad.ratings.n
+        rng = np.random.default_rng([lad.seed, 100, trial])
+        full = np.append(truth, rng.normal() * spread)
+        lad.join(new)
+        played, run = 0, Run()
+        rngs = (np.random.default_rng([lad.seed, 101, trial]), rng)
+        while played < at:
+            played += new in step(lad, ladder_rule, full, rngs, world, run)
+        line = lad.ratings.standings([new])[0]
+        if line.low is None or line.high is None:
+            continue
+        true = BASE + ELO_SCALE * (full[new] - float(lad.ratings.centre() @ full))
+        errors.append(line.rating - true)
+        sds.append((line.high - line.low) / 2 / ivals.t_quantile(at - 1.0))
+        held += line.low <= true <= line.high
+    rms = float(np.sqrt(np.mean(np.square(errors))))
+    z = float(np.sqrt(np.mean(np.square(np.asarray(errors) / np.asarray(sds)))))
+    print(
+        f"err  n={base.ratings.n:<5} ladder          after {at} sets: rms error {rms:.0f} points,"
+        f" shown sd {float(np.sqrt(np.mean(np.square(sds)))):.0f} (z-score sd {z:.2f}),"
+        f" interval held the truth {held}/{len(errors)}; an honest ±{HALF_WIDTH:.0f} needs an rms"
+        f" error under {HALF_WIDTH / ivals.t_quantile(at - 1.0):.0f}",
+        flush=True,
+    )
 
 
 def cost_table(n: int, sets: int, seed: int, world: World, spread: float) -> None:
@@ -299,6 +347,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3, help="runs per schedule for the cold start")
     ap.add_argument("--trials", type=int, default=12, help="newcomers per schedule")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--warm",
+        type=int,
+        default=10,
+        help="the newcomer's field is first measured by WARM x n random sets (default 10)",
+    )
     ap.add_argument("--spread", type=float, default=1.5, help="sd of the true log-strengths")
     ap.add_argument(
         "--luck", type=float, default=World.luck, help="chance a seat's luck is the deal's"
@@ -316,13 +370,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     world = World(luck=args.luck)
     reps, trials = (2, 2) if args.quick else (args.reps, args.trials)
-    print(f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} {world} load {load()}")
+    print(
+        f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} warm={args.warm} {world}"
+        f" load {load()}"
+    )
     for n in sizes:
         budget = 60 * n if n <= 30 else 50 * n if n <= 300 else 10 * n
         if args.quick:
             budget = 240
         cold_table(n, budget, reps if n < 1000 else 1, args.seed, world, args.spread)
-        newcomer_table(n, trials, args.seed, world, args.spread)
+        newcomer_table(n, trials, args.seed, world, args.spread, max(1, args.warm))
     cost_table(max(sizes), 100 if args.quick else 3 * max(sizes), args.seed, world, args.spread)
     print(f"# load {load()}")
     return 0

@@ -131,3 +131,25 @@ def focal_random_pairs(newcomer: int) -> Picker:
         return newcomer, others[a], others[b]
 
     return pick
+
+
+def truth_bracketing(newcomer: int, truth: np.ndarray, nearest: int = 2) -> Picker:
+    """An oracle, not a schedule: the newcomer between two bots of the field taken from the
+    ``nearest`` just above and just below it in *true* strength (in turn, so that their own
+    errors average out; two from one side for a newcomer past either end). What a rule that
+    placed the newcomer and ordered the field perfectly from its first set would play: the
+    fewest sets partner choice could give."""
+
+    def pick(lad: Ladder, rng: np.random.Generator) -> tuple[int, int, int]:
+        others = np.asarray([b for b in lad.active() if b != newcomer])
+        gap = truth[others] - truth[newcomer]
+        up = others[gap > 0][np.argsort(gap[gap > 0])][:nearest]
+        down = others[gap <= 0][np.argsort(-gap[gap <= 0])][:nearest]
+        k = lad.step
+        if len(up) and len(down):
+            return newcomer, int(up[k % len(up)]), int(down[(k // len(up)) % len(down)])
+        side = up if len(up) else down
+        a, b = rng.choice(len(side), 2, replace=False)
+        return newcomer, int(side[a]), int(side[b])
+
+    return pick
