@@ -134,7 +134,7 @@ def test_the_same_seed_and_results_give_the_same_ladder() -> None:
 def test_a_step_scores_a_bounded_number_of_triples_whatever_the_field() -> None:
     """Counted, not timed: C(n, 3) grows 29-fold from 40 to 120 bots; the triples scored
     per step stay within the candidate list's pairs, whatever the field."""
-    p = Parameters(min_sets=2, provisional_width=math.inf)  # soon past the newcomers' sets
+    p = Parameters(min_sets=2)  # soon past the newcomers' sets
     scored: dict[int, list[int]] = {}
     for n in (40, 120):
         lad, truth = field(n, seed=n, params=p)

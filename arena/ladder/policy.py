@@ -53,12 +53,6 @@ class Parameters:
     """Sets a new bot plays as the focus before the others are refined, its partners chosen
     for what they teach about it alone: about what brings its interval to ±50 points
     (measured: bench/ladder.py)."""
-    provisional_width: float = 50.0
-    """Not consulted by the rule: a new bot is the focus for its first ``min_sets`` sets,
-    whatever its interval. Keeping it the focus while its model-based interval stayed wider
-    than ± this many points (up to ``3 * min_sets`` sets) was measured and not adopted: its
-    median sets to ±50 at 30 bots 16 against 15.5 over 48 newcomers, the top 10 of 300 bots
-    later (docs/ladder.md)."""
     wait_factor: float = 1.0
     """The wait bound ``W`` is ``wait_factor`` times the field's size: three times the
     average wait (a set seats three bots, so a bot plays every ``n / 3`` sets on average)."""
