@@ -24,6 +24,7 @@ from arena.cli.common import (
     PathOf,
     checked_by,
     db_option,
+    log_option,
     reports_errors,
     show,
     source_bytes_option,
@@ -267,13 +268,7 @@ def _check_limit(name: str) -> Callable[[float], object]:
     "name with -site: arena-site/ for arena.db]",
 )
 @click.option("--no-site", is_flag=True, help="Do not render the site.")
-@click.option(
-    "--log",
-    "log_path",
-    type=PathOf("file"),
-    default=None,
-    help="Log file of the run, worker processes included  [default: the database's name with .log]",
-)
+@log_option
 @click.option(
     "--cluster",
     metavar="ADDR",

@@ -171,6 +171,18 @@ def unsafe_option(fn: F) -> F:
     )(fn)
 
 
+def log_option(fn: F) -> F:
+    """The shared ``--log FILE`` option of the commands that run matches."""
+    return click.option(
+        "--log",
+        "log_path",
+        type=PathOf("file"),
+        default=None,
+        help="Log file of the run, worker processes included  [default: the database's name "
+        "with .log]",
+    )(fn)
+
+
 def source_bytes_option(fn: F) -> F:
     """The shared ``--max-source-bytes N`` option: the largest bot file read."""
     return click.option(

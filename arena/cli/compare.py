@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import click
 
 from arena.cli.common import (
-    PathOf,
     db_option,
+    log_option,
     reports_errors,
     source_bytes_option,
     unsafe_option,
@@ -77,13 +77,7 @@ _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option(
-    "--log",
-    "log_path",
-    type=PathOf("file"),
-    default=None,
-    help="Log file of the run  [default: the database's name with .log]",
-)
+@log_option
 @source_bytes_option
 @unsafe_option
 @reports_errors

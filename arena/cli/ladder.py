@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.cluster import cluster_options
-from arena.cli.common import PathOf, checked_by, db_option, reports_errors, show, unsafe_option
+from arena.cli.common import (
+    PathOf,
+    checked_by,
+    db_option,
+    log_option,
+    reports_errors,
+    show,
+    unsafe_option,
+)
 from arena.untrusted import clean_line
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them
@@ -90,13 +98,7 @@ def _check_workers(workers: int) -> None:
     default=None,
     help="Render the standings site into this folder every few sets and at the end.",
 )
-@click.option(
-    "--log",
-    "log_path",
-    type=PathOf("file"),
-    default=None,
-    help="Log file of the run  [default: the database's name with .log]",
-)
+@log_option
 @click.option(
     "--cluster",
     metavar="ADDR",
