@@ -17,6 +17,7 @@ from cli_support import write_bot
 from rich.console import Console
 
 from arena.api import LadderRun, ladder_status, retire, run_ladder
+from arena.cli.common import option_of
 from arena.errors import ArenaError
 from arena.ladder.epochs import Epochs, verify_epoch
 from arena.ladder.policy import Parameters
@@ -149,8 +150,11 @@ def test_new_version_replaces_retired_leaves_submitted_again_comes_back(tmp_path
 
     # Retired: out of the field at the next step. These bots were stored without an owner
     # key, so only the organiser's force retires them; a bundled bot is never retired.
-    with pytest.raises(ArenaError, match="has no owner key"):
+    with pytest.raises(ArenaError, match="has no owner key") as refused:
         retire(db, "last")
+    # The library names its setting; the command line shows its option there.
+    assert refused.value.settings == ("force",) and "--" not in str(refused.value)
+    assert refused.value.spelled(option_of).endswith("(or the organiser, with --force)")
     with pytest.raises(ArenaError, match="bundled bot"):
         retire(db, "random")
     last, changed = retire(db, "last", force=True)

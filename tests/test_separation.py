@@ -171,7 +171,7 @@ def test_the_cap_stops_it_and_says_which_pair_is_not_separated(tmp_path: Path) -
     cmd = ["run", "heuristic", "random", "last.py", "--until-separated", "--rounds", "2",
            "--workers", "2", "--no-site", "--db", "arena.db"]  # fmt: skip
     out = ok(arena(*cmd, cwd=tmp_path))
-    assert "Stopped at the cap of 2 rounds (--rounds) before the standings were separated" in out
+    assert "Stopped at the cap of 2 rounds before the standings were separated" in out
     assert "not separated yet:" in out
 
 

@@ -114,7 +114,9 @@ def ladder_epoch(store: Store, lid: str | None, epoch: int) -> tuple[StoredTourn
     ArenaError when it is not a ladder or has no such epoch."""
     t = store.tournament(lid, prefer=LADDER)
     if t.kind != LADDER:
-        raise ArenaError(f"tournament {t.id} is not a ladder: --epoch is for ladders")
+        raise ArenaError(f"tournament {t.id} is not a ladder: `epoch` is for ladders").naming(
+            "epoch"
+        )
     epochs = {e.epoch: e for e in store.ladder_epochs(t.id)}
     if epoch not in epochs:
         raise ArenaError(f"ladder {t.id} has no epoch {epoch} (it has epochs 0 to {max(epochs)})")

@@ -171,7 +171,6 @@ def retire_bot(
     if owner is not None and current != owner and not force:
         whose = "belongs to another owner key" if current else "has no owner key"
         raise ArenaError(
-            f"bot {name!r} {whose}: only its owner retires it (or the organiser, with "
-            "`arena retire --force`)"
-        )
+            f"bot {name!r} {whose}: only its owner retires it (or the organiser, with `force`)"
+        ).naming("force")
     return version, store.set_retired(name, True)

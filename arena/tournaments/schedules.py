@@ -230,7 +230,7 @@ class UntilSeparated(ScheduleBase):
         waiting = "; ".join(p.text() for p in last.pairs if not p.separated)
         if self.stopped:
             return (
-                f"Stopped at the cap of {last.rounds} rounds (--rounds) before the standings "
+                f"Stopped at the cap of {last.rounds} rounds before the standings "
                 f"were separated: not separated yet: {waiting}"
             )
         return f"After round {last.rounds}: not separated yet: {waiting}"
