@@ -50,6 +50,8 @@ FUNCTION_LEVEL: dict[str, str] = {
     **dict.fromkeys(
         (
             "arena/cli/__init__.py",
+            "arena/cli/cluster.py",
+            "arena/cli/common.py",
             "arena/cli/compare.py",
             "arena/cli/ladder.py",
             "arena/cli/site.py",

@@ -18,7 +18,7 @@ from arena.cli import compare as cli_compare
 from arena.cli import ladder as cli_ladder
 from arena.cli import lists as cli_lists
 from arena.cli import site as cli_site
-from arena.cli.cluster import cluster_options
+from arena.cli.cluster import cluster_executor, cluster_options, play_on_cluster_options
 from arena.cli.common import (
     Group,
     PathOf,
@@ -29,6 +29,7 @@ from arena.cli.common import (
     show,
     source_bytes_option,
     unsafe_option,
+    workers_option,
 )
 from arena.errors import ArenaError
 
@@ -219,12 +220,6 @@ def _check_rounds(rounds: int) -> None:
     check_rounds(rounds)
 
 
-def _check_worker_count(workers: int) -> None:
-    from arena.tournaments.tournament import check_worker_count
-
-    check_worker_count(workers)
-
-
 def _check_limit(name: str) -> Callable[[float], object]:
     def check(seconds: float) -> None:
         from arena.tournaments.tournament import run_limits
@@ -252,13 +247,7 @@ def _check_limit(name: str) -> Callable[[float], object]:
     "(or --rounds is reached), then say why it stopped; see docs/tournaments.md.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed.")
-@click.option(
-    "--workers",
-    type=int,
-    default=None,
-    callback=checked_by(_check_worker_count),
-    help="Worker processes  [default: usable cores]",
-)
+@workers_option
 @click.option(
     "--out",
     "out_dir",
@@ -269,14 +258,7 @@ def _check_limit(name: str) -> Callable[[float], object]:
 )
 @click.option("--no-site", is_flag=True, help="Do not render the site.")
 @log_option
-@click.option(
-    "--cluster",
-    metavar="ADDR",
-    default=None,
-    help="Play the matches on the Dask cluster whose scheduler is ADDR (tls://HOST:8786) "
-    "instead of local worker processes; see docs/cluster.md.",
-)
-@cluster_options
+@play_on_cluster_options
 @click.option(
     "--decision-seconds",
     type=float,
@@ -342,13 +324,7 @@ def run(
     from arena.views import terminal as views
 
     console = Console(markup=False)
-    executor = None
-    if cluster is not None:  # checked first: a cluster that cannot play fails in one line
-        from arena.cluster.client import open_executor
-
-        executor = open_executor(
-            cluster, certs=cluster_certs, insecure=insecure_cluster, unsafe_no_sandbox=unsafe
-        )
+    executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe)
     done = run_tournament(
         db_path, bots_or_files, rounds=rounds, seed=seed, workers=workers,
         until_separated=until_separated, decision_seconds=decision_seconds,

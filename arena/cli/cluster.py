@@ -34,6 +34,32 @@ def cluster_options(fn: F) -> F:
     )(fn)
 
 
+def play_on_cluster_options(fn: F) -> F:
+    """``--cluster ADDR`` (play on a Dask cluster instead of local worker processes) with
+    :func:`cluster_options`: the commands that play matches (``arena run``, ``arena ladder``);
+    :func:`cluster_executor` opens what they give."""
+    fn = cluster_options(fn)
+    return click.option(
+        "--cluster",
+        metavar="ADDR",
+        default=None,
+        help="Play on the Dask cluster whose scheduler is ADDR (tls://HOST:8786) instead of "
+        "local worker processes; see docs/cluster.md.",
+    )(fn)
+
+
+def cluster_executor(
+    cluster: str | None, certs: Path | None, insecure: bool, unsafe: bool
+) -> Any | None:
+    """The executor of the cluster ``--cluster`` names (None: play locally), opened and
+    checked before anything is played, so a cluster that cannot play fails in one line."""
+    if cluster is None:
+        return None
+    from arena.cluster.client import open_executor  # Dask: loaded only when asked for
+
+    return open_executor(cluster, certs=certs, insecure=insecure, unsafe_no_sandbox=unsafe)
+
+
 @click.group()
 def cluster() -> None:
     """Set up a Dask cluster that arena can trust (docs/cluster.md)."""

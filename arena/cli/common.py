@@ -171,6 +171,23 @@ def unsafe_option(fn: F) -> F:
     )(fn)
 
 
+def _check_worker_count(workers: int) -> None:
+    from arena.tournaments.tournament import check_worker_count
+
+    check_worker_count(workers)
+
+
+def workers_option(fn: F) -> F:
+    """The shared ``--workers N`` option of the commands that play matches locally."""
+    return click.option(
+        "--workers",
+        type=int,
+        default=None,
+        callback=checked_by(_check_worker_count),
+        help="Worker processes  [default: usable cores]",
+    )(fn)
+
+
 def log_option(fn: F) -> F:
     """The shared ``--log FILE`` option of the commands that run matches."""
     return click.option(

@@ -18,6 +18,7 @@ from arena.cli.common import (
     reports_errors,
     source_bytes_option,
     unsafe_option,
+    workers_option,
 )
 from arena.untrusted import clean_line
 
@@ -72,9 +73,7 @@ _ERROR_RATE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
     show_default=True,
     help="Sets after which an undecided test ends inconclusive (6 matches each).",
 )
-@click.option(
-    "--workers", type=click.IntRange(1), default=None, help="Worker processes  [default: cores]"
-)
+@workers_option
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @log_option

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.cluster import cluster_options
+from arena.cli.cluster import cluster_executor, play_on_cluster_options
 from arena.cli.common import (
     PathOf,
     checked_by,
@@ -18,6 +18,7 @@ from arena.cli.common import (
     reports_errors,
     show,
     unsafe_option,
+    workers_option,
 )
 from arena.untrusted import clean_line
 
@@ -41,12 +42,6 @@ def _check_settings(name: str) -> Any:
         LadderSettings(**{name: value}).check()
 
     return check
-
-
-def _check_workers(workers: int) -> None:
-    from arena.tournaments.tournament import check_worker_count
-
-    check_worker_count(workers)
 
 
 @click.command()
@@ -84,13 +79,7 @@ def _check_workers(workers: int) -> None:
     callback=checked_by(_check_settings("seconds")),
     help="Hand out no new set after this many seconds  [default: run until stopped]",
 )
-@click.option(
-    "--workers",
-    type=int,
-    default=None,
-    callback=checked_by(_check_workers),
-    help="Worker processes  [default: usable cores]",
-)
+@workers_option
 @click.option(
     "--site",
     "site_dir",
@@ -99,14 +88,7 @@ def _check_workers(workers: int) -> None:
     help="Render the standings site into this folder every few sets and at the end.",
 )
 @log_option
-@click.option(
-    "--cluster",
-    metavar="ADDR",
-    default=None,
-    help="Play the sets on the Dask cluster whose scheduler is ADDR (tls://HOST:8786); see "
-    "docs/cluster.md.",
-)
-@cluster_options
+@play_on_cluster_options
 @click.option("--status", is_flag=True, help="Show the ladder as stored and exit.")
 @click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
 @unsafe_option
@@ -150,7 +132,6 @@ def ladder(
     from rich.text import Text
 
     from arena.api import ladder_status, run_ladder
-    from arena.cluster.client import open_executor
     from arena.ladder.run import LadderSettings
 
     settings = LadderSettings(
@@ -167,11 +148,7 @@ def ladder(
             show(status_lines(found))
         return
     console = Console(markup=False)
-    executor = None
-    if cluster is not None:  # checked first: a cluster that cannot play fails in one line
-        executor = open_executor(
-            cluster, certs=cluster_certs, insecure=insecure_cluster, unsafe_no_sandbox=unsafe
-        )
+    executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe)
     done = run_ladder(
         db_path, bundled, settings=settings, workers=workers, unsafe=unsafe, executor=executor,
         log_path=log_path, site=site_dir or False, console=console,
