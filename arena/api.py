@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from rich.console import Console
 
@@ -56,6 +58,46 @@ __all__ = [
     "run_ladder",
     "run_tournament",
 ]
+
+
+class _Played(NamedTuple):
+    plan: Plan
+    result: RunResult
+    workers: int
+    log_path: Path
+
+
+def _play(
+    db: str | Path,
+    plan: Callable[[Store], Plan],
+    workers: int | None,
+    executor: cf.Executor | None,
+    unsafe: bool,
+    log_path: str | Path | None,
+    console: Console | None,
+    on_plan: Callable[[Plan, int], object] | None,
+    one_at_a_time: Callable[[Path], AbstractContextManager[object]] | None = None,
+) -> _Played:
+    """What :func:`run_tournament` and :func:`run_ladder` share: ``plan`` in the database
+    (under ``one_at_a_time(path)`` when given), tell ``on_plan``, play the plan, and shut the
+    executor down whatever happened (``log_path`` defaults to the database's name with
+    ``.log``)."""
+    try:
+        workers = tournament.worker_count(workers, executor)
+        log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
+        with Store(db) as store:
+            with one_at_a_time(store.path) if one_at_a_time else nullcontext():
+                the_plan = plan(store)
+                if on_plan is not None:
+                    on_plan(the_plan, workers)
+                result = tournament.run(
+                    store, the_plan, workers=workers, unsafe=unsafe, console=console,
+                    log_path=log_file, executor=executor,
+                )  # fmt: skip
+    finally:
+        if executor is not None:  # already shut down when matches ran; idempotent
+            executor.shutdown(wait=False, cancel_futures=True)
+    return _Played(the_plan, result, workers, log_file)
 
 
 @dataclass
@@ -137,28 +179,19 @@ def run_tournament(
     any match is played. The same call again after an interruption plays only the missing
     matches. Raises :class:`~arena.errors.ArenaError` (one line) on any refusal.
     """
-    try:
-        workers = tournament.worker_count(workers, executor)
-        log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
+
+    def plan(store: Store) -> Plan:
         limits = tournament.run_limits(
             decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
         )
-        with Store(db) as store:
-            the_plan = tournament.prepare(
-                store, [str(b) for b in bots], rounds=rounds, seed=seed, limits=limits,
-                secret_file=secret_file, max_source_bytes=max_source_bytes,
-                until_separated=until_separated,
-            )  # fmt: skip
-            if on_plan is not None:
-                on_plan(the_plan, workers)
-            result = tournament.run(
-                store, the_plan, workers=workers, unsafe=unsafe, console=console,
-                log_path=log_file, executor=executor,
-            )  # fmt: skip
-    finally:
-        if executor is not None:  # already shut down when matches ran; idempotent
-            executor.shutdown(wait=False, cancel_futures=True)
-    done = TournamentRun(the_plan, result, workers, log_file)
+        return tournament.prepare(
+            store, [str(b) for b in bots], rounds=rounds, seed=seed, limits=limits,
+            secret_file=secret_file, max_source_bytes=max_source_bytes,
+            until_separated=until_separated,
+        )  # fmt: skip
+
+    played = _play(db, plan, workers, executor, unsafe, log_path, console, on_plan)
+    done = TournamentRun(played.plan, played.result, played.workers, played.log_path)
     if site is not False and done.completed:
         done.site = publish_site(db, None if site is True else site)
     return done
@@ -218,26 +251,17 @@ def run_ladder(
     ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook).
     One ladder runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
     """
-    try:
-        workers = tournament.worker_count(workers, executor)
-        log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
-        out = None if site is False else (None if site is True else Path(site))
-        hook = on_sets_stored
-        if site is not False:
-            hook = _site_hook(db, out, site_every, on_sets_stored)
-        with Store(db) as store, _one_ladder(store.path):
-            the_plan = plan_ladder(store, bundled, settings, on_sets_stored=hook)
-            if on_plan is not None:
-                on_plan(the_plan, workers)
-            result = tournament.run(
-                store, the_plan, workers=workers, unsafe=unsafe, console=console,
-                log_path=log_file, executor=executor,
-            )  # fmt: skip
-            status = _status(store, the_plan.tid)
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
-    done = LadderRun(the_plan, result, workers, log_file, status)
+    out = None if site is False else (None if site is True else Path(site))
+    hook = on_sets_stored
+    if site is not False:
+        hook = _site_hook(db, out, site_every, on_sets_stored)
+    played = _play(
+        db, lambda store: plan_ladder(store, bundled, settings, on_sets_stored=hook),
+        workers, executor, unsafe, log_path, console, on_plan, one_at_a_time=_one_ladder,
+    )  # fmt: skip
+    with Store(db, create=False) as store:
+        status = _status(store, played.plan.tid)
+    done = LadderRun(played.plan, played.result, played.workers, played.log_path, status)
     if site is not False:
         done.site = publish_site(db, out)
     return done
