@@ -30,8 +30,11 @@ from arena import stats
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.ladder import field as ladder_field
+from arena.ladder.epochs import verify_epoch
 from arena.ladder.run import LadderSettings, SetsStored, ladder_config, plan_ladder
 from arena.matches.scheduler import tournament_id
+from arena.matches.secrecy import Verification
+from arena.matches.secrecy import verify as verify_tournament
 from arena.sandbox import Limits
 from arena.site import publish_site, site_folder
 from arena.site import update as site_update
@@ -57,6 +60,7 @@ __all__ = [
     "retire",
     "run_ladder",
     "run_tournament",
+    "verify_deals",
 ]
 
 
@@ -195,6 +199,24 @@ def run_tournament(
     if site is not False and done.completed:
         done.site = publish_site(db, None if site is True else site)
     return done
+
+
+def verify_deals(db: str | Path, tid: str | None = None, epoch: int | None = None) -> Verification:
+    """Recompute the stored deals of a finished tournament (``tid``: an id or prefix; default
+    the latest round robin), or with ``epoch`` of one closed epoch of a ladder, from the
+    revealed secret (``arena verify``). A ladder is verified an epoch at a time: its secrets
+    are revealed epoch by epoch. Raises :class:`~arena.errors.ArenaError` when nothing can be
+    verified yet; a deal that differs is in the returned report."""
+    with Store(db, create=False) as store:
+        if epoch is not None:
+            return verify_epoch(store, tid, epoch)
+        t = store.tournament(tid)
+        if t.kind == LADDER:
+            raise ArenaError(
+                f"{t.id} is a ladder: it is verified an epoch at a time (`epoch`), once the "
+                "epoch is closed (`arena ladder --status` lists them)"
+            ).naming("epoch")
+        return verify_tournament(store, t.id)
 
 
 # --- ladders ---------------------------------------------------------------------------------

@@ -160,6 +160,9 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
     assert "deals verified in 24 matches" in ok(
         arena("verify", t["id"], "--epoch", "0", cwd=tmp_path)
     )
+    # Without an epoch, a ladder is one line that names the option to give.
+    line = one_error_line(arena("verify", t["id"], cwd=tmp_path))
+    assert "is a ladder: it is verified an epoch at a time (--epoch)" in line, line
 
 
 def test_kill_9_loses_only_the_sets_in_flight(tmp_path: Path) -> None:

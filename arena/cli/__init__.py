@@ -432,22 +432,9 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
         arena verify 8b92a1
         arena verify 74ba87 --epoch 0
     """
-    from arena.ladder.epochs import verify_epoch
-    from arena.matches.secrecy import verify as verify_deals
-    from arena.store import LADDER, Store
+    from arena.api import verify_deals
 
-    with Store(db_path, create=False) as store:
-        if epoch is not None:
-            report = verify_epoch(store, tid, epoch)
-        else:
-            t = store.tournament(tid)
-            if t.kind == LADDER:
-                raise ArenaError(
-                    f"{t.id} is a ladder: it is verified an epoch at a time, once the "
-                    f"epoch is closed (arena verify {t.id} --epoch N; arena ladder --status "
-                    "lists them)"
-                )
-            report = verify_deals(store, tid)
+    report = verify_deals(db_path, tid, epoch)
     if not report.ok:
         raise ArenaError(report.line())
     click.echo(report.line())
