@@ -54,11 +54,16 @@ class LocalDaskCluster:
         cluster_security.init_certificates(self.certs, "127.0.0.1")
 
     def tls(self, role: str) -> list[str]:
-        """The TLS options of ``role``'s dask command."""
+        """The TLS options of ``role``'s dask command (``worker-NAME`` for a worker), with
+        arena's role checks preloaded as docs/cluster.md says."""
         d = self.certs
+        guard = ["--preload", cluster_security.GUARD]
+        if role.startswith("worker-"):
+            guard += ["--preload-nanny", cluster_security.GUARD]
         return ["--tls-ca-file", f"{d}/ca.pem", "--tls-cert", f"{d}/{role}.pem"] + [
             "--tls-key",
             f"{d}/{role}.key",
+            *guard,
         ]
 
     def client(self) -> distributed.Client:
@@ -104,7 +109,9 @@ class LocalDaskCluster:
         self, name: str, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
     ) -> None:
         """``dask worker ADDR --nworkers 1 --nthreads 1 --name NAME`` (with a nanny), every
-        listener on 127.0.0.1."""
+        listener on 127.0.0.1, with its own certificate (issued on its first start)."""
+        if not cluster_security.worker_files(self.certs, name)[0].exists():
+            cluster_security.add_worker(self.certs, name)
         self._spawn(
             name,
             [
@@ -121,7 +128,7 @@ class LocalDaskCluster:
                 "127.0.0.1:0",
                 "--name",
                 name,
-                *self.tls("worker"),
+                *self.tls(f"worker-{name}"),
                 *extra,
             ],
             env or {},
