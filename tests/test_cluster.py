@@ -45,7 +45,9 @@ def _wait_for(predicate: object, timeout: float, what: str) -> None:
 class LocalDaskCluster:
     """A scheduler and named workers started with Dask's own CLI, each in its own session."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, guard: bool = True) -> None:
+        self.guard = guard
+        """Whether every process preloads arena's role checks (as docs/cluster.md says)."""
         self.workdir = workdir
         self.scheduler_file = workdir / "scheduler.json"
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
@@ -57,8 +59,8 @@ class LocalDaskCluster:
         """The TLS options of ``role``'s dask command (``worker-NAME`` for a worker), with
         arena's role checks preloaded as docs/cluster.md says."""
         d = self.certs
-        guard = ["--preload", cluster_security.GUARD]
-        if role.startswith("worker-"):
+        guard = ["--preload", cluster_security.GUARD] if self.guard else []
+        if role.startswith("worker-") and self.guard:
             guard += ["--preload-nanny", cluster_security.GUARD]
         return ["--tls-ca-file", f"{d}/ca.pem", "--tls-cert", f"{d}/{role}.pem"] + [
             "--tls-key",
