@@ -727,20 +727,25 @@ def test_cli_cluster_init_makes_private_certificates_and_prints_the_commands(
     tmp_path: Path,
 ) -> None:
     certs = tmp_path / "certs"
-    out = arena("cluster", "init", str(certs), "--host", "127.0.0.1", "--port", "8799")
+    out = arena(
+        "cluster", "init", str(certs), "--host", "127.0.0.1", "--port", "8799", "--worker", "w1"
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == f"made 4 certificates in {certs} (keys readable by you only)"
     scheduler, worker, run = lines[1:]
     assert scheduler.startswith("dask scheduler --protocol tls --host 127.0.0.1 --port 8799 ")
     assert "--dashboard-address 127.0.0.1:0" in scheduler and f"{certs}/scheduler.key" in scheduler
+    assert "--preload arena.cluster.roles " in scheduler
     assert worker.startswith("dask worker tls://127.0.0.1:8799 --host WORKER_ADDRESS ")
-    assert f"{certs}/worker.pem" in worker and "--nthreads 1" in worker
+    assert f"{certs}/worker-w1.pem" in worker and "--nthreads 1" in worker
+    assert "--name w1 --preload arena.cluster.roles --preload-nanny arena.cluster.roles" in worker
     assert run == f"arena run BOTS... --cluster tls://127.0.0.1:8799 --cluster-certs {certs}"
     assert certs.stat().st_mode & 0o777 == 0o700
     names = sorted(p.name for p in certs.iterdir())
     assert names == sorted(
-        f"{r}.{x}" for r in ("ca", "scheduler", "worker", "client") for x in ("pem", "key")
+        [f"{r}.{x}" for r in ("ca", "scheduler", "client", "worker-w1") for x in ("pem", "key")]
+        + ["revoked.pem"]
     )
     assert all(p.stat().st_mode & 0o777 == 0o600 for p in certs.iterdir())
     again = arena("cluster", "init", str(certs), "--host", "127.0.0.1")
@@ -751,3 +756,26 @@ def test_cli_cluster_init_makes_private_certificates_and_prints_the_commands(
     wild = arena("cluster", "init", str(tmp_path / "w"), "--host", "0.0.0.0")
     assert wild.returncode == 1 and "every interface" in wild.stderr
     assert not (tmp_path / "w").exists()
+
+
+def test_cli_add_worker_and_revoke_touch_only_their_worker(tmp_path: Path) -> None:
+    certs = tmp_path / "certs"
+    assert arena("cluster", "init", str(certs), "--host", "127.0.0.1").returncode == 0
+    before = {p.name: p.read_bytes() for p in certs.iterdir()}
+    out = arena("cluster", "add-worker", str(certs), "gpu1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        f"made worker-gpu1.pem and worker-gpu1.key in {certs}: copy them with ca.pem to gpu1\n"
+    )
+    for bad, why in (("gpu1", "already holds worker-gpu1.pem"), ("a b", "bad worker name")):
+        out = arena("cluster", "add-worker", str(certs), bad)
+        assert out.returncode == 1 and why in out.stderr and out.stderr.count("\n") == 1
+    out = arena("cluster", "revoke", str(certs), "gpu2")
+    assert (out.returncode, out.stderr) == (
+        1,
+        f"Error: no worker 'gpu2' in {certs} (workers: gpu1)\n",
+    )
+    assert arena("cluster", "revoke", str(certs), "gpu1").returncode == 0
+    after = {p.name: p.read_bytes() for p in certs.iterdir()}
+    changed = {n for n in after if before.get(n) != after[n]}
+    assert changed == {"worker-gpu1.pem", "worker-gpu1.key", "revoked.pem"}
