@@ -97,7 +97,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "role", "op", "ok"), CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    ("kind", "role", "op", "ok"), CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES]
+)
 def test_who_may_do_what(kind: str, role: str, op: str, ok: bool) -> None:
     assert roles.allowed(kind, _p(role), op, own_name="w1") is ok
 

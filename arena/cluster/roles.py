@@ -334,7 +334,7 @@ class _GuardedHandlers(dict[str, Any]):
             handler = _guarded(self.guard, op, handler)
         super().__setitem__(op, handler)
 
-    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Any) -> None:
         for op, handler in dict(*args, **kwargs).items():
             self[op] = handler
 

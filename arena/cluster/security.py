@@ -173,8 +173,7 @@ def worker_files(directory: Path, name: str) -> tuple[Path, Path]:
 def workers(directory: Path) -> list[str]:
     """The names of the workers with a certificate in ``directory``, revoked or not."""
     return sorted(
-        p.name.removeprefix("worker-").removesuffix(".pem")
-        for p in directory.glob("worker-*.pem")
+        p.name.removeprefix("worker-").removesuffix(".pem") for p in directory.glob("worker-*.pem")
     )
 
 
@@ -297,8 +296,7 @@ def commands(directory: Path, host: str, port: int = 8786) -> list[str]:
         out.append(
             f"dask worker {addr} --host WORKER_ADDRESS --dashboard-address WORKER_ADDRESS:0 "
             f"--no-dashboard --nthreads 1 --nworkers 4 --name {name} "
-            f"--preload {GUARD} --preload-nanny {GUARD} "
-            + tls.format(d=d, c=f"worker-{name}")
+            f"--preload {GUARD} --preload-nanny {GUARD} " + tls.format(d=d, c=f"worker-{name}")
         )
     if not workers(directory):
         out.append(f"(no worker certificate yet: arena cluster add-worker {d} NAME)")
