@@ -24,6 +24,7 @@ from arena.cluster import roles
 from arena.cluster import security as cluster_security
 
 ATTACKER = Path(__file__).parent / "attacks" / "worker_key_client.py"
+STREAM_ATTACK = Path(__file__).parent / "attacks" / "worker_stream.py"
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +207,38 @@ def test_a_worker_without_role_checks_is_named(guarded: LocalDaskCluster) -> Non
         guarded.wait_for_workers({"w1", "w2"})
     assert str(err.value).startswith("worker bare (tls://127.0.0.1:")
     assert "it runs without arena's role checks" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("mode", "refusal"),
+    [
+        ("submit", "refused stream message 'update-graph' from worker certificate 'liar'"),
+        ("spoof", "refused stream message 'task-finished' in the name of {victim} from worker"),
+    ],
+    ids=["submit-on-its-stream", "in-another-workers-name"],
+)
+def test_a_worker_stream_carries_only_its_own_workers_messages(
+    guarded: LocalDaskCluster, mode: str, refusal: str
+) -> None:
+    victim = guarded.worker_addresses()["w2"]
+    log = guarded.workdir / "scheduler.log"
+    before = log.read_text().count("refused stream message")
+    env = {"ARENA_HOSTILE_STREAM": mode, "ARENA_HOSTILE_VICTIM": victim}
+    guarded.start_worker("liar", env=env, extra=("--preload", str(STREAM_ATTACK)))
+    try:
+        _wait_for_text(log, refusal.format(victim=victim), 60)
+        # The liar is dropped at its first message; its nanny starts it again, and again it is
+        # dropped: it never stays, and w1 and w2 never notice.
+        assert log.read_text().count("refused stream message") > before
+        with guarded.client() as client:
+            assert client.submit(roles.installed, pure=False).result(timeout=30) is True
+    finally:
+        guarded.stop("liar")
+    guarded.wait_for_workers({"w1", "w2"})
+
+
+def _wait_for_text(path: Path, text: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in path.read_text():
+        assert time.monotonic() < deadline, f"{text!r} not in {path.name}"
+        time.sleep(0.2)
