@@ -55,12 +55,13 @@ class LocalDaskCluster:
         self.certs = workdir / "certs"
         cluster_security.init_certificates(self.certs, "127.0.0.1")
 
-    def tls(self, role: str) -> list[str]:
+    def tls(self, role: str, guarded: bool = True) -> list[str]:
         """The TLS options of ``role``'s dask command (``worker-NAME`` for a worker), with
-        arena's role checks preloaded as docs/cluster.md says."""
+        arena's role checks preloaded as docs/cluster.md says (unless not ``guarded``)."""
         d = self.certs
-        guard = ["--preload", cluster_security.GUARD] if self.guard else []
-        if role.startswith("worker-") and self.guard:
+        guarded = guarded and self.guard
+        guard = ["--preload", cluster_security.GUARD] if guarded else []
+        if role.startswith("worker-") and guarded:
             guard += ["--preload-nanny", cluster_security.GUARD]
         return ["--tls-ca-file", f"{d}/ca.pem", "--tls-cert", f"{d}/{role}.pem"] + [
             "--tls-key",
@@ -83,7 +84,7 @@ class LocalDaskCluster:
             start_new_session=True,
         )
 
-    def start_scheduler(self, env: dict[str, str] | None = None) -> None:
+    def start_scheduler(self, env: dict[str, str] | None = None, guarded: bool = True) -> None:
         """``dask scheduler`` on a free port of 127.0.0.1; its address comes from its file."""
         self._spawn(
             "scheduler",
@@ -100,7 +101,7 @@ class LocalDaskCluster:
                 "127.0.0.1:0",
                 "--scheduler-file",
                 str(self.scheduler_file),
-                *self.tls("scheduler"),
+                *self.tls("scheduler", guarded),
             ],
             env or {},
         )
@@ -108,7 +109,11 @@ class LocalDaskCluster:
         self.address = json.loads(self.scheduler_file.read_text())["address"]
 
     def start_worker(
-        self, name: str, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+        self,
+        name: str,
+        env: dict[str, str] | None = None,
+        extra: tuple[str, ...] = (),
+        guarded: bool = True,
     ) -> None:
         """``dask worker ADDR --nworkers 1 --nthreads 1 --name NAME`` (with a nanny), every
         listener on 127.0.0.1, with its own certificate (issued on its first start)."""
@@ -130,7 +135,7 @@ class LocalDaskCluster:
                 "127.0.0.1:0",
                 "--name",
                 name,
-                *self.tls(f"worker-{name}"),
+                *self.tls(f"worker-{name}", guarded),
                 *extra,
             ],
             env or {},
@@ -201,9 +206,11 @@ def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:
 
 
 @contextmanager
-def extra_worker(c: LocalDaskCluster, name: str, env: dict[str, str]) -> Iterator[None]:
+def extra_worker(
+    c: LocalDaskCluster, name: str, env: dict[str, str], guarded: bool = True
+) -> Iterator[None]:
     """One more worker beside w1 and w2 for the duration of a test."""
-    c.start_worker(name, env=env)
+    c.start_worker(name, env=env, guarded=guarded)
     try:
         c.wait_for_workers({"w1", "w2", name})
         yield
@@ -234,7 +241,9 @@ def test_worker_without_arena_is_named_not_a_hang(
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
-    with extra_worker(dask_cluster, "noarena", {"PYTHONPATH": str(blocker)}):
+    # Without arena there is no arena.cluster.roles to preload either (with it, the worker
+    # would not even start, its log saying `No module named 'arena'`).
+    with extra_worker(dask_cluster, "noarena", {"PYTHONPATH": str(blocker)}, guarded=False):
         message = _check_error(dask_cluster)
     assert message.startswith("worker noarena (tls://127.0.0.1:")
     assert "arena is not importable there" in message
@@ -248,7 +257,7 @@ def test_scheduler_without_arena_is_one_clear_error(tmp_path: Path) -> None:
     (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
     c = LocalDaskCluster(tmp_path)
     try:
-        c.start_scheduler(env={"PYTHONPATH": str(blocker)})
+        c.start_scheduler(env={"PYTHONPATH": str(blocker)}, guarded=False)
         out = arena(
             "run",
             "--cluster",

@@ -190,10 +190,7 @@ def test_a_scheduler_without_role_checks_is_refused_in_one_line(tmp_path: Path) 
 
 
 def test_a_worker_without_role_checks_is_named(guarded: LocalDaskCluster) -> None:
-    bare = LocalDaskCluster.__new__(LocalDaskCluster)
-    bare.__dict__.update(guarded.__dict__)
-    bare.guard = False  # the same cluster's files and processes; this worker preloads nothing
-    bare.start_worker("bare")
+    guarded.start_worker("bare", guarded=False)  # this worker preloads nothing
     try:
         guarded.wait_for_workers({"w1", "w2", "bare"})
         client = cluster.connect(guarded.address, certs=guarded.certs)
@@ -203,7 +200,7 @@ def test_a_worker_without_role_checks_is_named(guarded: LocalDaskCluster) -> Non
         finally:
             client.close()
     finally:
-        bare.stop("bare")
+        guarded.stop("bare")
         guarded.wait_for_workers({"w1", "w2"})
     assert str(err.value).startswith("worker bare (tls://127.0.0.1:")
     assert "it runs without arena's role checks" in str(err.value)
