@@ -133,3 +133,18 @@ def test_a_worker_stream_carries_only_a_workers_messages(
     check = guard.stream_check(_p("worker"), "tls://a:1")
     got = check(msg)
     assert got == why if why is None else why in str(got)
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [("w1", True), ("w1-0", True), ("w1-12", True), ("w2", False), ("w1-x", False), ("w", False)],
+)
+def test_a_worker_registers_under_its_certificates_name(certs: Path, name: str, ok: bool) -> None:
+    guard = roles.Guard(_Server(), "scheduler")
+    comm = FakeCertComm(sec.worker_files(certs, "w1")[0])
+    msg = {"address": f"tls://127.0.0.1:{len(name)}", "name": name}
+    if ok:
+        guard.check(comm, "register-worker", msg)
+    else:
+        with pytest.raises(PermissionError, match="a worker's --name is its certificate's name"):
+            guard.check(comm, "register-worker", msg)

@@ -76,6 +76,7 @@ REFUSED = {
     "scheduler: read events": "refused 'events' from worker certificate 'w1'",
     "scheduler: connection_stream": "refused 'connection_stream' from worker certificate 'w1'",
     "scheduler: unregister another worker": "(registered by worker certificate 'w2')",
+    "scheduler: register under another worker's name": "refused 'register-worker' as 'w2'",
     "scheduler: retire workers": "refused 'retire_workers' by name or number",
     "scheduler: restart": "refused 'restart' from worker certificate 'w1'",
     "scheduler: terminate": "refused 'terminate' from worker certificate 'w1'",

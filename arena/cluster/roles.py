@@ -237,6 +237,13 @@ class Guard:
             self._check_addresses(who, op, msg, comm)
 
     def _check_addresses(self, who: Peer, op: str, msg: Mapping[str, Any], comm: Any) -> None:
+        if op == "register-worker" and not _own_name(str(msg.get("name")), who.name):
+            raise self.refuse(
+                who,
+                f"'register-worker' as {str(msg.get('name'))!r} (a worker's --name is its "
+                "certificate's name)",
+                comm,
+            )
         named = [msg.get(arg) for arg in _ADDRESS_ARGS.get(op, ())]
         if op == "retire_workers":
             if msg.get("names") is not None or msg.get("n") is not None:
@@ -271,6 +278,13 @@ class Guard:
             return None
 
         return why_not
+
+
+def _own_name(name: str, certified: str) -> bool:
+    """Whether a worker may call itself ``name``: its certificate's name, or ``NAME-N`` (the
+    names Dask gives the processes of ``--nworkers N``)."""
+    prefix, _, number = name.rpartition("-")
+    return name == certified or (prefix == certified and number.isdigit())
 
 
 class _FilteredComm:

@@ -77,6 +77,10 @@ ATTEMPTS: dict[str, tuple[str, dict[str, Any]]] = {
         "S",
         {"op": "unregister", "address": WORKER, "stimulus_id": "attack"},
     ),
+    "scheduler: register under another worker's name": (
+        "S",
+        {"op": "register-worker", "address": "tls://127.0.0.1:9", "name": "w2"},
+    ),
     "scheduler: retire workers": ("S", {"op": "retire_workers", "n": 2}),
     "scheduler: restart": ("S", {"op": "restart"}),
     "scheduler: terminate": ("S", {"op": "terminate"}),
