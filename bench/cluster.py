@@ -6,8 +6,9 @@ Run by hand (figures go to docs/benchmarks.md)::
     python bench/cluster.py --rounds 20 --reps 1
     python bench/cluster.py --quiet-dask       # the optional Dask settings of docs/cluster.md
 
-Three backends, interleaved: the local process pool, a cluster over plain TCP
-(``--insecure-cluster``) and a cluster over TLS with the certificates of ``arena cluster init``
+Four backends, interleaved: the local process pool, a cluster over plain TCP
+(``--insecure-cluster``), a cluster over TLS with the certificates of ``arena cluster init`` but
+without arena's role checks (``bench/unguarded_preload.py``, to price them) and one with them
 (the default), each with 2 worker processes. Every backend returns JSON records that the parent
 checks against their batch (arena.tournaments.verify); the cost of that check alone is measured
 last, on records of matches played in-process, and reported per match.
@@ -369,7 +370,8 @@ def main() -> None:
             print(f"warm-up runs on the clusters: {time.perf_counter() - warm:.1f} s")
             for rep in range(args.reps):
                 line = []
-                for key, _ in BACKENDS:
+                # Every other repetition in reverse order, so no backend always runs first.
+                for key, _ in BACKENDS if rep % 2 == 0 else BACKENDS[::-1]:
                     secs, opened, used, n, dbs[key] = one_run(
                         workdir, bots, args.rounds, key, opens[key], pids[key]
                     )
@@ -406,6 +408,10 @@ def main() -> None:
     print(
         f"checking the records (JSON + replay, in every backend): {check_ms:.2f} ms CPU per "
         f"match; playing the same match in-process: {play_ms:.2f} ms"
+    )
+    print(
+        f"TLS with the role checks against without: {med['tls-open'] / med['tls']:.2f} x the "
+        f"throughput, {cpu_med['tls'] / cpu_med['tls-open']:.2f} x the CPU"
     )
     print(
         f"role checks on the scheduler: {op_us:.1f} µs CPU per operation a worker asks, "

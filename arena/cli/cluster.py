@@ -29,8 +29,8 @@ def cluster_options(fn: F) -> F:
         type=click.Path(file_okay=False, path_type=Path),
         envvar="ARENA_CLUSTER_CERTS",
         default=None,
-        help="The certificates of `arena cluster init` (ca.pem, client.pem, client.key) for a "
-        "tls:// cluster  [env: ARENA_CLUSTER_CERTS]",
+        help="The certificates of `arena cluster init` (ca.pem, client.pem, client.key, "
+        "revoked.pem) for a tls:// cluster  [env: ARENA_CLUSTER_CERTS]",
     )(fn)
 
 
