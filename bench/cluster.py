@@ -6,8 +6,9 @@ Run by hand (figures go to docs/benchmarks.md)::
     python bench/cluster.py --rounds 20 --reps 1
     python bench/cluster.py --quiet-dask       # the optional Dask settings of docs/cluster.md
 
-Three backends, interleaved: the local process pool, a cluster over plain TCP
-(``--insecure-cluster``) and a cluster over TLS with the certificates of ``arena cluster init``
+Four backends, interleaved: the local process pool, a cluster over plain TCP
+(``--insecure-cluster``), a cluster over TLS with the certificates of ``arena cluster init`` but
+without arena's role checks (``bench/unguarded_preload.py``, to price them) and one with them
 (the default), each with 2 worker processes. Every backend returns JSON records that the parent
 checks against their batch (arena.tournaments.verify); the cost of that check alone is measured
 last, on records of matches played in-process, and reported per match.
@@ -32,6 +33,7 @@ import os
 import resource
 import signal
 import sqlite3
+import ssl
 import statistics
 import subprocess
 import sys
@@ -46,7 +48,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from rich.console import Console  # noqa: E402
 
 from arena.cluster import client as cluster  # noqa: E402
-from arena.cluster import security as cluster_security
+from arena.cluster import roles  # noqa: E402
+from arena.cluster import security as cluster_security  # noqa: E402
+from arena.cluster.security import GUARD  # noqa: E402
 from arena.engine import Rules  # noqa: E402
 from arena.matches.secrecy import SecretFile  # noqa: E402
 from arena.sandbox import Limits  # noqa: E402
@@ -76,10 +80,12 @@ QUIET = {
 
 
 def start_cluster(
-    workdir: Path, workers: int, quiet: bool, certs: Path | None
+    workdir: Path, workers: int, quiet: bool, certs: Path | None, roles: bool = True
 ) -> tuple[str, list[subprocess.Popen[bytes]]]:
     """``dask scheduler`` + ``workers`` × ``dask worker --nthreads 1``, every listener on
-    127.0.0.1, over TLS with ``certs`` (else plain TCP); returns the address."""
+    127.0.0.1, over TLS with ``certs`` (else plain TCP) and, unless ``roles`` is False, arena's
+    role checks preloaded as docs/cluster.md says; returns the address."""
+    guard = GUARD if roles else str(Path(__file__).with_name("unguarded_preload.py"))
     workdir.mkdir(exist_ok=True)
     sched_file = workdir / "scheduler.json"
     base = [sys.executable, "-m", "dask"]
@@ -87,9 +93,11 @@ def start_cluster(
     def tls(role: str) -> list[str]:
         if certs is None:
             return []
+        preload = ["--preload", guard] + (["--preload-nanny", guard] if role != "scheduler" else [])
         return ["--tls-ca-file", f"{certs}/ca.pem", "--tls-cert", f"{certs}/{role}.pem"] + [
             "--tls-key",
             f"{certs}/{role}.key",
+            *preload,
         ]
 
     local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0", "--no-dashboard"]
@@ -117,7 +125,7 @@ def start_cluster(
         procs.append(
             subprocess.Popen(
                 [*base, "worker", address, "--nworkers", "1", "--nthreads", "1", *local]
-                + ["--name", f"w{k + 1}", *tls("worker")],
+                + ["--name", f"w{k + 1}", *tls(f"worker-w{k + 1}")],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
@@ -268,11 +276,45 @@ def check_cost(bots: list[Path], rounds: int) -> tuple[float, float]:
     return 1000 * checked / len(specs), 1000 * played / len(specs)
 
 
+class _CertComm:
+    """What the role checks read of a TLS comm: the peer certificate, decoded by ``ssl``."""
+
+    def __init__(self, cert: Path) -> None:
+        decoded = ssl._ssl._test_decode_cert(str(cert))  # type: ignore[attr-defined]
+        self.extra_info = {"peercert": decoded, "cipher": ("TLS_AES_256_GCM_SHA384", "", 256)}
+        self.peer_address = "tls://127.0.0.1:1"
+
+
+class _Scheduler:
+    security = None
+    workers: dict[str, Any] = {}
+
+
+def roles_cost(certs: Path, n: int = 20000) -> tuple[float, float]:
+    """CPU µs the role checks add on the scheduler: per operation a worker asks (the peer read
+    from its certificate, the table, its addresses) and per message on a worker's stream."""
+    guard = roles.Guard(_Scheduler(), "scheduler")
+    comm = _CertComm(cluster_security.worker_files(certs, "w1")[0])
+    msg = {"address": "tls://127.0.0.1:2", "metrics": {}}
+    started = time.process_time()
+    for _ in range(n):
+        guard.check(comm, "heartbeat_worker", msg)
+    per_op = time.process_time() - started
+    check = guard.stream_check(roles.Peer("worker", "w1", 1), "tls://127.0.0.1:2")
+    result = {"op": "task-finished", "key": "k", "status": "OK", "nbytes": 10}
+    started = time.process_time()
+    for _ in range(n):
+        check(result)
+    per_msg = time.process_time() - started
+    return 1e6 * per_op / n, 1e6 * per_msg / n
+
+
 SECRET = SecretFile(7, bytes(32))
 
 BACKENDS = (
     ("local", "local process pool"),
     ("tcp", "Dask, plain TCP"),
+    ("tls-open", "Dask, TLS, no roles"),
     ("tls", "Dask, TLS (default)"),
 )
 
@@ -297,17 +339,24 @@ def main() -> None:
             path.write_text(INSTANT.format(name=name))
             bots.append(path)
         certs = workdir / "certs"
-        cluster_security.init_certificates(certs, "127.0.0.1")
+        cluster_security.init_certificates(certs, "127.0.0.1", ("w1", "w2"))
         started = time.perf_counter()
         tcp_addr, tcp_procs = start_cluster(workdir / "tcp", 2, args.quiet_dask, None)
+        open_addr, open_procs = start_cluster(workdir / "open", 2, args.quiet_dask, certs, False)
         tls_addr, tls_procs = start_cluster(workdir / "tls", 2, args.quiet_dask, certs)
         print(f"clusters up in {time.perf_counter() - started:.1f} s at {tcp_addr}, {tls_addr}")
         opens: dict[str, Callable[[], Any] | None] = {
             "local": None,
             "tcp": lambda: cluster.open_executor(tcp_addr, insecure=True),
+            "tls-open": lambda: cluster.open_executor(open_addr, certs=certs),
             "tls": lambda: cluster.open_executor(tls_addr, certs=certs),
         }
-        pids = {"local": [], "tcp": [p.pid for p in tcp_procs], "tls": [p.pid for p in tls_procs]}
+        pids = {
+            "local": [],
+            "tcp": [p.pid for p in tcp_procs],
+            "tls-open": [p.pid for p in open_procs],
+            "tls": [p.pid for p in tls_procs],
+        }
         wall: dict[str, list[float]] = {k: [] for k, _ in BACKENDS}
         cpu: dict[str, list[float]] = {k: [] for k, _ in BACKENDS}
         connect: dict[str, list[float]] = {k: [] for k, _ in BACKENDS}
@@ -316,12 +365,13 @@ def main() -> None:
             # Warm-up, not measured: a fresh Dask worker imports arena and starts its bot pool
             # on its first batch (a forked local worker inherits the imports from the parent).
             warm = time.perf_counter()
-            for key in ("tcp", "tls"):
+            for key in ("tcp", "tls-open", "tls"):
                 one_run(workdir, bots, 1, "warm", opens[key], pids[key])
             print(f"warm-up runs on the clusters: {time.perf_counter() - warm:.1f} s")
             for rep in range(args.reps):
                 line = []
-                for key, _ in BACKENDS:
+                # Every other repetition in reverse order, so no backend always runs first.
+                for key, _ in BACKENDS if rep % 2 == 0 else BACKENDS[::-1]:
                     secs, opened, used, n, dbs[key] = one_run(
                         workdir, bots, args.rounds, key, opens[key], pids[key]
                     )
@@ -330,11 +380,13 @@ def main() -> None:
                     connect[key].append(opened)
                     line.append(f"{key} {secs:.2f} s wall, {used:.2f} s CPU")
                 print(f"rep {rep + 1}: " + "; ".join(line) + f" ({n} matches)")
-            same = stored(dbs["local"]) == stored(dbs["tcp"]) == stored(dbs["tls"])
+            same = all(stored(dbs["local"]) == stored(dbs[k]) for k in ("tcp", "tls-open", "tls"))
         finally:
             stop_cluster(tcp_procs)
+            stop_cluster(open_procs)
             stop_cluster(tls_procs)
         check_ms, play_ms = check_cost(bots, args.rounds)
+        op_us, msg_us = roles_cost(certs)
     load = os.getloadavg()[0]
     med = {k: statistics.median(v) for k, v in wall.items()}
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
@@ -356,6 +408,14 @@ def main() -> None:
     print(
         f"checking the records (JSON + replay, in every backend): {check_ms:.2f} ms CPU per "
         f"match; playing the same match in-process: {play_ms:.2f} ms"
+    )
+    print(
+        f"TLS with the role checks against without: {med['tls-open'] / med['tls']:.2f} x the "
+        f"throughput, {cpu_med['tls'] / cpu_med['tls-open']:.2f} x the CPU"
+    )
+    print(
+        f"role checks on the scheduler: {op_us:.1f} µs CPU per operation a worker asks, "
+        f"{msg_us:.1f} µs per message on a worker's stream"
     )
     print(f"stored matches identical: {same}")
 

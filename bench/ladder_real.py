@@ -330,7 +330,8 @@ def dask_phase(
 
     certs = work / "certs"
     if not (certs / "ca.pem").exists():
-        run_arena(["cluster", "init", str(certs), "--host", "127.0.0.1"], env)
+        names = [a for k in range(args.workers) for a in ("--worker", f"w{k + 1}")]
+        run_arena(["cluster", "init", str(certs), "--host", "127.0.0.1", *names], env)
     address, procs = dask_bench.start_cluster(work / "dask", args.workers, True, certs)
     try:
         db = work / "dask.db"

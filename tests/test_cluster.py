@@ -45,7 +45,9 @@ def _wait_for(predicate: object, timeout: float, what: str) -> None:
 class LocalDaskCluster:
     """A scheduler and named workers started with Dask's own CLI, each in its own session."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, guard: bool = True) -> None:
+        self.guard = guard
+        """Whether every process preloads arena's role checks (as docs/cluster.md says)."""
         self.workdir = workdir
         self.scheduler_file = workdir / "scheduler.json"
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
@@ -53,12 +55,18 @@ class LocalDaskCluster:
         self.certs = workdir / "certs"
         cluster_security.init_certificates(self.certs, "127.0.0.1")
 
-    def tls(self, role: str) -> list[str]:
-        """The TLS options of ``role``'s dask command."""
+    def tls(self, role: str, guarded: bool = True) -> list[str]:
+        """The TLS options of ``role``'s dask command (``worker-NAME`` for a worker), with
+        arena's role checks preloaded as docs/cluster.md says (unless not ``guarded``)."""
         d = self.certs
+        guarded = guarded and self.guard
+        guard = ["--preload", cluster_security.GUARD] if guarded else []
+        if role.startswith("worker-") and guarded:
+            guard += ["--preload-nanny", cluster_security.GUARD]
         return ["--tls-ca-file", f"{d}/ca.pem", "--tls-cert", f"{d}/{role}.pem"] + [
             "--tls-key",
             f"{d}/{role}.key",
+            *guard,
         ]
 
     def client(self) -> distributed.Client:
@@ -76,7 +84,7 @@ class LocalDaskCluster:
             start_new_session=True,
         )
 
-    def start_scheduler(self, env: dict[str, str] | None = None) -> None:
+    def start_scheduler(self, env: dict[str, str] | None = None, guarded: bool = True) -> None:
         """``dask scheduler`` on a free port of 127.0.0.1; its address comes from its file."""
         self._spawn(
             "scheduler",
@@ -93,7 +101,7 @@ class LocalDaskCluster:
                 "127.0.0.1:0",
                 "--scheduler-file",
                 str(self.scheduler_file),
-                *self.tls("scheduler"),
+                *self.tls("scheduler", guarded),
             ],
             env or {},
         )
@@ -101,10 +109,16 @@ class LocalDaskCluster:
         self.address = json.loads(self.scheduler_file.read_text())["address"]
 
     def start_worker(
-        self, name: str, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
+        self,
+        name: str,
+        env: dict[str, str] | None = None,
+        extra: tuple[str, ...] = (),
+        guarded: bool = True,
     ) -> None:
         """``dask worker ADDR --nworkers 1 --nthreads 1 --name NAME`` (with a nanny), every
-        listener on 127.0.0.1."""
+        listener on 127.0.0.1, with its own certificate (issued on its first start)."""
+        if not cluster_security.worker_files(self.certs, name)[0].exists():
+            cluster_security.add_worker(self.certs, name)
         self._spawn(
             name,
             [
@@ -121,7 +135,7 @@ class LocalDaskCluster:
                 "127.0.0.1:0",
                 "--name",
                 name,
-                *self.tls("worker"),
+                *self.tls(f"worker-{name}", guarded),
                 *extra,
             ],
             env or {},
@@ -192,9 +206,11 @@ def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:
 
 
 @contextmanager
-def extra_worker(c: LocalDaskCluster, name: str, env: dict[str, str]) -> Iterator[None]:
+def extra_worker(
+    c: LocalDaskCluster, name: str, env: dict[str, str], guarded: bool = True
+) -> Iterator[None]:
     """One more worker beside w1 and w2 for the duration of a test."""
-    c.start_worker(name, env=env)
+    c.start_worker(name, env=env, guarded=guarded)
     try:
         c.wait_for_workers({"w1", "w2", name})
         yield
@@ -225,7 +241,9 @@ def test_worker_without_arena_is_named_not_a_hang(
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
-    with extra_worker(dask_cluster, "noarena", {"PYTHONPATH": str(blocker)}):
+    # Without arena there is no arena.cluster.roles to preload either (with it, the worker
+    # would not even start, its log saying `No module named 'arena'`).
+    with extra_worker(dask_cluster, "noarena", {"PYTHONPATH": str(blocker)}, guarded=False):
         message = _check_error(dask_cluster)
     assert message.startswith("worker noarena (tls://127.0.0.1:")
     assert "arena is not importable there" in message
@@ -239,7 +257,7 @@ def test_scheduler_without_arena_is_one_clear_error(tmp_path: Path) -> None:
     (blocker / "sitecustomize.py").write_text('import sys\nsys.modules["arena"] = None\n')
     c = LocalDaskCluster(tmp_path)
     try:
-        c.start_scheduler(env={"PYTHONPATH": str(blocker)})
+        c.start_scheduler(env={"PYTHONPATH": str(blocker)}, guarded=False)
         out = arena(
             "run",
             "--cluster",
@@ -718,20 +736,25 @@ def test_cli_cluster_init_makes_private_certificates_and_prints_the_commands(
     tmp_path: Path,
 ) -> None:
     certs = tmp_path / "certs"
-    out = arena("cluster", "init", str(certs), "--host", "127.0.0.1", "--port", "8799")
+    out = arena(
+        "cluster", "init", str(certs), "--host", "127.0.0.1", "--port", "8799", "--worker", "w1"
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == f"made 4 certificates in {certs} (keys readable by you only)"
     scheduler, worker, run = lines[1:]
     assert scheduler.startswith("dask scheduler --protocol tls --host 127.0.0.1 --port 8799 ")
     assert "--dashboard-address 127.0.0.1:0" in scheduler and f"{certs}/scheduler.key" in scheduler
+    assert "--preload arena.cluster.roles " in scheduler
     assert worker.startswith("dask worker tls://127.0.0.1:8799 --host WORKER_ADDRESS ")
-    assert f"{certs}/worker.pem" in worker and "--nthreads 1" in worker
+    assert f"{certs}/worker-w1.pem" in worker and "--nthreads 1" in worker
+    assert "--name w1 --preload arena.cluster.roles --preload-nanny arena.cluster.roles" in worker
     assert run == f"arena run BOTS... --cluster tls://127.0.0.1:8799 --cluster-certs {certs}"
     assert certs.stat().st_mode & 0o777 == 0o700
     names = sorted(p.name for p in certs.iterdir())
     assert names == sorted(
-        f"{r}.{x}" for r in ("ca", "scheduler", "worker", "client") for x in ("pem", "key")
+        [f"{r}.{x}" for r in ("ca", "scheduler", "client", "worker-w1") for x in ("pem", "key")]
+        + ["revoked.pem"]
     )
     assert all(p.stat().st_mode & 0o777 == 0o600 for p in certs.iterdir())
     again = arena("cluster", "init", str(certs), "--host", "127.0.0.1")
@@ -742,3 +765,26 @@ def test_cli_cluster_init_makes_private_certificates_and_prints_the_commands(
     wild = arena("cluster", "init", str(tmp_path / "w"), "--host", "0.0.0.0")
     assert wild.returncode == 1 and "every interface" in wild.stderr
     assert not (tmp_path / "w").exists()
+
+
+def test_cli_add_worker_and_revoke_touch_only_their_worker(tmp_path: Path) -> None:
+    certs = tmp_path / "certs"
+    assert arena("cluster", "init", str(certs), "--host", "127.0.0.1").returncode == 0
+    before = {p.name: p.read_bytes() for p in certs.iterdir()}
+    out = arena("cluster", "add-worker", str(certs), "gpu1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        f"made worker-gpu1.pem and worker-gpu1.key in {certs}: copy them with ca.pem to gpu1\n"
+    )
+    for bad, why in (("gpu1", "already holds worker-gpu1.pem"), ("a b", "bad worker name")):
+        out = arena("cluster", "add-worker", str(certs), bad)
+        assert out.returncode == 1 and why in out.stderr and out.stderr.count("\n") == 1
+    out = arena("cluster", "revoke", str(certs), "gpu2")
+    assert (out.returncode, out.stderr) == (
+        1,
+        f"Error: no worker 'gpu2' in {certs} (workers: gpu1)\n",
+    )
+    assert arena("cluster", "revoke", str(certs), "gpu1").returncode == 0
+    after = {p.name: p.read_bytes() for p in certs.iterdir()}
+    changed = {n for n in after if before.get(n) != after[n]}
+    assert changed == {"worker-gpu1.pem", "worker-gpu1.key", "revoked.pem"}

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from arena.cli.common import reports_errors
-from arena.cluster.security import commands, init_certificates
+from arena.cluster.security import add_worker, commands, init_certificates, revoke
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,8 +29,8 @@ def cluster_options(fn: F) -> F:
         type=click.Path(file_okay=False, path_type=Path),
         envvar="ARENA_CLUSTER_CERTS",
         default=None,
-        help="The certificates of `arena cluster init` (ca.pem, client.pem, client.key) for a "
-        "tls:// cluster  [env: ARENA_CLUSTER_CERTS]",
+        help="The certificates of `arena cluster init` (ca.pem, client.pem, client.key, "
+        "revoked.pem) for a tls:// cluster  [env: ARENA_CLUSTER_CERTS]",
     )(fn)
 
 
@@ -69,21 +69,67 @@ def cluster() -> None:
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", required=True, help="The scheduler's private address (IP or name).")
 @click.option("--port", type=int, default=8786, show_default=True, help="The scheduler's port.")
+@click.option(
+    "--worker",
+    "names",
+    metavar="NAME",
+    multiple=True,
+    help="Issue a worker certificate named NAME too (repeat for more; later: add-worker).",
+)
 @reports_errors
-def init(directory: Path, host: str, port: int) -> None:
+def init(directory: Path, host: str, port: int, names: tuple[str, ...]) -> None:
     """Make a CA and TLS certificates in DIRECTORY (mode 0700) and print the exact commands.
 
-    Copy ca.pem with scheduler.* to the scheduler, ca.pem with worker.* to each worker; the
-    arena machine keeps ca.pem and client.*; ca.key stays here (it signs certificates).
+    Copy ca.pem with scheduler.* to the scheduler, ca.pem with worker-NAME.* to the worker
+    NAME; the arena machine keeps ca.pem, client.* and revoked.pem; ca.key stays here (it signs
+    certificates).
 
     \b
     Example:
-        arena cluster init ~/.arena-cluster --host 10.0.0.5
+        arena cluster init ~/.arena-cluster --host 10.0.0.5 --worker gpu1 --worker gpu2
     """
-    made = init_certificates(directory, host)
+    made = init_certificates(directory, host, names)
     click.echo(f"made {len(made)} certificates in {directory} (keys readable by you only)")
     for line in commands(directory, host, port):
         click.echo(line)
+
+
+@cluster.command("add-worker")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("name")
+@reports_errors
+def add_worker_command(directory: Path, name: str) -> None:
+    """Issue the certificate of one more worker, NAME, from the CA in DIRECTORY.
+
+    Writes worker-NAME.pem and worker-NAME.key; copy them with ca.pem to that worker and start
+    it with --name NAME. No other certificate changes.
+
+    \b
+    Example:
+        arena cluster add-worker ~/.arena-cluster gpu3
+    """
+    cert, key = add_worker(directory, name)
+    click.echo(f"made {cert.name} and {key.name} in {directory}: copy them with ca.pem to {name}")
+
+
+@cluster.command("revoke")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("name")
+@reports_errors
+def revoke_command(directory: Path, name: str) -> None:
+    """Revoke the certificate of the worker NAME: the scheduler refuses it from then on.
+
+    Adds it to DIRECTORY/revoked.pem (signed by the CA). The next arena run or doctor on the
+    cluster hands the list to the scheduler, which closes that worker's connections and
+    refuses new ones; copying revoked.pem beside the scheduler's ca.pem makes it hold across
+    a scheduler restart. The other workers keep their certificates.
+
+    \b
+    Example:
+        arena cluster revoke ~/.arena-cluster gpu3
+    """
+    serial = revoke(directory, name)
+    click.echo(f"revoked worker {name} (serial {serial:x}) in {directory / 'revoked.pem'}")
 
 
 COMMANDS = (cluster,)

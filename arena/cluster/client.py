@@ -35,8 +35,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import arena
+from arena.cluster import roles
 from arena.cluster.executor import ClusterExecutor
-from arena.cluster.security import SecurityError, guard_unpickling, listening, security, wildcard
+from arena.cluster.security import (
+    GUARD,
+    SecurityError,
+    guard_unpickling,
+    listening,
+    revocations,
+    security,
+    wildcard,
+)
 from arena.errors import ArenaError
 from arena.sandbox import probe
 from arena.sandbox.layers import choose_isolation
@@ -82,6 +91,8 @@ class WorkerReport:
     layers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     sandbox_error: str | None = None
     listening: list[str] = dataclasses.field(default_factory=list)
+    roles: bool = False
+    """Whether the worker runs arena's role checks (:mod:`arena.cluster.roles`)."""
     error: str | None = None
 
     @property
@@ -143,10 +154,12 @@ def connect(
     endpoint = _tcp_endpoint(address)
     scheme = address.partition("://")[0] if "://" in address else "tcp"
     kwargs: dict[str, Any] = {}
+    revoked: bytes | None = None
     if scheme == "tls":
         if certs is None:
             raise SecurityError(f"{address} needs the client certificate: `certs`").naming("certs")
         kwargs["security"] = security(certs)
+        revoked = revocations(certs)
     elif scheme == "tcp" and insecure:
         log.warning(INSECURE_WARNING)
     else:
@@ -165,7 +178,20 @@ def connect(
         client = distributed.Client(address, timeout=timeout, set_as_default=False, **kwargs)
     except (OSError, ValueError, TimeoutError) as e:
         raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {e}") from e
+    if revoked is not None:
+        _hand_over_revocations(client, revoked)
     return client
+
+
+def _hand_over_revocations(client: Client, revoked: bytes) -> None:
+    """Give the scheduler the revocation list of the client's directory, so that it refuses
+    (and drops) the revoked workers before anything is sent. A scheduler that cannot take it
+    (no arena, or no role checks) is named by :func:`check_scheduler`, which every caller of
+    :func:`connect` runs next."""
+    try:
+        client.run_on_scheduler(roles.install_revocations, revoked)
+    except Exception as e:  # noqa: BLE001 - check_scheduler says what is wrong there
+        log.debug("the scheduler did not take the revocation list: %s", e)
 
 
 def probe_worker(unsafe_no_sandbox: bool = False) -> dict[str, Any]:
@@ -188,6 +214,7 @@ def probe_worker(unsafe_no_sandbox: bool = False) -> dict[str, Any]:
         "layers": [],
         "sandbox_error": None,
         "listening": listening(),
+        "roles": roles.installed(),
     }
     try:
         report["layers"] = [_as_dict(layer) for layer in probe()]
@@ -291,8 +318,8 @@ def _explain(exc: BaseException) -> str:
 
 def scheduler_versions() -> dict[str, Any]:
     """Run on the scheduler by :func:`check_scheduler`: its versions (it unpickles our tasks)
-    and the addresses it listens on."""
-    return {**local_versions(), "listening": listening()}
+    the addresses it listens on, and whether it runs arena's role checks."""
+    return {**local_versions(), "listening": listening(), "roles": roles.installed()}
 
 
 def check_scheduler(client: Client, want: dict[str, str]) -> None:
@@ -312,6 +339,12 @@ def check_scheduler(client: Client, want: dict[str, str]) -> None:
                 f"the scheduler at {address}: {key} {got.get(key)} there but {value} here; "
                 "every machine needs the same"
             )
+    if address.startswith("tls://") and not got.get("roles"):
+        raise ClusterError(
+            f"the scheduler at {address} runs without arena's role checks, so a worker's "
+            f"certificate could act as the client: start it with --preload {GUARD} "
+            "(docs/cluster.md)"
+        )
     everywhere = wildcard(list(got.get("listening", [])))
     if everywhere:
         raise ClusterError(
@@ -370,6 +403,11 @@ def worker_problem(report: WorkerReport, want: dict[str, str]) -> str | None:
         )
     if report.sandbox_error:
         return f"its sandbox cannot run bots: {report.sandbox_error}"
+    if report.address.startswith("tls://") and not report.roles:
+        return (
+            "it runs without arena's role checks, so other workers' certificates could give it "
+            f"work: start it with --preload {GUARD} --preload-nanny {GUARD} (docs/cluster.md)"
+        )
     everywhere = wildcard(report.listening)
     if everywhere:
         return (
