@@ -25,14 +25,9 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from arena.sandbox.layers import (
-    Isolation,
-    UidLease,
-    bwrap_argv,
-    host_files,
-    lease_uid,
-    processes_of_uid,
-)
+from arena.sandbox.cgroup import make_cgroup
+from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
+from arena.sandbox.world import bwrap_argv, host_files, open_copies
 from arena.sandbox.values import BotSource, FaultKind, Limits
 from arena.untrusted import clean
 
@@ -89,6 +84,10 @@ class Stage:
         init.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)
+
+    def lib_files(self) -> list[Path]:
+        """The arena's files a host runs and bots may import (host program, pure modules)."""
+        return sorted(p for p in self.lib.rglob("*") if p.is_file())
 
     def bot_file(self, source: BotSource, copy: int) -> Path:
         """Write the bot's file into a directory of its own (one per copy) and return its path."""
@@ -320,27 +319,39 @@ class Zygote:
         self.ctrl = ours
         fd = theirs.fileno()
         lib, bot_dir = str(stage.lib), str(self.bot_path.parent)
-        if isolation.bwrap:  # the same files at fixed paths inside the sandbox
-            binds = [(lib, "/arena"), (bot_dir, "/bot")]
+        copies: list[tuple[int, str]] = []
+        if isolation.bwrap:  # copies of the same files at fixed paths inside the sandbox
+            ours_in = [(str(p), f"/arena/{p.relative_to(stage.lib)}") for p in stage.lib_files()]
+            ours_in.append((str(self.bot_path), f"/bot/{self.bot_path.name}"))
+            copies = open_copies(ours_in)
             lib, bot_dir = "/arena", "/bot"
-            argv = bwrap_argv(binds, isolation.python, f"{lib}/host.py", fd)
+            argv = bwrap_argv(copies, isolation.python, f"{lib}/host.py", fd)
         else:
             argv = [isolation.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
         ids: dict[str, Any] = {}
         if self.lease is not None:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            pass_fds=(fd,),
-            close_fds=True,
-            start_new_session=True,
-            cwd="/",
-            env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
-            **ids,
-        )
+        # Made before the host starts, entered by the new process before it execs: everything
+        # the host and its bots make, in user or kernel memory, is charged to it.
+        self.cgroup = make_cgroup(limits.memory_mb) if isolation.cgroup else None
+        if self.cgroup is not None:
+            ids["preexec_fn"] = self.cgroup.enter
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=(fd, *(c for c, _ in copies)),
+                close_fds=True,
+                start_new_session=True,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+                **ids,
+            )
+        finally:
+            for c, _ in copies:
+                os.close(c)
         theirs.close()
         # Inside bubblewrap /usr holds only the host files; without it, name each of them.
         files = ["/usr"] if isolation.bwrap else list(host_files().read_paths)
@@ -501,6 +512,8 @@ class Zygote:
                     pass
         _reap({*tree, *self.chain, *self.recent}, {self.proc.pid, *tree})
         self.chain, self.recent = [], []
+        if self.cgroup is not None and self.cgroup.remove():
+            self.cgroup = None
 
     def close(self) -> None:
         """Stop the host, wait until no process of it is left, release its uid."""
