@@ -88,8 +88,6 @@ def _remove_stale(tree: _Tree) -> None:
 @functools.cache
 def _tree() -> _Tree | str:
     """The cgroup hierarchy to use here, or why none can be used (probed once per process)."""
-    if "cgroup" in {x.strip() for x in os.environ.get("ARENA_SANDBOX_DISABLE", "").split(",")}:
-        return "disabled by ARENA_SANDBOX_DISABLE"
     errors = []
     for make in (_v2, _v1):
         try:
@@ -194,9 +192,10 @@ def make_cgroup(memory_mb: int) -> HostCgroup | None:
         return None
 
 
-def cgroup_layer() -> tuple[bool, str]:
-    """Whether each bot host gets a memory and pids cgroup here, and what it means."""
-    tree = _tree()
+def cgroup_layer(disabled: bool = False) -> tuple[bool, str]:
+    """Whether each bot host gets a memory and pids cgroup here, and what it means (what it
+    costs when none can be made, or ``disabled``)."""
+    tree = "disabled by ARENA_SANDBOX_DISABLE" if disabled else _tree()
     if isinstance(tree, str):
         return False, (
             f"no cgroup can be made ({tree}): kernel memory a bot causes (dentries, inodes, "

@@ -289,7 +289,7 @@ def probe() -> list[Layer]:
     files = host_files()
     add("files", files.read_paths != ("/usr",), files.detail)
     add("world", *_world_layer(bwrap_on, files))
-    add("cgroup", *cgroup_layer())
+    layers.append(Layer("cgroup", *cgroup_layer("cgroup" in off)))
     add(
         "turns",
         True,
