@@ -27,8 +27,8 @@ from typing import Any, Final
 
 from arena.sandbox.cgroup import make_cgroup
 from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
-from arena.sandbox.world import bwrap_argv, host_files, open_copies
 from arena.sandbox.values import BotSource, FaultKind, Limits
+from arena.sandbox.world import bwrap_argv, host_files, open_copies
 from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]

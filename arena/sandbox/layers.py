@@ -12,14 +12,11 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import functools
-import glob
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final

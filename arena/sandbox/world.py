@@ -252,9 +252,7 @@ def warm_page_cache() -> float:
     return time.monotonic() - start
 
 
-def bwrap_argv(
-    copies: list[tuple[int, str]], python: str, script: str, ctrl_fd: int
-) -> list[str]:
+def bwrap_argv(copies: list[tuple[int, str]], python: str, script: str, ctrl_fd: int) -> list[str]:
     """The bubblewrap command for a host: only the host files and ``copies`` exist.
 
     ``copies`` are ``(fd, inside)``: open files copied into the sandbox's tmpfs (the arena's
