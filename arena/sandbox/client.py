@@ -331,27 +331,7 @@ class Zygote:
         ids: dict[str, Any] = {}
         if self.lease is not None:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
-        # Made before the host starts, entered by the new process before it execs: everything
-        # the host and its bots make, in user or kernel memory, is charged to it.
-        self.cgroup = make_cgroup(limits.memory_mb) if isolation.cgroup else None
-        if self.cgroup is not None:
-            ids["preexec_fn"] = self.cgroup.enter
-        try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                pass_fds=(fd, *(c for c, _ in copies)),
-                close_fds=True,
-                start_new_session=True,
-                cwd="/",
-                env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
-                **ids,
-            )
-        finally:
-            for c, _ in copies:
-                os.close(c)
+        self.proc = self._start(argv, [fd, *(c for c, _ in copies)], ids)
         theirs.close()
         # Inside bubblewrap /usr holds only the host files; without it, name each of them.
         files = ["/usr"] if isolation.bwrap else list(host_files().read_paths)
@@ -385,6 +365,32 @@ class Zygote:
                 self.info = msg
             else:  # the compiler's message quotes the bot's file: bot-controlled text
                 self.load_error = clean(msg.get("message", "the bot host failed"))
+
+    def _start(
+        self, argv: list[str], fds: list[int], ids: dict[str, Any]
+    ) -> subprocess.Popen[bytes]:
+        """Start the host with ``fds`` (closing all but the first, copied in by bubblewrap)."""
+        # Made before the host starts, entered by the new process before it execs: everything
+        # the host and its bots make, in user or kernel memory, is charged to it.
+        self.cgroup = make_cgroup(self.limits.memory_mb) if self.isolation.cgroup else None
+        if self.cgroup is not None:
+            ids = {**ids, "preexec_fn": self.cgroup.enter}
+        try:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=fds,
+                close_fds=True,
+                start_new_session=True,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+                **ids,
+            )
+        finally:
+            for c in fds[1:]:
+                os.close(c)
 
     def _start_failure(self) -> str:
         """Why the host did not answer: over its CPU budget compiling, or its last words."""
