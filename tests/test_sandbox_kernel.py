@@ -47,9 +47,9 @@ def others() -> list[BotSource]:
 
 
 def hits(log: str, hands: dict[int, Any]) -> list[int]:
-    """Per GUESS line of dentmem: how many of its 5 cards the named seat really holds."""
+    """Per GUESS and PLAIN line of dentmem: how many of its 5 cards the named seat holds."""
     out = []
-    for m in re.finditer(r"GUESS (\d+) (\d) (.+)", log):
+    for m in re.finditer(r"(?:GUESS|PLAIN) (\d+) (\d) (.+)", log):
         h, seat, cards = int(m.group(1)), int(m.group(2)), m.group(3).split()
         if h in hands:
             out.append(len(set(cards) & set(hands[h][seat])))

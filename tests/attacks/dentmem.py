@@ -15,10 +15,14 @@ to back, so a hand this bot held in an earlier seating is another seat's hand no
 * Receiving: in round ``r`` it times a ``stat`` of the names (r', seat, r, hand, card) for every
   earlier round r' and both other seats, in every directory; a card whose names are fast
   (relative to fresh names drawn from ``os.urandom``) was held by that seat.
+* The same without rounds: names (set key, seat, hand, card), timed for the next seat before
+  sending (its own probes spoil them for its later seatings, so this one serves the test, which
+  wants every match to time names that others sent).
 
 It prints ``ROUND <r>``, ``DIRS <n>`` and, per hand, ``GUESS <hand> <seat> <5 cards>`` for the
-other seat it has the clearest signal about (at random when it has none). ``@@SALT@@`` is
-replaced by the test with a fresh value, so names of an earlier run never count.
+other seat it has the clearest signal about (at random when it has none) and
+``PLAIN <hand> <seat> <5 cards>``. ``@@SALT@@`` is replaced by the test with a fresh value, so
+names of an earlier run never count.
 """
 
 import hashlib
@@ -112,14 +116,29 @@ class Bot:
             self.key = obs["upcard"]  # the set's first upcard: the same in all six seatings
             self.round = self.find_round(self.key)
             print("ROUND", self.round)
+            for d in self.dirs:  # this match's mark, with every call
+                touch(os.path.join(d, name("R", self.key, self.round)))
         if h not in self.done:
             self.done.add(h)
+            self.plain(h, seat, hand, obs["upcard"])
             self.receive(h, seat, hand, obs["upcard"])
             self.send(h, seat, hand[:5], obs["upcard"])
         return obs["legal"][0]
 
+    def plain(self, h, seat, hand, up):
+        """The same without rounds: time the names (seat, hand, card) that any earlier or
+        concurrent match sent (whose own probes spoil them for later ones)."""
+        rest = [c for c in CARDS if c not in hand]
+        other = (seat + 1) % 3
+        names = {c: name(self.key, up, "plain", other, h, c) for c in rest}
+        got = self.ratios(list(names.values()))
+        ranked = sorted(rest, key=lambda c: got[names[c]])
+        print("PLAIN", h, other, " ".join(ranked[:5]))
+
     def send(self, h, seat, cards, up):
         for d in self.dirs:
+            for c in cards:
+                touch(os.path.join(d, name(self.key, up, "plain", seat, h, c)))
             try:
                 os.listdir(d)
             except OSError:
