@@ -119,6 +119,10 @@ print(dest)
 """
 
 
+_TEST_MODULES: Final = ("_test", "_xxtestfuzz", "_ctypes_test", "xxlimited", "_xxsub")
+"""CPython's own test extension modules (``_testcapi`` pokes at memory): not for bots."""
+
+
 def _cache_dir() -> Path | None:
     """A directory only this user can write and every bot uid can read (for bubblewrap)."""
     for path in (
@@ -200,7 +204,11 @@ def host_files() -> HostFiles:
         )
         found = json.loads(p.stdout)
         dirs = sorted({found["stdlib"], found["platstdlib"]})
-        dynload = sorted(glob.glob(os.path.join(found["dynload"], "*.so")))
+        dynload = [
+            f
+            for f in sorted(glob.glob(os.path.join(found["dynload"], "*.so")))
+            if not os.path.basename(f).startswith(_TEST_MODULES)
+        ]
         elves = [found["exe"], *dynload, *(f for f in found["extra"] if f.endswith(".so"))]
         libs = _ldd(elves)
         if not libs:
