@@ -16,6 +16,7 @@ import multiprocessing as mp
 import os
 import re
 import secrets
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import pytest
 from cli_support import arena, ok, write_bot
 
 from arena.engine import deal_for
-from arena.sandbox import BotPool, BotSource, Limits, probe
+from arena.sandbox import BotPool, BotSource, Limits, cgroup, probe
 from arena.sandbox.botfile import bundled
 from arena.sandbox.cgroup import EXTRA_MB, PIDS
 from arena.store import Store
@@ -210,3 +211,24 @@ def test_without_cgroups_the_doctor_says_what_it_costs_and_bots_still_play(
         out = pool.play_match([BotSource.from_path(str(bundled("random_bot"))), *others()], 2)
         assert all(z.cgroup is None for z in pool._zygotes.values())
     assert out.faults == []
+
+
+def test_the_cgroups_of_an_arena_that_died_are_removed_by_the_next() -> None:
+    tree = cgroup._tree()
+    if isinstance(tree, str):  # none here: nothing to leave behind
+        assert not {la.name: la for la in probe()}["cgroup"].active
+        return
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = [p / f"h{dead.pid}-0-gone" for p in tree.parents]
+    live = [p / f"h{os.getpid()}-0-mine" for p in tree.parents]
+    for d in stale + live:
+        d.mkdir()
+    try:
+        cgroup._remove_stale(tree)
+        assert not any(d.exists() for d in stale)
+        assert all(d.exists() for d in live)  # this arena is alive: its cgroups stay
+    finally:
+        for d in stale + live:
+            if d.exists():
+                d.rmdir()
