@@ -171,19 +171,26 @@ def name_cache() -> None:
     text = (ATTACKS / "dentmem.py").read_text().replace("@@SALT@@", os.urandom(8).hex())
     bot = BotSource("dentmem", text, "dentmem.py")
     others = [BotSource.from_path(str(bundled(n))) for n in ("random_bot", "heuristic")]
-    right = total = 0
+    score = {"GUESS": [0, 0], "PLAIN": [0, 0]}
+    rounds = []
     limits = Limits(decision_seconds=5.0, match_cpu_seconds=60.0, load_seconds=10.0)
     with BotPool(limits) as pool:
         for bots in itertools.permutations([bot, *others]):
             out = pool.play_match(list(bots), "dentmem")
             log = out.logs[list(bots).index(bot)]
+            rounds += re.findall(r"ROUND (\d)", log)
             hands = {h.hand_number: h.deal.hands for h in out.result.hands}
-            for m in re.finditer(r"GUESS (\d+) (\d) (.+)", log):
-                if "ROUND 0" not in log and int(m.group(1)) in hands:
-                    total += 5
-                    real = hands[int(m.group(1))][int(m.group(2))]
-                    right += len(set(m.group(3).split()) & set(real))
-    print(f"dentmem: {right} of {total} cards right after the first seating (chance 26 %)")
+            for m in re.finditer(r"(GUESS|PLAIN) (\d+) (\d) (.+)", log):
+                if int(m.group(2)) in hands and (m.group(1) == "PLAIN" or rounds[-1] != "0"):
+                    real = hands[int(m.group(2))][int(m.group(3))]
+                    score[m.group(1)][0] += len(set(m.group(4).split()) & set(real))
+                    score[m.group(1)][1] += 5
+    (g, gt), (p, pt) = score["GUESS"], score["PLAIN"]
+    print(
+        f"dentmem: rounds found {' '.join(rounds)} (0 0 0 0 0 0: it never saw an earlier "
+        f"match); {g} of {gt} cards right after its first round, {p} of {pt} by plain names "
+        "(chance 26 %)"
+    )
     flood = (ATTACKS / "dentry_flood.py").read_text().replace("@@SECONDS@@", "1.5")
     before = _kernel()
     with BotPool(limits) as pool:
