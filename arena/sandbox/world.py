@@ -4,7 +4,7 @@ Inside bubblewrap every directory a bot can name is on the sandbox's own tmpfs, 
 host and gone with it: the interpreter, its shared libraries and the seccomp binding are bound
 in file by file (a file has no names to look up in), its extension modules and the arena's
 files are copied in, and the standard library is one zip file of compiled modules (built once
-per machine and interpreter, :func:`stdlib_zip`). A lookup of a missing name in a disk
+per machine and interpreter by :func:`host_files`). A lookup of a missing name in a disk
 directory leaves a *negative dentry* in the machine-wide name cache, which a later lookup finds
 about three times faster: in a host directory that would carry a bot's cards to its next match
 (tests/attacks/dentmem.py). tmpfs keeps no negative dentry and all of its positive ones from
@@ -51,38 +51,23 @@ class HostFiles:
     private: bool = False
 
 
-_LIST_FILES = f"""
-import glob, json, os, sys, sysconfig
-sys.path.append({DIST_PACKAGES!r})
-out = {{"exe": os.path.realpath(sys.executable), "stdlib": sysconfig.get_path("stdlib"),
-       "platstdlib": sysconfig.get_path("platstdlib"), "extra": [],
-       "zip": [p for p in sys.path if p.endswith(".zip")][:1]}}
-import _ctypes
-out["dynload"] = os.path.dirname(_ctypes.__file__)
-for name in ("seccomp", "pyseccomp"):
-    try:
-        out["extra"].append(__import__(name).__file__)
-    except ImportError:
-        pass
-print(json.dumps(out))
-"""
-
 _BUILD_ZIP = """
-import hashlib, importlib.util, os, sys, zipfile
-from importlib._bootstrap_external import _code_to_timestamp_pyc
-stdlib, cache = sys.argv[1], sys.argv[2]
-SKIP = {"site-packages", "dist-packages", "test", "tests", "idle_test", "__pycache__",
-        "lib-dynload", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
-sources = []
-for root, dirs, files in os.walk(stdlib):
-    dirs[:] = sorted(d for d in dirs if d not in SKIP and not d.startswith("config-"))
-    sources += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
-key = hashlib.sha256(repr((sys.version, stdlib)).encode())
-for src in sources:
-    st = os.stat(src)
-    key.update(repr((src, st.st_mtime_ns, st.st_size)).encode())
-dest = os.path.join(cache, "stdlib-" + key.hexdigest()[:24] + ".zip")
-if not os.path.exists(dest):
+def build_zip(stdlib, cache):
+    import hashlib, importlib.util, zipfile
+    from importlib._bootstrap_external import _code_to_timestamp_pyc
+    skip = {"site-packages", "dist-packages", "test", "tests", "idle_test", "__pycache__",
+            "lib-dynload", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
+    sources = []
+    for root, dirs, files in os.walk(stdlib):
+        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("config-"))
+        sources += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+    key = hashlib.sha256(repr((sys.version, stdlib)).encode())
+    for src in sources:
+        st = os.stat(src)
+        key.update(repr((src, st.st_mtime_ns, st.st_size)).encode())
+    dest = os.path.join(cache, "stdlib-" + key.hexdigest()[:24] + ".zip")
+    if os.path.exists(dest):
+        return dest
     tmp = "%s.%d.tmp" % (dest, os.getpid())
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as z:
         for src in sources:
@@ -115,7 +100,29 @@ if not os.path.exists(dest):
                 os.unlink(os.path.join(cache, old))
             except OSError:
                 pass
-print(dest)
+    return dest
+"""
+
+_LIST_FILES = f"""
+import glob, json, os, sys, sysconfig
+sys.path.append({DIST_PACKAGES!r})
+out = {{"exe": os.path.realpath(sys.executable), "stdlib": sysconfig.get_path("stdlib"),
+       "platstdlib": sysconfig.get_path("platstdlib"), "extra": [],
+       "zip": [p for p in sys.path if p.endswith(".zip")][:1]}}
+import _ctypes
+out["dynload"] = os.path.dirname(_ctypes.__file__)
+for name in ("seccomp", "pyseccomp"):
+    try:
+        out["extra"].append(__import__(name).__file__)
+    except ImportError:
+        pass
+{_BUILD_ZIP}
+if len(sys.argv) > 1 and out["zip"]:  # the cache directory for the standard library's zip
+    try:
+        out["archive"] = build_zip(out["stdlib"], sys.argv[1])
+    except Exception as e:
+        out["archive_error"] = "the standard library's zip could not be built: %r" % e
+print(json.dumps(out))
 """
 
 
@@ -138,30 +145,6 @@ def _cache_dir() -> Path | None:
         except OSError:
             continue
     return None
-
-
-def stdlib_zip(stdlib: str) -> str:
-    """The standard library as one zip of compiled modules, for the host interpreter.
-
-    Built once per machine and interpreter (a few seconds; a cache keyed by the interpreter's
-    version and every source file's time and size) by the host interpreter itself, so the
-    compiled files match it. Raises ``OSError`` when it cannot be made.
-    """
-    cache = _cache_dir()
-    if cache is None:
-        raise OSError("no private cache directory in /var/cache or the temporary directory")
-    try:
-        p = subprocess.run(
-            [HOST_PYTHON, "-s", "-S", "-c", _BUILD_ZIP, stdlib, str(cache)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=True,
-            cwd="/",
-        )
-    except subprocess.SubprocessError as e:
-        raise OSError(f"the standard library's zip could not be built: {e}") from e
-    return p.stdout.strip()
 
 
 def _ldd(paths: list[str]) -> set[str]:
@@ -187,18 +170,22 @@ def _inside(path: str) -> str:
 
 @functools.cache
 def host_files() -> HostFiles:
-    """List the host interpreter's files (once per process, about 60 ms; the standard
-    library's zip, the first time on a machine, a few seconds more).
+    """List the host interpreter's files and find (or build, the first time on a machine, in
+    about half a second) the standard library's zip of compiled modules; once per process,
+    about 60 ms. The zip is built by the host interpreter itself, so its compiled files match
+    it, and kept in a cache keyed by the interpreter's version and every source file's time
+    and size.
 
     Falls back to all of ``/usr`` (and says so) when the list cannot be made, e.g. without
     ``ldd``, and to binding the standard library's directory when its zip cannot be made.
     """
+    cache = _cache_dir()
     try:
         p = subprocess.run(
-            [HOST_PYTHON, "-s", "-S", "-c", _LIST_FILES],
+            [HOST_PYTHON, "-s", "-S", "-c", _LIST_FILES, *([str(cache)] if cache else [])],
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=300,  # building the zip: about half a second, once per machine
             check=True,
             cwd="/",
         )
@@ -220,12 +207,14 @@ def host_files() -> HostFiles:
     binds = [b for b in binds if not any(b[1].startswith(d + "/") for d in dirs)]
     reals = sorted({*(os.path.realpath(outside) for outside, _ in binds), *dirs})
     stdlib = found["stdlib"]
-    try:
-        if not found["zip"]:
-            raise OSError("the interpreter reads no zip of its standard library")
-        archive = stdlib_zip(stdlib)
-    except OSError as e:
-        detail = f"only the interpreter's files, its standard library's directory shared ({e})"
+    archive = found.get("archive")
+    if not archive:
+        why = found.get("archive_error") or (
+            "no private cache directory in /var/cache or the temporary directory"
+            if cache is None
+            else "the interpreter reads no zip of its standard library"
+        )
+        detail = f"only the interpreter's files, its standard library's directory shared ({why})"
         return HostFiles(tuple([*((d, d) for d in dirs), *binds]), (), tuple(reals), detail)
     # The file the interpreter looks for to find its prefix, and the extension modules
     # (loaded by the dynamic loader, so files of their own), copied into the sandbox.
