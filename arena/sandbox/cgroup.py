@@ -17,10 +17,14 @@ import functools
 import itertools
 import os
 import secrets
+import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+
+from arena.sandbox.values import PROBE_UID
 
 __all__ = ["HostCgroup", "cgroup_layer", "make_cgroup", "EXTRA_MB", "PIDS"]
 
@@ -99,9 +103,22 @@ def _tree() -> _Tree | str:
             continue
         try:
             test = HostCgroup.make(tree, 64 << 20)
-            test.remove()
-        except OSError as e:
-            errors.append(f"v{tree.version}: {e.strerror or e}")
+            try:  # a process entering it as a bot host does: as a bot's uid, before exec
+                ids: dict[str, Any] = {}
+                if os.geteuid() == 0:
+                    ids = {"user": PROBE_UID, "group": PROBE_UID, "extra_groups": []}
+                subprocess.run(
+                    [shutil.which("true") or "/bin/true"],
+                    preexec_fn=test.enter,
+                    check=True,
+                    cwd="/",
+                    timeout=10,
+                    **ids,
+                )
+            finally:
+                test.remove()
+        except (OSError, subprocess.SubprocessError) as e:
+            errors.append(f"v{tree.version}: {getattr(e, 'strerror', None) or e}")
             continue
         _remove_stale(tree)
         return tree

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import platform
 import select
@@ -41,6 +42,7 @@ _PURE: Final = [
     for m in ("cards", "rules", "game", "worlds", "solver")
 ]
 _UCRED: Final = struct.Struct("iII")
+log = logging.getLogger("arena.sandbox")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
 
@@ -373,21 +375,26 @@ class Zygote:
         # Made before the host starts, entered by the new process before it execs: everything
         # the host and its bots make, in user or kernel memory, is charged to it.
         self.cgroup = make_cgroup(self.limits.memory_mb) if self.isolation.cgroup else None
-        if self.cgroup is not None:
-            ids = {**ids, "preexec_fn": self.cgroup.enter}
+        kw: dict[str, Any] = dict(
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=fds,
+            close_fds=True,
+            start_new_session=True,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+            **ids,
+        )
         try:
-            return subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                pass_fds=fds,
-                close_fds=True,
-                start_new_session=True,
-                cwd="/",
-                env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
-                **ids,
-            )
+            if self.cgroup is not None:
+                try:
+                    return subprocess.Popen(argv, preexec_fn=self.cgroup.enter, **kw)
+                except subprocess.SubprocessError as e:  # the probe's process could enter one
+                    log.warning("a bot host could not enter its cgroup (%s): started without", e)
+                    self.cgroup.remove()
+                    self.cgroup = None
+            return subprocess.Popen(argv, **kw)
         finally:
             for c in fds[1:]:
                 os.close(c)

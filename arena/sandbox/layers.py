@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.sandbox.cgroup import cgroup_layer
-from arena.sandbox.values import SandboxUnavailable
+from arena.sandbox.values import PROBE_UID, UID_BASE, UID_COUNT, SandboxUnavailable
 from arena.sandbox.world import (
     DIST_PACKAGES,
     HOST_PYTHON,
@@ -44,8 +44,6 @@ __all__ = [
     "become_subreaper",
 ]
 
-UID_BASE: Final = 61000
-UID_COUNT: Final = 1000
 ISOLATING: Final = ("bwrap", "uid", "landlock", "seccomp")
 """Layers that isolate; with none of them active the sandbox refuses to run untrusted bots."""
 
@@ -263,7 +261,7 @@ def probe() -> list[Layer]:
         for name in others:
             add(name, False, "Linux only")
         return layers
-    as_uid = UID_BASE + UID_COUNT - 1 if uid_ok else None
+    as_uid = PROBE_UID if uid_ok else None
     add("bwrap", *_probe_bwrap(as_uid))
     bwrap_on = layers[-1].active
     if py_ok:
