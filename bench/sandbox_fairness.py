@@ -2,7 +2,8 @@
 
 Each line says what an attack achieved: a CPU thief next to an honest bot that thinks hard,
 SysV memory held outside the limits, how well turn timing tells forced decisions, the seeding
-inversion, the card channels between bots, and an 8 MB bot file. Run it against this checkout
+inversion, the card channels between bots, an 8 MB bot file, and memory through the kernel's
+name cache with the kernel memory a flood of lookups leaves. Run it against this checkout
 and against another one (an older arena) in the same session, to compare::
 
     python bench/sandbox_fairness.py
@@ -15,6 +16,7 @@ The attacks and the scoring (tests/receivers.py) always come from this checkout;
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import resource
@@ -156,6 +158,51 @@ def channels(matches: int) -> None:
         print(f"channel_memory: {statistics.mean(hits):.2f} of 5 cards right in the next seating")
 
 
+def _kernel() -> tuple[int, int]:
+    """The machine's dentries and kernel slab (KiB)."""
+    dentries = int(Path("/proc/sys/fs/dentry-state").read_text().split()[0])
+    found = re.search(r"^Slab:\s+(\d+)", Path("/proc/meminfo").read_text(), re.M)
+    return dentries, int(found.group(1)) if found else 0
+
+
+def name_cache() -> None:
+    """Memory through the kernel's name cache (tests/attacks/dentmem.py, the six seatings of
+    one set) and the kernel memory a flood of lookups leaves behind (dentry_flood.py)."""
+    text = (ATTACKS / "dentmem.py").read_text().replace("@@SALT@@", os.urandom(8).hex())
+    bot = BotSource("dentmem", text, "dentmem.py")
+    others = [BotSource.from_path(str(bundled(n))) for n in ("random_bot", "heuristic")]
+    score = {"GUESS": [0, 0], "PLAIN": [0, 0]}
+    rounds = []
+    limits = Limits(decision_seconds=5.0, match_cpu_seconds=60.0, load_seconds=10.0)
+    with BotPool(limits) as pool:
+        for bots in itertools.permutations([bot, *others]):
+            out = pool.play_match(list(bots), "dentmem")
+            log = out.logs[list(bots).index(bot)]
+            rounds += re.findall(r"ROUND (\d)", log)
+            hands = {h.hand_number: h.deal.hands for h in out.result.hands}
+            for m in re.finditer(r"(GUESS|PLAIN) (\d+) (\d) (.+)", log):
+                if int(m.group(2)) in hands and (m.group(1) == "PLAIN" or rounds[-1] != "0"):
+                    real = hands[int(m.group(2))][int(m.group(3))]
+                    score[m.group(1)][0] += len(set(m.group(4).split()) & set(real))
+                    score[m.group(1)][1] += 5
+    (g, gt), (p, pt) = score["GUESS"], score["PLAIN"]
+    print(
+        f"dentmem: rounds found {' '.join(rounds)} (0 0 0 0 0 0: it never saw an earlier "
+        f"match); {g} of {gt} cards right after its first round, {p} of {pt} by plain names "
+        "(chance 26 %)"
+    )
+    flood = (ATTACKS / "dentry_flood.py").read_text().replace("@@SECONDS@@", "1.5")
+    before = _kernel()
+    with BotPool(limits) as pool:
+        out = pool.play_match([BotSource("flood", flood), *others], 3)
+    after = _kernel()
+    looked = re.search(r"LOOKED (\d+)", out.logs[0])
+    print(
+        f"dentry_flood: {looked.group(1) if looked else '?'} lookups; the machine's dentries "
+        f"{after[0] - before[0]:+d}, kernel slab {after[1] - before[1]:+d} KiB"
+    )
+
+
 def huge_file() -> None:
     """An 8 MB bot file that is costly to compile: time to a verdict (the pool's start
     included) and the peak memory of the arena and of its bot hosts."""
@@ -185,6 +232,7 @@ def main() -> None:
     channels(args.matches)
     timing(4 * args.matches)
     shm_hoard()
+    name_cache()
 
 
 if __name__ == "__main__":

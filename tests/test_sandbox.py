@@ -40,7 +40,7 @@ from arena.sandbox.values import bot_random_seed, forfeit_placements
 
 ATTACKS = Path(__file__).parent / "attacks"
 LAYERS = ("python", "uid", "bwrap", "pidns", "nnp", "landlock", "seccomp", "rlimits", "subreaper")
-LAYERS += ("files", "turns")
+LAYERS += ("files", "world", "cgroup", "turns")
 FAST = Limits(decision_seconds=2.0, match_cpu_seconds=10.0, load_seconds=3.0)
 REPO = Path(__file__).resolve().parent.parent
 
@@ -134,6 +134,8 @@ def test_probe_reports_every_layer_truthfully() -> None:
         "rlimits",
         "subreaper",
         "files",
+        "world",
+        "cgroup",
         "turns",
     }
     assert layers["uid"].active == (os.geteuid() == 0)
@@ -608,6 +610,7 @@ def test_escaped_daemons_die_with_their_match_when_nothing_stops_forks(
             "rlimits",
             "subreaper",
             "files",
+            "cgroup",
             "turns",
         ]
         out = pool.play_match([daemon, victim, victim], 1)

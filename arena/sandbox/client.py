@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import platform
 import select
@@ -25,15 +26,10 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from arena.sandbox.layers import (
-    Isolation,
-    UidLease,
-    bwrap_argv,
-    host_files,
-    lease_uid,
-    processes_of_uid,
-)
+from arena.sandbox.cgroup import make_cgroup
+from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
 from arena.sandbox.values import BotSource, FaultKind, Limits
+from arena.sandbox.world import bwrap_argv, host_files, open_copies
 from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]
@@ -46,6 +42,7 @@ _PURE: Final = [
     for m in ("cards", "rules", "game", "worlds", "solver")
 ]
 _UCRED: Final = struct.Struct("iII")
+log = logging.getLogger("arena.sandbox")
 _SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
 
@@ -89,6 +86,10 @@ class Stage:
         init.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)
+
+    def lib_files(self) -> list[Path]:
+        """The arena's files a host runs and bots may import (host program, pure modules)."""
+        return sorted(p for p in self.lib.rglob("*") if p.is_file())
 
     def bot_file(self, source: BotSource, copy: int) -> Path:
         """Write the bot's file into a directory of its own (one per copy) and return its path."""
@@ -320,27 +321,19 @@ class Zygote:
         self.ctrl = ours
         fd = theirs.fileno()
         lib, bot_dir = str(stage.lib), str(self.bot_path.parent)
-        if isolation.bwrap:  # the same files at fixed paths inside the sandbox
-            binds = [(lib, "/arena"), (bot_dir, "/bot")]
+        copies: list[tuple[int, str]] = []
+        if isolation.bwrap:  # copies of the same files at fixed paths inside the sandbox
+            ours_in = [(str(p), f"/arena/{p.relative_to(stage.lib)}") for p in stage.lib_files()]
+            ours_in.append((str(self.bot_path), f"/bot/{self.bot_path.name}"))
+            copies = open_copies(ours_in)
             lib, bot_dir = "/arena", "/bot"
-            argv = bwrap_argv(binds, isolation.python, f"{lib}/host.py", fd)
+            argv = bwrap_argv(copies, isolation.python, f"{lib}/host.py", fd)
         else:
             argv = [isolation.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
         ids: dict[str, Any] = {}
         if self.lease is not None:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            pass_fds=(fd,),
-            close_fds=True,
-            start_new_session=True,
-            cwd="/",
-            env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
-            **ids,
-        )
+        self.proc = self._start(argv, [fd, *(c for c, _ in copies)], ids)
         theirs.close()
         # Inside bubblewrap /usr holds only the host files; without it, name each of them.
         files = ["/usr"] if isolation.bwrap else list(host_files().read_paths)
@@ -374,6 +367,37 @@ class Zygote:
                 self.info = msg
             else:  # the compiler's message quotes the bot's file: bot-controlled text
                 self.load_error = clean(msg.get("message", "the bot host failed"))
+
+    def _start(
+        self, argv: list[str], fds: list[int], ids: dict[str, Any]
+    ) -> subprocess.Popen[bytes]:
+        """Start the host with ``fds`` (closing all but the first, copied in by bubblewrap)."""
+        # Made before the host starts, entered by the new process before it execs: everything
+        # the host and its bots make, in user or kernel memory, is charged to it.
+        self.cgroup = make_cgroup(self.limits.memory_mb) if self.isolation.cgroup else None
+        kw: dict[str, Any] = dict(
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=fds,
+            close_fds=True,
+            start_new_session=True,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+            **ids,
+        )
+        try:
+            if self.cgroup is not None:
+                try:
+                    return subprocess.Popen(argv, preexec_fn=self.cgroup.enter, **kw)
+                except subprocess.SubprocessError as e:  # the probe's process could enter one
+                    log.warning("a bot host could not enter its cgroup (%s): started without", e)
+                    self.cgroup.remove()
+                    self.cgroup = None
+            return subprocess.Popen(argv, **kw)
+        finally:
+            for c in fds[1:]:
+                os.close(c)
 
     def _start_failure(self) -> str:
         """Why the host did not answer: over its CPU budget compiling, or its last words."""
@@ -501,6 +525,8 @@ class Zygote:
                     pass
         _reap({*tree, *self.chain, *self.recent}, {self.proc.pid, *tree})
         self.chain, self.recent = [], []
+        if self.cgroup is not None and self.cgroup.remove():
+            self.cgroup = None
 
     def close(self) -> None:
         """Stop the host, wait until no process of it is left, release its uid."""

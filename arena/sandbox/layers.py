@@ -12,19 +12,25 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import functools
-import glob
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from arena.sandbox.values import SandboxUnavailable
+from arena.sandbox.cgroup import cgroup_layer
+from arena.sandbox.values import PROBE_UID, UID_BASE, UID_COUNT, SandboxUnavailable
+from arena.sandbox.world import (
+    DIST_PACKAGES,
+    HOST_PYTHON,
+    HostFiles,
+    bwrap_argv,
+    host_files,
+    warm_page_cache,
+)
 
 __all__ = [
     "Layer",
@@ -38,11 +44,6 @@ __all__ = [
     "become_subreaper",
 ]
 
-HOST_PYTHON: Final = "/usr/bin/python3"
-"""The host interpreter: world-readable, so a bot uid can run it (a pyenv under /root is not)."""
-DIST_PACKAGES: Final = "/usr/lib/python3/dist-packages"
-UID_BASE: Final = 61000
-UID_COUNT: Final = 1000
 ISOLATING: Final = ("bwrap", "uid", "landlock", "seccomp")
 """Layers that isolate; with none of them active the sandbox refuses to run untrusted bots."""
 
@@ -75,6 +76,7 @@ class Isolation:
     pidns: bool = False
     nproc: bool = False
     freeze: bool = False
+    cgroup: bool = False
     unsafe: bool = False
     layers: tuple[Layer, ...] = field(default=())
 
@@ -108,160 +110,6 @@ def _run(argv: list[str], **kw: Any) -> tuple[bool, str]:
         return False, str(e)
     out = (p.stderr or p.stdout).strip().splitlines()
     return p.returncode == 0, out[-1] if out else f"exit status {p.returncode}"
-
-
-@dataclass(frozen=True)
-class HostFiles:
-    """The files a bot host needs, and nothing else of the machine.
-
-    ``binds`` are ``(outside, inside)`` pairs for bubblewrap (the interpreter, its standard
-    library, the shared libraries they load, the seccomp binding); ``read_paths`` the same files
-    by their real paths, for Landlock when bubblewrap is off; ``detail`` says which it is.
-    """
-
-    binds: tuple[tuple[str, str], ...]
-    read_paths: tuple[str, ...]
-    detail: str
-
-
-_LIST_FILES = f"""
-import glob, json, os, sys, sysconfig
-sys.path.append({DIST_PACKAGES!r})
-out = {{"exe": os.path.realpath(sys.executable), "stdlib": sysconfig.get_path("stdlib"),
-       "platstdlib": sysconfig.get_path("platstdlib"), "extra": []}}
-import _ctypes
-out["dynload"] = os.path.dirname(_ctypes.__file__)
-for name in ("seccomp", "pyseccomp"):
-    try:
-        out["extra"].append(__import__(name).__file__)
-    except ImportError:
-        pass
-print(json.dumps(out))
-"""
-
-
-def _ldd(paths: list[str]) -> set[str]:
-    """Every shared library (and the dynamic loader) that the ELF files ``paths`` load."""
-    p = subprocess.run(["ldd", *paths], capture_output=True, text=True, timeout=30, check=False)
-    libs = set()
-    for line in p.stdout.splitlines():
-        words = line.split()
-        if "=>" in words and len(words) > words.index("=>") + 1:
-            target = words[words.index("=>") + 1]
-            if target.startswith("/"):
-                libs.add(target)
-        elif words and words[0].startswith("/") and not words[0].endswith(":"):
-            libs.add(words[0])  # the loader: "/lib64/ld-linux-x86-64.so.2 (0x...)"
-    return libs
-
-
-@functools.cache
-def host_files() -> HostFiles:
-    """List the host interpreter's files (once per process, about 60 ms).
-
-    Falls back to all of ``/usr`` (and says so) when the list cannot be made, e.g. without
-    ``ldd``.
-    """
-    try:
-        p = subprocess.run(
-            [HOST_PYTHON, "-s", "-S", "-c", _LIST_FILES],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-            cwd="/",
-        )
-        found = json.loads(p.stdout)
-        dirs = sorted({found["stdlib"], found["platstdlib"]})
-        elves = [found["exe"], *glob.glob(os.path.join(found["dynload"], "*.so"))]
-        elves += [f for f in found["extra"] if f.endswith(".so")]
-        libs = _ldd(elves)
-        if not libs:
-            raise OSError("ldd found no libraries")
-    except (OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
-        return HostFiles((("/usr", "/usr"),), ("/usr",), f"all of /usr ({e})")
-    binds = [(found["exe"], HOST_PYTHON)] + [(d, d) for d in dirs]
-    for path in sorted(libs) + sorted(found["extra"]):
-        # Inside, each file sits at its canonical directory under /usr (/lib and /lib64 are
-        # symlinks to usr/lib*), under the name the loader asks for.
-        inside = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
-        if not any(inside.startswith(d + "/") for d in dirs):
-            binds.append((os.path.realpath(path), inside))
-    reals = sorted({os.path.realpath(outside) for outside, _ in binds})
-    return HostFiles(
-        tuple(binds),
-        tuple(reals),
-        f"only the interpreter's files: {len(dirs)} directories and {len(binds) - len(dirs)} files",
-    )
-
-
-@functools.cache
-def warm_page_cache() -> float:
-    """Read every host file once, so all their pages are in the page cache; seconds taken.
-
-    A bot cannot evict a page (fadvise, madvise PAGEOUT and memory pressure are out of its
-    reach), so with every page resident, which pages another bot read leaves no trace.
-    """
-    start = time.monotonic()
-    for top in host_files().read_paths:
-        walk = [(top, [], [""])] if os.path.isfile(top) else os.walk(top)
-        for root, _dirs, names in walk:
-            for name in names:
-                try:
-                    with open(os.path.join(root, name) if name else root, "rb") as f:
-                        while f.read(1 << 20):
-                            pass
-                except OSError:
-                    continue
-    return time.monotonic() - start
-
-
-def bwrap_argv(binds: list[tuple[str, str]], python: str, script: str, ctrl_fd: int) -> list[str]:
-    """The bubblewrap command for a host: only the host files and the ``(outside, inside)``
-    binds exist.
-
-    Everything is read-only; the staged directories appear at fixed inside paths, so a bot
-    learns nothing of the arena's file system, not even the staging directory's name; the
-    uid, gid and host name inside are fixed, so they tell nothing either.
-    """
-    argv = [
-        "bwrap",
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        # Only to give each match child a pid namespace of its own (host.py, _fork_match):
-        # the zygote holds it within the sandbox's namespaces, each child drops it first.
-        "--cap-add",
-        "CAP_SYS_ADMIN",
-        "--uid",
-        "1000",
-        "--gid",
-        "1000",
-        "--hostname",
-        "arena",
-        "--clearenv",
-        "--setenv",
-        "PATH",
-        "/usr/bin",
-        "--setenv",
-        "PYTHONHASHSEED",
-        "0",
-    ]
-    for outside, inside in host_files().binds:
-        argv += ["--ro-bind", outside, inside]
-    for name in ("lib", "lib64", "bin"):
-        if os.path.islink(f"/{name}"):
-            argv += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
-    argv += ["--dev", "/dev"]
-    for outside, inside in binds:
-        argv += ["--ro-bind", outside, inside]
-    # Without these the sandbox's root tmpfs and /dev/shm are writable: RAM outside RLIMIT_AS.
-    argv += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", "/", "--"]
-    return [*argv, python, "-s", "-S", "-B", script, str(ctrl_fd)]
 
 
 @functools.cache
@@ -330,19 +178,34 @@ def _probe_bwrap(as_uid: int | None) -> tuple[bool, str]:
     exe = shutil.which("bwrap")
     if exe is None:
         return False, "bwrap not installed (apt-get install bubblewrap)"
-    with tempfile.TemporaryDirectory() as d:
-        os.chmod(d, 0o755)
-        # --as-pid-1: no separate init, so no orphan is left for a subreaper to reap.
-        true = os.path.realpath(shutil.which("true") or "/usr/bin/true")
-        argv = bwrap_argv([(d, "/arena"), (true, "/usr/bin/true")], "/usr/bin/true", "", 0)
+    # --as-pid-1: no separate init, so no orphan is left for a subreaper to reap.
+    true = os.open(os.path.realpath(shutil.which("true") or "/usr/bin/true"), os.O_RDONLY)
+    try:
+        argv = bwrap_argv([(true, "/usr/bin/true")], "/usr/bin/true", "", 0)
         argv = [*argv[:-7], "--as-pid-1", "--", "/usr/bin/true"]
-        ids: dict[str, Any] = {}
+        ids: dict[str, Any] = {"pass_fds": (true,)}
         if as_uid is not None:
-            ids = {"user": as_uid, "group": as_uid, "extra_groups": []}
+            ids.update(user=as_uid, group=as_uid, extra_groups=[])
         ok, out = _run(argv, **ids)
+    finally:
+        os.close(true)
     if not ok:
         return False, f"bwrap cannot create a sandbox here: {out}"
     return True, f"{exe}: user, pid, net, ipc, uts, mount namespaces; read-only view"
+
+
+def _world_layer(bwrap: bool, files: HostFiles) -> tuple[bool, str]:
+    """Whether every directory a bot can name is its own sandbox's tmpfs (world.py)."""
+    if bwrap and files.private:
+        return True, (
+            "every directory a bot can name is its sandbox's own tmpfs: no lookup leaves a "
+            "trace in the machine's name cache for its next match or another worker"
+        )
+    why = "needs bubblewrap" if not bwrap else files.detail
+    return False, (
+        f"bots look names up in host directories ({why}): a bot can leave negative dentries "
+        "in the machine's name cache and time them in its next match"
+    )
 
 
 def _landlock_detail(abi: int) -> str:
@@ -358,8 +221,9 @@ def probe() -> list[Layer]:
     The names: ``python`` (the host interpreter), ``bwrap``, ``uid`` (a separate uid per
     running bot), ``pidns`` (each match's bot is pid 1 of its own pid namespace), ``nnp``
     (no_new_privs), ``landlock``, ``seccomp``, ``rlimits``, ``subreaper``,
-    ``files`` (only the interpreter's files are visible, not all of ``/usr``) and ``turns``
-    (bots are stopped between their turns).
+    ``files`` (only the interpreter's files are visible, not all of ``/usr``), ``world`` (every
+    directory a bot can name is its sandbox's own tmpfs), ``cgroup`` (each host in a memory and
+    pids cgroup of its own) and ``turns`` (bots are stopped between their turns).
     """
     off = _disabled()
     root = os.geteuid() == 0
@@ -390,12 +254,14 @@ def probe() -> list[Layer]:
             "rlimits",
             "subreaper",
             "files",
+            "world",
+            "cgroup",
             "turns",
         )
         for name in others:
             add(name, False, "Linux only")
         return layers
-    as_uid = UID_BASE + UID_COUNT - 1 if uid_ok else None
+    as_uid = PROBE_UID if uid_ok else None
     add("bwrap", *_probe_bwrap(as_uid))
     bwrap_on = layers[-1].active
     if py_ok:
@@ -417,6 +283,8 @@ def probe() -> list[Layer]:
     add("subreaper", True, "the arena adopts and reaps bots' orphans")
     files = host_files()
     add("files", files.read_paths != ("/usr",), files.detail)
+    add("world", *_world_layer(bwrap_on, files))
+    layers.append(Layer("cgroup", *cgroup_layer("cgroup" in off)))
     add(
         "turns",
         True,
@@ -466,6 +334,7 @@ def choose_isolation(unsafe_no_sandbox: bool = False) -> Isolation:
         pidns=on["pidns"],
         nproc=on["uid"],
         freeze=on["turns"],
+        cgroup=on["cgroup"],
         layers=tuple(layers),
     )
 

@@ -21,6 +21,12 @@ __all__ = [
     "bot_random_seed",
 ]
 
+UID_BASE: Final = 61000
+"""The first of the uids bot hosts run as (as root, one per running host; layers.py)."""
+UID_COUNT: Final = 1000
+"""How many; the last one is kept for the probes of ``arena doctor``."""
+PROBE_UID: Final = UID_BASE + UID_COUNT - 1
+
 FaultKind = Literal["load", "timeout", "cpu", "memory", "crash", "illegal", "protocol"]
 FAULT_KINDS: Final = get_args(FaultKind)
 """Every kind of fault, in the order docs/protocol.md lists them."""

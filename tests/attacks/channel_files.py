@@ -1,6 +1,7 @@
 """A card channel through the state of shared files: for each card of its hand the sender
-locks a standard-library file (flock and a POSIX record lock), reads it (its access time) and
-drops it from the page cache (fadvise); the receiver tests the locks, the access times and
+locks a file every sandbox sees (a shared library, or a standard-library module where the
+standard library is a directory; flock and a POSIX record lock), reads it (its access time)
+and drops it from the page cache (fadvise); the receiver tests the locks, the access times and
 which pages are resident (mincore) for the 24 files and decodes the cards.
 
 Seat 0 sends, seat 1 receives and prints "GUESS <hand> <cards>"; with no channel it guesses at
@@ -17,8 +18,20 @@ import struct
 
 from arena.cards import deck
 
-DIR = os.path.dirname(os.__file__)
-NAMES = sorted(n for n in os.listdir(DIR) if n.endswith(".py"))[24:48]
+
+def _fullest_directory():
+    """The directory with the most files this bot can see (the standard library's, or the
+    shared libraries' where the standard library is one zip), and its files."""
+    best = ("", [])
+    for root, _dirs, files in os.walk("/usr"):
+        names = sorted(f for f in files if os.path.isfile(os.path.join(root, f)))
+        if len(names) > len(best[1]):
+            best = (root, names)
+    return best
+
+
+DIR, FILES = _fullest_directory()
+NAMES = FILES[-24:]
 PATHS = [os.path.join(DIR, n) for n in NAMES]
 CARDS = deck(24)
 libc = ctypes.CDLL(None, use_errno=True)

@@ -1,4 +1,4 @@
-"""A card channel through inotify: the sender opens one standard-library file per card of its
+"""A card channel through inotify: the sender opens one file every sandbox sees per card of its
 hand, the receiver watches the directory and decodes the names it sees opened.
 
 Both roles in one file: seat 0 sends, seat 1 receives and prints "GUESS <hand> <cards>" (its
@@ -12,8 +12,20 @@ import struct
 
 from arena.cards import deck
 
-DIR = os.path.dirname(os.__file__)
-NAMES = sorted(n for n in os.listdir(DIR) if n.endswith(".py"))[:24]
+
+def _fullest_directory():
+    """The directory with the most files this bot can see (the standard library's, or the
+    shared libraries' where the standard library is one zip), and its files."""
+    best = ("", [])
+    for root, _dirs, files in os.walk("/usr"):
+        names = sorted(f for f in files if os.path.isfile(os.path.join(root, f)))
+        if len(names) > len(best[1]):
+            best = (root, names)
+    return best
+
+
+DIR, FILES = _fullest_directory()
+NAMES = FILES[:24]
 CARDS = deck(24)
 libc = ctypes.CDLL(None, use_errno=True)
 
