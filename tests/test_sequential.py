@@ -19,6 +19,7 @@ from arena.stats.sequential import (
     Gamblers,
     SequentialTest,
     SetQueue,
+    Status,
     capped,
     constrained_mle,
     empirical_likelihood_interval,
@@ -456,4 +457,30 @@ def test_verdicts_say_what_each_decision_allows() -> None:
     assert "below 0.55" in h0.status().verdict("new", "old")
     stuck = replay(Design(0.45, 0.55, max_sets=30), [6] * 50)  # an even pair, a centred band
     assert stuck.decision == "inconclusive" and stuck.sets == 30
-    assert "between 0.45 and 0.55" in stuck.status().verdict()
+    low, high = stuck.status().ends
+    assert f"neither 0.45 nor 0.55 ruled out; the rate is between {low} and {high}" in (
+        stuck.status().verdict()
+    )
+
+
+def test_an_inconclusive_stop_states_the_interval_at_the_stop_not_a_band() -> None:
+    # 20 sets spread around one half: the verdict gives the interval at the stop, which
+    # reaches well below p0, rather than "probably between 0.5 and 0.55".
+    test = replay(Design(max_sets=20), [5, 6, 4, 7, 5, 6, 5, 4, 6, 7] * 2)
+    status = test.status()
+    assert status.decision == "inconclusive"
+    low, high = status.ends
+    verdict = status.verdict()
+    assert f"between {low} and {high} (90% interval)" in verdict
+    assert "probably" not in verdict
+    assert float(low) < 0.5 < 0.55 < float(high)  # neither bound ruled out, as it says
+
+
+def test_the_ends_get_the_digits_the_verdict_needs() -> None:
+    # A lower end just above p0 must not print as p0 beside "H1 accepted".
+    design = Design(0.50, 0.55)
+    status = replay(design, [12] * 7).status()
+    ci = status.ci
+    near = Status(design, 7, 4.0, 0.6, Interval(0.500004, 0.9, ci.level), "H1")
+    low, _ = near.ends
+    assert low != "0.500" and float(low) > 0.5 and low == "0.500004"
