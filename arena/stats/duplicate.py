@@ -38,10 +38,13 @@ class SeatRecord:
     seat: int
     bot: int
     points: int
-    """The seat's final score."""
+    """The seat's final score: 0, the least a seat can score, when it forfeited the match
+    (:func:`seat_records`)."""
     place: int
     first_dealer: int | None = None
     """The seat that dealt the match's first hand (None if unknown)."""
+    faulted: bool = False
+    """The seat forfeited the match by a fault (it placed last)."""
 
     @property
     def position(self) -> int | None:
@@ -50,19 +53,28 @@ class SeatRecord:
 
 
 def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
-    """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`."""
-    return [
-        SeatRecord(
-            r["match_id"],
-            unit_key(r["set_key"], r["round"]),
-            r["seat"],
-            r["bot_version_id"],
-            r["score"],
-            r["place"],
-            r["first_dealer"],
+    """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`.
+
+    A forfeit counts as what it is: the seat placed last (the match's placements say so) and
+    scored **0 points**, whatever the fallback that played its remaining hands scored. Those
+    points are the fallback's, not the bot's; counting them let a bot that forfeited every
+    match outscore working bots in the duplicate table."""
+    out = []
+    for r in rows:
+        faulted = bool(r.get("faulted", 0))
+        out.append(
+            SeatRecord(
+                r["match_id"],
+                unit_key(r["set_key"], r["round"]),
+                r["seat"],
+                r["bot_version_id"],
+                0 if faulted else r["score"],
+                r["place"],
+                r["first_dealer"],
+                faulted,
+            )
         )
-        for r in rows
-    ]
+    return out
 
 
 # --- means over units -------------------------------------------------------------------------

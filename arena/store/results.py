@@ -150,7 +150,8 @@ class MatchRecords(StoreBase):
         first dealer: the rows :func:`arena.stats.duplicate.seat_records` reads."""
         return self.rows(
             "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place, "
-            "h.dealer AS first_dealer FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "s.faulted, h.dealer AS first_dealer "
+            "FROM match_seats s JOIN matches m ON m.id = s.match_id "
             "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
             "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
             [tid],
