@@ -3,7 +3,7 @@ known model.
 
 Run by hand (a benchmark, not a test)::
 
-    python bench/coverage.py                       # every scenario, 2000 tournaments each
+    python bench/coverage.py                       # every scenario, 100 tournaments each
     python bench/coverage.py --code both --before-reps 200   # and main's code, side by side
     python bench/coverage.py --scenario 3-bots-10-rounds --reps 500
 
@@ -452,7 +452,7 @@ def zlib_crc(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=2000, help="tournaments per scenario")
+    ap.add_argument("--reps", type=int, default=100, help="tournaments per scenario")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
     ap.add_argument(
