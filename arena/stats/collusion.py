@@ -29,7 +29,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from arena.engine import Deal, Rules, play_hand
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
@@ -319,7 +319,10 @@ Ties = dict[tuple[frozenset[int], int], float]
 the place they would share (1: first, 2: second)."""
 
 
-def _orders(w: dict[int, float]) -> dict[tuple[int, ...], float]:
+K = TypeVar("K", int, str)
+
+
+def _orders(w: dict[K, float]) -> dict[tuple[K, ...], float]:
     """Plackett-Luce's chance of every finishing order of three bots (best first)."""
     return {o: order_probability([w[b] for b in o]) for o in itertools.permutations(w)}
 
@@ -374,7 +377,7 @@ def expected_given_places(
     pa, pb, pc = places
     if pb == pc:
         return 0.5, 0.0
-    chance = _orders(w)  # type: ignore[arg-type]
+    chance = _orders(w)
     if pa in (pb, pc):
         single, other = ("b", "c") if pa == pc else ("c", "b")
         first = sum(p for o, p in chance.items() if o[0] == single) * ties("a", other, 2)
@@ -406,13 +409,15 @@ def _expected(
 
 
 def kingmaking_rows(
-    seats: Iterable[dict[str, Any]], ratings: dict[int, float]
+    seats: Iterable[dict[str, Any]], ratings: dict[int, float], *, pooled_ties: bool = False
 ) -> list[KingmakingRow]:
     """The kingmaking table from stored seats (``Store.seat_results``) and the ratings.
 
     What the ratings expect takes each match's shared places into account
     (:func:`expected_given_places`): given who shared a place, only the order is left to
-    chance. The interval's
+    chance. With ``pooled_ties``, the rule before instead (:func:`expected_with_ties`, the
+    tournament's share of each way of sharing for every trio and order), kept so that
+    ``bench/coverage.py`` can measure both on the same tournaments. The interval's
     standard error is the larger of two: the cluster-robust one over duplicate
     (set, round) units (the six seatings of a deal are not independent), and the one the model
     itself implies (each match a coin with the expected probability), so that a handful of
@@ -430,6 +435,10 @@ def kingmaking_rows(
     ]
     ties = tie_rates(({r["bot_version_id"]: r["place"] for r in rows} for rows in rated), ratings)
     memo: dict[tuple[int, ...], tuple[float, float]] = {}
+    patterns = [0] * len(TIE_PATTERNS)
+    for rows in rated:
+        patterns[tie_pattern([r["place"] for r in rows])] += 1
+    shares = [n / max(1, len(rated)) for n in patterns]
     # (A, B) -> unit -> [residual sum, matches, observed sum, expected sum, variance sum]
     acc: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(
         lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
@@ -441,7 +450,11 @@ def kingmaking_rows(
             y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
             key = (a, b, c, place[a], place[b], place[c])
             if key not in memo:  # a trio and its places: the same expectation every time
-                memo[key] = _expected(a, b, c, key[3:], ratings, ties)
+                memo[key] = (
+                    expected_with_ties(ratings[a], ratings[b], ratings[c], shares)
+                    if pooled_ties
+                    else _expected(a, b, c, key[3:], ratings, ties)
+                )
             e, v = memo[key]
             cell = acc[(a, b)][unit]
             cell[0] += y - e
