@@ -88,8 +88,10 @@ SCENARIOS = [
     Scenario("4-bots-50-shared-win", (1.0, 0.3, 0.0, -1.0), 50, tie_first=0.3),
     # Shared places that cluster between bots of equal strength (copies, or bots that play
     # alike): the audit's worst case for kingmaking's false alarms.
-    Scenario("5-bots-20-equal-ties", (0.5, 0.5, 0.0, -0.5, -0.5), 20, tie_equal=0.4),
-    Scenario("6-bots-10-equal-ties", (0.6, 0.6, 0.0, 0.0, -0.6, -0.6), 10, tie_equal=0.3),
+    Scenario("4-bots-50-equal-ties", (0.5, 0.5, -0.5, -0.5), 50, tie_equal=0.6),
+    Scenario(
+        "5-bots-30-equal-ties", (0.8, 0.8, 0.0, -0.8, -0.8), 30, tie_second=0.05, tie_equal=0.5
+    ),
 ]
 """3-8 bots, 1-50 rounds; with and without correlation inside a unit, ties, seat luck, a
 bot that always faults and one that rarely places above anybody. The last two are stress

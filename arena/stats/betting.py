@@ -115,11 +115,10 @@ class Gamblers:
     above ``m``, the other a share ``down`` that it is below ``m``, for every rate ``m`` at
     once with the shares of :func:`bets` (Kelly's share on the sets so far, tuned to ``p0``
     and ``p1``), capped at ``m`` by :func:`capped`. A set with score ``x`` multiplies the
-    first capital
-    by ``1 + up (x - m)`` and the second by
-    ``1 - down (x - m)``. If the true rate is at most ``m``, no bet on "above ``m``" is
-    favourable, so the first capital is a nonnegative supermartingale that starts at 1, and by
-    Ville's inequality it *ever* reaches ``1 / alpha`` with probability at most ``alpha``,
+    first capital by ``1 + up (x - m)`` and the second by ``1 - down (x - m)``. If the true
+    rate is at most ``m``, no bet on "above ``m``" is favourable, so the first capital is a
+    nonnegative supermartingale that starts at 1, and by Ville's inequality it *ever* reaches
+    ``1 / alpha`` with probability at most ``alpha``,
     whenever one looks and whatever the distribution of set scores: an anytime-valid test
     (Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting", JRSS
     B 2024; Ramdas et al., "Game-theoretic statistics and safe anytime-valid inference" 2023).

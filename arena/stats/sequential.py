@@ -9,9 +9,10 @@ not (they share the cards), which is why the set, not the match, is the unit.
 The test is a pair of gamblers (:class:`Gamblers`), the anytime-valid test by betting of
 Waudby-Smith and Ramdas (JRSS B 2024). Before each set one gambler stakes a share of its
 capital on "the set scores above ``p0``", the other on "below ``p1``", with Kelly's share
-estimated from the sets before it (aGRAPA). If ``p <= p0`` the first gambler's capital is a
-nonnegative supermartingale, so by Ville's inequality it ever reaches ``1 / alpha`` with
-probability at most ``alpha``: H1 is accepted when it does, H0 when the second reaches
+estimated from the sets before it (GRAPA: the share that would have grown the capital fastest
+on them). If ``p <= p0`` the first gambler's capital is a nonnegative supermartingale, so by
+Ville's inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``: H1 is
+accepted when it does, H0 when the second reaches
 ``1 / beta``. Nothing is assumed about the distribution of set scores beyond their range,
 the error bounds hold exactly (not asymptotically) and at whatever set the test stops, and
 the evidence a set adds is not capped by the design: a pair that wins every set is decided in
