@@ -7,6 +7,7 @@ script and in the rendered pages, which must all show one computation.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,24 @@ def test_the_round_robin_pages_show_the_reports(site: tuple[Path, str, Any]) -> 
         assert bias == ["dealer", "dealer's left", "dealer's right"]
         assert texts(panel.select(".bias-verdict")) == [f"Verdict: {want.bias.verdict}."]
         assert panel.select_one(".no-cycles") is not None
+
+
+def test_reports_stored_by_another_version_are_made_again(tmp_path: Path) -> None:
+    # A stored report of the same matches but another version (here: the variance ratio's
+    # fields, no version) is a cache of other numbers: made again, not decoded.
+    from arena.views.reports import VERSION, tournament_reports
+
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None)], rounds=2, seed=9)
+    with Store(db) as store:
+        made = tournament_reports(store, tid)
+        matches, body = store.read_reports(tid) or (0, {})
+    assert body["version"] == VERSION
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE reports SET body = ? WHERE tournament_id = ?",
+            ('{"duplicate": {"scale": 1.0}}', tid),
+        )
+    with Store(db) as store:
+        assert tournament_reports(store, tid) == made
+        assert (store.read_reports(tid) or (0, {}))[1]["version"] == VERSION

@@ -16,7 +16,7 @@ import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from rich.table import Table
 from rich.text import Text
@@ -140,16 +140,22 @@ def standings_with_reports(
 T = TypeVar("T")
 
 
+VERSION: Final = 2
+"""The reports' version, stored with them: reports stored by another version are made again
+(2: forfeits count 0 points, the luck share, kingmaking given each match's shared places)."""
+
+
 def _stored(store: Store, tid: str, part: str, kind: Any, make: Callable[[], T]) -> T:
     """Report ``part`` of tournament ``tid``: the stored one when it was made from every match
     stored so far (the standings it was made with are current: storing them drops it), else
     ``make()``, then stored. A database that cannot be written now is only read."""
     matches = store.match_count(tid)
     found = store.read_reports(tid)
-    if found is not None and found[0] == matches and part in found[1]:
+    current = found is not None and found[0] == matches and found[1].get("version") == VERSION
+    if found is not None and current and part in found[1]:
         return typing.cast(T, decode(kind, found[1][part]))
     value = make()
-    body = found[1] if found is not None and found[0] == matches else {}
+    body = found[1] if found is not None and current else {"version": VERSION}
     try:
         store.write_reports(tid, matches, {**body, part: encode(value)})
     except ArenaError:
