@@ -3,7 +3,7 @@ known model.
 
 Run by hand (a benchmark, not a test)::
 
-    python bench/coverage.py                       # every scenario, 2000 tournaments each
+    python bench/coverage.py                       # every scenario, 100 tournaments each
     python bench/coverage.py --code both --before-reps 200   # and main's code, side by side
     python bench/coverage.py --scenario 3-bots-10-rounds --reps 500
 
@@ -229,11 +229,15 @@ def check_duplicate(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
     return c
 
 
-def check_kingmaking(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
+def check_kingmaking(
+    table: Sequence[Any], tr: Truth, trial: Trial, pooled_ties: bool = False
+) -> Counts:
     """An honest tournament (nobody helps anybody: the model has no such effect) is not
     flagged by the kingmaking table (``arena.stats.collusion.kingmaking_rows`` on the arena's own
     ratings): one count per tournament, covered when no pair is flagged. At most 5 % of
-    tournaments may be flagged (the table's family-wise level)."""
+    tournaments may be flagged (the table's family-wise level). With ``pooled_ties``, the
+    expectation before (one share of each way of sharing places for every trio and order),
+    on the same tournaments (``kingmaking-before``)."""
     rated = {s.bot: s.rating for s in table if s.rating is not None}
     out = trial.out
     seats = [
@@ -247,8 +251,13 @@ def check_kingmaking(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
         for m in range(len(out.unit))
         for seat in range(3)
     ]
-    rows = kingmaking_rows(seats, rated)
+    rows = kingmaking_rows(seats, rated, pooled_ties=pooled_ties)
     return Counts(int(not any(r.flagged for r in rows)), 1) if rows else Counts()
+
+
+def check_kingmaking_before(table: Sequence[Any], tr: Truth, trial: Trial) -> Counts:
+    """:func:`check_kingmaking` with the expectation before (pooled tie shares)."""
+    return check_kingmaking(table, tr, trial, pooled_ties=True)
 
 
 COMPARE: Final = Design(0.50, 0.55, max_sets=200)
@@ -305,12 +314,13 @@ CHECKS = [
     Check("pairwise", check_pairwise),
     Check("duplicate", check_duplicate, of_ratings=False),
     Check("kingmaking", check_kingmaking),
+    Check("kingmaking-before", check_kingmaking_before),
     Check("sequential", check_sequential, of_ratings=False),
     Check("sequential-fixed", check_sequential_fixed, of_ratings=False),
 ]
 """Every interval the arena shows."""
 
-CHECKS_SHOWN = ("duplicate", "kingmaking", "sequential", "sequential-fixed")
+CHECKS_SHOWN = ("duplicate", "kingmaking", "kingmaking-before", "sequential", "sequential-fixed")
 """The checks of the second table (those that do not depend on the rating code)."""
 
 
@@ -452,7 +462,7 @@ def zlib_crc(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=2000, help="tournaments per scenario")
+    ap.add_argument("--reps", type=int, default=100, help="tournaments per scenario")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
     ap.add_argument(
@@ -506,8 +516,10 @@ def main(argv: list[str] | None = None) -> int:
             f"\nThe reports' intervals (same tournaments): duplicate score (points), and "
             f"arena compare of bots 0 and 1 ({COMPARE.p0} / {COMPARE.p1}, at most "
             f"{COMPARE.max_sets} sets) read when it stops: the interval shown, and the "
-            f"fixed-sample one; kingmaking: the share of tournaments not flagged\n"
+            f"fixed-sample one; kingmaking: the share of tournaments not flagged (now, and with "
+            f"the expectation before: one set of tie shares for every trio)\n"
             f"{'scenario':<30} {'duplicate':>15} {'width':>6} {'kingmaking':>15} {'':>6} "
+            f"{'kingmaking before':>17} {'':>4} "
             f"{'sequential':>15} {'width':>6} {'fixed-sample':>15} {'width':>6}"
         )
         print("\n".join(reports))

@@ -33,6 +33,10 @@ class Scenario:
     seats: tuple[float, float, float] = (0.3, 0.0, -0.3)
     tie_first: float = 0.0
     tie_second: float = 0.0
+    tie_equal: float = 0.0
+    """Ties that follow strength: two bots of equal strength that finish next to each other
+    share their place with this chance more (first if they are the top two, second if the
+    bottom two)."""
 
     @property
     def n(self) -> int:
@@ -82,6 +86,12 @@ SCENARIOS = [
     ),
     # Shared first places (tie_policy="shared_win" with close scores).
     Scenario("4-bots-50-shared-win", (1.0, 0.3, 0.0, -1.0), 50, tie_first=0.3),
+    # Shared places that cluster between bots of equal strength (copies, or bots that play
+    # alike): the audit's worst case for kingmaking's false alarms.
+    Scenario("4-bots-50-equal-ties", (0.5, 0.5, -0.5, -0.5), 50, tie_equal=0.6),
+    Scenario(
+        "5-bots-30-equal-ties", (0.8, 0.8, 0.0, -0.8, -0.8), 30, tie_second=0.05, tie_equal=0.5
+    ),
 ]
 """3-8 bots, 1-50 rounds; with and without correlation inside a unit, ties, seat luck, a
 bot that always faults and one that rarely places above anybody. The last two are stress
@@ -130,8 +140,11 @@ def simulate(sc: Scenario, rng: np.random.Generator) -> Outcomes:
     top_two = np.take_along_axis(ok, order[:, :2], axis=1).all(axis=1)
     bottom_two = np.take_along_axis(ok, order[:, 1:], axis=1).all(axis=1)
     v = rng.random(m)
-    tie1 = (v < sc.tie_first) & top_two
-    tie2 = (v >= sc.tie_first) & (v < sc.tie_first + sc.tie_second) & bottom_two
+    ranked = np.take_along_axis(strength, order, axis=1)
+    t1 = sc.tie_first + sc.tie_equal * (ranked[:, 0] == ranked[:, 1])
+    t2 = sc.tie_second + sc.tie_equal * (ranked[:, 1] == ranked[:, 2])
+    tie1 = (v < t1) & top_two
+    tie2 = (v >= t1) & (v < t1 + t2) & bottom_two
     places = np.where(tie1[:, None] & (places == 2), 1, places)
     places = np.where(tie2[:, None] & (places == 3), 2, places)
     both_faulted = faulted.sum(axis=1) == 2
@@ -175,8 +188,9 @@ def placings(
     dead = {b for b in seated if math.isinf(sc.theta[b])}
     for o, p in orders(sc, seated):
         x, y, z = o
-        t1 = sc.tie_first if not ({x, y} & dead) else 0.0
-        t2 = sc.tie_second if not ({y, z} & dead) else 0.0
+        th = sc.theta
+        t1 = sc.tie_first + sc.tie_equal * (th[x] == th[y]) if not ({x, y} & dead) else 0.0
+        t2 = sc.tie_second + sc.tie_equal * (th[y] == th[z]) if not ({y, z} & dead) else 0.0
         if {y, z} <= dead:
             t1, t2 = 0.0, 1.0
         for places, q in (((1, 1, 3), t1), ((1, 2, 2), t2), ((1, 2, 3), 1 - t1 - t2)):

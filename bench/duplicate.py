@@ -8,11 +8,11 @@ Run a real tournament first, e.g. the bundled bots sandboxed::
     python bench/duplicate.py --db dup.db
 
 Prints, per bot, the duplicate score (points minus the par of the same deal and seat) and the
-raw mean points, each with its 95 % interval over deals, and the variance ratio (raw over
-duplicate, brought to the same scale: the luck the par removed, 1 when it removed none); the
-same pooled ratio with the deals shuffled among the matches of each seating (a control: every
-deal is still a complete set, but the par compares results of different cards, so there is no
-luck to remove and the ratio must come out near 1); then
+raw mean points, each with its 95 % interval over deals, and the luck share (the cards' share
+of raw points' variance, which the par removed: 0 when it removed none); the same pooled share
+with the deals shuffled among the matches of each seating (a control: every deal is still a
+complete set, but the par compares results of different cards, so there is no luck to remove
+and the share must come out near 0); then
 the seat and dealer bias report and any significant non-transitive cycle in the pairwise
 table.
 """
@@ -45,10 +45,10 @@ def interval(low: float | None, high: float | None) -> str:
 
 
 def pooled(records: list[SeatRecord]) -> float:
-    """The pooled variance ratio of ``arena standings`` (``Reports.variance_ratio``)."""
+    """The pooled luck share of ``arena standings`` (``Reports.luck_share``)."""
     scores = tuple(duplicate_scores(records))
-    ratio = Reports({}, scores, seat_bias([]), ()).variance_ratio
-    return math.nan if ratio is None else ratio
+    share = Reports({}, scores, seat_bias([]), ()).luck_share
+    return math.nan if share is None else share
 
 
 def shuffled(records: list[SeatRecord], rng: random.Random) -> list[SeatRecord]:
@@ -87,16 +87,16 @@ def main(argv: list[str] | None = None) -> int:
     deals = len({r.unit for r in records})
     print(f"tournament {t.id}: {len(records) // 3} matches, {deals} deals (set and round)")
 
-    print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'variance ratio':>15}")
+    print(f"\n{'bot':<12} {'duplicate score':>28} {'raw points':>28} {'luck share':>15}")
     for d in duplicate_scores(records):
         s, p = d.score, d.points
-        ratio = d.variance_ratio
+        ratio = d.luck_share
         print(
             f"{names[d.bot]:<12} {s.value:>+7.3f} {interval(s.low, s.high):>20} "
             f"{p.value:>7.3f} {interval(p.low, p.high):>20} "
             f"{'n/a' if ratio is None else f'{ratio:.2f}':>15}"
         )
-    print(f"pooled variance ratio {pooled(records):.2f} (1: the par removed no luck)")
+    print(f"pooled luck share {pooled(records):.2f} (0: the par removed no luck)")
     rng = random.Random(args.seed)
     controls = [pooled(shuffled(records, rng)) for _ in range(args.shuffles)]
     print(

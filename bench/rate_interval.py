@@ -46,6 +46,20 @@ def simulate(
     return np.asarray((np.where(tie, 1, 2 * won)).sum(axis=1))
 
 
+def all_or_nothing(
+    rng: np.random.Generator, units: int, rate: float, share: float = 0.5
+) -> np.ndarray:
+    """Half-points of ``units`` units whose true rate is ``rate``, a ``share`` of them
+    all-or-nothing (all six matches won with chance ``rate``, else all six lost: the deal
+    decides every seating the same way), the rest six independent matches of chance ``rate``:
+    the statistics audit's worst data for the rate interval (skewed unit scores whose rare
+    failure a sample of 30 units often does not contain)."""
+    whole = rng.random(units) < share
+    all_six = np.where(rng.random(units) < rate, HALF_POINTS, 0)
+    each = 2 * (rng.random((units, MATCHES)) < rate).sum(axis=1)
+    return np.asarray(np.where(whole, all_six, each))
+
+
 def both(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]]:
     """The two intervals of one simulated rate: ``((low, high) Wilson, (low, high) EL)``."""
     above = points / 2.0
@@ -63,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tests", type=int, default=2000, help="simulated rates per row")
     ap.add_argument("--seed", type=int, default=25)
+    ap.add_argument(
+        "--units", type=int, nargs="*", default=[3, 5, 10, 30], help="units per rate (table 1)"
+    )
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
@@ -72,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'':>5} {'':>5} {'':>6} {'':>5} | {'cover':>8} {'width':>9} | {'cover':>8} {'width':>9}"
     )
-    for units in (3, 5, 10, 30):
+    for units in args.units:
         for rate in (0.5, 0.7, 0.9):
             for spread, deal in ((4.0, "strong"), (50.0, "weak")):
                 ties = 0.1
@@ -87,6 +104,19 @@ def main(argv: list[str] | None = None) -> int:
                     f"{units:>5} {rate:>5.2f} {deal:>6} {ties:>5.2f} | "
                     f"{cover[0]:>8.3f} {width[0]:>9.3f} | {cover[1]:>8.3f} {width[1]:>9.3f}"
                 )
+    print("\nHalf the units all-or-nothing (the deal decides all six matches), no ties:")
+    for units in (10, 30, 100):
+        for rate in (0.7, 0.9):
+            hits, widths = np.zeros(2), np.zeros(2)
+            for _ in range(args.tests):
+                for k, (lo, hi) in enumerate(both(all_or_nothing(rng, units, rate))):
+                    hits[k] += lo <= rate <= hi
+                    widths[k] += hi - lo
+            cover, width = hits / args.tests, widths / args.tests
+            print(
+                f"{units:>5} {rate:>5.2f} {'a-o-n':>6} {0:>5.2f} | "
+                f"{cover[0]:>8.3f} {width[0]:>9.3f} | {cover[1]:>8.3f} {width[1]:>9.3f}"
+            )
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0
 

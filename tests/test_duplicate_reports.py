@@ -61,11 +61,10 @@ def test_duplicate_score_by_hand() -> None:
     # Raw points of bot 1: x 10 + 3 = 13, y 2 + 6 = 8; mean 21/4; residuals +2.5, -2.5.
     assert one.points.value == pytest.approx(5.25)
     assert one.points.variance == pytest.approx(2 * 12.5 / 16)
-    # Each cell pairs bot 1 (one record) with one other bot (one record): the par is their
-    # mean, so a match independent of its cards would give the score a quarter of a match's
-    # variance from each: scale 1/2, and the ratio of variances is brought to that scale.
-    assert one.scale == pytest.approx(0.5)
-    assert one.variance_ratio == pytest.approx(1.5625 / 3.0625 * 0.5)
+    # Luck share: bot 1's points (10, 3, 2, 6) against the other bot's on the same cards
+    # (7, 4, 10, 10): co-moment -0.75, second moment 38.75 (by hand).
+    assert one.luck == pytest.approx((-0.75, 38.75))
+    assert one.luck_share == pytest.approx(-0.75 / 38.75)
     assert scores[2].score.value == pytest.approx(1.25)
     assert [d.bot for d in duplicate_scores(SMALL)] == [2, 1]  # best first
 
@@ -94,36 +93,45 @@ def test_card_luck_cancels_exactly(luck: list[list[int]], skill: list[int]) -> N
         assert score.matches == 6 * len(luck)
 
 
-def luck_tournament(luck: float, deals: int = 600, seed: int = 28) -> list[SeatRecord]:
+def luck_tournament(
+    luck: float, deals: int = 600, seed: int = 28, zero_sum: bool = False
+) -> list[SeatRecord]:
     """Complete duplicate sets of three bots: points = skill + the luck of the seat's cards
-    in that deal (standard deviation ``luck``) + the match's own noise (standard deviation 1)."""
+    in that deal (standard deviation ``luck``) + the match's own noise (standard deviation 1;
+    with ``zero_sum``, each seat's minus the match's mean: what one seat gains another loses,
+    variance 2/3)."""
     rng = random.Random(seed)
     records = []
     for d in range(deals):
         cards = [rng.gauss(0, luck) for _ in range(3)]
         for k, perm in enumerate(SEATINGS):
-            pts = tuple(cards[s] + perm[s] + rng.gauss(0, 1) for s in range(3))
+            noise = [rng.gauss(0, 1) for _ in range(3)]
+            if zero_sum:
+                noise = [e - sum(noise) / 3 for e in noise]
+            pts = tuple(cards[s] + perm[s] + noise[s] for s in range(3))
             records += match(f"{d}/{k}", f"deal{d}", perm, pts)  # type: ignore[arg-type]
     return records
 
 
-def pooled_ratio(records: list[SeatRecord]) -> float:
+def pooled_share(records: list[SeatRecord]) -> float:
     scores = duplicate_scores(records)
     reports = Reports({}, tuple(scores), seat_bias([]), ())
-    ratio = reports.variance_ratio
-    assert ratio is not None
-    return ratio
+    share = reports.luck_share
+    assert share is not None
+    return share
 
 
-def test_the_variance_ratio_is_one_without_luck_and_grows_with_the_luck_removed() -> None:
-    # No luck: the par removes nothing, whatever the scale of the score against raw points
-    # (2/3 in a complete set of three: the par shares the bot's own result).
-    assert all(d.scale == pytest.approx(2 / 3) for d in duplicate_scores(luck_tournament(0)))
-    assert pooled_ratio(luck_tournament(0)) == pytest.approx(1, abs=0.12)
-    # Seat luck of the same spread as the noise: a complete set holds each seat's cards
-    # twice per bot, so raw points carry 12 luck variances against 6 of noise: 1 + 2 = 3.
-    assert pooled_ratio(luck_tournament(1)) == pytest.approx(3, rel=0.12)
-    assert pooled_ratio(luck_tournament(0.5)) == pytest.approx(1.5, rel=0.12)
+@pytest.mark.parametrize("zero_sum", [False, True])
+def test_the_luck_share_is_zero_without_luck_and_the_cards_share_with_it(zero_sum: bool) -> None:
+    # No luck: the par removes nothing, read as 0, in a zero-sum game too (the variance ratio
+    # this replaced read 0.667 there).
+    noise = 2 / 3 if zero_sum else 1.0
+    assert pooled_share(luck_tournament(0, zero_sum=zero_sum)) == pytest.approx(0, abs=0.04)
+    # Seat luck of variance L^2 beside the noise: the cards' share is L^2 / (L^2 + noise).
+    for luck in (0.5, 1.0):
+        expected = luck**2 / (luck**2 + noise)
+        got = pooled_share(luck_tournament(luck, zero_sum=zero_sum))
+        assert got == pytest.approx(expected, abs=0.04)
 
 
 def test_cluster_mean_needs_two_deals() -> None:

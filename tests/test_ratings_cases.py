@@ -5,6 +5,8 @@ bots' numbers beyond their own uncertainty, and none may print a zero-width inte
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from ratings_support import Behaviour, tournament
 
@@ -159,3 +161,23 @@ def test_a_tournament_without_matches_rates_and_ranks_nobody() -> None:
         ("b", None, None, 0, {}),
         ("c", None, None, 0, {}),
     ]
+
+
+def test_bots_with_only_an_upper_bound_are_ordered_by_their_results_against_each_other() -> None:
+    # Bots 5 and 6 never place above a rated bot; 5 always places above 6. Their bounds'
+    # values are no estimates (6's came out a point higher): the ranks follow 5's significant
+    # win over 6, and two bots that always share last place share a rank.
+    seats = tournament(BASE_BOTS, rounds=6, seed=3, special={5: "lose", 6: "lose"})
+    ordered = [
+        dataclasses.replace(s, place=3)
+        if s.bot == 6 and {5, 6} <= {r.bot for r in seats if r.match_id == s.match_id}
+        else s
+        for s in seats
+    ]
+    table = standings(ordered, {1, 2, 3, 4, 5, 6})
+    assert table[5].bound == table[6].bound == "upper"
+    pair = table[5].above[6].interval
+    assert pair is not None and pair.above(0.5)
+    assert table[5].rank == 5 and table[6].rank == 6
+    shared = standings(seats, {1, 2, 3, 4, 5, 6})  # 5 and 6 share last place every time
+    assert shared[5].rank == shared[6].rank == 5

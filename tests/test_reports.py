@@ -7,6 +7,7 @@ script and in the rendered pages, which must all show one computation.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +48,12 @@ def test_the_reports_of_a_small_database_by_hand(small: tuple[Path, str]) -> Non
         "value": -1.25, "low": round(-1.25 - T1 * 1.75, 4), "high": round(-1.25 + T1 * 1.75, 4),
         "units": 2,
     }  # fmt: skip
-    # Raw points: a 13 and 8 over two seats per deal (variance 2 * 2 * 2.5^2 / 16), b 11 and
-    # 20 (2 * 2 * 4.5^2 / 16); both duplicate variances are 3.0625, on a scale of 1/2 (each
-    # cell pairs two bots with one match each). Pooled: 6.625 / (2 * 3.0625 / 0.5).
+    # Raw points: a 13 and 8 over two seats per deal, b 11 and 20. Luck share: each bot's
+    # points against the other's on the same cards, co-moments -0.75 and -0.75, second
+    # moments 38.75 and 24.75 (tests/test_duplicate_reports.py): pooled -1.5 / 63.5.
     assert scores["a"]["points"]["value"] == 5.25 and scores["b"]["points"]["value"] == 7.75
-    assert got.variance_ratio == pytest.approx((1.5625 + 5.0625) / (4 * 3.0625))
-    assert doc["duplicate"]["variance_ratio"] == round((1.5625 + 5.0625) / 12.25, 3)
+    assert got.luck_share == pytest.approx(-1.5 / 63.5)
+    assert doc["duplicate"]["luck_share"] == round(-1.5 / 63.5, 3)
     # Seat bias: dealer seat 0 in deal x and seat 2 in deal y. By deal, the dealer's mean
     # place is 1.5 and 2.5, the left's 3 and 2, the right's 1.5 and 1.5: means 2, 2.5, 1.5,
     # standard errors 0.5, 0.5 and 0. The right's edge (-0.5, no spread) is significant, the
@@ -85,7 +86,7 @@ def test_a_cycle_is_named_by_its_bots() -> None:
     ]
     (line,) = reports.cycle_lines(got)
     assert line.startswith("Cycle: rock > scissors > paper > rock (every edge significant")
-    assert got.scores == () and got.variance_ratio is None
+    assert got.scores == () and got.luck_share is None
     # The site's panel reads each edge's Interval (the same template as the pages).
     html = make_env().get_template("_partials/duplicate.html").render(duplicate=got, refs={})
     (item,) = BeautifulSoup(html, "html.parser").select("ul.cycles li")
@@ -186,3 +187,24 @@ def test_the_round_robin_pages_show_the_reports(site: tuple[Path, str, Any]) -> 
         assert bias == ["dealer", "dealer's left", "dealer's right"]
         assert texts(panel.select(".bias-verdict")) == [f"Verdict: {want.bias.verdict}."]
         assert panel.select_one(".no-cycles") is not None
+
+
+def test_reports_stored_by_another_version_are_made_again(tmp_path: Path) -> None:
+    # A stored report of the same matches but another version (here: the variance ratio's
+    # fields, no version) is a cache of other numbers: made again, not decoded.
+    from arena.views.reports import VERSION, tournament_reports
+
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None)], rounds=2, seed=9)
+    with Store(db) as store:
+        made = tournament_reports(store, tid)
+        matches, body = store.read_reports(tid) or (0, {})
+    assert body["version"] == VERSION
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE reports SET body = ? WHERE tournament_id = ?",
+            ('{"duplicate": {"scale": 1.0}}', tid),
+        )
+    with Store(db) as store:
+        assert tournament_reports(store, tid) == made
+        assert (store.read_reports(tid) or (0, {}))[1]["version"] == VERSION

@@ -19,6 +19,7 @@ from arena.stats.sequential import (
     Gamblers,
     SequentialTest,
     SetQueue,
+    Status,
     capped,
     constrained_mle,
     empirical_likelihood_interval,
@@ -456,4 +457,72 @@ def test_verdicts_say_what_each_decision_allows() -> None:
     assert "below 0.55" in h0.status().verdict("new", "old")
     stuck = replay(Design(0.45, 0.55, max_sets=30), [6] * 50)  # an even pair, a centred band
     assert stuck.decision == "inconclusive" and stuck.sets == 30
-    assert "between 0.45 and 0.55" in stuck.status().verdict()
+    low, high = stuck.status().ends
+    assert f"neither 0.45 nor 0.55 ruled out; the rate is between {low} and {high}" in (
+        stuck.status().verdict()
+    )
+
+
+def test_an_inconclusive_stop_states_the_interval_at_the_stop_not_a_band() -> None:
+    # 20 sets spread around one half: the verdict gives the interval at the stop, which
+    # reaches well below p0, rather than "probably between 0.5 and 0.55".
+    test = replay(Design(max_sets=20), [5, 6, 4, 7, 5, 6, 5, 4, 6, 7] * 2)
+    status = test.status()
+    assert status.decision == "inconclusive"
+    low, high = status.ends
+    verdict = status.verdict()
+    assert f"between {low} and {high} (90% interval)" in verdict
+    assert "probably" not in verdict
+    assert float(low) < 0.5 < 0.55 < float(high)  # neither bound ruled out, as it says
+
+
+def test_the_ends_get_the_digits_the_verdict_needs() -> None:
+    # A lower end just above p0 must not print as p0 beside "H1 accepted".
+    design = Design(0.50, 0.55)
+    status = replay(design, [12] * 7).status()
+    ci = status.ci
+    near = Status(design, 7, 4.0, 0.6, Interval(0.500004, 0.9, ci.level), "H1")
+    low, _ = near.ends
+    assert low != "0.500" and float(low) > 0.5 and low == "0.500004"
+
+
+# --- the bets: Kelly's share on the sets seen -------------------------------------------------
+
+
+def test_the_bet_is_kellys_share_on_the_sets_seen() -> None:
+    # Against p <= p0: the share maximising the log growth on the sets so far, with half an
+    # imagined set at 0 and half at 1, the sets shifted up to a mean of at least p1; found by
+    # brute force on a fine grid here.
+    from arena.stats.betting import BET_CAP, bets
+
+    p0, p1 = 0.5, 0.55
+    values = np.array([0.0, 7 / 12, 1.0])
+    counts = np.array([3.0, 40.0, 1.0])
+    up, down = bets(values, counts, p0, p1)
+    x = np.concatenate([values, [0.0, 1.0]])
+    w = np.concatenate([counts, [0.5, 0.5]])
+    shift = max(0.0, p1 - float(w @ x / w.sum()))
+    grid = np.linspace(0, BET_CAP / p0, 200_001)
+    growth = (w * np.log1p(grid[:, None] * (x + shift - p0))).sum(axis=1)
+    assert float(up) == pytest.approx(grid[np.argmax(growth)], abs=1e-4)
+    # Against p >= p1, the mirror: the sets shifted down to a mean of at most p0.
+    shift = max(0.0, float(w @ x / w.sum()) - p0)
+    grid = np.linspace(0, BET_CAP / (1 - p1), 200_001)
+    growth = (w * np.log1p(grid[:, None] * (p1 - (x - shift)))).sum(axis=1)
+    assert float(down) == pytest.approx(grid[np.argmax(growth)], abs=1e-4)
+
+
+def test_on_skewed_set_scores_the_bet_learns_the_best_share() -> None:
+    # Usually 7/12, a whole set lost 5.7 % of the time (rate 0.55): the best constant share
+    # against p <= 0.5 is about 1.20. The bet learns it; the mean-and-variance approximation
+    # used before (aGRAPA) stakes the cap, 1.8, and loses 90 % of the capital on every lost set.
+    g = Gamblers(0.50, 0.55)
+    for k in range(1000):
+        lost = int((k + 1) * 0.057) > int(k * 0.057)  # 57 lost sets, spread evenly
+        g.add(0.0 if lost else 7 / 12)
+    x = np.asarray(g.scores)
+    assert x.mean() == pytest.approx(0.55, abs=0.002)
+    assert g.ups[-1] == pytest.approx(1.20, abs=0.03)
+    r = x.mean() - 0.5
+    agrapa = min(r / (x.var() + r * r), 0.9 / 0.5)
+    assert agrapa == pytest.approx(1.8)

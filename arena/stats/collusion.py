@@ -27,9 +27,9 @@ import itertools
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from arena.engine import Deal, Rules, play_hand
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
@@ -309,13 +309,115 @@ def expected_with_ties(
     return mean, max(0.0, square - mean * mean)
 
 
+def strength(rating: float) -> float:
+    """A rating's Plackett-Luce strength ``w`` (the ratings are 1500 + 400·log10(e)·θ)."""
+    return float(10.0 ** ((rating - 1500.0) / 400.0))
+
+
+Ties = dict[tuple[frozenset[int], int], float]
+"""The chance that two bots finishing next to each other share their place: by the pair and
+the place they would share (1: first, 2: second)."""
+
+
+K = TypeVar("K", int, str)
+
+
+def _orders(w: dict[K, float]) -> dict[tuple[K, ...], float]:
+    """Plackett-Luce's chance of every finishing order of three bots (best first)."""
+    return {o: order_probability([w[b] for b in o]) for o in itertools.permutations(w)}
+
+
+def tie_rates(matches: Iterable[dict[int, int]], ratings: dict[int, float]) -> Ties:
+    """How often a pair of bots next to each other in the finishing order shared their place,
+    by pair and place, from the matches' places (``{bot: place}`` each).
+
+    A shared place hides the order of the two bots inside it, never who finished next to
+    whom at the top or at the bottom except in one respect: under a bottom tie, which of the
+    two was second in the order (and so next to the winner) is unknown; it is shared between
+    the two by Plackett-Luce's chances, which do not depend on the rates being estimated.
+    So ``shared / next to each other`` is each rate's estimate, with no iteration."""
+    shared: dict[tuple[frozenset[int], int], float] = defaultdict(float)
+    adjacent: dict[tuple[frozenset[int], int], float] = defaultdict(float)
+    for place in matches:
+        pattern = tie_pattern(list(place.values()))
+        if pattern == 3:
+            continue
+        chance = _orders({b: strength(ratings[b]) for b in place})
+        # Orders the places allow, and their weights given the places.
+        allowed = {o: p for o, p in chance.items() if place[o[0]] <= place[o[1]] <= place[o[2]]}
+        total = sum(allowed.values())
+        for o, p in allowed.items():
+            top, bottom = (frozenset(o[:2]), 1), (frozenset(o[1:]), 2)
+            adjacent[top] += p / total
+            adjacent[bottom] += p / total
+        if pattern in (1, 2):
+            tied = frozenset(b for b in place if list(place.values()).count(place[b]) == 2)
+            shared[(tied, pattern)] += 1.0
+    return {k: shared.get(k, 0.0) / n for k, n in adjacent.items() if n > 0}
+
+
+def expected_given_places(
+    w: dict[str, float], places: Sequence[int], ties: Callable[[str, str, int], float]
+) -> tuple[float, float]:
+    """The mean and variance of B's score over C (1 above, 1/2 shared, 0 below) in a match
+    with A, given **which bots shared a place** in it (``places``: A's, B's and C's; ``w``:
+    the strengths by ``"a"``, ``"b"``, ``"c"``; ``ties(x, y, k)``: the chance that ``x`` and
+    ``y``, next to each other at place ``k``, share it, :func:`tie_rates`).
+
+    The order is Plackett-Luce's; then the two bots at the top share first, or the two at
+    the bottom share second, each with its pair's own chance. Given who shared, only the
+    order of the groups is left to chance: B and C sharing score 1/2 for certain; A sharing
+    with C (or with B) leaves "the single bot first or last"; no shared place leaves the
+    orders with no tie. Ties that follow strength (two bots of equal strength share more
+    often) and ties that follow the place (first shared less often than second) both cancel.
+    The mean over every match's tie proportions (:func:`expected_with_ties`) assumed the same
+    ties for every trio and order, and reached 5.5 % false alarms where they follow strength
+    (``bench/coverage.py``, ``equal-ties``).
+    """
+    pa, pb, pc = places
+    if pb == pc:
+        return 0.5, 0.0
+    chance = _orders(w)
+    if pa in (pb, pc):
+        single, other = ("b", "c") if pa == pc else ("c", "b")
+        first = sum(p for o, p in chance.items() if o[0] == single) * ties("a", other, 2)
+        last = sum(p for o, p in chance.items() if o[2] == single) * ties("a", other, 1)
+        if first + last <= 0:
+            first, last = 1.0, 1.0
+        single_first = first / (first + last)
+        p = single_first if single == "b" else 1.0 - single_first
+        return p, p * (1 - p)
+    strict = {
+        o: p * max(1e-12, 1.0 - ties(o[0], o[1], 1) - ties(o[1], o[2], 2))
+        for o, p in chance.items()
+    }
+    p = sum(q for o, q in strict.items() if o.index("b") < o.index("c")) / sum(strict.values())
+    return p, p * (1 - p)
+
+
+def _expected(
+    a: int, b: int, c: int, places: Sequence[int], ratings: dict[int, float], ties: Ties
+) -> tuple[float, float]:
+    """:func:`expected_given_places` for bots ``a``, ``b``, ``c`` (version ids)."""
+    who = {"a": a, "b": b, "c": c}
+
+    def tie(x: str, y: str, k: int) -> float:
+        return ties.get((frozenset((who[x], who[y])), k), 0.0)
+
+    w = {k: strength(ratings[bot]) for k, bot in who.items()}
+    return expected_given_places(w, places, tie)
+
+
 def kingmaking_rows(
-    seats: Iterable[dict[str, Any]], ratings: dict[int, float]
+    seats: Iterable[dict[str, Any]], ratings: dict[int, float], *, pooled_ties: bool = False
 ) -> list[KingmakingRow]:
     """The kingmaking table from stored seats (``Store.seat_results``) and the ratings.
 
-    What the ratings expect takes shared places into account (:func:`expected_with_ties`),
-    with the share of each way of sharing measured over the same matches. The interval's
+    What the ratings expect takes each match's shared places into account
+    (:func:`expected_given_places`): given who shared a place, only the order is left to
+    chance. With ``pooled_ties``, the rule before instead (:func:`expected_with_ties`, the
+    tournament's share of each way of sharing for every trio and order), kept so that
+    ``bench/coverage.py`` can measure both on the same tournaments. The interval's
     standard error is the larger of two: the cluster-robust one over duplicate
     (set, round) units (the six seatings of a deal are not independent), and the one the model
     itself implies (each match a coin with the expected probability), so that a handful of
@@ -331,10 +433,12 @@ def kingmaking_rows(
         for rows in by_match.values()
         if len(rows) == 3 and all(r["bot_version_id"] in ratings for r in rows)
     ]
-    counts = [0] * len(TIE_PATTERNS)
+    ties = tie_rates(({r["bot_version_id"]: r["place"] for r in rows} for rows in rated), ratings)
+    memo: dict[tuple[int, ...], tuple[float, float]] = {}
+    patterns = [0] * len(TIE_PATTERNS)
     for rows in rated:
-        counts[tie_pattern([r["place"] for r in rows])] += 1
-    ties = [n / max(1, len(rated)) for n in counts]
+        patterns[tie_pattern([r["place"] for r in rows])] += 1
+    shares = [n / max(1, len(rated)) for n in patterns]
     # (A, B) -> unit -> [residual sum, matches, observed sum, expected sum, variance sum]
     acc: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(
         lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
@@ -344,7 +448,14 @@ def kingmaking_rows(
         place = {r["bot_version_id"]: r["place"] for r in rows}
         for a, b, c in itertools.permutations(place, 3):
             y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
-            e, v = expected_with_ties(ratings[a], ratings[b], ratings[c], ties)
+            key = (a, b, c, place[a], place[b], place[c])
+            if key not in memo:  # a trio and its places: the same expectation every time
+                memo[key] = (
+                    expected_with_ties(ratings[a], ratings[b], ratings[c], shares)
+                    if pooled_ties
+                    else _expected(a, b, c, key[3:], ratings, ties)
+                )
+            e, v = memo[key]
             cell = acc[(a, b)][unit]
             cell[0] += y - e
             cell[1] += 1

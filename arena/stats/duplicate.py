@@ -38,10 +38,13 @@ class SeatRecord:
     seat: int
     bot: int
     points: int
-    """The seat's final score."""
+    """The seat's final score: 0, the least a seat can score, when it forfeited the match
+    (:func:`seat_records`)."""
     place: int
     first_dealer: int | None = None
     """The seat that dealt the match's first hand (None if unknown)."""
+    faulted: bool = False
+    """The seat forfeited the match by a fault (it placed last)."""
 
     @property
     def position(self) -> int | None:
@@ -50,19 +53,28 @@ class SeatRecord:
 
 
 def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
-    """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`."""
-    return [
-        SeatRecord(
-            r["match_id"],
-            unit_key(r["set_key"], r["round"]),
-            r["seat"],
-            r["bot_version_id"],
-            r["score"],
-            r["place"],
-            r["first_dealer"],
+    """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`.
+
+    A forfeit counts as what it is: the seat placed last (the match's placements say so) and
+    scored **0 points**, whatever the fallback that played its remaining hands scored. Those
+    points are the fallback's, not the bot's; counting them let a bot that forfeited every
+    match outscore working bots in the duplicate table."""
+    out = []
+    for r in rows:
+        faulted = bool(r.get("faulted", 0))
+        out.append(
+            SeatRecord(
+                r["match_id"],
+                unit_key(r["set_key"], r["round"]),
+                r["seat"],
+                r["bot_version_id"],
+                0 if faulted else r["score"],
+                r["place"],
+                r["first_dealer"],
+                faulted,
+            )
         )
-        for r in rows
-    ]
+    return out
 
 
 # --- means over units -------------------------------------------------------------------------
@@ -141,47 +153,45 @@ class DuplicateScore:
     same deal in the same seat (each bot's average counted once)."""
     points: Estimate
     """Mean raw points over the same seats, for comparison."""
-    scale: float = 1.0
-    """What the duplicate score's variance would be, over raw points', if every match were
-    independent of its cards (no luck to remove): the par shares the bot's own result and
-    averages the others', so the score is on a different scale from raw points (2/3 in a
-    complete duplicate set of three bots). Exact for the bot's cells (:func:`luck_free_weight`)."""
+    luck: tuple[float, float] = (0.0, 0.0)
+    """Over the bot's counted seats: the co-moment of its points with the par of the *other*
+    bots that held the same cards, and the second moment of its points (each about its mean):
+    :attr:`luck_share` is their ratio."""
 
     @property
-    def variance_ratio(self) -> float | None:
-        """How much luck the par removed: raw points' variance over the duplicate score's,
-        divided by what that ratio would be if the cards made no difference (``1 / scale``).
-        1 when nothing was removed; 2 when half of raw points' variance was the cards'."""
-        a, b = self.points.variance, self.score.variance
-        return None if a is None or not b else a * self.scale / b
+    def luck_share(self) -> float | None:
+        """The cards' share of the bot's raw points variance: what the par removes.
+
+        The covariance of the bot's points with the others' par of the same (deal, seat),
+        over the variance of its points. The others' records of a cell come from other
+        matches, so with no luck (the cards make no difference) they are independent of the
+        bot's and the share is 0 in expectation, whatever the game does inside a match (in a
+        three-player game one seat's gain is another's loss); when points are the cards'
+        effect plus independent play, it is the cards' share of the variance. 0: the par
+        removed nothing; 0.5: half of raw points' variance was the cards'. It can come out a
+        little below 0 by chance. None without a spread of points."""
+        co, var = self.luck
+        return None if var <= 0 else co / var
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, rounded."""
-        ratio = self.variance_ratio
+        share = self.luck_share
         return {
             "bot": self.bot,
             "matches": self.matches,
             "score": self.score.to_dict(),
             "points": self.points.to_dict(),
-            "variance_ratio": None if ratio is None else round(ratio, 3),
+            "luck_share": None if share is None else round(share, 3),
         }
 
 
-def luck_free_weight(counts: Mapping[int, int], bot: int) -> float:
-    """One cell's share of the variance of ``bot``'s summed points minus par, in units of one
-    match's variance, when every match is independent of its cards.
-
-    ``counts``: the records of each bot in the cell (one deal, one seat). The bot's sum over
-    the cell is ``sum(own) - n_bot * par`` with ``par`` the mean of the ``m`` bots' averages:
-    each own record has the coefficient ``1 - 1/m``, each record of another bot ``k`` the
-    coefficient ``-n_bot / (m n_k)``. The sum of the squares, over the bot's records
-    (:attr:`DuplicateScore.scale` divides by them), is the scale of the score against raw
-    points.
-    """
-    m = len(counts)
-    mine = counts[bot]
-    others = sum((mine / (m * n)) ** 2 * n for b, n in counts.items() if b != bot)
-    return mine * (1 - 1 / m) ** 2 + others
+def moments(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """``(sum (x - mean x)(y - mean y), sum (x - mean x)^2)`` of ``(x, y)`` pairs."""
+    if not pairs:
+        return 0.0, 0.0
+    mx = sum(x for x, _ in pairs) / len(pairs)
+    my = sum(y for _, y in pairs) / len(pairs)
+    return sum((x - mx) * (y - my) for x, y in pairs), sum((x - mx) ** 2 for x, _ in pairs)
 
 
 def duplicate_scores(records: Iterable[SeatRecord]) -> list[DuplicateScore]:
@@ -195,23 +205,24 @@ def duplicate_scores(records: Iterable[SeatRecord]) -> list[DuplicateScore]:
         cells[(r.unit, r.seat)][r.bot].append(r.points)
     diffs: dict[int, list[tuple[str, float]]] = defaultdict(list)
     raw: dict[int, list[tuple[str, float]]] = defaultdict(list)
-    weight: dict[int, float] = defaultdict(float)
+    against: dict[int, list[tuple[float, float]]] = defaultdict(list)
     for (unit, _seat), by_bot in cells.items():
         if len(by_bot) < 2:
             continue
-        par = sum(sum(p) / len(p) for p in by_bot.values()) / len(by_bot)
-        counts = {bot: len(points) for bot, points in by_bot.items()}
+        means = {bot: sum(p) / len(p) for bot, p in by_bot.items()}
+        par = sum(means.values()) / len(means)
         for bot, points in by_bot.items():
+            others = (par * len(means) - means[bot]) / (len(means) - 1)
             diffs[bot] += [(unit, p - par) for p in points]
             raw[bot] += [(unit, float(p)) for p in points]
-            weight[bot] += luck_free_weight(counts, bot)
+            against[bot] += [(float(p), others) for p in points]
     out = [
         DuplicateScore(
             bot,
             len(diffs[bot]),
             cluster_mean(*_by_unit(diffs[bot])),
             cluster_mean(*_by_unit(raw[bot])),
-            weight[bot] / len(diffs[bot]),
+            moments(against[bot]),
         )  # fmt: skip
         for bot in diffs
     ]

@@ -9,9 +9,10 @@ not (they share the cards), which is why the set, not the match, is the unit.
 The test is a pair of gamblers (:class:`Gamblers`), the anytime-valid test by betting of
 Waudby-Smith and Ramdas (JRSS B 2024). Before each set one gambler stakes a share of its
 capital on "the set scores above ``p0``", the other on "below ``p1``", with Kelly's share
-estimated from the sets before it (aGRAPA). If ``p <= p0`` the first gambler's capital is a
-nonnegative supermartingale, so by Ville's inequality it ever reaches ``1 / alpha`` with
-probability at most ``alpha``: H1 is accepted when it does, H0 when the second reaches
+estimated from the sets before it (GRAPA: the share that would have grown the capital fastest
+on them). If ``p <= p0`` the first gambler's capital is a nonnegative supermartingale, so by
+Ville's inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``: H1 is
+accepted when it does, H0 when the second reaches
 ``1 / beta``. Nothing is assumed about the distribution of set scores beyond their range,
 the error bounds hold exactly (not asymptotically) and at whatever set the test stops, and
 the evidence a set adds is not capped by the design: a pair that wins every set is decided in
@@ -309,11 +310,20 @@ class Status:
             "beta": d.beta,
         }
 
+    @property
+    def ends(self) -> tuple[str, str]:
+        """The interval's ends as text, with the digits its verdict needs: 3 decimals, more
+        (up to 6) where fewer would print an end as ``p0`` or ``p1`` when it is not (a lower
+        end just above ``p0`` beside "H1 accepted"). The terminal, ``--json``-readers and the
+        site print these."""
+        marks = (self.design.p0, self.design.p1)
+        low, high = (_apart(x, marks) for x in (self.ci.low, self.ci.high))
+        return low, high
+
     def line(self) -> str:
         """One progress line: sets, rate with its interval, evidence between its bounds."""
         rate = "-" if self.rate is None else f"{self.rate:.3f}"
-        marks = (self.design.p0, self.design.p1)
-        low, high = (_apart(x, marks) for x in (self.ci.low, self.ci.high))
+        low, high = self.ends
         return (
             f"sets {self.sets}: rate {rate} [{low}, {high}], "
             f"evidence {self.llr:+.2f} in [{self.design.lower:.2f}, {self.design.upper:.2f}]"
@@ -325,6 +335,8 @@ class Status:
         Accepting H1 rejects ``p <= p0`` (wrongly at most ``alpha`` of the time); accepting
         H0 rejects ``p >= p1`` (wrongly at most ``beta`` of the time). The interval shown
         beside it says the same: its lower end is above ``p0`` (its upper end below ``p1``).
+        Without a decision, what is known is the interval at the stop (which holds at any
+        stopping time), never a band the sets do not support.
         """
         d = self.design
         if self.decision == "H1":
@@ -333,12 +345,14 @@ class Status:
             return (
                 f"H0 accepted: {a} places above {b} at a rate below {d.p1:g} (no edge that large)"
             )
+        low, high = self.ends
+        known = f"the rate is between {low} and {high} ({self.ci.level:.0%} interval)"
         if self.decision == "inconclusive":
             return (
-                f"inconclusive after {self.sets} sets: "
-                f"the rate is probably between {d.p0:g} and {d.p1:g}"
+                f"inconclusive after {self.sets} sets: neither {d.p0:g} nor {d.p1:g} ruled "
+                f"out; {known}"
             )
-        return f"undecided after {self.sets} sets"
+        return f"undecided after {self.sets} sets: {known}"
 
 
 @dataclass(eq=False)  # identity: two tests with equal counts are still two tests

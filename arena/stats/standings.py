@@ -229,18 +229,42 @@ def _pairs(t: Tally, table: list[BotStanding]) -> None:
 
 def _ranked(table: list[BotStanding]) -> list[BotStanding]:
     """Best first: bots bounded from below, rated bots, bots bounded from above, then bots
-    with matches but no rating (by mean place); bots without a match last, unranked."""
+    with matches but no rating (by mean place); bots without a match last, unranked.
+
+    A one-sided bound is no estimate: two bots bounded on the same side are not ordered by
+    their bounds' values (a bot that always lost to another could show a bound a point
+    higher). They are ordered by their results against each other: by how many of the bots
+    bounded on their side each placed above with a placed-above interval wholly above 1/2
+    (each such win significant at the table's level); equal counts share a rank, listed by
+    the bound's value."""
+
+    def category(s: BotStanding) -> int:
+        if s.bound == "lower":
+            return 0
+        if s.rating is not None:
+            return 1
+        return 2 if s.bound == "upper" else 3
+
+    side = {c: [s for s in table if s.matches and category(s) == c] for c in (0, 2)}
+
+    def wins(s: BotStanding) -> int:
+        group = side.get(category(s), [])
+        intervals = (s.above[o.bot].interval for o in group if o.bot in s.above)
+        return sum(1 for i in intervals if i is not None and i.above(0.5))
 
     def key(s: BotStanding) -> tuple[int, float]:
-        if s.bound == "lower":
-            return 0, -(s.rating_low if s.rating_low is not None else -math.inf)
-        if s.rating is not None:
-            return 1, -s.rating
-        if s.bound == "upper":
-            return 2, -(s.rating_high if s.rating_high is not None else -math.inf)
-        return 3, s.mean_place if s.mean_place is not None else math.inf
+        c = category(s)
+        if c == 1:
+            return c, -float(s.rating or 0.0)
+        if c == 3:
+            return c, s.mean_place if s.mean_place is not None else math.inf
+        return c, -float(wins(s))
 
-    played = sorted((s for s in table if s.matches), key=lambda s: (key(s), s.name))
+    def shown(s: BotStanding) -> float:
+        value = s.rating_low if s.bound == "lower" else s.rating_high
+        return -(value if value is not None else -math.inf)
+
+    played = sorted((s for s in table if s.matches), key=lambda s: (key(s), shown(s), s.name))
     previous: tuple[int, float] | None = None
     for position, s in enumerate(played, 1):
         k = key(s)

@@ -150,7 +150,8 @@ class MatchRecords(StoreBase):
         first dealer: the rows :func:`arena.stats.duplicate.seat_records` reads."""
         return self.rows(
             "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place, "
-            "h.dealer AS first_dealer FROM match_seats s JOIN matches m ON m.id = s.match_id "
+            "s.faulted, h.dealer AS first_dealer "
+            "FROM match_seats s JOIN matches m ON m.id = s.match_id "
             "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
             "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
             [tid],
@@ -158,10 +159,13 @@ class MatchRecords(StoreBase):
 
     def seating_results(self, tid: str) -> list[tuple[int, ...]]:
         """Every stored match of the tournament as ``(round, seating, place0, place1, place2,
-        score0, score1, score2)``, in round and seating order (a comparison's sets)."""
+        score0, score1, score2, forfeited)``, in round and seating order (a comparison's sets);
+        ``forfeited`` has bit ``s`` set when seat ``s`` forfeited the match by a fault."""
         return self.conn.execute(
-            "SELECT round, seating, place0, place1, place2, score0, score1, score2 "
-            "FROM matches WHERE tournament_id = ? ORDER BY round, seating",
+            "SELECT round, seating, place0, place1, place2, score0, score1, score2, "
+            "(SELECT COALESCE(SUM(1 << seat), 0) FROM "
+            "(SELECT DISTINCT seat FROM faults f WHERE f.match_id = m.id)) "
+            "FROM matches m WHERE tournament_id = ? ORDER BY round, seating",
             (tid,),
         ).fetchall()
 

@@ -250,7 +250,7 @@ class Role:
 
     @property
     def mean_points(self) -> float | None:
-        """Mean final score over its matches."""
+        """Mean final score over its matches (0 for a match it forfeited by a fault)."""
         return self.points_sum / self.matches if self.matches else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -339,18 +339,20 @@ def comparison(store: Store, tid: str) -> Comparison:
 def _roles(
     bots: dict[str, BotVersion], rows: Sequence[Sequence[int]], sets: int
 ) -> tuple[Role, ...]:
-    """Each role's matches, wins, places and points in the first ``sets`` sets."""
+    """Each role's matches, wins, places and points in the first ``sets`` sets. A forfeit
+    counts as what it is: the seat placed last and scored 0 points, whatever the fallback
+    that finished its hands scored."""
     tally = {r: [0, 0, 0, 0] for r in ROLES}
     for rnd, seating, *rest in rows:
         if rnd >= sets:
             continue
-        places, points = rest[:3], rest[3:6]
+        places, points, forfeited = rest[:3], rest[3:6], rest[6]
         for seat, member in enumerate(SEATINGS[seating]):
             t = tally[ROLES[member]]
             t[0] += 1
             t[1] += places[seat] == 1
             t[2] += places[seat]
-            t[3] += points[seat]
+            t[3] += 0 if forfeited >> seat & 1 else points[seat]
     return tuple(Role(r, bots[r], *tally[r]) for r in ROLES)
 
 

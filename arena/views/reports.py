@@ -16,7 +16,7 @@ import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from rich.table import Table
 from rich.text import Text
@@ -60,14 +60,12 @@ class Reports:
     """Non-transitive cycles of the pairwise table with every edge significant."""
 
     @property
-    def variance_ratio(self) -> float | None:
-        """The bots' :attr:`~arena.stats.duplicate.DuplicateScore.variance_ratio`, pooled: raw
-        points' variance over the duplicate score's brought to the scale of raw points (1
-        when the cards made no difference; above 1, the share of luck removed)."""
-        pairs = [(d.points.variance, d.score.variance, d.scale) for d in self.scores]
-        raw = sum(a for a, b, _ in pairs if a and b)
-        dup = sum(b / f for a, b, f in pairs if a and b)
-        return raw / dup if dup else None
+    def luck_share(self) -> float | None:
+        """The bots' :attr:`~arena.stats.duplicate.DuplicateScore.luck_share`, pooled: the
+        cards' share of raw points' variance, which the par removes (0: none)."""
+        co = sum(d.luck[0] for d in self.scores)
+        var = sum(d.luck[1] for d in self.scores)
+        return co / var if var > 0 else None
 
     def cycle_names(self, cycle: Cycle) -> list[str]:
         """The bots of a cycle by name, in order."""
@@ -75,13 +73,13 @@ class Reports:
 
     def to_dict(self) -> dict[str, Any]:
         """The keys ``duplicate``, ``seat_bias`` and ``cycles`` of ``arena standings --json``."""
-        ratio = self.variance_ratio
+        share = self.luck_share
         return {
             "duplicate": {
                 "bots": [
                     {"name": self.names.get(d.bot, str(d.bot)), **d.to_dict()} for d in self.scores
                 ],
-                "variance_ratio": None if ratio is None else round(ratio, 3),
+                "luck_share": None if share is None else round(share, 3),
             },
             "seat_bias": self.bias.to_dict(),
             "cycles": [{**c.to_dict(), "bots": self.cycle_names(c)} for c in self.cycles],
@@ -142,16 +140,22 @@ def standings_with_reports(
 T = TypeVar("T")
 
 
+VERSION: Final = 2
+"""The reports' version, stored with them: reports stored by another version are made again
+(2: forfeits count 0 points, the luck share, kingmaking given each match's shared places)."""
+
+
 def _stored(store: Store, tid: str, part: str, kind: Any, make: Callable[[], T]) -> T:
     """Report ``part`` of tournament ``tid``: the stored one when it was made from every match
     stored so far (the standings it was made with are current: storing them drops it), else
     ``make()``, then stored. A database that cannot be written now is only read."""
     matches = store.match_count(tid)
     found = store.read_reports(tid)
-    if found is not None and found[0] == matches and part in found[1]:
+    current = found is not None and found[0] == matches and found[1].get("version") == VERSION
+    if found is not None and current and part in found[1]:
         return typing.cast(T, decode(kind, found[1][part]))
     value = make()
-    body = found[1] if found is not None and found[0] == matches else {}
+    body = found[1] if found is not None and current else {"version": VERSION}
     try:
         store.write_reports(tid, matches, {**body, part: encode(value)})
     except ArenaError:
@@ -209,22 +213,22 @@ def duplicate_table(reports: Reports) -> Table:
     """Each bot's duplicate score next to its raw points, with 95 % intervals over deals."""
     t = grid("Duplicate score: points minus the par of the same cards (95% interval)")
     name_column(t)
-    for col in ("duplicate score", "raw points", "var. ratio", "seats"):
+    for col in ("duplicate score", "raw points", "luck share", "seats"):
         t.add_column(col, justify="right", no_wrap=True)
     for d in reports.scores:
-        ratio = d.variance_ratio
+        share = d.luck_share
         t.add_row(
             plain(reports.names.get(d.bot, str(d.bot)), 60),
             _estimate(d.score, 2, signed=True),
             _estimate(d.points, 2),
-            "-" if ratio is None else f"{ratio:.2f}",
+            "-" if share is None else f"{share:.2f}",
             str(d.matches),
         )
-    pooled = reports.variance_ratio
+    pooled = reports.luck_share
     if pooled is not None:
         t.caption = (
-            f"pooled variance ratio {pooled:.2f}: the luck the par removed (1: none; 2: half "
-            f"of raw points' variance was the cards')"
+            f"luck share {pooled:.2f} pooled: the cards' share of raw points' variance, which "
+            f"the par removed (0: none; 0.5: half)"
         )
     return fit(t)
 
