@@ -2,14 +2,14 @@
 
 Run by hand (it is a benchmark, not a test)::
 
-    python bench/engine.py                    # about 20 s, old engine = main's
-    python bench/engine.py --old 11de8a4      # compare with any git revision
+    python bench/engine.py                    # about 20 s, old engine = 11de8a4's
+    python bench/engine.py --old REV          # compare with another plain engine
     python bench/engine.py --seconds 60       # longer, steadier
 
 The old engine is ``git show REV:arena/engine.py`` loaded into a temporary module at bench
 time (nothing is committed; it must import only ``arena.cards`` and the standard library, as
-every engine before the game state did). Once this engine is on main, pass ``--old`` the last
-revision before it.
+every engine before the game state did). The default, 11de8a4, is the last one before the
+game state: the plain reference engine.
 
 Each configuration plays the same fixed batch of seeded matches in every repetition, and the
 engines and configurations take turns (interleaved, the order alternating), so drift in this
@@ -267,6 +267,18 @@ def report(rows: list[Row], reps: int, old_rev: str) -> None:
         f"{per_match:.2f} us through play_match with random bots: "
         f"{statistics.median(ratios):.2f}x faster per decision (median of per-repetition ratios)"
     )
+    # The same rollouts against the old (reference) engine's play_match, the fixed yardstick:
+    # this ratio grows only when the game state gets faster.
+    matches_old = rows[0].old
+    against_old = [
+        (r.decisions / r.cpu) / (m.decisions / m.cpu)
+        for m, r in zip(matches_old, roll, strict=True)
+    ]
+    per_old = statistics.median(1e6 * x.cpu / x.decisions for x in matches_old)
+    print(
+        f"rollouts against the old engine's play_match ({per_old:.2f} us per decision): "
+        f"{statistics.median(against_old):.2f}x"
+    )
     if load > 0.5:
         print("warning: the machine was busy with other work; wall-clock figures are low")
 
@@ -276,7 +288,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--seconds", type=float, default=20.0, help="total measuring time (about)")
     ap.add_argument("--reps", type=int, default=9, help="interleaved repetitions per config")
-    ap.add_argument("--old", default="main", metavar="REV", help="git revision of the old engine")
+    ap.add_argument(
+        "--old", default="11de8a4", metavar="REV", help="git revision of the old engine"
+    )
     args = ap.parse_args(argv)
     old = load_old_engine(args.old)
     random.seed(0)
