@@ -73,6 +73,7 @@ OVER: Final = "over"
 # The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
 _BID1_LEGAL: Final = list(_BID1)
 _ALONE_LEGAL: Final = list(_ALONE)
+_PICKUP_LEGAL: Final = list(_PICKUP)
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
@@ -223,9 +224,11 @@ class GameState:
         takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
         """
         legal = self._legal
-        if legal is None:
-            legal = self._compute_legal()
-        return legal[:]
+        if legal is not None:
+            return legal[:]
+        if self.phase == "keep":  # made fresh for each call: the caller's own list already
+            return self._compute_legal()
+        return self._compute_legal()[:]
 
     def _compute_legal(self) -> list[Any]:
         """The legal actions, kept in ``_legal`` until the next :meth:`apply`.
@@ -274,7 +277,7 @@ class GameState:
         if phase == "discard":
             return [c for c in self.hands[seat] if c != self.upcard]  # type: ignore[index]
         if phase == "pickup":
-            return list(_PICKUP)
+            return _PICKUP_LEGAL
         return list(SUITS)  # joker_trump
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -458,9 +461,9 @@ class GameState:
             else:
                 self.phase, self.turn = "pickup", self.dealer
         elif seat == self.dealer:  # all passed: the up-card is turned down
-            self.phase, self.turn = "bid2", next_seat(seat)
+            self.phase, self.turn = "bid2", _CLOCKWISE[seat]
         else:
-            self.turn = next_seat(seat)  # nobody sits out while bidding
+            self.turn = _CLOCKWISE[seat]  # nobody sits out while bidding
 
     def _bid2(self, seat: int, action: str) -> None:
         self.bids.append({"seat": seat, "round": 2, "action": action})
@@ -470,7 +473,7 @@ class GameState:
         elif seat == self.dealer:  # passed out: a dead hand
             self.phase, self.turn = OVER, None
         else:
-            self.turn = next_seat(seat)
+            self.turn = _CLOCKWISE[seat]
 
     def _joker_trump(self, seat: int, suit: str) -> None:
         self.bids.append({"seat": seat, "round": 0, "action": suit})
@@ -518,7 +521,7 @@ class GameState:
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
         if self._asked < 3:
-            self.turn = next_seat(seat)  # the sitter, if any, is known only once all are asked
+            self.turn = _CLOCKWISE[seat]  # the sitter, if any, is known only once all are asked
             return
         maker: int = self.maker  # type: ignore[assignment]
         if maker not in self.alone:
@@ -535,7 +538,8 @@ class GameState:
         kept = sort_cards(action)
         self._legal = None
         self.log.append((seat, "keep", kept))
-        self.discards[seat].extend(c for c in sort_cards(pool) if c not in kept)
+        chosen = set(kept)
+        self.discards[seat].extend(sort_cards([c for c in pool if c not in chosen]))
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 
