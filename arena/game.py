@@ -77,6 +77,11 @@ _PICKUP_LEGAL: Final = list(_PICKUP)
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
+_SUITED: Final = {
+    t: {led: frozenset(c for c, suit in _EFF[t].items() if suit == led) for led in SUITS}
+    for t in SUITS
+}
+"""``_SUITED[trump][led]``: the cards of effective suit ``led`` (they follow a lead of it)."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -125,6 +130,7 @@ class GameState:
         "_legal",
         "_asked",
         "_eff",
+        "_follows",
         "_next",
         "_players",
         "_rules_dict",
@@ -391,6 +397,8 @@ class GameState:
         new._players = self._players
         if self.trump is not None:
             new._eff = self._eff
+            if self.trick:
+                new._follows = self._follows
         return new
 
     def __repr__(self) -> str:
@@ -435,12 +443,12 @@ class GameState:
         trick = self.trick
         trick.append((seat, card))
         if len(trick) < self._players:
+            if len(trick) == 1:  # a lead: the cards that follow it, tested in C from now on
+                self._follows = _SUITED[self.trump][self._eff[card]].__contains__  # type: ignore[index]
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
             hand = self.hands[turn]
-            eff = self._eff
-            led = eff[trick[0][1]]
-            self._legal = [c for c in hand if eff[c] == led] or hand
+            self._legal = [*filter(self._follows, hand)] or hand
             return
         winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
         self.tricks.append((trick[0][0], tuple(trick), winner))
