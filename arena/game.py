@@ -73,15 +73,13 @@ OVER: Final = "over"
 # The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
 _BID1_LEGAL: Final = list(_BID1)
 _ALONE_LEGAL: Final = list(_ALONE)
-_PICKUP_LEGAL: Final = list(_PICKUP)
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
 _SUITED: Final = {
-    t: {led: frozenset(c for c, suit in _EFF[t].items() if suit == led) for led in SUITS}
-    for t in SUITS
+    t: {s: frozenset(c for c in e if e[c] == s) for s in SUITS} for t, e in _EFF.items()
 }
-"""``_SUITED[trump][led]``: the cards of effective suit ``led`` (they follow a lead of it)."""
+"""``_SUITED[trump][led]``: the cards that follow a lead of ``led`` (filtered in C by play)."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -130,7 +128,6 @@ class GameState:
         "_legal",
         "_asked",
         "_eff",
-        "_follows",
         "_next",
         "_players",
         "_rules_dict",
@@ -230,11 +227,9 @@ class GameState:
         takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
         """
         legal = self._legal
-        if legal is not None:
-            return legal[:]
-        if self.phase == "keep":  # made fresh for each call: the caller's own list already
-            return self._compute_legal()
-        return self._compute_legal()[:]
+        if legal is None:
+            legal = self._compute_legal()
+        return legal[:] if legal is self._legal else legal  # keep options: made fresh already
 
     def _compute_legal(self) -> list[Any]:
         """The legal actions, kept in ``_legal`` until the next :meth:`apply`.
@@ -283,7 +278,7 @@ class GameState:
         if phase == "discard":
             return [c for c in self.hands[seat] if c != self.upcard]  # type: ignore[index]
         if phase == "pickup":
-            return _PICKUP_LEGAL
+            return list(_PICKUP)
         return list(SUITS)  # joker_trump
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -397,8 +392,6 @@ class GameState:
         new._players = self._players
         if self.trump is not None:
             new._eff = self._eff
-            if self.trick:
-                new._follows = self._follows
         return new
 
     def __repr__(self) -> str:
@@ -443,12 +436,11 @@ class GameState:
         trick = self.trick
         trick.append((seat, card))
         if len(trick) < self._players:
-            if len(trick) == 1:  # a lead: the cards that follow it, tested in C from now on
-                self._follows = _SUITED[self.trump][self._eff[card]].__contains__  # type: ignore[index]
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
+            follows = _SUITED[self.trump][self._eff[trick[0][1]]]  # type: ignore[index]
             hand = self.hands[turn]
-            self._legal = [*filter(self._follows, hand)] or hand
+            self._legal = [*filter(follows.__contains__, hand)] or hand
             return
         winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
         self.tricks.append((trick[0][0], tuple(trick), winner))
@@ -546,8 +538,7 @@ class GameState:
         kept = sort_cards(action)
         self._legal = None
         self.log.append((seat, "keep", kept))
-        chosen = set(kept)
-        self.discards[seat].extend(sort_cards([c for c in pool if c not in chosen]))
+        self.discards[seat].extend(sort_cards(set(pool).difference(kept)))
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 
