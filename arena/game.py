@@ -76,6 +76,10 @@ _ALONE_LEGAL: Final = list(_ALONE)
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
 _EFF: Final = {t: suit_table(t) for t in SUITS}
+_SUITED: Final = {
+    t: {s: frozenset(c for c in e if e[c] == s) for s in SUITS} for t, e in _EFF.items()
+}
+"""``_SUITED[trump][led]``: the cards that follow a lead of ``led`` (filtered in C by play)."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -225,7 +229,7 @@ class GameState:
         legal = self._legal
         if legal is None:
             legal = self._compute_legal()
-        return legal[:]
+        return legal[:] if legal is self._legal else legal  # keep options: made fresh already
 
     def _compute_legal(self) -> list[Any]:
         """The legal actions, kept in ``_legal`` until the next :meth:`apply`.
@@ -434,10 +438,9 @@ class GameState:
         if len(trick) < self._players:
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
+            follows = _SUITED[self.trump][self._eff[trick[0][1]]]  # type: ignore[index]
             hand = self.hands[turn]
-            eff = self._eff
-            led = eff[trick[0][1]]
-            self._legal = [c for c in hand if eff[c] == led] or hand
+            self._legal = [*filter(follows.__contains__, hand)] or hand
             return
         winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
         self.tricks.append((trick[0][0], tuple(trick), winner))
@@ -458,9 +461,9 @@ class GameState:
             else:
                 self.phase, self.turn = "pickup", self.dealer
         elif seat == self.dealer:  # all passed: the up-card is turned down
-            self.phase, self.turn = "bid2", next_seat(seat)
+            self.phase, self.turn = "bid2", _CLOCKWISE[seat]
         else:
-            self.turn = next_seat(seat)  # nobody sits out while bidding
+            self.turn = _CLOCKWISE[seat]  # nobody sits out while bidding
 
     def _bid2(self, seat: int, action: str) -> None:
         self.bids.append({"seat": seat, "round": 2, "action": action})
@@ -470,7 +473,7 @@ class GameState:
         elif seat == self.dealer:  # passed out: a dead hand
             self.phase, self.turn = OVER, None
         else:
-            self.turn = next_seat(seat)
+            self.turn = _CLOCKWISE[seat]
 
     def _joker_trump(self, seat: int, suit: str) -> None:
         self.bids.append({"seat": seat, "round": 0, "action": suit})
@@ -518,7 +521,7 @@ class GameState:
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
         if self._asked < 3:
-            self.turn = next_seat(seat)  # the sitter, if any, is known only once all are asked
+            self.turn = _CLOCKWISE[seat]  # the sitter, if any, is known only once all are asked
             return
         maker: int = self.maker  # type: ignore[assignment]
         if maker not in self.alone:
@@ -535,7 +538,7 @@ class GameState:
         kept = sort_cards(action)
         self._legal = None
         self.log.append((seat, "keep", kept))
-        self.discards[seat].extend(c for c in sort_cards(pool) if c not in kept)
+        self.discards[seat].extend(sort_cards(set(pool).difference(kept)))
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 

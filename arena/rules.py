@@ -358,16 +358,21 @@ def is_legal(obs: dict[str, Any], action: Any) -> bool:
 
 
 def _is_keep(action: Any, pool: Sequence[str]) -> bool:
+    """Whether ``action`` is 5 different cards of ``pool`` (strings, in any order), as a list
+    or a tuple. Built-in loops only (``map``, sets): rollouts check a keep per hand."""
     try:
         return (
             isinstance(action, list | tuple)
             and len(action) == 5
-            and all(isinstance(c, str) for c in action)
-            and len(set(action)) == 5
-            and all(c in pool for c in action)
+            and all(map(isinstance, action, _FIVE_STR))
+            and len(chosen := set(action)) == 5
+            and chosen.issubset(pool)
         )
     except Exception:
         return False
+
+
+_FIVE_STR: Final = (str,) * 5
 
 
 def rules_dict(rules: Rules) -> dict[str, Any]:

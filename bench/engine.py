@@ -2,14 +2,15 @@
 
 Run by hand (it is a benchmark, not a test)::
 
-    python bench/engine.py                    # about 20 s, old engine = main's
-    python bench/engine.py --old 11de8a4      # compare with any git revision
+    python bench/engine.py                    # about 20 s, old engine = 11de8a4's
+    python bench/engine.py --old REV          # compare with another plain engine
     python bench/engine.py --seconds 60       # longer, steadier
+    python bench/engine.py --before main      # and the game-state engine of main, side by side
 
 The old engine is ``git show REV:arena/engine.py`` loaded into a temporary module at bench
 time (nothing is committed; it must import only ``arena.cards`` and the standard library, as
-every engine before the game state did). Once this engine is on main, pass ``--old`` the last
-revision before it.
+every engine before the game state did). The default, 11de8a4, is the last one before the
+game state: the plain reference engine.
 
 Each configuration plays the same fixed batch of seeded matches in every repetition, and the
 engines and configurations take turns (interleaved, the order alternating), so drift in this
@@ -57,8 +58,7 @@ sys.path[:0] = [str(_ROOT), str(_ROOT / "bots")]
 from random_bot import Bot as RandomBot  # noqa: E402
 
 from arena import engine  # noqa: E402
-from arena.engine import Rules, deal_for, first_dealer  # noqa: E402
-from arena.game import GameState  # noqa: E402
+from arena.engine import Rules, first_dealer  # noqa: E402
 
 
 class FirstLegal:
@@ -168,10 +168,36 @@ def matches(play_match: Callable[..., Any], cfg: Config) -> Callable[[], tuple[i
     return work
 
 
-def rollouts(cfg: Config) -> Callable[[], tuple[int, int]]:
-    """Random playouts of copies of each hand's first position (no observations)."""
+def load_tree(rev: str) -> ModuleType:
+    """The game-state engine of git revision ``rev`` (its ``arena.cards``, ``arena.rules``,
+    ``arena.game`` and ``arena.engine``) as the temporary package ``before_arena``; returns its
+    engine module (``GameState`` included)."""
+    package = ModuleType("before_arena")
+    package.__path__ = []
+    sys.modules["before_arena"] = package
+    for name in ("cards", "rules", "game", "engine"):
+        try:
+            source = subprocess.run(
+                ["git", "-C", str(_ROOT), "show", f"{rev}:arena/{name}.py"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            sys.exit(f"error: cannot read arena/{name}.py at {rev!r}: {e}")
+        module = ModuleType(f"before_arena.{name}")
+        module.__file__ = f"{rev}:arena/{name}.py"
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        code = source.replace("from arena.", "from before_arena.")
+        exec(compile(code, module.__file__, "exec"), module.__dict__)
+    return sys.modules["before_arena.engine"]
+
+
+def rollouts(cfg: Config, eng: Any = engine) -> Callable[[], tuple[int, int]]:
+    """Random playouts of copies of each hand's first position (no observations), with the
+    ``GameState`` of engine module ``eng``."""
     starts = [
-        GameState(deal_for(seed, k, cfg.rules), cfg.rules, (first_dealer(seed) + k) % 3)
+        eng.GameState(eng.deal_for(seed, k, cfg.rules), cfg.rules, (first_dealer(seed) + k) % 3)
         for seed in range(cfg.matches)
         for k in range(7)
     ]
@@ -192,12 +218,13 @@ def rollouts(cfg: Config) -> Callable[[], tuple[int, int]]:
 
 @dataclass
 class Row:
-    """The samples of one row: the old and the new engine, repetition by repetition (the
-    ``rollouts`` row has only new samples)."""
+    """The samples of one row: the old and the new engine, repetition by repetition, and the
+    ``--before`` tree's (the ``rollouts`` row has no old samples)."""
 
     name: str
     old: list[Sample] = field(default_factory=list)
     new: list[Sample] = field(default_factory=list)
+    before: list[Sample] = field(default_factory=list)
 
 
 def calibrate(cfg: Config, seconds: float) -> None:
@@ -211,26 +238,37 @@ def calibrate(cfg: Config, seconds: float) -> None:
         cfg.matches *= 2
 
 
-def measure(old: ModuleType, reps: int, seconds: float) -> list[Row]:
-    """Interleave every configuration on both engines, then the rollouts."""
-    per_run = seconds / (reps * (2 * len(CONFIGS) + 1))
+def measure(
+    old: ModuleType, reps: int, seconds: float, before: ModuleType | None = None
+) -> list[Row]:
+    """Interleave every configuration on every engine, then the rollouts."""
+    engines = [("old", old), ("new", engine)] + ([("before", before)] if before else [])
+    per_run = seconds / (reps * (len(engines) * len(CONFIGS) + len(engines) - 1))
     for cfg in CONFIGS:
         calibrate(cfg, per_run)
     rows = [Row(cfg.name) for cfg in CONFIGS]
     rollout_row = Row("rollouts")
-    rollout_work = rollouts(CONFIGS[0])
+    rolls = [(which, rollouts(CONFIGS[0], eng)) for which, eng in engines if which != "old"]
     for rep in range(reps):
+        turn = engines if rep % 2 == 0 else engines[::-1]
         for cfg, row in zip(CONFIGS, rows, strict=True):
-            pair = [("old", old.play_match), ("new", engine.play_match)]
-            for which, play in pair if rep % 2 == 0 else pair[::-1]:
-                getattr(row, which).append(timed(matches(play, cfg)))
-        rollout_row.new.append(timed(rollout_work))
+            for which, eng in turn:
+                getattr(row, which).append(timed(matches(eng.play_match, cfg)))
+        for which, work in rolls if rep % 2 == 0 else rolls[::-1]:
+            getattr(rollout_row, which).append(timed(work))
     return [*rows, rollout_row]
+
+
+def _ratio(new: list[Sample], old: list[Sample], per: str = "hands") -> float:
+    """The median over repetitions of new's work per CPU-second over old's."""
+    return statistics.median(
+        (getattr(n, per) / n.cpu) / (getattr(o, per) / o.cpu) for o, n in zip(old, new, strict=True)
+    )
 
 
 def report(rows: list[Row], reps: int, old_rev: str) -> None:
     """One line per row."""
-    every = [x for row in rows for x in (*row.old, *row.new)]
+    every = [x for row in rows for x in (*row.old, *row.new, *row.before)]
     load = sum(x.other for x in every) / sum(x.wall for x in every)
     print(
         f"python {sys.version.split()[0]}, {reps} interleaved repetitions, one core; old = "
@@ -267,6 +305,26 @@ def report(rows: list[Row], reps: int, old_rev: str) -> None:
         f"{per_match:.2f} us through play_match with random bots: "
         f"{statistics.median(ratios):.2f}x faster per decision (median of per-repetition ratios)"
     )
+    # The same rollouts against the old (reference) engine's play_match, the fixed yardstick:
+    # this ratio grows only when the game state gets faster.
+    matches_old = rows[0].old
+    against_old = [
+        (r.decisions / r.cpu) / (m.decisions / m.cpu)
+        for m, r in zip(matches_old, roll, strict=True)
+    ]
+    per_old = statistics.median(1e6 * x.cpu / x.decisions for x in matches_old)
+    print(
+        f"rollouts against the old engine's play_match ({per_old:.2f} us per decision): "
+        f"{statistics.median(against_old):.2f}x"
+    )
+    if rows[0].before:
+        print(
+            "this tree against --before (CPU, median of per-repetition ratios): "
+            + ", ".join(f"{row.name} {_ratio(row.new, row.before):.3f}" for row in rows[:-1])
+            + f"; rollouts {_ratio(roll, rows[-1].before, 'decisions'):.3f}; --before's "
+            f"rollouts against the old engine's play_match "
+            f"{_ratio(rows[-1].before, matches_old, 'decisions'):.2f}x"
+        )
     if load > 0.5:
         print("warning: the machine was busy with other work; wall-clock figures are low")
 
@@ -276,11 +334,19 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--seconds", type=float, default=20.0, help="total measuring time (about)")
     ap.add_argument("--reps", type=int, default=9, help="interleaved repetitions per config")
-    ap.add_argument("--old", default="main", metavar="REV", help="git revision of the old engine")
+    ap.add_argument(
+        "--old", default="11de8a4", metavar="REV", help="git revision of the old engine"
+    )
+    ap.add_argument(
+        "--before",
+        metavar="REV",
+        help="also time the game-state engine of git revision REV (this tree's before a change)",
+    )
     args = ap.parse_args(argv)
     old = load_old_engine(args.old)
+    before = load_tree(args.before) if args.before else None
     random.seed(0)
-    rows = measure(old, args.reps, args.seconds)
+    rows = measure(old, args.reps, args.seconds, before)
     report(rows, args.reps, args.old)
 
 

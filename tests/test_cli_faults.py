@@ -48,6 +48,27 @@ def test_submit_names_the_fault_and_the_line_of_the_bots_file(tmp_path: Path) ->
     assert not (tmp_path / "arena.db").exists()
 
 
+# Fails once another seat has passed a bid: the load check's opponents always order up, so it
+# passes that; the smoke matches' bundled bots pass often.
+AFTER_A_PASS = """
+class Bot:
+    name = "afterpass"
+
+    def act(self, obs):
+        if any(b["seat"] != obs["seat"] and b["action"] == "pass" for b in obs["bids"]):
+            return obs["no_such_key"]
+        return obs["legal"][-1]
+"""
+
+
+def test_submit_refuses_a_bot_that_fails_only_in_a_smoke_match(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path, "afterpass.py", AFTER_A_PASS)
+    line = one_error_line(arena("submit", bot, cwd=tmp_path))
+    assert line.startswith("Error: afterpass.py failed its smoke match (seed "), line
+    assert line.endswith("afterpass.py, line 6: KeyError: 'no_such_key'"), line
+    assert not (tmp_path / "arena.db").exists()
+
+
 @pytest.mark.slow
 def test_run_standings_faults_and_matches_show_faults(tmp_path: Path) -> None:
     late = write_bot(tmp_path, "late.py", LATE)

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from tiers import _SLOW_FILES, _SLOW_TESTS
 
 TESTS = Path(__file__).resolve().parent
@@ -24,18 +23,46 @@ def test_every_slow_file_exists() -> None:
     assert not missing, f"tests/tiers.py names files that are gone: {missing}"
 
 
-@pytest.mark.parametrize("test", sorted(_SLOW_TESTS))
-def test_every_slow_test_exists(test: str) -> None:
-    file, function = test.split("::")
-    path = _files().get(file)
-    assert path is not None, f"{file} is gone"
-    names = {
-        node.name
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.FunctionDef)
+def stale_slow_tests(slow_tests: dict[str, str], slow_files: dict[str, str]) -> list[str]:
+    """The entries of ``slow_tests`` that name no test, or a test of a file slow as a whole."""
+    files = _files()
+    stale = []
+    for test in sorted(slow_tests):
+        file, function = test.split("::")
+        path = files.get(file)
+        if path is None:
+            stale.append(f"{test}: {file} is gone")
+            continue
+        names = {
+            node.name
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.FunctionDef)
+        }
+        if function not in names:
+            stale.append(f"{test} is gone")
+        elif file in slow_files:
+            stale.append(f"{test}: {file} is slow as a whole already")
+    return stale
+
+
+def test_every_slow_test_exists() -> None:
+    stale = stale_slow_tests(_SLOW_TESTS, _SLOW_FILES)
+    assert not stale, "tests/tiers.py names tests that are gone:\n" + "\n".join(stale)
+
+
+def test_the_stale_check_names_every_stale_entry() -> None:
+    slow = {
+        "test_tiers.py::test_every_slow_test_exists": "fine",
+        "test_tiers.py::no_such_test": "gone",
+        "test_no_such_file.py::test_x": "file gone",
+        "test_layout.py::test_imports_go_down_the_layers": "file listed whole",
     }
-    assert function in names, f"{test} is gone"
-    assert file not in _SLOW_FILES, f"{file} is slow as a whole already"
+    assert stale_slow_tests(slow, {"test_layout.py": "slow"}) == [
+        "test_layout.py::test_imports_go_down_the_layers: "
+        "test_layout.py is slow as a whole already",
+        "test_no_such_file.py::test_x: test_no_such_file.py is gone",
+        "test_tiers.py::no_such_test is gone",
+    ]
 
 
 def test_the_marks_follow_the_lists() -> None:

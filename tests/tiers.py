@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 # The fast tier keeps the game, the rules, the solver, the bundled bots, the statistics, the
-# store and the site's data, in 2 to 2.5 minutes on 2 shared cores. Marked `slow` here, each with
-# its reason: whole files that run the command line, real sandboxes, worker pools, clusters,
-# browsers or simulations, and the single heavy tests of otherwise fast files. A test may also
-# carry `@pytest.mark.slow` itself. CI (`make check`) runs everything.
+# store and the site's data, in under 2 minutes on 2 shared cores. Marked `slow` here, each
+# with its reason: whole files that run the command line, real sandboxes, worker pools,
+# clusters, browsers or simulations, and the single heavy tests of otherwise fast files (a
+# sandboxed tournament of its own, seconds each; test_site.py keeps one, shared by the whole
+# file). A test may also carry `@pytest.mark.slow` itself. CI (`make check`) runs everything.
 _SLOW_FILES: dict[str, str] = {
     "test_cli_doctor.py": "the command line in subprocesses, with live sandboxed matches",
     "test_cli_errors.py": "the command line in subprocesses",
@@ -18,6 +19,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_cli_newcomer.py": "a newcomer's whole session through the command line",
     "test_cli_runlock.py": "two tournaments racing through the command line",
     "test_cli_tournament.py": "sandboxed tournaments through the command line",
+    "test_cli_first_week.py": "sandboxed tournaments through the command line, 1-4 s each",
     "test_sandbox.py": "real sandboxed bot processes",
     "test_sandbox_attacks.py": "a real sandboxed match per hostile bot",
     "test_sandbox_channels.py": "real sandboxed bots trying channels to each other",
@@ -66,6 +68,15 @@ _SLOW_TESTS: dict[str, str] = {
     "test_site.py::test_serve_renders_a_missing_site_first": "renders and serves a site",
     "test_store.py::test_a_locked_database_is_refused": "waits out the lock's timeout",
     "test_bench_ladder_real.py::test_the_quick_real_ladder": "a real ladder, local and on Dask",
+    "test_bench_ladder_real.py::test_bad_times_are_one_error_line": "the script imports Dask",
+    "test_bench_ladder.py::test_the_newcomers_field_is_measured_as_long_as_asked": "a long sim",
+    "test_bench_ladder.py::test_the_quick_run_measures_every_schedule": "simulated ladders",
+    "test_api.py::test_the_command_line_stores_what_the_library_does": "two tournaments",
+    "test_api.py::test_run_tournament_plays_stores_rates_and_renders": "a sandboxed tournament",
+    # The three tests of the module's sandboxed tournament and comparison (its fixture).
+    "test_reports.py::test_the_comparison_stays_off_the_leaderboard": "a tournament",
+    "test_reports.py::test_the_comparison_page_shows_its_chart_and_verdict": "a tournament",
+    "test_reports.py::test_the_round_robin_pages_show_the_reports": "a tournament",
 }
 
 

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Self
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Self
 
 from arena.errors import ArenaError
 from arena.store import dbfile, schema
 from arena.store.runlock import holder
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 class StoreBase:
@@ -40,7 +42,6 @@ class StoreBase:
         except BaseException:
             self._discard()
             raise
-        self.db = sqlite_utils.Database(self.conn)
         try:
             self.conn.execute("PRAGMA schema_version").fetchone()
             schema.check_arena_schema(self.conn, self.path)
@@ -49,7 +50,7 @@ class StoreBase:
                 if mode != "wal":
                     raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
             self.conn.execute("PRAGMA foreign_keys=ON")
-            schema.create(self.db, self.path)
+            schema.create(self.conn, self.path)
             if self.writer:
                 with self._transaction():
                     pass  # a read-only or locked database is refused now, before any work
@@ -98,9 +99,25 @@ class StoreBase:
         """The schema version of this database (:data:`arena.store.schema.VERSION`)."""
         return schema.version(self.conn)
 
+    @cached_property
+    def db(self) -> sqlite_utils.Database:
+        """The connection as a ``sqlite_utils.Database`` (bulk inserts and upserts).
+
+        Made on first use: importing sqlite-utils (which imports numpy when it is installed)
+        is most of the start-up of a command that only reads a few rows, such as
+        ``arena submit``.
+        """
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
     def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
         """Run a query and return its rows as dicts."""
-        return [dict(r) for r in self.db.query(sql, params)]
+        cursor = self.conn.execute(sql, params)
+        if cursor.description is None:
+            return []
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
 
     def _by_prefix(self, table: str, what: str, prefix: str) -> dict[str, Any]:
         # substr, not LIKE: the user's text is matched literally (no % or _ wildcards).

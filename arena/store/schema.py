@@ -13,8 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-import sqlite_utils
-
 from arena import __version__
 from arena.errors import ArenaError
 from arena.store.dbfile import Transaction
@@ -174,9 +172,8 @@ def check_arena_schema(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
-def create(db: sqlite_utils.Database, path: Path) -> None:
+def create(conn: sqlite3.Connection, path: Path) -> None:
     """Create every table of the schema in an empty database, in one transaction."""
-    conn = db.conn
     if conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
         return  # already created (and checked): no write lock, so readers work beside a writer
     with Transaction(conn, path):

@@ -45,6 +45,12 @@ __all__ = [
 SMOKE_SEEDS: Final = (1, 2)
 """Seeds of the smoke matches ``arena submit`` plays against the bundled bots."""
 
+SMOKE_OPPONENTS: Final = ("random", "heuristic")
+"""The bundled bots the smoke matches seat beside the new bot: the two that answer at once.
+The Monte-Carlo bot searches every decision and made most of a submit's wait; the new bot's
+check (does it load and play whole matches without a fault) does not depend on its opponents'
+strength, and the random bot's bids and plays reach more of the game's situations."""
+
 DEFAULT_SOURCE_BYTES: Final = 1 << 20
 """Largest bot file read (the sandbox's ``Limits.source_bytes`` default)."""
 
@@ -199,8 +205,11 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
         )
     if not smoke:
         return
+    by_name = {bundled_name(p): p for p in bundled_bots()}
     others = [
-        BotSource(bundled_name(p), p.read_text(encoding="utf-8"), p.name) for p in bundled_bots()
+        BotSource(name, by_name[name].read_text(encoding="utf-8"), by_name[name].name)
+        for name in SMOKE_OPPONENTS
+        if name in by_name
     ]
     if not others:
         raise ArenaError("no bundled bots to play the smoke matches against")
