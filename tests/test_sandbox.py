@@ -320,9 +320,14 @@ def test_stats_and_logs_per_seat() -> None:
     assert len(out.logs[0].encode()) == 300  # capped, the rest dropped
     assert out.logs[1] == out.logs[2] == ""
     for s in out.stats:
-        assert set(s) == {"decisions", "asked", "think_seconds", "max_think_seconds", "cpu_seconds"}
+        assert set(s) == {
+            "decisions", "asked", "think_seconds", "max_think_seconds", "cpu_seconds",
+            "max_cpu_seconds", "clock_seconds",
+        }  # fmt: skip
         assert 0 < s["asked"] <= s["decisions"] and s["max_think_seconds"] <= s["think_seconds"]
-        assert s["cpu_seconds"] > 0
+        assert s["cpu_seconds"] > 0 and 0 < s["max_cpu_seconds"] <= s["cpu_seconds"]
+        # The clock charges every turn, loading and forced decisions too: more than asked ones.
+        assert s["clock_seconds"] > s["think_seconds"]
 
 
 # --- loading --------------------------------------------------------------------------------
