@@ -5,9 +5,12 @@ in the real sandbox under the default limits, and times every turn of every bot 
 match clock does (from the arena side: the loading turn, then each decision, forced ones
 included). Prints per bot the distribution of its per-decision wall time, its per-match total,
 and the bank each increment would need to cover the worst match seen. The numbers chose the
-clock's defaults (docs/sandbox.md, "The match clock"). Run by hand, e.g.::
+clock's defaults (docs/sandbox.md, "The match clock"). With ``--attack FILE`` it times instead
+one match of that bot against random and heuristic, under the default clock or, with
+``--no-clock``, a clock too long to matter (the arena before the clock). Run by hand, e.g.::
 
     python bench/clock.py --matches 30
+    python bench/clock.py --attack tests/attacks/clock_drain.py [--no-clock]
 """
 
 from __future__ import annotations
@@ -67,11 +70,33 @@ def bank_needed(turns: list[float], increment: float) -> float:
     return need
 
 
+def attack(path: str, no_clock: bool, seed: int) -> None:
+    """Time one match of the bot at ``path`` (seat 0) against random and heuristic."""
+    limits = (
+        Limits(clock_bank_seconds=5400.0, clock_increment_seconds=0.0) if no_clock else Limits()
+    )
+    bot = BotSource("attacker", open(path).read(), os.path.basename(path))
+    others = [BotSource(n, bundled(n).read_text(), bundled(n).name) for n in NAMES[:2]]
+    with BotPool(limits) as pool:
+        t = time.perf_counter()
+        out = pool.play_match([bot, *others], seed)
+        took = time.perf_counter() - t
+    clock = f"{limits.clock_bank_seconds:g} s + {limits.clock_increment_seconds:g} s a decision"
+    print(f"one match, clock {clock}: {took:.1f} s; faults: {[str(f) for f in out.faults]}")
+    for seat, st in enumerate(out.stats):
+        print(f"  seat {seat}: clock {st['clock_seconds']:.3f} s, CPU {st['cpu_seconds']:.3f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--attack", help="time one match of this bot file instead")
+    ap.add_argument("--no-clock", action="store_true", help="with --attack: a 5400 s bank")
     args = ap.parse_args()
+    if args.attack:
+        attack(args.attack, args.no_clock, args.seed)
+        return
     limits = Limits()
     sources = [BotSource(n, bundled(n).read_text(), bundled(n).name) for n in NAMES]
     seatings = [(0, 1, 2), (1, 2, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0), (1, 0, 2)]

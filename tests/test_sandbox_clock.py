@@ -90,8 +90,10 @@ def test_the_fault_message_gives_the_clock_figures() -> None:
         "ran out of its match clock in phase bid1 of hand 1: 1.60 s of wall time used over "
         "loading and 1 decision;"
     )
-    assert MatchClock(2.0, 0.5).ran_out("loading", 2.5).endswith(
-        "over loading; the clock gave 2 s + 0 x 0.5 s = 2.00 s"
+    assert (
+        MatchClock(2.0, 0.5)
+        .ran_out("loading", 2.5)
+        .endswith("over loading; the clock gave 2 s + 0 x 0.5 s = 2.00 s")
     )
     assert clock.figures() == {"bank": 30.0, "increment": 0.25, "used": 32.21, "decisions": 7}
 
