@@ -13,30 +13,29 @@ backstop): a turn ends at whichever comes first. Pure arithmetic, no processes: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["MatchClock", "where"]
 
 
-@dataclass
+@dataclass(slots=True)
 class MatchClock:
     """One bot's clock in one match: ``bank`` seconds plus ``increment`` a decision.
 
-    ``used`` is the wall time charged so far and ``decisions`` the decisions started (each
-    brought its increment).
+    ``used`` is the wall time charged so far, ``decisions`` the decisions started (each
+    brought its increment) and ``allowed`` the wall time given so far: the bank and those
+    increments. Kept as plain numbers: the seat proxy reads them at every decision.
     """
 
     bank: float
     increment: float
     used: float = 0.0
     decisions: int = 0
+    allowed: float = field(init=False)
 
-    @property
-    def allowed(self) -> float:
-        """The wall time the clock has given so far: the bank and each started decision's
-        increment."""
-        return self.bank + self.decisions * self.increment
+    def __post_init__(self) -> None:
+        self.allowed = self.bank
 
     @property
     def remaining(self) -> float:
@@ -46,7 +45,8 @@ class MatchClock:
     def start_decision(self) -> float:
         """Start a decision: add its increment, return the seconds the bot now has."""
         self.decisions += 1
-        return self.remaining
+        self.allowed = self.bank + self.decisions * self.increment  # no drift from summing
+        return self.allowed - self.used
 
     def charge(self, seconds: float) -> bool:
         """Charge a finished turn its wall time; whether the clock still has time left

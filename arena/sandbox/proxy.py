@@ -91,28 +91,31 @@ class SeatProxy:
         if self.child is not None:
             self.child.kill()
 
-    def _wall(self, limit: float) -> float:
-        """The wall time this turn may take: its backstop, or what is left on the clock."""
-        return min(WALL_FACTOR * limit, max(0.0, self.clock.remaining))
-
     def _read_line(
-        self, limit: float, decision: int | None, began: float, place: str
+        self,
+        limit: float,
+        decision: int | None,
+        began: float,
+        left: float,
+        obs: dict[str, Any] | None,
     ) -> bytes | None:
         """One line from the bot within this turn's time; None after recording a fault.
 
         The turn (begun at ``began``, monotonic) may use ``limit`` seconds of the bot's own CPU
         (read from its process, so neither other bots nor a busy machine take any of it) and,
         as a backstop for a bot that waits without computing, :data:`WALL_FACTOR` times that on
-        the wall clock, or what is left on its match clock if that is less (``place`` says where
-        in the match, for the fault).
+        the wall clock, or what was ``left`` on its match clock at its start if that is less
+        (``obs``, the decision's observation or None while loading, says where in the match
+        for the fault).
         """
         assert self.child is not None
         fd = self.child.resp
         buf = self._buf
         budget = self.limits.match_cpu_seconds
         start = self.cpu
-        by_clock = self.clock.remaining < WALL_FACTOR * limit
-        deadline = began + self._wall(limit)
+        backstop = WALL_FACTOR * limit
+        by_clock = left < backstop
+        deadline = began + (max(0.0, left) if by_clock else backstop)
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         while True:
@@ -154,7 +157,7 @@ class SeatProxy:
                 return None
             now = time.monotonic()
             if now >= deadline and by_clock:
-                self.set_fault(kind, self.clock.ran_out(place, now - began), decision)
+                self.set_fault(kind, self.clock.ran_out(where(obs), now - began), decision)
                 return None
             if now >= deadline:
                 wall = WALL_FACTOR * limit
@@ -200,7 +203,7 @@ class SeatProxy:
         monotonic); a load fault otherwise."""
         if self.child is None or self.fault is not None:
             return
-        line = self._read_line(self.limits.load_seconds, None, began, "loading")
+        line = self._read_line(self.limits.load_seconds, None, began, self.clock.remaining, None)
         if line is None:
             return
         try:
@@ -230,9 +233,10 @@ class SeatProxy:
         start = time.monotonic()
         cpu_before = self.cpu
         limit = self.limits.decision_seconds
-        self.clock.start_decision()
+        left = self.clock.start_decision()
+        backstop = WALL_FACTOR * limit
         try:
-            self._send(_request(k, obs), start + self._wall(limit))
+            self._send(_request(k, obs), start + (left if left < backstop else backstop))
         except TimeoutError:
             self.clock.charge(time.monotonic() - start)
             self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
@@ -240,7 +244,7 @@ class SeatProxy:
         except OSError:
             self._died(k)
             return legal[0]
-        line = self._read_line(limit, k, start, where(obs))
+        line = self._read_line(limit, k, start, left, obs)
         took = time.monotonic() - start
         self._end_turn()
         in_time = self.clock.charge(took)
