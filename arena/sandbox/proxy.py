@@ -239,7 +239,10 @@ class SeatProxy:
             self._send(_request(k, obs), start + (left if left < backstop else backstop))
         except TimeoutError:
             self.clock.charge(time.monotonic() - start)
-            self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
+            if left < backstop:  # the clock's deadline came first
+                self.set_fault("timeout", self.clock.ran_out(where(obs)), k)
+            else:
+                self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
             return legal[0]
         except OSError:
             self._died(k)
