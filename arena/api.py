@@ -156,6 +156,8 @@ def run_tournament(
     until_separated: bool = False,
     decision_seconds: float | None = None,
     match_cpu_seconds: float | None = None,
+    clock_bank_seconds: float | None = None,
+    clock_increment_seconds: float | None = None,
     secret_file: str | Path | None = None,
     max_source_bytes: int | None = None,
     unsafe: bool = False,
@@ -173,7 +175,9 @@ def run_tournament(
     ``until_separated``, the most: 200), each in all 6 seatings; ``seed`` the tournament seed.
     ``workers`` local worker processes (default: the usable cores), or ``executor`` (a
     cluster's, :func:`arena.cluster.client.open_executor`) plays instead and is shut down at the
-    end. ``decision_seconds`` and ``match_cpu_seconds`` override the sandbox's limits;
+    end. ``decision_seconds``, ``match_cpu_seconds``, ``clock_bank_seconds`` and
+    ``clock_increment_seconds`` (each bot's match clock: docs/sandbox.md) override the
+    sandbox's limits;
     ``secret_file`` deals from an exported deal secret; ``unsafe`` runs trusted bots without
     the sandbox. ``log_path`` defaults to the database's name with ``.log``.
 
@@ -186,8 +190,9 @@ def run_tournament(
 
     def plan(store: Store) -> Plan:
         limits = tournament.run_limits(
-            decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds
-        )
+            decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds,
+            clock_bank_seconds=clock_bank_seconds, clock_increment_seconds=clock_increment_seconds,
+        )  # fmt: skip
         return tournament.prepare(
             store, [str(b) for b in bots], rounds=rounds, seed=seed, limits=limits,
             secret_file=secret_file, max_source_bytes=max_source_bytes,

@@ -74,7 +74,8 @@ def _played(seed: int) -> list[MatchRecord]:
                     "placements": list(m.placements), "hands": [h.to_dict() for h in m.hands],
                     "truncated": m.truncated, "duration_seconds": 0.5, "faults": [],
                     "stats": [{"decisions": 40, "asked": 30, "think_seconds": 0.01,
-                               "max_think_seconds": 0.002, "cpu_seconds": 0.01}] * 3,
+                               "max_think_seconds": 0.002, "cpu_seconds": 0.01,
+                               "max_cpu_seconds": 0.001, "clock_seconds": 0.012}] * 3,
                     "logs": ["", "", ""],
                 }
             )
@@ -133,7 +134,8 @@ def _add_sets(
                 for seat in range(3):
                     conn.execute(
                         "INSERT INTO match_seats SELECT ?, seat, ?, ?, score, place, faulted, "
-                        "decisions, asked, think_seconds, max_think_seconds, cpu_seconds "
+                        "decisions, asked, think_seconds, max_think_seconds, cpu_seconds, "
+                        "max_cpu_seconds, clock_seconds "
                         "FROM match_seats WHERE match_id = ? AND seat = ?",
                         (mid, tid, bots[seat], src, seat),
                     )

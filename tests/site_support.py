@@ -186,7 +186,9 @@ def store_tournament(
                             "asked": 30,
                             "think_seconds": 0.003 * (s + 1),
                             "max_think_seconds": 0.001 * (s + 1),
-                            "cpu_seconds": 0.0,
+                            "cpu_seconds": 0.002 * (s + 1),
+                            "max_cpu_seconds": 0.0005 * (s + 1),
+                            "clock_seconds": 0.004 * (s + 1),
                         }
                         for s in range(3)
                     ],  # fmt: skip
@@ -257,7 +259,8 @@ def _ladder_set(tid: str, step: int, versions: Sequence[int], rules: Rules) -> l
                     "hands": [h.to_dict() for h in m.hands], "truncated": m.truncated,
                     "duration_seconds": 0.01, "faults": [], "logs": ["", "", ""],
                     "stats": [{"decisions": 40, "asked": 30, "think_seconds": 0.003,
-                               "max_think_seconds": 0.001, "cpu_seconds": 0.0}] * 3,
+                               "max_think_seconds": 0.001, "cpu_seconds": 0.0,
+                               "max_cpu_seconds": 0.0, "clock_seconds": 0.004}] * 3,
                 }
             )
         )  # fmt: skip

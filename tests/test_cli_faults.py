@@ -138,3 +138,58 @@ def test_ambiguous_prefixes_list_the_candidates(tmp_path: Path) -> None:
     line = one_error_line(arena("standings", "--tournament", tid[:4], cwd=tmp_path))
     assert f"tournament id '{tid[:4]}' is ambiguous: " in line and tid in line and other in line
     assert f"Tournament {tid}" in ok(arena("standings", "--tournament", tid[:5], cwd=tmp_path))
+
+
+ATTACKS = Path(__file__).parent / "attacks"
+
+GREEDY = """
+class Bot:
+    name = "greedy"
+
+    def act(self, obs):
+        return obs["legal"][-1]
+"""
+
+
+@pytest.mark.slow
+def test_a_bot_that_sleeps_at_every_decision_runs_out_of_its_match_clock(tmp_path: Path) -> None:
+    """tests/attacks/clock_drain.py sleeps 4.6 s at every decision, under the 5 s backstop:
+    with a clock of 2 s + 0.1 s a decision it is faulted ``timeout`` at its first decision,
+    cut short mid-sleep, in each of its 18 matches; the other bots' matches and seats are
+    untouched, and its sleeping is charged to no one else's clock."""
+    drain = write_bot(tmp_path, "clock_drain.py", (ATTACKS / "clock_drain.py").read_text())
+    greedy = write_bot(tmp_path, "greedy.py", GREEDY)
+    args = ["run", drain, greedy, "heuristic", "random", "--rounds", "1", "--no-site"]
+    clock = ["--clock-bank", "2", "--clock-increment", "0.1"]
+    out = ok(arena(*args, "--workers", "2", *clock, cwd=tmp_path))
+    assert "Played 24 matches" in out and "Faults of clock_drain: 18 matches forfeited" in out
+
+    listed = json.loads(ok(arena("faults", "--json", cwd=tmp_path)))
+    assert len(listed) == 18 and {f["bot"] for f in listed} == {"clock_drain"}
+    for f in listed:
+        assert f["kind"] == "timeout" and f["decision"] >= 1
+        # The first decision it was asked: the clock had given 2 s + n x 0.1 s by then.
+        n = f["decision"]
+        assert f["message"].startswith("ran out of its match clock ")
+        assert f"the clock gave 2 s + {n} x 0.1 s = {2 + n * 0.1:.2f} s" in f["message"]
+        assert f["clock_seconds"] >= 2 + n * 0.1 and f["cpu_seconds"] < 1
+    full = ok(arena("faults", "clock_drain", "--full", "--limit", "1", cwd=tmp_path))
+    assert "ran out of its match clock" in full and "think time in the match:" in full
+    assert "ran out of its match clock" in ok(arena("faults", "--wide", cwd=tmp_path))
+
+    with sqlite3.connect(tmp_path / "arena.db") as db:
+        seats = db.execute(
+            "SELECT v.name, s.faulted, s.clock_seconds, l.text FROM match_seats s "
+            "JOIN bot_versions v ON v.id = s.bot_version_id "
+            "LEFT JOIN bot_logs l ON l.match_id = s.match_id AND l.seat = s.seat"
+        ).fetchall()
+        statuses = db.execute("SELECT status, COUNT(*) FROM matches GROUP BY status").fetchall()
+    assert statuses == [("finished", 24)]
+    drained = [s for s in seats if s[0] == "clock_drain"]
+    assert len(drained) == 18 and all(s[1] == 1 for s in drained)
+    # Cut short by its clock, mid-sleep: it never woke (no backstop, no answer).
+    assert all("RAN" in (s[3] or "") and "WOKE" not in (s[3] or "") for s in drained)
+    others = [s for s in seats if s[0] != "clock_drain"]
+    assert len(others) == 54 and not any(s[1] for s in others)
+    # Its sleeping is on its clock only: each other seat's whole match is far under the bank.
+    assert max(s[2] for s in others) < 2.0

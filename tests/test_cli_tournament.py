@@ -208,6 +208,9 @@ def test_run_records_a_faulty_bot_instead_of_stopping(tmp_path: Path, three: lis
         pytest.param(["--workers", "0"], 2, "--workers", id="zero-workers"),
         pytest.param(["--decision-seconds", "0"], 2, "--decision-seconds", id="zero-limit"),
         pytest.param(["--match-cpu-seconds", "-1"], 2, "--match-cpu-seconds", id="neg-cpu"),
+        pytest.param(["--clock-bank", "0"], 2, "--clock-bank", id="zero-bank"),
+        pytest.param(["--clock-bank", "nan"], 2, "--clock-bank", id="nan-bank"),
+        pytest.param(["--clock-increment", "-0.5"], 2, "--clock-increment", id="neg-increment"),
     ],
 )
 def test_run_usage_errors(
@@ -305,3 +308,15 @@ def test_other_limits_make_another_tournament(tmp_path: Path, three: list[Path])
         rows = store.tournaments()
     limits = sorted(json.loads(r.tournament.limits)["decision_seconds"] for r in rows)
     assert limits == [1.0, 2.5]
+    # The match clock is recorded too, derived from the CPU limits unless given: another
+    # clock, another tournament; the same clock again resumes it.
+    clocks = sorted(
+        (lim["clock_bank_seconds"], lim["clock_increment_seconds"])
+        for lim in (json.loads(r.tournament.limits) for r in rows)
+    )
+    assert clocks == [(30.0, 0.25), (45.0, 0.625)]
+    clock = ["--clock-bank", "40", "--clock-increment", "0.5"]
+    assert "Played 6 matches" in invoke(*base, *clock).output
+    assert "Played 0 matches" in invoke(*base, *clock).output
+    with Store(db, create=False) as store:
+        assert len(store.tournaments()) == 3

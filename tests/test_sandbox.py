@@ -322,9 +322,14 @@ def test_stats_and_logs_per_seat() -> None:
     assert len(out.logs[0].encode()) == 300  # capped, the rest dropped
     assert out.logs[1] == out.logs[2] == ""
     for s in out.stats:
-        assert set(s) == {"decisions", "asked", "think_seconds", "max_think_seconds", "cpu_seconds"}
+        assert set(s) == {
+            "decisions", "asked", "think_seconds", "max_think_seconds", "cpu_seconds",
+            "max_cpu_seconds", "clock_seconds",
+        }  # fmt: skip
         assert 0 < s["asked"] <= s["decisions"] and s["max_think_seconds"] <= s["think_seconds"]
-        assert s["cpu_seconds"] > 0
+        assert s["cpu_seconds"] > 0 and 0 < s["max_cpu_seconds"] <= s["cpu_seconds"]
+        # The clock charges every turn, loading and forced decisions too: more than asked ones.
+        assert s["clock_seconds"] > s["think_seconds"]
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -346,6 +351,26 @@ def test_validate_reports_load_faults(text: str, fragment: str) -> None:
     fault = validate_bot(BotSource("broken", text), FAST)
     assert fault is not None and fault.kind == "load" and fault.decision is None
     assert fragment in fault.message
+
+
+def test_loading_runs_the_match_clock_too() -> None:
+    """A constructor that sleeps under the loading backstop (5 x load_seconds of wall) is cut
+    at the clock's bank: a load fault with the clock's figures; the others play on."""
+    sleepy = BotSource(
+        "sleepy",
+        "import time\nclass Bot:\n    def __init__(self):\n        print('RAN', flush=True)\n"
+        "        time.sleep(12)\n        print('WOKE', flush=True)\n"
+        "    def act(self, obs):\n        return obs['legal'][0]\n",
+    )
+    limits = Limits(decision_seconds=2.0, load_seconds=3.0, clock_bank_seconds=1.0)
+    with BotPool(limits) as pool:
+        out = pool.play_match([sleepy, source("random_bot"), source("random_bot")], 4)
+    fault = out.fault_of(0)
+    assert fault is not None and fault.kind == "load" and fault.decision is None
+    assert fault.message.startswith("ran out of its match clock loading: ")
+    assert fault.message.endswith("over loading; the clock gave 1 s + 0 x 0.5 s = 1.00 s")
+    assert "RAN" in out.logs[0] and "WOKE" not in out.logs[0]
+    assert [f.seat for f in out.faults] == [0] and out.stats[0]["clock_seconds"] >= 1.0
 
 
 def test_validate_accepts_good_bots_and_source_text() -> None:

@@ -297,7 +297,10 @@ def test_attack_fails(
 def test_cpu_budget_over_many_decisions(targets: Targets) -> None:
     """Each decision within its wall clock, the match's CPU budget exceeded: a cpu fault."""
     victim = BotSource.from_path(str(bundled("random_bot")))
-    limits = Limits(decision_seconds=3.0, match_cpu_seconds=1.0, load_seconds=2.0)
+    # A clock far above the CPU budget: the CPU runs out first, whatever the machine's load.
+    limits = Limits(
+        decision_seconds=3.0, match_cpu_seconds=1.0, load_seconds=2.0, clock_bank_seconds=60.0
+    )
     with BotPool(limits) as pool:
         outcome = pool.play_match([_attacker("cpu_burn", targets), victim, victim], SEED)
     fault = outcome.fault_of(0)

@@ -205,6 +205,53 @@ def test_bot_page(built: dict[str, Any]) -> None:
     assert bar and all(t.startswith(built["tid"][:12]) and "of 18" in t for t in bar)
 
 
+def test_bot_page_shows_think_time_wall_and_cpu(built: dict[str, Any]) -> None:
+    """Per decision asked (mean, slowest) and per match (mean, most), wall and CPU: the
+    figures the database holds for the bot's seats."""
+    doc = soup(built["out"] / "bots" / "last.html")
+    table = doc.select_one("h2:-soup-contains('Think time') + div table.think-time")
+    assert table is not None
+    assert texts(table.select("thead th")) == ["", "Wall", "CPU"]
+    shown = {
+        tr.th.get_text(strip=True): [td.get_text(strip=True) for td in tr.find_all("td")]
+        for tr in table.select("tbody tr")
+    }
+    v = stored(built).latest_version("last")
+    assert v is not None
+    seats = (
+        stored(built)
+        .conn.execute(
+            "SELECT asked, think_seconds, max_think_seconds, cpu_seconds, max_cpu_seconds, "
+            "clock_seconds FROM match_seats WHERE bot_version_id = ?",
+            (v.id,),
+        )
+        .fetchall()
+    )
+    asked = sum(r[0] for r in seats)
+    n = len(seats)
+    assert n == 18 and asked > 0
+    assert shown == {
+        "mean per decision": [
+            f"{1000 * sum(r[1] for r in seats) / asked:,.1f} ms",
+            f"{1000 * sum(r[3] for r in seats) / asked:,.1f} ms",
+        ],
+        "slowest decision": [
+            f"{1000 * max(r[2] for r in seats):,.1f} ms",
+            f"{1000 * max(r[4] for r in seats):,.1f} ms",
+        ],
+        "mean per match": [
+            f"{sum(r[5] for r in seats) / n:,.2f} s",
+            f"{sum(r[3] for r in seats) / n:,.2f} s",
+        ],
+        "most in a match": [
+            f"{max(r[5] for r in seats):,.2f} s",
+            f"{max(r[3] for r in seats):,.2f} s",
+        ],
+    }
+    # The fixture's seats differ by seat: the figures are the bot's own, not a constant.
+    assert len({r[5] for r in seats}) > 1
+
+
 def test_faulty_bot_page_lists_faults(built: dict[str, Any]) -> None:
     doc = soup(built["out"] / "bots" / f"{FAULTY}.html")
     rows = doc.select("table.faults tbody tr")
@@ -234,6 +281,10 @@ def test_match_page(built: dict[str, Any]) -> None:
         assert cells[1].a.get_text(strip=True) == names[m.bots[s]]
         assert cells[2].get_text(strip=True) == str(m.scores[s])
         assert cells[3].get_text(strip=True).startswith(f"{m.places[s]}")
+        seat = stored(built).seat_rows(m.id)[s]
+        assert cells[6].get_text(strip=True) == (
+            f"{seat.clock_seconds:,.2f} s / {seat.cpu_seconds:,.2f} s"
+        )
     _, hands = stored(built).match(m.id)
     articles = doc.select("article.hand")
     assert len(articles) == len(hands) == m.hands_played

@@ -21,11 +21,13 @@ from arena.tournaments.tournament import (
     worker_count,
 )
 
-# Written by the arena before typed limits: a resumed run must find this tournament again.
-STORED_ID = "518068cedd8bb52f"
+# A resumed run must find this tournament again. (The match clock's two limits changed it, with
+# the schema, before a release: other limits, another tournament.)
+STORED_ID = "bf744193772d0230"
 STORED_LIMITS = (
-    '{"decision_seconds": 1.0, "load_seconds": 5.0, "log_bytes": 65536, '
-    '"match_cpu_seconds": 20.0, "memory_mb": 1024, "source_bytes": 1048576}'
+    '{"clock_bank_seconds": 30.0, "clock_increment_seconds": 0.25, "decision_seconds": 1.0, '
+    '"load_seconds": 5.0, "log_bytes": 65536, "match_cpu_seconds": 20.0, "memory_mb": 1024, '
+    '"source_bytes": 1048576}'
 )
 
 

@@ -73,7 +73,10 @@ BOTS = {
 }
 
 # Columns that depend on timing, not on the games.
-TIMING = {"duration_seconds", "finished_at", "think_seconds", "max_think_seconds", "cpu_seconds"}
+TIMING = {
+    "duration_seconds", "finished_at", "think_seconds", "max_think_seconds", "cpu_seconds",
+    "max_cpu_seconds", "clock_seconds",
+}  # fmt: skip
 
 
 def write_bots(directory: Path, names: list[str]) -> list[Path]:

@@ -274,6 +274,24 @@ def _check_limit(name: str) -> Callable[[float], object]:
     help="CPU budget of each bot per match  [default: 20.0]",
 )
 @click.option(
+    "--clock-bank",
+    "clock_bank_seconds",
+    type=float,
+    default=None,
+    callback=checked_by(_check_limit("clock_bank_seconds")),
+    help="Each bot's match clock: wall-clock seconds for the whole match, waiting and loading "
+    "included  [default: 1.5 x --match-cpu-seconds: 30]",
+)
+@click.option(
+    "--clock-increment",
+    "clock_increment_seconds",
+    type=float,
+    default=None,
+    callback=checked_by(_check_limit("clock_increment_seconds")),
+    help="Seconds added to a bot's match clock at each decision  [default: --decision-seconds "
+    "/ 4: 0.25]",
+)
+@click.option(
     "--secret-file",
     type=PathOf("file", exists=True),
     default=None,
@@ -298,6 +316,8 @@ def run(
     insecure_cluster: bool,
     decision_seconds: float | None,
     match_cpu_seconds: float | None,
+    clock_bank_seconds: float | None,
+    clock_increment_seconds: float | None,
     secret_file: str | None,
     max_source_bytes: int | None,
     unsafe: bool,
@@ -328,7 +348,8 @@ def run(
     done = run_tournament(
         db_path, bots_or_files, rounds=rounds, seed=seed, workers=workers,
         until_separated=until_separated, decision_seconds=decision_seconds,
-        match_cpu_seconds=match_cpu_seconds, secret_file=secret_file,
+        match_cpu_seconds=match_cpu_seconds, clock_bank_seconds=clock_bank_seconds,
+        clock_increment_seconds=clock_increment_seconds, secret_file=secret_file,
         max_source_bytes=max_source_bytes, unsafe=unsafe, executor=executor,
         log_path=log_path, site=False if no_site else (out_dir or True), console=console,
         on_plan=lambda the_plan, n: show(views.plan_lines(the_plan, n), console),

@@ -22,6 +22,8 @@ OPTIONS: Final = {
     "certs": "--cluster-certs DIR",
     "insecure": "--insecure-cluster",
     "source_bytes": "--max-source-bytes",
+    "clock_bank_seconds": "--clock-bank",
+    "clock_increment_seconds": "--clock-increment",
 }
 """The option of each library setting whose option is not its name (``unsafe_no_sandbox``:
 ``--unsafe-no-sandbox``)."""

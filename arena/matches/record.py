@@ -26,13 +26,22 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True)
 class SeatStats:
-    """One seat's decision counts and times in a match (seconds, rounded to microseconds)."""
+    """One seat's decision counts and times in a match (seconds, rounded to microseconds).
+
+    ``think_seconds`` and ``max_think_seconds`` are the wall time of the decisions the bot was
+    asked (more than one legal action), in all and the slowest; ``cpu_seconds`` the CPU of its
+    process in the whole match (loading included), ``max_cpu_seconds`` the most CPU of one
+    asked decision; ``clock_seconds`` the wall time on its match clock (every turn, loading
+    and forced decisions included: :mod:`arena.sandbox.clock`).
+    """
 
     decisions: int = 0
     asked: int = 0
     think_seconds: float = 0.0
     max_think_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    max_cpu_seconds: float = 0.0
+    clock_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the stats."""
@@ -42,16 +51,18 @@ class SeatStats:
             "think_seconds": self.think_seconds,
             "max_think_seconds": self.max_think_seconds,
             "cpu_seconds": self.cpu_seconds,
+            "max_cpu_seconds": self.max_cpu_seconds,
+            "clock_seconds": self.clock_seconds,
         }
 
     @classmethod
     def from_json(cls, data: object) -> SeatStats:
-        """The stats of a JSON object with exactly the five keys, non-negative numbers."""
+        """The stats of a JSON object with exactly :data:`STAT_KEYS`, non-negative numbers."""
         obj = _exact(data, STAT_KEYS, "a seat's stats")
         for key in ("decisions", "asked"):
             if type(obj[key]) is not int or not _non_negative(obj[key]):
                 raise RecordError(f"a seat's {key} is not a non-negative integer")
-        for key in ("think_seconds", "max_think_seconds", "cpu_seconds"):
+        for key in _SECONDS:
             if not _non_negative(obj[key]):
                 raise RecordError(f"a seat's {key} is not a non-negative number")
         return cls(**obj)
@@ -169,6 +180,7 @@ FAULT_KEYS: Final = frozenset({"seat", "kind", "message", "decision"})
 """Exactly the keys of a fault's JSON object."""
 STAT_KEYS: Final = frozenset(SeatStats.__dataclass_fields__)
 """Exactly the keys of a seat's stats."""
+_SECONDS: Final = tuple(k for k in SeatStats.__dataclass_fields__ if k.endswith("_seconds"))
 
 
 def _exact(data: object, keys: frozenset[str], what: str) -> dict[str, Any]:

@@ -9,7 +9,9 @@ host without calling the bot) included: the time between a bot's turns then depe
 what the other bots do, never on whether they had a choice. Outside its turns a bot process is
 stopped (SIGSTOP) or asleep reading its request pipe (:meth:`~arena.sandbox.client.Child.stop`),
 so it cannot use the CPU while the others think, and its CPU is read from its own process: the
-limits count only its own time.
+limits count only its own time. Each seat also has its match clock (:mod:`arena.sandbox.clock`):
+the wall time of its own turns, loading included, against a bank plus an increment a decision;
+a turn ends at the first of its CPU limit, its wall backstop and the clock.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any, Final
 
 from arena.engine import is_legal
 from arena.sandbox.client import Child, _exit_status, describe_death
+from arena.sandbox.clock import where
 from arena.sandbox.values import Fault, FaultKind, Limits
 from arena.untrusted import clean
 
@@ -73,6 +76,8 @@ class SeatProxy:
         self.think = 0.0
         self.max_think = 0.0
         self.cpu = 0.0
+        self.max_cpu = 0.0
+        self.clock = limits.clock()
         self._buf = b""
 
     def set_fault(self, kind: FaultKind, message: str, decision: int | None) -> None:
@@ -86,19 +91,31 @@ class SeatProxy:
         if self.child is not None:
             self.child.kill()
 
-    def _read_line(self, limit: float, decision: int | None) -> bytes | None:
+    def _read_line(
+        self,
+        limit: float,
+        decision: int | None,
+        began: float,
+        left: float,
+        obs: dict[str, Any] | None,
+    ) -> bytes | None:
         """One line from the bot within this turn's time; None after recording a fault.
 
-        The turn may use ``limit`` seconds of the bot's own CPU (read from its process, so
-        neither other bots nor a busy machine take any of it) and, as a backstop for a bot
-        that waits without computing, :data:`WALL_FACTOR` times that on the wall clock.
+        The turn (begun at ``began``, monotonic) may use ``limit`` seconds of the bot's own CPU
+        (read from its process, so neither other bots nor a busy machine take any of it) and,
+        as a backstop for a bot that waits without computing, :data:`WALL_FACTOR` times that on
+        the wall clock, or what was ``left`` on its match clock at its start if that is less
+        (``obs``, the decision's observation or None while loading, says where in the match
+        for the fault).
         """
         assert self.child is not None
         fd = self.child.resp
         buf = self._buf
         budget = self.limits.match_cpu_seconds
         start = self.cpu
-        deadline = time.monotonic() + WALL_FACTOR * limit
+        backstop = WALL_FACTOR * limit
+        by_clock = left < backstop
+        deadline = began + (max(0.0, left) if by_clock else backstop)
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         while True:
@@ -138,7 +155,11 @@ class SeatProxy:
             if self.cpu - start >= limit:
                 self.set_fault(kind, f"used over {limit:g} s of CPU {what}", decision)
                 return None
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= deadline and by_clock:
+                self.set_fault(kind, self.clock.ran_out(where(obs), now - began), decision)
+                return None
+            if now >= deadline:
                 wall = WALL_FACTOR * limit
                 self.set_fault(kind, f"no answer within {wall:g} s (wall clock) {what}", decision)
                 return None
@@ -162,21 +183,27 @@ class SeatProxy:
 
     def load(self, random_seed: bytes) -> None:
         """The bot's loading turn: send the seed of its ``random`` module (the go-ahead), wait
-        until its module code and ``Bot()`` are done, then stop it until its first decision."""
+        until its module code and ``Bot()`` are done, then stop it until its first decision.
+        The turn is the first on the bot's match clock."""
         if self.child is None or self.fault is not None:
             return
+        began = time.monotonic()
         try:  # 68 bytes into an empty pipe: never blocks
-            _write_all(self.child.req, _frame(random_seed), time.monotonic() + 1.0)
+            _write_all(self.child.req, _frame(random_seed), began + 1.0)
         except OSError:
             pass  # it died setting up: its last line (or its death) tells why, just below
-        self.wait_ready()
+        self.wait_ready(began)
+        took = time.monotonic() - began
         self._end_turn()
+        if not self.clock.charge(took) and self.fault is None:
+            self.set_fault("load", self.clock.ran_out("loading"), None)
 
-    def wait_ready(self) -> None:
-        """Wait for the bot's module code and ``Bot()`` to finish; a load fault otherwise."""
+    def wait_ready(self, began: float) -> None:
+        """Wait for the bot's module code and ``Bot()`` to finish (the turn began at ``began``,
+        monotonic); a load fault otherwise."""
         if self.child is None or self.fault is not None:
             return
-        line = self._read_line(self.limits.load_seconds, None)
+        line = self._read_line(self.limits.load_seconds, None, began, self.clock.remaining, None)
         if line is None:
             return
         try:
@@ -204,22 +231,34 @@ class SeatProxy:
         if len(legal) > 1:
             self.asked += 1
         start = time.monotonic()
+        cpu_before = self.cpu
         limit = self.limits.decision_seconds
+        left = self.clock.start_decision()
+        backstop = WALL_FACTOR * limit
         try:
-            self._send(_request(k, obs), start + WALL_FACTOR * limit)
+            self._send(_request(k, obs), start + (left if left < backstop else backstop))
         except TimeoutError:
-            self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
+            self.clock.charge(time.monotonic() - start)
+            if left < backstop:  # the clock's deadline came first
+                self.set_fault("timeout", self.clock.ran_out(where(obs)), k)
+            else:
+                self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
             return legal[0]
         except OSError:
             self._died(k)
             return legal[0]
-        line = self._read_line(limit, k)
+        line = self._read_line(limit, k, start, left, obs)
+        took = time.monotonic() - start
         self._end_turn()
+        in_time = self.clock.charge(took)
         if len(legal) > 1:  # the statistics are of the decisions the bot was asked
-            took = time.monotonic() - start
             self.think += took
             self.max_think = max(self.max_think, took)
+            self.max_cpu = max(self.max_cpu, self.cpu - cpu_before)
         if line is None:
+            return legal[0]
+        if not in_time:  # answered, but after its clock ran out
+            self.set_fault("timeout", self.clock.ran_out(where(obs)), k)
             return legal[0]
         if self.cpu >= self.limits.match_cpu_seconds:
             self.set_fault("cpu", f"used its CPU budget of {self.limits.match_cpu_seconds:g} s", k)
@@ -284,6 +323,8 @@ class SeatProxy:
             "think_seconds": round(self.think, 6),
             "max_think_seconds": round(self.max_think, 6),
             "cpu_seconds": round(cpu, 6),
+            "max_cpu_seconds": round(self.max_cpu, 6),
+            "clock_seconds": round(self.clock.used, 6),
         }
 
 

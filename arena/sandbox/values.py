@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal, get_args
 
 from arena.engine import MatchResult
 from arena.errors import ArenaError
+from arena.sandbox.clock import MatchClock
 
 __all__ = [
     "FaultKind",
@@ -45,9 +47,14 @@ class Limits:
     the whole match (loading included), ``load_seconds`` the same as ``decision_seconds`` for
     importing the file and creating ``Bot()``, ``memory_mb`` the address-space limit of the bot
     process,
-    ``log_bytes`` the cap on what the bot prints (the rest is dropped) and ``source_bytes`` the
+    ``log_bytes`` the cap on what the bot prints (the rest is dropped), ``source_bytes`` the
     largest bot file the sandbox compiles (a larger one is a ``load`` fault, refused before
-    anything is staged).
+    anything is staged), and ``clock_bank_seconds`` / ``clock_increment_seconds`` the bot's
+    match clock (:mod:`arena.sandbox.clock`): wall-clock seconds for the whole match, waiting
+    included, plus that many more at each decision. Not given, they follow the CPU limits:
+    the bank is 1.5 times ``match_cpu_seconds`` and the increment a quarter of
+    ``decision_seconds`` (30 s and 0.25 s by default), so a bot that computes within its CPU
+    limits on a machine that gives it two thirds of a CPU never runs out; only waiting does.
     """
 
     decision_seconds: float = 1.0
@@ -56,12 +63,26 @@ class Limits:
     log_bytes: int = 64 * 1024
     load_seconds: float = 5.0
     source_bytes: int = 1 << 20
+    clock_bank_seconds: float | None = None
+    clock_increment_seconds: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("decision_seconds", "match_cpu_seconds", "load_seconds"):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or not 0 < value <= 3600:
+            if not _seconds(value) or not 0 < value <= 3600:
                 raise ArenaError(f"Limits.{name} must be a number of seconds in (0, 3600]")
+        # Derived once, here: to_dict() then records the numbers the matches were played with.
+        bank, increment = self.clock_bank_seconds, self.clock_increment_seconds
+        bank = 1.5 * self.match_cpu_seconds if bank is None else bank
+        increment = self.decision_seconds / 4 if increment is None else increment
+        if not _seconds(bank) or not 0 < bank <= 5400:
+            raise ArenaError("Limits.clock_bank_seconds must be a number of seconds in (0, 5400]")
+        if not _seconds(increment) or not 0 <= increment <= 3600:
+            raise ArenaError(
+                "Limits.clock_increment_seconds must be a number of seconds in [0, 3600]"
+            )
+        object.__setattr__(self, "clock_bank_seconds", bank)
+        object.__setattr__(self, "clock_increment_seconds", increment)
         if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= 1 << 20:
             raise ArenaError("Limits.memory_mb must be an int of at least 64 (MiB)")
         if not isinstance(self.log_bytes, int) or not 0 <= self.log_bytes <= 1 << 30:
@@ -82,6 +103,12 @@ class Limits:
             return None
         return f"the bot file has {size} bytes, over the limit of {self.source_bytes} bytes"
 
+    def clock(self) -> MatchClock:
+        """A fresh match clock for one bot under these limits."""
+        bank, increment = self.clock_bank_seconds, self.clock_increment_seconds
+        assert bank is not None and increment is not None  # set by __post_init__
+        return MatchClock(float(bank), float(increment))
+
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
         return asdict(self)
@@ -90,6 +117,11 @@ class Limits:
     def from_dict(cls, data: dict[str, Any]) -> Limits:
         """Inverse of :meth:`to_dict`."""
         return cls(**data)
+
+
+def _seconds(value: object) -> bool:
+    """A finite int or float (not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)

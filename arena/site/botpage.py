@@ -20,6 +20,7 @@ from arena.site.data import (
     safe_id,
 )
 from arena.store import Store, StoredBot
+from arena.store.rows import SeatTiming
 
 
 @dataclass
@@ -33,6 +34,39 @@ class VersionRow:
     submitted_at: str
     matches: int
     mean_place: float | None
+
+
+@dataclass(frozen=True)
+class ThinkRow:
+    """One line of a bot's think-time table: what it measures, the wall and CPU figures
+    (None: nothing to show) and their unit (``"ms"`` or ``"s"``)."""
+
+    label: str
+    wall: float | None
+    cpu: float | None
+    unit: str
+
+
+def think_rows(t: SeatTiming) -> list[ThinkRow]:
+    """A bot's think time, wall and CPU: per decision it was asked (mean, slowest) in
+    milliseconds, per match (mean, most) in seconds. A match's wall time is its match clock's
+    (loading and every decision); its CPU the bot process's, loading included, which the
+    per-decision mean includes too."""
+
+    def per(total: float, n: int, scale: float) -> float | None:
+        return scale * total / n if n else None
+
+    seen = t.seats > 0
+    return [
+        ThinkRow("mean per decision", per(t.think_seconds, t.asked, 1000),
+                 per(t.cpu_seconds, t.asked, 1000), "ms"),
+        ThinkRow("slowest decision", 1000 * t.max_think_seconds if t.asked else None,
+                 1000 * t.max_cpu_seconds if t.asked else None, "ms"),
+        ThinkRow("mean per match", per(t.clock_seconds, t.seats, 1),
+                 per(t.cpu_seconds, t.seats, 1), "s"),
+        ThinkRow("most in a match", t.max_clock_seconds if seen else None,
+                 t.max_match_cpu_seconds if seen else None, "s"),
+    ]  # fmt: skip
 
 
 @dataclass
@@ -84,6 +118,7 @@ class BotDetail:
     think_seconds: float
     max_think_seconds: float
     recent: list[MatchRow]
+    think: list[ThinkRow]
 
     @property
     def href(self) -> str:
@@ -187,4 +222,5 @@ def bot_detail(
         think_seconds=timing.think_seconds,
         max_think_seconds=timing.max_think_seconds,
         recent=recent_matches(store, refs, versions=ids, limit=RECENT_MATCHES),
+        think=think_rows(timing),
     )

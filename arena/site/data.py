@@ -373,12 +373,15 @@ def faults(
 
 @dataclass
 class SeatStats:
-    """Timing of one seat in a match (from ``match_seats``)."""
+    """Timing of one seat in a match (from ``match_seats``): its think time in the match is
+    ``clock_seconds`` of wall time on its match clock and ``cpu_seconds`` of CPU."""
 
     decisions: int
     asked: int
     think_seconds: float
     max_think_seconds: float
+    clock_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 REPLAY_HEAD = 40
@@ -429,6 +432,8 @@ def match_detail(
             s.asked or 0,
             s.think_seconds or 0.0,
             s.max_think_seconds or 0.0,
+            s.clock_seconds or 0.0,
+            s.cpu_seconds or 0.0,
         )
     logs: list[str | None] = [None, None, None]
     if with_logs:

@@ -42,24 +42,27 @@ class ListingReads(StoreBase):
     ) -> tuple[list[ListedFault], int]:
         """Stored faults (of one bot, tournament or match, or all), newest first, at most
         ``limit``, and how many there are. Each row: the fault's columns with its bot's
-        ``name``, ``version`` and ``filename`` and its match's ``round`` and ``seating``."""
+        ``name``, ``version`` and ``filename``, its match's ``round`` and ``seating`` and the
+        seat's think time in the match (its match clock's wall time, its CPU)."""
         where, params = _where(
             [("v.name = ?", bot), ("f.tournament_id = ?", tid), ("f.match_id = ?", match)]
         )
         base = (
             "FROM faults f JOIN bot_versions v ON v.id = f.bot_version_id "
-            f"JOIN matches m ON m.id = f.match_id{where}"
+            f"JOIN matches m ON m.id = f.match_id "
+            f"LEFT JOIN match_seats s ON s.match_id = f.match_id AND s.seat = f.seat{where}"
         )
         total = int(self.conn.execute(f"SELECT COUNT(*) {base}", params).fetchone()[0])
         rows = self.db.query(
-            f"SELECT f.*, v.name, v.version, v.filename, m.round, m.seating {base} "
+            f"SELECT f.*, v.name, v.version, v.filename, m.round, m.seating, "
+            f"s.clock_seconds, s.cpu_seconds {base} "
             "ORDER BY m.finished_at DESC, f.match_id, f.seat LIMIT ?",
             [*params, -1 if limit is None else limit],
         )
         listed = [
             ListedFault(
                 StoredFault.from_row(r), r["name"], r["version"], r["filename"], r["round"],
-                r["seating"],
+                r["seating"], r["clock_seconds"] or 0.0, r["cpu_seconds"] or 0.0,
             )
             for r in rows
         ]  # fmt: skip

@@ -204,10 +204,13 @@ class PageReads(StoreBase):
 
     def timing(self, versions: Sequence[int]) -> SeatTiming:
         """What these versions' round-robin seats add up to: seats, decisions, times asked,
-        seconds thinking, the longest single decision."""
+        wall and CPU time thinking (in all, the most in one decision, the most in one match)."""
         row = self.conn.execute(
             "SELECT COUNT(*), COALESCE(SUM(decisions), 0), COALESCE(SUM(asked), 0), "
-            "COALESCE(SUM(think_seconds), 0), COALESCE(MAX(max_think_seconds), 0) "
+            "COALESCE(SUM(think_seconds), 0), COALESCE(MAX(max_think_seconds), 0), "
+            "COALESCE(SUM(cpu_seconds), 0), COALESCE(MAX(max_cpu_seconds), 0), "
+            "COALESCE(SUM(clock_seconds), 0), COALESCE(MAX(clock_seconds), 0), "
+            "COALESCE(MAX(cpu_seconds), 0) "
             f"FROM match_seats WHERE {_among('bot_version_id', versions)} "
             f"AND {_ranked('tournament_id')}",
             versions,

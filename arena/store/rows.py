@@ -146,6 +146,8 @@ class StoredSeat:
     think_seconds: float
     max_think_seconds: float
     cpu_seconds: float
+    max_cpu_seconds: float
+    clock_seconds: float
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> StoredSeat:
@@ -163,6 +165,8 @@ class StoredSeat:
             think_seconds=row["think_seconds"],
             max_think_seconds=row["max_think_seconds"],
             cpu_seconds=row["cpu_seconds"],
+            max_cpu_seconds=row["max_cpu_seconds"],
+            clock_seconds=row["clock_seconds"],
         )
 
 
@@ -210,7 +214,8 @@ class BotFault:
 @dataclass(frozen=True)
 class ListedFault:
     """A fault of :meth:`arena.store.Store.fault_listing`: its row, its bot's ``name``,
-    ``version`` and ``filename``, and its match's ``round`` and ``seating``."""
+    ``version`` and ``filename``, its match's ``round`` and ``seating``, and the seat's think
+    time in that match: the wall time on its match clock and its process's CPU (seconds)."""
 
     fault: StoredFault
     name: str
@@ -218,6 +223,8 @@ class ListedFault:
     filename: str
     round: int
     seating: int
+    clock_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -309,13 +316,21 @@ class OpponentPlaces:
 @dataclass(frozen=True)
 class SeatTiming:
     """What some bot versions' seats add up to (:meth:`arena.store.Store.timing`): seats
-    played, decisions, times asked, seconds thinking and the longest single decision."""
+    played, decisions, times asked; the wall time of the asked decisions (in all, the slowest)
+    and their CPU (the process's in all, loading included; the most in one decision); the
+    wall time on the match clock (in all, the most in one match) and the most CPU in one
+    match."""
 
     seats: int
     decisions: int
     asked: int
     think_seconds: float
     max_think_seconds: float
+    cpu_seconds: float = 0.0
+    max_cpu_seconds: float = 0.0
+    clock_seconds: float = 0.0
+    max_clock_seconds: float = 0.0
+    max_match_cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)

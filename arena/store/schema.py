@@ -77,6 +77,7 @@ CREATE TABLE match_seats (
     score INTEGER NOT NULL, place INTEGER NOT NULL, faulted INTEGER NOT NULL,
     decisions INTEGER NOT NULL, asked INTEGER NOT NULL, think_seconds REAL NOT NULL,
     max_think_seconds REAL NOT NULL, cpu_seconds REAL NOT NULL,
+    max_cpu_seconds REAL NOT NULL, clock_seconds REAL NOT NULL,
     PRIMARY KEY (match_id, seat));
 CREATE TABLE hands (
     match_id TEXT NOT NULL REFERENCES matches(id), hand_number INTEGER NOT NULL,

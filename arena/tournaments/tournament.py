@@ -10,7 +10,6 @@ The pieces live in their own modules: :mod:`arena.tournaments.entrants` (bot fil
 from __future__ import annotations
 
 import concurrent.futures as cf
-import dataclasses
 import functools
 import logging
 import time
@@ -128,18 +127,24 @@ def worker_count(workers: int | None, executor: Any = None) -> int:
 
 
 def run_limits(
-    *, decision_seconds: float | None = None, match_cpu_seconds: float | None = None
+    *,
+    decision_seconds: float | None = None,
+    match_cpu_seconds: float | None = None,
+    clock_bank_seconds: float | None = None,
+    clock_increment_seconds: float | None = None,
 ) -> Limits:
-    """The sandbox's default limits with ``arena run``'s overrides (None: the default).
+    """The sandbox's default limits with ``arena run``'s overrides (None: the default; the
+    match clock's defaults follow the CPU limits given, see :class:`Limits`).
 
     The limits are part of the tournament's identity: other limits, another tournament.
     """
-    limits = Limits()
-    if decision_seconds is not None:
-        limits = dataclasses.replace(limits, decision_seconds=decision_seconds)
-    if match_cpu_seconds is not None:
-        limits = dataclasses.replace(limits, match_cpu_seconds=match_cpu_seconds)
-    return limits
+    given: dict[str, Any] = {
+        "decision_seconds": decision_seconds,
+        "match_cpu_seconds": match_cpu_seconds,
+        "clock_bank_seconds": clock_bank_seconds,
+        "clock_increment_seconds": clock_increment_seconds,
+    }
+    return Limits(**{k: v for k, v in given.items() if v is not None})
 
 
 def prepare(

@@ -244,7 +244,9 @@ def fault_records(rows: Sequence[ListedFault]) -> list[dict[str, Any]]:
 
     Each: ``match``, ``tournament``, ``bot``, ``version``, ``seat``, ``kind``, ``decision``
     (from 1, None while loading), ``round``, ``seating``, ``summary`` (one line: where in the
-    bot's file and the error) and ``message`` (as stored, controls stripped).
+    bot's file and the error), ``message`` (as stored, controls stripped), and the seat's think
+    time in that match: ``clock_seconds`` (wall time on its match clock: loading and every
+    decision) and ``cpu_seconds`` (its process's CPU).
     """
     return [
         {
@@ -259,6 +261,8 @@ def fault_records(rows: Sequence[ListedFault]) -> list[dict[str, Any]]:
             "seating": r.seating + 1,
             "summary": faults.summary(f.message, r.filename),
             "message": clean(f.message),
+            "clock_seconds": r.clock_seconds,
+            "cpu_seconds": r.cpu_seconds,
         }
         for r in rows
         for f in [r.fault]
@@ -301,6 +305,10 @@ def fault_details(records: Sequence[dict[str, Any]]) -> list[Text]:
         head.append(f" in seat {r['seat']}: ")
         head.append_text(plain(r["kind"], 40))
         head.append(f" at {at}")
+        head.append(
+            f" (think time in the match: {r['clock_seconds']:.2f} s wall on its clock, "
+            f"{r['cpu_seconds']:.2f} s CPU)"
+        )
         out.append(head)
         for line in str(r["message"]).splitlines() or [""]:
             out.append(Text("  | ", style="dim") + plain(line, 300))
