@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -246,10 +246,18 @@ def submit(
     if same and not retired:
         assert latest is not None
         return latest, False
-    bind = check_owner(store, bot, owner, force=force)
+    check_owner(store, bot, owner, force=force)  # refused before seconds of sandbox checks
     if not same:
         validate(bot, limits, smoke=True, unsafe=unsafe)
-    stored = store.add_bot_version(bot.name, bot.source, bot.filename, bot.author, bind)
+    # Checked again inside the write's transaction: another owner may have stored the same
+    # new name while this one was in the sandbox.
+    stored = store.add_bot_version(
+        bot.name,
+        bot.source,
+        bot.filename,
+        bot.author,
+        guard=lambda: check_owner(store, bot, owner, force=force),
+    )
     if retired:  # a retired bot submitted again by its owner comes back (arena retire)
         store.set_retired(bot.name, False)
     return stored
@@ -287,9 +295,16 @@ def _store_all(
     return [
         p
         if isinstance(p, BotVersion)
-        else store.add_bot_version(p.name, p.source, p.filename, p.author, bind)[0]
+        else store.add_bot_version(
+            p.name, p.source, p.filename, p.author, bind, guard=_recheck(store, p, owner)
+        )[0]
         for p, bind in zip(picked, binds, strict=True)
     ]
+
+
+def _recheck(store: Store, bot: BotFile, owner: str | None) -> Callable[[], str | None]:
+    # The owner check again, inside the write's transaction (see submit).
+    return lambda: check_owner(store, bot, owner)
 
 
 class SameBot(ArenaError):
