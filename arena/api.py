@@ -31,6 +31,7 @@ from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.ladder import field as ladder_field
 from arena.ladder.epochs import verify_epoch
+from arena.ladder.field import FieldChanged
 from arena.ladder.run import LadderSettings, SetsStored, ladder_config, plan_ladder
 from arena.matches.scheduler import tournament_id
 from arena.matches.secrecy import Verification
@@ -258,6 +259,7 @@ def run_ladder(
     on_sets_stored: SetsStored | None = None,
     console: Console | None = None,
     on_plan: Callable[[Plan, int], object] | None = None,
+    on_field_change: FieldChanged | None = None,
 ) -> LadderRun:
     """Run the ladder of the database ``db`` until stopped (``arena ladder``).
 
@@ -270,15 +272,20 @@ def run_ladder(
     ``workers``, ``executor``, ``unsafe``, ``log_path`` and ``console`` are
     :func:`run_tournament`'s. ``site``: render the standings site every ``site_every`` sets
     stored and at the end (True: into the database's name with ``-site``; a path: there);
-    ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook).
-    One ladder runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
+    ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook);
+    ``on_field_change(change)`` when a bot joins or leaves the field
+    (:class:`arena.ladder.field.FieldChange`; the run's log records each too). One ladder
+    runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
     """
     out = None if site is False else (None if site is True else Path(site))
     hook = on_sets_stored
     if site is not False:
         hook = _site_hook(db, out, site_every, on_sets_stored)
     played = _play(
-        db, lambda store: plan_ladder(store, bundled, settings, on_sets_stored=hook),
+        db,
+        lambda store: plan_ladder(
+            store, bundled, settings, on_sets_stored=hook, on_field_change=on_field_change
+        ),
         workers, executor, unsafe, log_path, console, on_plan, one_at_a_time=_one_ladder,
     )  # fmt: skip
     with Store(db, create=False) as store:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -106,6 +107,17 @@ def joined(db: Path, name: str) -> tuple[int, int] | None:
     return (member[0].joined_step, steps[0]) if member and steps else None
 
 
+def left(db: Path, name: str) -> bool:
+    """Whether bot ``name``'s latest version has left the ladder."""
+    with Store(db, create=False) as store:
+        lid, version = ladder_id(store), store.latest_version(name)
+        assert lid is not None and version is not None
+        return any(
+            m.version_id == version.id and m.left_step is not None
+            for m in store.ladder_members(lid)
+        )
+
+
 def resume_plays_the_lost_sets_first(tmp_path: Path, db: Path) -> None:
     """The same command again: the sets a stop cut short are played first, as scheduled."""
     lost = no_half_set(db)
@@ -141,6 +153,8 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
         wait_until(lambda: joined(db, "late") is not None, run, 180)
         step_joined, first_set = joined(db, "late") or (None, None)
         assert step_joined == first_set and int(str(step_joined)) >= 2
+        assert ok(arena("retire", "first", cwd=tmp_path)) == "Retired first\n"
+        wait_until(lambda: left(db, "first"), run, 180)
         run.send_signal(signal.SIGTERM)
         out, err = run.communicate(timeout=120)
     finally:
@@ -149,6 +163,19 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
             run.wait()
     assert run.returncode == 130, (out, err)
     assert "Traceback" not in err and "interrupted" in out
+    # One line each in the console and the run's log when a bot joins or leaves.
+    log = (tmp_path / "arena.log").read_text()
+    for said in (f"set {step_joined}: late (version 1) joins the ladder", "set "):
+        assert said in out and said in log
+    assert re.search(r"set \d+: first \(version 1\) leaves the ladder \(retired\)", out)
+    assert "leaves the ladder (retired)" in log
+    # Submitted again, the same file: nothing new is stored, and it says that it rejoins.
+    again = ok(arena("submit", tmp_path / "first.py", cwd=tmp_path))
+    assert again == "first: same content as version 1; nothing stored; first rejoins the ladder\n"
+    # The plain listing of a database with a ladder (it crashed on the ladder's field).
+    listing = ok(arena("tournaments", cwd=tmp_path))
+    listing += ok(arena("tournaments", "--wide", cwd=tmp_path))
+    assert "ladder" in listing and "interrupted" in listing
     (t,) = json.loads(ok(arena("tournaments", "--json", cwd=tmp_path)))
     assert t["kind"] == "ladder" and t["status"] == "interrupted"
     assert t["epochs"] and all(len(e["commitment"]) == 64 for e in t["epochs"])

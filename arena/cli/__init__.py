@@ -180,7 +180,8 @@ def submit(
 
     The bot must load and play smoke matches against the bundled bots without a fault;
     otherwise nothing is stored and the fault is shown with the line of the bot's file it
-    happened on. Submitting the same content again stores nothing. A name belongs to whoever
+    happened on. Submitting the same content again stores nothing (a retired bot rejoins
+    the ladder all the same). A name belongs to whoever
     stored it first (their owner key, ~/.config/euchre-arena/owner.key, or $ARENA_OWNER_KEY);
     the bundled bots' names are reserved.
 
@@ -196,7 +197,7 @@ def submit(
     limits = Limits()
     owner = current_owner()
     with Store(db_path) as store:
-        version, created = submit_bot(
+        version, created, rejoined = submit_bot(
             store,
             file,
             name,
@@ -207,11 +208,12 @@ def submit(
             max_bytes=max_source_bytes,
         )
     if created:
-        click.echo(
-            f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
-        )
+        said = f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
     else:
-        click.echo(f"{version.name}: same content as version {version.version}; nothing stored")
+        said = f"{version.name}: same content as version {version.version}; nothing stored"
+    if rejoined:  # it was retired: a running ladder plays it from its next set
+        said += f"; {version.name} rejoins the ladder"
+    click.echo(said)
 
 
 def _check_rounds(rounds: int) -> None:

@@ -23,9 +23,11 @@ from arena.cli.common import (
 from arena.untrusted import clean_line
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them
+    from rich.console import Console
     from rich.text import Text
 
     from arena.api import LadderStatus
+    from arena.ladder.field import FieldChange
     from arena.tournaments.tournament import Plan
 
 EPOCH_SETS_SHOWN = 200
@@ -153,12 +155,21 @@ def ladder(
         db_path, bundled, settings=settings, workers=workers, unsafe=unsafe, executor=executor,
         log_path=log_path, site=site_dir or False, console=console,
         on_plan=lambda p, n: show([_plan_line(p, n)], console),
+        on_field_change=lambda change: _field_line(change, console),
     )  # fmt: skip
     show([Text(done.result.stopped or ""), *status_lines(done.status)], console)
     if done.site is not None:
         console.print(f"Site written to {done.site}")
     if not done.result.completed:
         sys.exit(130)
+
+
+def _field_line(change: FieldChange, console: Console) -> None:
+    # The bots of a new ladder's first set are the plan line's; every later change is a line.
+    if change.step > 0:
+        from rich.text import Text
+
+        show([Text(change.describe())], console)
 
 
 def _plan_line(the_plan: Plan, workers: int) -> Text:

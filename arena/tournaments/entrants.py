@@ -14,7 +14,7 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from arena.engine import Rules
 from arena.errors import ArenaError
@@ -221,6 +221,15 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
         pool.close()
 
 
+class Submitted(NamedTuple):
+    """What :func:`submit` did: the bot's (new or latest) ``version``, whether it was
+    ``created``, and whether a retired bot ``rejoined`` the ladder's field."""
+
+    version: BotVersion
+    created: bool
+    rejoined: bool = False
+
+
 def submit(
     store: Store,
     path: str | Path,
@@ -231,7 +240,7 @@ def submit(
     owner: str | None = None,
     force: bool = False,
     max_bytes: int | None = None,
-) -> tuple[BotVersion, bool]:
+) -> Submitted:
     """Validate a bot file and store it as a new version when its source changed.
 
     Every check that needs no sandbox (size, syntax, name, owner) comes first. ``max_bytes``
@@ -245,7 +254,7 @@ def submit(
     retired = store.is_retired(bot.name)
     if same and not retired:
         assert latest is not None
-        return latest, False
+        return Submitted(latest, False)
     check_owner(store, bot, owner, force=force)  # refused before seconds of sandbox checks
     if not same:
         validate(bot, limits, smoke=True, unsafe=unsafe)
@@ -260,7 +269,7 @@ def submit(
     )
     if retired:  # a retired bot submitted again by its owner comes back (arena retire)
         store.set_retired(bot.name, False)
-    return stored
+    return Submitted(*stored, rejoined=retired)
 
 
 def register_files(

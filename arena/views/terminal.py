@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -414,9 +414,16 @@ def tournament_record(listed: ListedTournament) -> dict[str, Any]:
     }
 
 
-def tournaments_table(rows: Sequence[ListedTournament], *, wide: bool = False) -> Table:
+def tournaments_table(
+    rows: Sequence[ListedTournament],
+    *,
+    wide: bool = False,
+    fields: Mapping[str, Sequence[str]] | None = None,
+) -> Table:
     """``arena tournaments``: status (live), progress, when, and the bots (cut at the edge in
-    80 columns); ``wide`` adds the seed, rounds and deal commitment and shows every name."""
+    80 columns); ``wide`` adds the seed, rounds and deal commitment and shows every name.
+    A ladder's bots are its field now (``fields``, by ladder id): its configuration names
+    only the bundled bots it was started with, and its matches have no planned total."""
     table = grid("Tournaments")
     table.add_column("id", no_wrap=True, min_width=16)
     for col in ("status", "matches", "last run"):
@@ -427,15 +434,19 @@ def tournaments_table(rows: Sequence[ListedTournament], *, wide: bool = False) -
     table.add_column("bots", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for listed in rows:
         r = listed.tournament
-        bots = [str(b["name"]) for b in json.loads(r.config)["bots"]]
-        names = ", ".join(bots)
+        config = json.loads(r.config)
+        bots = [str(b["name"]) for b in config.get("bots", ())]
+        names, progress = ", ".join(bots), f"{listed.done}/{r.total_matches}"
         if r.kind == "compare":  # A, B and the third seat
             names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
+        elif r.kind == "ladder":
+            names = "ladder: " + ", ".join((fields or {}).get(r.id, config.get("bundled", [])))
+            progress = str(listed.done)
         extra = [str(r.seed), str(r.rounds), listed.commitment[:16]]
         table.add_row(
             r.id,
             r.status,
-            f"{listed.done}/{r.total_matches}",
+            progress,
             r.updated_at if wide else short_time(r.updated_at),
             *(extra if wide else []),
             plain(names, 400),
