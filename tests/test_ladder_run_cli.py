@@ -223,3 +223,37 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert "no bot named 'nosuch'" in one_error_line(arena("retire", "nosuch", cwd=tmp_path))
     assert "bundled bot" in one_error_line(arena("retire", "heuristic", cwd=tmp_path))
     assert "no ladder" in one_error_line(arena("ladder", "--status", cwd=tmp_path))
+
+
+def test_a_round_robin_beside_a_live_ladder_leaves_its_front_page(tmp_path: Path) -> None:
+    # The organiser runs the ladder with --site; someone runs a round robin into the same
+    # database with --no-site meanwhile. The ladder's site keeps featuring the ladder, while it
+    # runs and in its final render.
+    from bs4 import BeautifulSoup
+
+    db, site = tmp_path / "arena.db", tmp_path / "site"
+    first = write_bot(tmp_path, "first.py", TINY.format(name="first", pick=0))
+    ok(arena("submit", first, cwd=tmp_path))
+    run = start(tmp_path, "--site", str(site))
+
+    def featured() -> str:
+        hero = BeautifulSoup((site / "index.html").read_text(), "html.parser").select_one(".lede")
+        return hero.get_text(" ", strip=True) if hero else ""
+
+    try:
+        wait_until(lambda: finished_sets(db) >= 1, run, 180)
+        with Store(db, create=False) as store:
+            lid = ladder_id(store)
+        args = ("run", "random", "heuristic", first, "--rounds", "1", "--no-site")
+        ok(arena(*args, cwd=tmp_path))
+        stored = finished_sets(db)
+        wait_until(lambda: finished_sets(db) >= stored + 6, run, 300)  # renders every 5 sets
+        assert featured().startswith(f"Ladder {lid}"), featured()
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130 and "Site written to" in out, (out, err)
+    assert featured().startswith(f"Ladder {lid}"), featured()

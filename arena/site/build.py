@@ -53,6 +53,10 @@ class Options:
 
     with_logs: bool = False
     replays: int = RECENT_REPLAYS
+    feature: str | None = None
+    """The tournament the front page features: the run that renders the site (a ladder's
+    ``--site``), so that another run stored into the same database meanwhile (a round robin
+    with ``--no-site``) does not take it over. None: a running one, else the latest."""
 
 
 class SiteData:
@@ -65,7 +69,10 @@ class SiteData:
         self.tours = data.tournaments(store, self.refs)
         # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
         self.ranked = [t for t in self.tours if not t.is_comparison]
-        self.current = self.ranked[0] if self.ranked else None
+        featured = [t for t in self.ranked if t.id == options.feature]
+        running = [t for t in self.ranked if t.status == "running"]
+        first = featured or running or self.ranked
+        self.current = first[0] if first else None
         self.frame = _key(
             __version__,
             _templates_key(str(template_dir())),
