@@ -57,16 +57,15 @@ def test_the_leaderboard_of_a_paused_ladder(
     assert lede.startswith(f"Ladder {lid}") and "its latest sets" in lede
     rows = _rows_by_bot(browser, "table.standings")
     assert visible_texts(browser, "table.standings .tag.retired") == ["retired"]
-    assert "retired" in rows["dot"] and all("retired" not in t for b, t in rows.items() if b != "dot")
+    assert "retired" in rows["dot"]
+    assert all("retired" not in text for bot, text in rows.items() if bot != "dot")
     # One count per bot: the Matches column is the place chart's n.
     matches = {
         r.find_element(By.CSS_SELECTOR, "a.bot").text: r.find_elements(By.TAG_NAME, "td")[3].text
         for r in browser.find_elements(By.CSS_SELECTOR, "table.standings tbody tr")
     }
-    bars = browser.find_elements(By.CSS_SELECTOR, ".place-chart a, .chart .bar-label")
-    charted = " ".join(b.get_attribute("textContent") for b in bars)
     ns = re.findall(r"n=(\d+)", browser.page_source)
-    assert sorted(ns) == sorted(matches.values()) and charted
+    assert sorted(ns) == sorted(matches.values())
     # No chart over time for a ladder, and the page says why.
     assert any("No chart over time for a ladder" in t for t in visible_texts(browser, "p.muted"))
     screenshot(browser, tmp_path / f"club-index-{viewport}.png", viewport)
