@@ -257,3 +257,14 @@ def test_a_round_robin_beside_a_live_ladder_leaves_its_front_page(tmp_path: Path
             run.wait()
     assert run.returncode == 130 and "Site written to" in out, (out, err)
     assert featured().startswith(f"Ladder {lid}"), featured()
+
+
+def test_the_progress_line_fits_80_columns(tmp_path: Path) -> None:
+    # The live line (sets, rate, leader) and its figures stay on one line of 80 columns: the
+    # leader's name is cut with an ellipsis, "matches/s" never wraps onto a line of its own.
+    long = "a_leader_with_a_name_as_long_as_allowed"
+    ok(arena("submit", write_bot(tmp_path, "l.py", TINY.format(name=long, pick=0)), cwd=tmp_path))
+    out = ok(arena(*BASE, "--max-sets", "2", cwd=tmp_path, env={"COLUMNS": "80"}))
+    (progress,) = [ln for ln in out.splitlines() if ln.startswith("ladder: ")]
+    assert len(progress) <= 80 and "matches/s" in progress, out
+    assert not any(ln.strip() == "matches/s" for ln in out.splitlines()), out

@@ -182,8 +182,8 @@ class LadderSchedule(ScheduleBase):
         shown = self.state.shown
         leader = self._name(shown.ids[int(shown.theta.argmax())]) if shown.n else "none yet"
         return (
-            f"ladder: {len(self.state.finished)} sets stored ({self.stored_now} now, "
-            f"{rate:.2f} sets/s), leader {leader}"
+            f"ladder: {len(self.state.finished)} sets ({self.stored_now} now, {rate:.2f}/s), "
+            f"leader {leader}"
         )
 
     def finish(self, store: Store, completed: bool) -> None:

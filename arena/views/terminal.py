@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -113,27 +113,45 @@ def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings"
     return fit(t)
 
 
-def pairwise_table(table: Sequence[stats.BotStanding]) -> Table:
+WIDTH: Final = 80
+"""The terminal width the tables are built for."""
+
+
+def pairwise_table(table: Sequence[stats.BotStanding], width: int = WIDTH) -> Table:
     """How often the row bot placed above the column bot, with a 95 % interval. The columns
-    are the bots' places in the standings (1, 2, ...), so that the table stays narrow."""
-    t = grid("Placed above (%): row bot over column bot, 95% interval")
+    are the bots' places in the standings (1, 2, ...), so that the table stays narrow; when
+    the intervals would not fit ``width`` columns (six bots or more), the rates alone (the
+    intervals are in ``--json``), never a cell cut in the middle of a number."""
+    rows = [
+        ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), True) for o in table]
+        for s in table
+    ]
+    names = min(24, max((len(s.name) for s in table), default=3))
+    cell = max((len(c) for r in rows for c in r), default=1)
+    intervals = len(str(len(table))) + 2 + names + len(table) * (cell + 2) <= width
+    title = "Placed above (%): row bot over column bot, 95% interval"
+    if not intervals:
+        title = "Placed above (%): row bot over column bot; intervals in --json"
+        rows = [
+            ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), False) for o in table]
+            for s in table
+        ]
+    t = grid(title)
     t.add_column("#", justify="right")
     name_column(t)
     for i, _ in enumerate(table, 1):
         t.add_column(str(i), justify="center", no_wrap=True)
-    for i, s in enumerate(table, 1):
-        cells = []
-        for o in table:
-            p = s.above.get(o.bot)
-            cells.append("-" if o.bot == s.bot or p is None else _percent(p))
+    for i, (s, cells) in enumerate(zip(table, rows, strict=True), 1):
         t.add_row(str(i), plain(s.name, 60), *cells)
     return fit(t)
 
 
-def _percent(p: stats.Pair) -> str:
-    """A placed-above rate in percent, short: ``62 (55-69)``."""
+def _percent(p: stats.Pair | None, interval: bool) -> str:
+    """A placed-above rate in percent, short: ``62 (55-69)`` (``62`` without ``interval``)."""
+    if p is None:
+        return "-"
     i = p.interval
-    if i is None:
+    if i is None or not interval:
         return f"{100 * p.rate:.0f}"
     return f"{100 * p.rate:.0f} ({100 * i.low:.0f}-{100 * i.high:.0f})"
 
