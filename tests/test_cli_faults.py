@@ -117,3 +117,25 @@ def test_ambiguous_prefixes_list_the_candidates(tmp_path: Path) -> None:
     line = one_error_line(arena("standings", "--tournament", tid[:4], cwd=tmp_path))
     assert f"tournament id '{tid[:4]}' is ambiguous: " in line and tid in line and other in line
     assert f"Tournament {tid}" in ok(arena("standings", "--tournament", tid[:5], cwd=tmp_path))
+
+
+ILLEGAL_KEEP = """
+class Bot:
+    name = "keeper"
+    def act(self, obs):
+        if obs["phase"] == "keep":
+            return ["XX", "XX", "XX", "XX", "XX"]
+        bids = [a for a in obs["legal"] if a not in ("pass", "alone")]
+        if obs["phase"] in ("bid1", "bid2") and bids:  # make trump whenever it can
+            return bids[0]
+        return "pass" if "pass" in obs["legal"] else obs["legal"][0]  # never alone
+"""
+
+
+def test_an_illegal_keep_names_a_few_legal_hands_not_all(tmp_path: Path) -> None:
+    # A keep's legal actions are every 5-card hand it could keep: the message lists a few
+    # and says how many more, in one line of reasonable length.
+    line = one_error_line(arena("submit", write_bot(tmp_path, "k.py", ILLEGAL_KEEP), cwd=tmp_path))
+    assert "illegal at decision" in line and "in phase 'keep'; legal: [[" in line, line
+    legal = line[line.index("legal: ") :]
+    assert legal.endswith("more]") and len(legal) < 200, legal

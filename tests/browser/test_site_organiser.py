@@ -22,8 +22,6 @@ from site_support import store_ladder
 from arena.site import render_site
 from arena.store import Store
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
