@@ -169,6 +169,15 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
         assert said in out and said in log
     assert re.search(r"set \d+: first \(version 1\) leaves the ladder \(retired\)", out)
     assert "leaves the ladder (retired)" in log
+    # Stopped, --status shows it paused: the sets cut short are named, none "in flight"; the
+    # retired bot keeps its place in the order, marked.
+    paused = ok(arena(*BASE, "--status", cwd=tmp_path))
+    assert "sets in flight" not in paused
+    assert ("paused; cut short by the stop, played first on resume: " in paused) == bool(
+        no_half_set(db)
+    ), paused
+    (first_row,) = [ln for ln in paused.splitlines() if re.match(r" +\d+\. first ", ln)]
+    assert first_row.endswith("(retired)"), paused
     # Submitted again, the same file: nothing new is stored, and it says that it rejoins.
     again = ok(arena("submit", tmp_path / "first.py", cwd=tmp_path))
     assert again == "first: same content as version 1; nothing stored; first rejoins the ladder\n"

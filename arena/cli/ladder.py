@@ -200,13 +200,22 @@ def status_lines(s: LadderStatus) -> list[Text]:
         )
     if s.in_flight:
         steps = ", ".join(str(f.step) for f in s.in_flight[:10])
-        lines.append(Text(f"  sets scheduled, not stored: {steps}"))
+        more = f" and {len(s.in_flight) - 10} more" if len(s.in_flight) > 10 else ""
+        if s.tournament.status == "running":
+            lines.append(Text(f"  sets in flight: {steps}{more}"))
+        else:  # paused: nothing plays; these come first when the same command resumes it
+            lines.append(
+                Text(f"  paused; cut short by the stop, played first on resume: {steps}{more}")
+            )
+    left = {m.version_id: m.left_reason for m in s.members if m.left_reason is not None}
     for r in s.standings:
         low, high = r["rating_low"], r["rating_high"]
         shown = "" if low is None else f" [{low:.0f}, {high:.0f}]"
         name = clean_line(str(r["name"]), 40)
+        gone = left.get(int(str(r.get("bot_version_id", -1))))
+        mark = f"  ({gone})" if gone else ""
         lines.append(
-            Text(f"  {r['rank']:>3}. {name:<24} {r['rating']:7.0f}{shown}  {r['units']} sets")
+            Text(f"  {r['rank']:>3}. {name:<24} {r['rating']:7.0f}{shown}  {r['units']} sets{mark}")
         )
     for m in s.members:
         if m.left_reason is not None:
