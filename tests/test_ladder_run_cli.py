@@ -178,6 +178,10 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
     ), paused
     (first_row,) = [ln for ln in paused.splitlines() if re.match(r" +\d+\. first ", ln)]
     assert first_row.endswith("(retired)"), paused
+    with Store(db, create=False) as store:
+        lid = ladder_id(store)
+    standings = ok(arena("standings", "--tournament", str(lid), cwd=tmp_path))
+    assert re.search(r"^\d+ +first \(retired\) ", standings, re.M), standings
     # Submitted again, the same file: nothing new is stored, and it says that it rejoins.
     again = ok(arena("submit", tmp_path / "first.py", cwd=tmp_path))
     assert again == "first: same content as version 1; nothing stored; first rejoins the ladder\n"

@@ -388,7 +388,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from arena.store import COMPARE, Store
+    from arena.store import COMPARE, LADDER, Store
     from arena.views import collusion as collusion_views
     from arena.views import terminal as views
     from arena.views.reports import standings_with_reports, terminal
@@ -399,6 +399,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
             cli_compare.show_comparison(store, t.id, as_json=as_json)
             return
         report, duplicate = standings_with_reports(store, t.id, refit=refit)
+        retired = {s.name for s in report.table if t.kind == LADDER and store.is_retired(s.name)}
     if collusion and as_json:
         click.echo(json.dumps(collusion_views.collusion_json(report)))
     elif collusion:
@@ -408,7 +409,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
         doc = {**views.standings_json(report), **duplicate.to_dict()}
         click.echo(json.dumps(doc, indent=2))
     else:
-        show([*views.standings_lines(report), *terminal(duplicate)])
+        show([*views.standings_lines(report, retired), *terminal(duplicate)])
 
 
 @main.command()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -90,8 +90,13 @@ def run_lines(result: RunResult, db_path: object, log_path: object) -> list[Rend
 # --- standings ------------------------------------------------------------------------------
 
 
-def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings") -> Table:
-    """The standings as a rich table for the terminal."""
+def standings_table(
+    table: Sequence[stats.BotStanding],
+    title: str = "Standings",
+    retired: Collection[str] = (),
+) -> Table:
+    """The standings as a rich table for the terminal; a bot retired from the ladder
+    (``retired``, by name) keeps its row, its name marked ``(retired)``."""
     t = grid(title)
     t.add_column("#", justify="right")
     name_column(t)
@@ -100,7 +105,7 @@ def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings"
     for s in table:
         t.add_row(
             "-" if s.rank is None else str(s.rank),
-            plain(s.name, 60),
+            plain(f"{s.name} (retired)" if s.name in retired else s.name, 72),
             stats.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
             str(s.matches),
             str(s.wins),
@@ -129,14 +134,14 @@ def pairwise_table(table: Sequence[stats.BotStanding], width: int = WIDTH) -> Ta
     names = min(24, max((len(s.name) for s in table), default=3))
     cell = max((len(c) for r in rows for c in r), default=1)
     intervals = len(str(len(table))) + 2 + names + len(table) * (cell + 2) <= width
-    title = "Placed above (%): row bot over column bot, 95% interval"
-    if not intervals:
-        title = "Placed above (%): row bot over column bot; intervals in --json"
+    title, caption = "Placed above (%): row bot over column bot, 95% interval", None
+    if not intervals:  # a title as wide as the narrow table, the rest under it
+        title, caption = "Placed above (%): row over column", "95% intervals: --json"
         rows = [
             ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), False) for o in table]
             for s in table
         ]
-    t = grid(title)
+    t = grid(title, caption)
     t.add_column("#", justify="right")
     name_column(t)
     for i, _ in enumerate(table, 1):
@@ -156,7 +161,7 @@ def _percent(p: stats.Pair | None, interval: bool) -> str:
     return f"{100 * p.rate:.0f} ({100 * i.low:.0f}-{100 * i.high:.0f})"
 
 
-def standings_lines(report: StandingsReport) -> list[RenderableType]:
+def standings_lines(report: StandingsReport, retired: Collection[str] = ()) -> list[RenderableType]:
     """``arena standings``: the tournament, its standings and pairwise tables, the collusion
     flags and each faulty bot's faults in one line each (lines as :class:`Text`, to print
     unwrapped)."""
@@ -167,7 +172,7 @@ def standings_lines(report: StandingsReport) -> list[RenderableType]:
     )
     return [
         head,
-        standings_table(report.table),
+        standings_table(report.table, retired=retired),
         pairwise_table(report.table),
         *collusion_flags(report.clones, report.kingmaking, report.names),
         *fault_digest_lines(fault_digest(report.faults)),
