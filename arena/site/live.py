@@ -90,9 +90,9 @@ def render_request(db_path: Path, site_dir: Path, path: str, query: str) -> str 
     the database; an id is looked up (one indexed query) before anything is rendered, so an
     unknown one costs next to nothing."""
     found = _REPLAY.fullmatch(path)
-    fields = parse_query(query) if found is None else {}
     if found is None and path != f"/{LIST_PAGE}":
         return None
+    fields = parse_query(query) if found is None else {}
     options = read_options(site_dir)
     with_logs = options.get("with_logs") is True
     with Store(db_path, create=False) as store:
