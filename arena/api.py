@@ -31,6 +31,7 @@ from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.ladder import field as ladder_field
 from arena.ladder.epochs import verify_epoch
+from arena.ladder.field import FieldChanged
 from arena.ladder.run import LadderSettings, SetsStored, ladder_config, plan_ladder
 from arena.matches.scheduler import tournament_id
 from arena.matches.secrecy import Verification
@@ -202,7 +203,7 @@ def run_tournament(
     played = _play(db, plan, workers, executor, unsafe, log_path, console, on_plan)
     done = TournamentRun(played.plan, played.result, played.workers, played.log_path)
     if site is not False and done.completed:
-        done.site = publish_site(db, None if site is True else site)
+        done.site = publish_site(db, None if site is True else site, feature=done.tid)
     return done
 
 
@@ -263,6 +264,7 @@ def run_ladder(
     on_sets_stored: SetsStored | None = None,
     console: Console | None = None,
     on_plan: Callable[[Plan, int], object] | None = None,
+    on_field_change: FieldChanged | None = None,
 ) -> LadderRun:
     """Run the ladder of the database ``db`` until stopped (``arena ladder``).
 
@@ -275,36 +277,49 @@ def run_ladder(
     ``workers``, ``executor``, ``unsafe``, ``log_path`` and ``console`` are
     :func:`run_tournament`'s. ``site``: render the standings site every ``site_every`` sets
     stored and at the end (True: into the database's name with ``-site``; a path: there);
-    ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook).
-    One ladder runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
+    ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook);
+    ``on_field_change(change)`` when a bot joins or leaves the field
+    (:class:`arena.ladder.field.FieldChange`; the run's log records each too). One ladder
+    runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
     """
     out = None if site is False else (None if site is True else Path(site))
+    lid: list[str] = []  # the ladder's id, once planned: its site features it
     hook = on_sets_stored
     if site is not False:
-        hook = _site_hook(db, out, site_every, on_sets_stored)
+        hook = _site_hook(db, out, site_every, on_sets_stored, lid)
+
+    def plan(store: Store) -> Plan:
+        found = plan_ladder(
+            store, bundled, settings, on_sets_stored=hook, on_field_change=on_field_change
+        )
+        lid.append(found.tid)
+        return found
+
     played = _play(
-        db, lambda store: plan_ladder(store, bundled, settings, on_sets_stored=hook),
-        workers, executor, unsafe, log_path, console, on_plan, one_at_a_time=_one_ladder,
+        db, plan, workers, executor, unsafe, log_path, console, on_plan,
+        one_at_a_time=_one_ladder,
     )  # fmt: skip
     with Store(db, create=False) as store:
         status = _status(store, played.plan.tid)
     done = LadderRun(played.plan, played.result, played.workers, played.log_path, status)
     if site is not False:
-        done.site = publish_site(db, out)
+        done.site = publish_site(db, out, feature=played.plan.tid)
     return done
 
 
-def _site_hook(db: str | Path, out: Path | None, every: int, then: SetsStored | None) -> SetsStored:
+def _site_hook(
+    db: str | Path, out: Path | None, every: int, then: SetsStored | None, lid: list[str]
+) -> SetsStored:
     """Bring the site up to date every ``every`` sets stored (:func:`arena.site.update`:
-    incremental, atomic page by page, so ``arena serve`` shows it while the ladder runs), then
-    call ``then``."""
+    incremental, atomic page by page, so ``arena serve`` shows it while the ladder runs), its
+    front page featuring the ladder (``lid``: its id), then call ``then``."""
     count = 0
 
     def hook(store: Store, steps: Sequence[int]) -> None:
         nonlocal count
         before, count = count, count + len(steps)
         if count // every > before // every:  # only the pages the new sets change
-            site_update(store, out or site_folder(db))
+            site_update(store, out or site_folder(db), feature=lid[-1] if lid else None)
         if then is not None:
             then(store, steps)
 

@@ -323,7 +323,7 @@ def ladder_set(
     with conn:
         conn.execute(
             "INSERT INTO ladder_sets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (tid, step, *triple, epoch, f"set{step:05d}", "refine", now()),
+            (tid, step, *triple, epoch, f"set{step:05d}", "information", now()),
         )
     if not finish:
         return []

@@ -185,3 +185,34 @@ def test_ladder_json_without_status_is_a_usage_error(tmp_path: Path) -> None:
     out = arena("ladder", "random", "heuristic", "--json", cwd=tmp_path)
     assert out.returncode == 2 and "--json goes with --status" in out.stderr, out.stderr
     assert not (tmp_path / "arena.db").exists()
+
+
+def _damage(db: Path) -> None:
+    """Overwrite the middle of every page but the first two (the header and the schema) with
+    a fixed pattern: the pages of the tables are damaged, the file still opens."""
+    size = db.stat().st_size
+    with db.open("r+b") as f:
+        for page in range(2, size // 4096):
+            f.seek(page * 4096 + 96)
+            f.write(b"\xa5\x00\xff\x13" * 200)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["standings"], ["standings", "--json"], ["tournaments"], ["tournaments", "--wide"],
+     ["matches"], ["ladder", "--status"], ["ladder", "random", "heuristic", "--max-sets", "1"],
+     ["render", "--out", "out"]],
+    ids=" ".join,
+)  # fmt: skip
+def test_damaged_pages_are_one_line_naming_the_database(tmp_path: Path, args: list[str]):
+    # Found only when a query reads them, long after the file opened: still one line that
+    # names the database and what to run, never a traceback.
+    from site_support import store_ladder, store_tournament
+
+    db = tmp_path / "club.db"
+    store_tournament(db, [("ace", None), ("bea", None), ("cy", None)], rounds=2)
+    store_ladder(db, ["ace", "bea", "cy", "dot"], sets=8)
+    _damage(db)
+    line = one_error_line(arena(*args, "--db", db, cwd=tmp_path))
+    assert f"database {db} is damaged" in line
+    assert f"sqlite3 {db} .recover" in line

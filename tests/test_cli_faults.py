@@ -193,3 +193,25 @@ def test_a_bot_that_sleeps_at_every_decision_runs_out_of_its_match_clock(tmp_pat
     assert len(others) == 54 and not any(s[1] for s in others)
     # Its sleeping is on its clock only: each other seat's whole match is far under the bank.
     assert max(s[2] for s in others) < 2.0
+
+
+ILLEGAL_KEEP = """
+class Bot:
+    name = "keeper"
+    def act(self, obs):
+        if obs["phase"] == "keep":
+            return ["XX", "XX", "XX", "XX", "XX"]
+        bids = [a for a in obs["legal"] if a not in ("pass", "alone")]
+        if obs["phase"] in ("bid1", "bid2") and bids:  # make trump whenever it can
+            return bids[0]
+        return "pass" if "pass" in obs["legal"] else obs["legal"][0]  # never alone
+"""
+
+
+def test_an_illegal_keep_names_a_few_legal_hands_not_all(tmp_path: Path) -> None:
+    # A keep's legal actions are every 5-card hand it could keep: the message lists a few
+    # and says how many more, in one line of reasonable length.
+    line = one_error_line(arena("submit", write_bot(tmp_path, "k.py", ILLEGAL_KEEP), cwd=tmp_path))
+    assert "illegal at decision" in line and "in phase 'keep'; legal: [[" in line, line
+    legal = line[line.index("legal: ") :]
+    assert legal.endswith("more]") and len(legal) < 200, legal

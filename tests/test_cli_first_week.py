@@ -208,6 +208,24 @@ def test_every_listing_fits_80_columns(real_run: Path, tmp_path: Path) -> None:
     assert max(map(len, rows)) <= 80, standings
 
 
+def test_standings_of_six_bots_fit_80_columns(tmp_path: Path) -> None:
+    # The placed-above matrix of six bots with intervals would be 87 columns: its cells are
+    # cut to the rates (the intervals are in --json), never in the middle of a number.
+    names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    store_tournament(tmp_path / "arena.db", [(n, None) for n in names], rounds=1)
+    out = ok(arena("standings", cwd=tmp_path, env={"COLUMNS": "80"}))
+    lines = ("Tournament ", "No clone", "Seat bias verdict", "No non-transitive")
+    assert max(len(ln) for ln in out.splitlines() if not ln.startswith(lines)) <= 80, out
+    head = out.index("Placed above (%)")
+    matrix = [ln for ln in out[head:].splitlines() if re.match(r"\d ", ln)][:6]
+    assert "95% intervals: --json" in out[head:]
+    for row in matrix:
+        cells = row.split()[2:]
+        assert len(cells) == 6 and all(re.fullmatch(r"\d+|-", c) for c in cells), row
+    (header,) = [ln for ln in out.splitlines() if ln.startswith("position ")]
+    assert header.split()[-1] == "n", header
+
+
 def test_a_long_name_is_cut_not_wrapped(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     store_tournament(db, [(LONG, "L" * 80), ("beta", None), ("gamma", None)], rounds=1)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from cli_support import arena, ok, one_error_line, write_bot
 
+from arena.errors import ArenaError
 from arena.store import Store
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -216,3 +217,34 @@ def test_a_huge_file_is_refused_before_any_work(tmp_path: Path) -> None:
     line = one_error_line(arena("submit", small, "--max-source-bytes", "100", cwd=tmp_path))
     assert "a bot file may have at most 100 bytes" in line
     assert not (tmp_path / "arena.db").exists()
+
+
+@pytest.mark.slow
+def test_two_owners_racing_for_a_new_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Mallory submits "frank" (tests/attacks/name_race.py); while her file is in its sandbox
+    # check, Alice's `arena submit` of her own "frank" completes. Mallory's write comes second:
+    # the name is Alice's now, so it is refused, not stored as frank's version 2.
+    from arena.sandbox import Limits
+    from arena.tournaments import entrants, owners
+
+    alice = {"ARENA_OWNER_KEY": "alice-3f9a0c27e15b84d6a2c9e07f1b3d5a68"}
+    mallory = owners.owner_id("mallory-b7e24f90d1c36a5e8f02b4d7c9a1e6f3")
+    frank = write_bot(tmp_path, "frank.py", HONEST.replace("greedy", "frank"))
+    evil = attack(tmp_path, "name_race")
+    sandbox_check = entrants.validate
+    raced = []
+
+    def check_while_alice_submits(*args: object, **kwargs: object) -> None:
+        sandbox_check(*args, **kwargs)  # type: ignore[arg-type]
+        raced.append(ok(arena("submit", frank, cwd=tmp_path, env=alice)))
+
+    monkeypatch.setattr(entrants, "validate", check_while_alice_submits)
+    with Store(tmp_path / "arena.db") as store, pytest.raises(ArenaError) as refused:
+        entrants.submit(store, evil, None, Limits(), unsafe=False, owner=mallory)
+    assert "Stored frank version 1" in raced[0]
+    assert "bot 'frank' belongs to another owner key" in str(refused.value)
+    listing = json.loads(ok(arena("bots", "--json", cwd=tmp_path, env=alice)))
+    assert [(b["name"], b["version"], b["owner"]) for b in listing] == [("frank", 1, "you")]
+    # `arena run` stores its files through the same guarded write.
+    with Store(tmp_path / "arena.db") as store, pytest.raises(ArenaError):
+        entrants.register_files(store, [evil], owner=mallory)

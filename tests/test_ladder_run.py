@@ -168,10 +168,11 @@ def test_new_version_replaces_retired_leaves_submitted_again_comes_back(tmp_path
             "first", "third", "random"
         }  # fmt: skip
         # Submitted again (the same file): back in the field, with its results.
-        again, created = submit(
+        again, created, rejoined = submit(
             store, tmp_path / "last.py", None, Limits(), unsafe=False, owner=None
         )
-        assert again.id == last.id and not created and not store.is_retired("last")
+        assert again.id == last.id and not created and rejoined
+        assert not store.is_retired("last")
     play(db, max_sets=8, lookahead=1)  # its wait passes the bound's slack within 8 sets
     with Store(db) as store:
         back = {m.version_id: m for m in store.ladder_members(lid)}[last.id]

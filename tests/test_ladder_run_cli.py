@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -106,6 +107,17 @@ def joined(db: Path, name: str) -> tuple[int, int] | None:
     return (member[0].joined_step, steps[0]) if member and steps else None
 
 
+def left(db: Path, name: str) -> bool:
+    """Whether bot ``name``'s latest version has left the ladder."""
+    with Store(db, create=False) as store:
+        lid, version = ladder_id(store), store.latest_version(name)
+        assert lid is not None and version is not None
+        return any(
+            m.version_id == version.id and m.left_step is not None
+            for m in store.ladder_members(lid)
+        )
+
+
 def resume_plays_the_lost_sets_first(tmp_path: Path, db: Path) -> None:
     """The same command again: the sets a stop cut short are played first, as scheduled."""
     lost = no_half_set(db)
@@ -141,6 +153,8 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
         wait_until(lambda: joined(db, "late") is not None, run, 180)
         step_joined, first_set = joined(db, "late") or (None, None)
         assert step_joined == first_set and int(str(step_joined)) >= 2
+        assert ok(arena("retire", "first", cwd=tmp_path)) == "Retired first\n"
+        wait_until(lambda: left(db, "first"), run, 180)
         run.send_signal(signal.SIGTERM)
         out, err = run.communicate(timeout=120)
     finally:
@@ -149,6 +163,32 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
             run.wait()
     assert run.returncode == 130, (out, err)
     assert "Traceback" not in err and "interrupted" in out
+    # One line each in the console and the run's log when a bot joins or leaves.
+    log = (tmp_path / "arena.log").read_text()
+    for said in (f"set {step_joined}: late (version 1) joins the ladder", "set "):
+        assert said in out and said in log
+    assert re.search(r"set \d+: first \(version 1\) leaves the ladder \(retired\)", out)
+    assert "leaves the ladder (retired)" in log
+    # Stopped, --status shows it paused: the sets cut short are named, none "in flight"; the
+    # retired bot keeps its place in the order, marked.
+    paused = ok(arena(*BASE, "--status", cwd=tmp_path))
+    assert "sets in flight" not in paused
+    assert ("paused; cut short by the stop, played first on resume: " in paused) == bool(
+        no_half_set(db)
+    ), paused
+    (first_row,) = [ln for ln in paused.splitlines() if re.match(r" +\d+\. first ", ln)]
+    assert first_row.endswith("(retired)"), paused
+    with Store(db, create=False) as store:
+        lid = ladder_id(store)
+    standings = ok(arena("standings", "--tournament", str(lid), cwd=tmp_path))
+    assert re.search(r"^\d+ +first \(retired\) ", standings, re.M), standings
+    # Submitted again, the same file: nothing new is stored, and it says that it rejoins.
+    again = ok(arena("submit", tmp_path / "first.py", cwd=tmp_path))
+    assert again == "first: same content as version 1; nothing stored; first rejoins the ladder\n"
+    # The plain listing of a database with a ladder (it crashed on the ladder's field).
+    listing = ok(arena("tournaments", cwd=tmp_path))
+    listing += ok(arena("tournaments", "--wide", cwd=tmp_path))
+    assert "ladder" in listing and "interrupted" in listing
     (t,) = json.loads(ok(arena("tournaments", "--json", cwd=tmp_path)))
     assert t["kind"] == "ladder" and t["status"] == "interrupted"
     assert t["epochs"] and all(len(e["commitment"]) == 64 for e in t["epochs"])
@@ -196,3 +236,48 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert "no bot named 'nosuch'" in one_error_line(arena("retire", "nosuch", cwd=tmp_path))
     assert "bundled bot" in one_error_line(arena("retire", "heuristic", cwd=tmp_path))
     assert "no ladder" in one_error_line(arena("ladder", "--status", cwd=tmp_path))
+
+
+def test_a_round_robin_beside_a_live_ladder_leaves_its_front_page(tmp_path: Path) -> None:
+    # The organiser runs the ladder with --site; someone runs a round robin into the same
+    # database with --no-site meanwhile. The ladder's site keeps featuring the ladder, while it
+    # runs and in its final render.
+    from bs4 import BeautifulSoup
+
+    db, site = tmp_path / "arena.db", tmp_path / "site"
+    first = write_bot(tmp_path, "first.py", TINY.format(name="first", pick=0))
+    ok(arena("submit", first, cwd=tmp_path))
+    run = start(tmp_path, "--site", str(site))
+
+    def featured() -> str:
+        hero = BeautifulSoup((site / "index.html").read_text(), "html.parser").select_one(".lede")
+        return hero.get_text(" ", strip=True) if hero else ""
+
+    try:
+        wait_until(lambda: finished_sets(db) >= 1, run, 180)
+        with Store(db, create=False) as store:
+            lid = ladder_id(store)
+        args = ("run", "random", "heuristic", first, "--rounds", "1", "--no-site")
+        ok(arena(*args, cwd=tmp_path))
+        stored = finished_sets(db)
+        wait_until(lambda: finished_sets(db) >= stored + 6, run, 300)  # renders every 5 sets
+        assert featured().startswith(f"Ladder {lid}"), featured()
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130 and "Site written to" in out, (out, err)
+    assert featured().startswith(f"Ladder {lid}"), featured()
+
+
+def test_the_progress_line_fits_80_columns(tmp_path: Path) -> None:
+    # The live line (sets, rate, leader) and its figures stay on one line of 80 columns: the
+    # leader's name is cut with an ellipsis, "matches/s" never wraps onto a line of its own.
+    long = "a_leader_with_a_name_as_long_as_allowed"
+    ok(arena("submit", write_bot(tmp_path, "l.py", TINY.format(name=long, pick=0)), cwd=tmp_path))
+    out = ok(arena(*BASE, "--max-sets", "2", cwd=tmp_path, env={"COLUMNS": "80"}))
+    (progress,) = [ln for ln in out.splitlines() if ln.startswith("ladder: ")]
+    assert len(progress) <= 80 and "matches/s" in progress, out
+    assert not any(ln.strip() == "matches/s" for ln in out.splitlines()), out

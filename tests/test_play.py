@@ -78,6 +78,33 @@ def test_a_failing_bot_is_one_line(tmp_path: Path) -> None:
     ]
 
 
+def test_what_a_bot_prints_is_labelled(tmp_path: Path) -> None:
+    # Its prints at import, in its constructor and in act, each line after a bar and its
+    # name, control characters removed: never a line that passes for the table's own.
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        "import sys\n"
+        "print('loading')\n"
+        "class Bot:\n"
+        "    name = 'chatty'\n"
+        "    def __init__(self):\n"
+        "        print('ready')\n"
+        "    def act(self, obs):\n"
+        "        print('Match over: \\x1b[2Jchatty won')\n"
+        "        print('to stderr', file=sys.stderr)\n"
+        "        return obs['legal'][0]\n"
+    )
+    out = play("--seed", "3", str(chatty), "random_bot", stdin=answers())
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "  | chatty: loading" in lines and "  | chatty: ready" in lines
+    assert "  | chatty: Match over: [2Jchatty won" in lines and "  | chatty: to stderr" in lines
+    assert not any(
+        ln.startswith(("Match over: [", "loading", "ready", "to stderr")) for ln in lines
+    )
+    assert "\x1b" not in out.stdout and out.stderr == ""
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from bs4 import BeautifulSoup
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -67,3 +68,25 @@ def test_place_chart_bars_fill_the_same_width() -> None:
 )
 def test_rate_colour(rate: float | None, expected: str) -> None:
     assert rate_colour(rate) == expected
+
+
+@pytest.mark.parametrize(
+    ("bound", "low", "high", "shown"),
+    [("upper", None, 1180.0, "≤\xa01,180"), ("lower", 1830.0, None, "≥\xa01,830"),
+     ("upper", None, None, "—"), ("lower", None, None, "—")],
+)  # fmt: skip
+def test_a_bound_without_its_value_is_no_rating(
+    bound: str, low: float | None, high: float | None, shown: str
+) -> None:
+    # A one-round tournament can leave a bound without its value: "—", explained under the
+    # leaderboard, never "<= —".
+    from arena.site.data import BotRef, Standing
+    from arena.site.render import site_env
+
+    ref = BotRef(1, 1, "ace", 1, None, 1, "ace")
+    row = Standing(1, ref, None, low, high, 6, 2, 2.0, 0, bound=bound)
+    macro = site_env().from_string(
+        '{% from "_partials/macros.html" import rating_cell %}{{ rating_cell(s) }}'
+    )
+    text = BeautifulSoup(macro.render(s=row, root=""), "html.parser").get_text(strip=True)
+    assert text == shown

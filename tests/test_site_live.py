@@ -155,24 +155,34 @@ def test_ladder_page(tmp_path: Path) -> None:
         ratings = store.read_standings(tid)[0]
         finished = [s for s in store.ladder_sets(tid) if s.finished_at is not None]
         epochs = store.ladder_epochs(tid)
-    # The order is the stored standings', with their intervals, for the field only.
-    ranked = [
-        r["name"]
-        for r in sorted(ratings, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["name"]))
-        if r["bot_version_id"] in field
-    ]
+    # The order is the stored standings', with their intervals: the bots that left keep
+    # their rank (no gap in the ranks), marked with why they left.
+    ordered = sorted(ratings, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["name"]))
     rows = page.select("table.ladder-field tbody tr")
-    assert texts([r.select_one("a.bot") for r in rows]) == ranked
-    assert "dot" not in ranked and ranked.count("bea") == 1
+    assert texts([r.select_one("a.bot") for r in rows]) == [r["name"] for r in ordered]
+    marks = {
+        texts([r.select_one("a.bot")])[0]: texts(r.select(".tag.retired, .tag.left"))
+        for r in rows
+        if "left-field" in (r.get("class") or [])
+    }
+    assert marks.get("dot") == ["retired"], marks
+    in_field = [r for r in rows if "left-field" not in (r.get("class") or [])]
+    assert sorted(texts([r.select_one("a.bot") for r in in_field])) == sorted(field.values())
     # Sets per bot, counted independently from ladder_sets.
     sets = {name: sum(v in s.bots for s in finished) for v, name in field.items()}
-    shown = {texts([r.select_one("a.bot")])[0]: int(r.select("td")[3].get_text()) for r in rows}
+    shown = {texts([r.select_one("a.bot")])[0]: int(r.select("td")[3].get_text()) for r in in_field}
     assert shown == sets and sum(sets.values()) > 0
     for r in rows:
         assert re.search(r"\d", r.select("td")[2].get_text())  # a rating and its interval
-    # What is being played now: the one set in flight (step 8).
-    running = texts(page.select("ul.running li"))
-    assert len(running) == 1 and running[0].startswith("step 8:")
+    # No run holds it: paused, nothing "playing now"; the set a stop cut short (step 8) is
+    # named as the first to play when it runs again.
+    assert not page.select("ul.running li")
+    paused = page.select_one("p.paused").get_text(" ", strip=True)
+    assert "not running" in paused and "step 8" in paused
+    # Every reason in the "Why" column is explained in the legend under it.
+    why = set(texts(page.select("table.ladder-sets abbr.why")))
+    legend = texts(page.select("dl.why-legend dt"))
+    assert why and why <= set(legend), (why, legend)
     # The latest sets, newest first, each linking its six matches.
     steps = [int(r.select_one("td").get_text()) for r in page.select("table.ladder-sets tbody tr")]
     assert steps == list(range(7, -1, -1))

@@ -175,16 +175,51 @@ def test_an_old_replay_is_rendered_on_request(live: tuple[int, Path, str], tmp_p
 @pytest.mark.parametrize(
     "path",
     ["/matches/nosuchmatch.html", "/matches/%3Cscript%3E.html", "/matches/..%2farena.db",
-     "/matches/" + "a" * 65 + ".html", "/matches/x.html/", "/matches.html",
+     "/matches/" + "a" * 65 + ".html", "/matches/x.html/",
      "/matches.html?tournament=nosuch", "/matches.html?bot=nosuch",
-     "/matches.html?bot=%3Cscript%3E", "/matches.html?tournament={tid}&page=0",
-     "/matches.html?tournament={tid}&page=2", "/matches.html?tournament={tid}&page=x"],
+     "/matches.html?bot=%3Cscript%3E", "/matches.html?tournament={tid}&page=2"],
 )  # fmt: skip
 def test_only_stored_ids_are_rendered(live: tuple[int, Path, str], path: str) -> None:
     port, _, tid = live
     status, body = raw_get(port, path.format(tid=tid), [f"127.0.0.1:{port}"])
     assert status == 404, path
     assert b"<script>" not in body and b"ace" not in body
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "?", "?tournament={tid}&page=0", "?tournament={tid}&page=x", "?page=1",
+     "?tournament={tid}&bot=ace", "?tournament={tid}&tournament={tid}", "?bot=ace&color=red",
+     "?a=1&b=2&c=3&d=4&e=5", "?tournament={tid}&page=1&bot=ace&x=1&y=2", "?bot",
+     "?bot=ace&&", "?bot=" + "a" * 600, "?%3Cscript%3E=1"],
+)  # fmt: skip
+def test_a_malformed_list_query_is_a_bad_request(live: tuple[int, Path, str], query: str):
+    # Answered 400 (not dropped with a traceback on the server), and the server stays up.
+    port, _, tid = live
+    local = [f"127.0.0.1:{port}"]
+    status, body = raw_get(port, "/matches.html" + query.format(tid=tid), local)
+    assert status == 400, query
+    assert b"<script>" not in body and b"ace" not in body
+    assert raw_get(port, f"/matches.html?tournament={tid}", local)[0] == 200
+
+
+def test_a_flood_of_unknown_ids_is_answered(live: tuple[int, Path, str]) -> None:
+    # 120 requests at once for replays and lists that do not exist, on loopback: each gets an
+    # HTTP answer (404, or 503 when it waited too long for a turn to render), none is reset,
+    # and the server still answers afterwards.
+    from concurrent.futures import ThreadPoolExecutor
+
+    port, _, tid = live
+    local = [f"127.0.0.1:{port}"]
+    paths = [f"/matches/{tid[:8]}s999k{k}.html" for k in range(80)]
+    paths += [f"/matches.html?tournament=nosuch{k}" for k in range(20)]
+    paths += [f"/matches.html?page={k}&a=1&b=2&c=3" for k in range(20)]
+    with ThreadPoolExecutor(max_workers=len(paths)) as pool:
+        answers = list(pool.map(lambda p: raw_get(port, p, local)[0], paths))
+    assert set(answers[:100]) <= {404, 503} and answers.count(404) >= 1
+    assert set(answers[100:]) == {400}
+    assert raw_get(port, "/index.html", local)[0] == 200
+    assert raw_get(port, f"/matches.html?tournament={tid}", local)[0] == 200
 
 
 def test_whole_match_lists_are_served(live: tuple[int, Path, str]) -> None:

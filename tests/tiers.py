@@ -50,6 +50,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_site_compare.py": "headless Chromium",
     "test_site_layout.py": "headless Chromium",
     "test_site_ladder.py": "headless Chromium",
+    "test_site_organiser.py": "headless Chromium",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",

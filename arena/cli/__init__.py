@@ -180,7 +180,8 @@ def submit(
 
     The bot must load and play smoke matches against the bundled bots without a fault;
     otherwise nothing is stored and the fault is shown with the line of the bot's file it
-    happened on. Submitting the same content again stores nothing. A name belongs to whoever
+    happened on. Submitting the same content again stores nothing (a retired bot rejoins
+    the ladder all the same). A name belongs to whoever
     stored it first (their owner key, ~/.config/euchre-arena/owner.key, or $ARENA_OWNER_KEY);
     the bundled bots' names are reserved.
 
@@ -196,7 +197,7 @@ def submit(
     limits = Limits()
     owner = current_owner()
     with Store(db_path) as store:
-        version, created = submit_bot(
+        version, created, rejoined = submit_bot(
             store,
             file,
             name,
@@ -207,11 +208,12 @@ def submit(
             max_bytes=max_source_bytes,
         )
     if created:
-        click.echo(
-            f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
-        )
+        said = f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
     else:
-        click.echo(f"{version.name}: same content as version {version.version}; nothing stored")
+        said = f"{version.name}: same content as version {version.version}; nothing stored"
+    if rejoined:  # it was retired: a running ladder plays it from its next set
+        said += f"; {version.name} rejoins the ladder"
+    click.echo(said)
 
 
 def _check_rounds(rounds: int) -> None:
@@ -407,7 +409,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from arena.store import COMPARE, Store
+    from arena.store import COMPARE, LADDER, Store
     from arena.views import collusion as collusion_views
     from arena.views import terminal as views
     from arena.views.reports import standings_with_reports, terminal
@@ -418,6 +420,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
             cli_compare.show_comparison(store, t.id, as_json=as_json)
             return
         report, duplicate = standings_with_reports(store, t.id, refit=refit)
+        retired = {s.name for s in report.table if t.kind == LADDER and store.is_retired(s.name)}
     if collusion and as_json:
         click.echo(json.dumps(collusion_views.collusion_json(report)))
     elif collusion:
@@ -427,7 +430,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
         doc = {**views.standings_json(report), **duplicate.to_dict()}
         click.echo(json.dumps(doc, indent=2))
     else:
-        show([*views.standings_lines(report), *terminal(duplicate)])
+        show([*views.standings_lines(report, retired), *terminal(duplicate)])
 
 
 @main.command()

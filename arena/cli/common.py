@@ -99,14 +99,24 @@ def db_option(fn: F) -> F:
 
 
 def reports_errors(fn: F) -> F:
-    """Turn an :class:`ArenaError` into one line on stderr and exit code 1."""
+    """Turn an :class:`ArenaError` into one line on stderr and exit code 1; so too a SQLite
+    error that escaped the store (:class:`arena.store.Store` turns those met while it is
+    open into ArenaErrors), naming the command's ``--db``."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import sqlite3
+
         try:
             return fn(*args, **kwargs)
         except ArenaError as e:
             report(e)
+        except sqlite3.Error as e:
+            from pathlib import Path
+
+            from arena.store.dbfile import explain
+
+            report(ArenaError(explain(Path(kwargs.get("db_path") or "arena.db"), e)))
 
     return wrapper  # type: ignore[return-value]
 

@@ -23,9 +23,11 @@ from arena.cli.common import (
 from arena.untrusted import clean_line
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them
+    from rich.console import Console
     from rich.text import Text
 
     from arena.api import LadderStatus
+    from arena.ladder.field import FieldChange
     from arena.tournaments.tournament import Plan
 
 EPOCH_SETS_SHOWN = 200
@@ -153,12 +155,21 @@ def ladder(
         db_path, bundled, settings=settings, workers=workers, unsafe=unsafe, executor=executor,
         log_path=log_path, site=site_dir or False, console=console,
         on_plan=lambda p, n: show([_plan_line(p, n)], console),
+        on_field_change=lambda change: _field_line(change, console),
     )  # fmt: skip
     show([Text(done.result.stopped or ""), *status_lines(done.status)], console)
     if done.site is not None:
         console.print(f"Site written to {done.site}")
     if not done.result.completed:
         sys.exit(130)
+
+
+def _field_line(change: FieldChange, console: Console) -> None:
+    # The bots of a new ladder's first set are the plan line's; every later change is a line.
+    if change.step > 0:
+        from rich.text import Text
+
+        show([Text(change.describe())], console)
 
 
 def _plan_line(the_plan: Plan, workers: int) -> Text:
@@ -189,13 +200,22 @@ def status_lines(s: LadderStatus) -> list[Text]:
         )
     if s.in_flight:
         steps = ", ".join(str(f.step) for f in s.in_flight[:10])
-        lines.append(Text(f"  sets scheduled, not stored: {steps}"))
+        more = f" and {len(s.in_flight) - 10} more" if len(s.in_flight) > 10 else ""
+        if s.tournament.status == "running":
+            lines.append(Text(f"  sets in flight: {steps}{more}"))
+        else:  # paused: nothing plays; these come first when the same command resumes it
+            lines.append(
+                Text(f"  paused; cut short by the stop, played first on resume: {steps}{more}")
+            )
+    left = {m.version_id: m.left_reason for m in s.members if m.left_reason is not None}
     for r in s.standings:
         low, high = r["rating_low"], r["rating_high"]
         shown = "" if low is None else f" [{low:.0f}, {high:.0f}]"
         name = clean_line(str(r["name"]), 40)
+        gone = left.get(int(str(r.get("bot_version_id", -1))))
+        mark = f"  ({gone})" if gone else ""
         lines.append(
-            Text(f"  {r['rank']:>3}. {name:<24} {r['rating']:7.0f}{shown}  {r['units']} sets")
+            Text(f"  {r['rank']:>3}. {name:<24} {r['rating']:7.0f}{shown}  {r['units']} sets{mark}")
         )
     for m in s.members:
         if m.left_reason is not None:

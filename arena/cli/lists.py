@@ -94,10 +94,11 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
                 )
             return
         rows = store.tournaments()
-        epochs = {
-            r.tournament.id: [e.to_dict() for e in store.ladder_epochs(r.tournament.id)]
-            for r in rows
-            if r.tournament.kind == LADDER
+        ladders = [r.tournament.id for r in rows if r.tournament.kind == LADDER]
+        epochs = {lid: [e.to_dict() for e in store.ladder_epochs(lid)] for lid in ladders}
+        fields = {
+            lid: [m.name for m in store.ladder_members(lid) if m.left_step is None]
+            for lid in ladders
         }
     if as_json:
         docs = [tournament_record(r) for r in rows]
@@ -109,7 +110,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     if not rows:
         click.echo(f"No tournaments in {db_path} yet (arena run)")
         return
-    show([tournaments_table(rows, wide=wide)])
+    show([tournaments_table(rows, wide=wide, fields=fields)])
 
 
 @click.command()

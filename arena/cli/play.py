@@ -9,12 +9,14 @@ match with one line (exit 1); Ctrl-C too (exit 130).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import click
 
@@ -207,7 +209,8 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
             action = _choose(table, state)
         else:
             try:
-                action = bots[seat].act(state.observation(seat))
+                with _labelled(table.say, names[seat]):
+                    action = bots[seat].act(state.observation(seat))
             except Exception as e:  # the user's own bot file: one line with its file and line
                 raise ArenaError(f"{names[seat]} failed: {_where(e)}") from None
         tricks = len(state.tricks)
@@ -226,6 +229,28 @@ def _play_hand(table: Table, bots: Sequence[Any], state: GameState) -> HandResul
             played = ", ".join(f"{names[s]} {c}" for s, c in cards)
             table.say(f"  Trick {len(state.tricks)}: {played} -> {names[winner]}")
     return state.result()
+
+
+@contextlib.contextmanager
+def _labelled(say: Callable[[str], object], name: str) -> Iterator[None]:
+    """What a bot prints while it decides, each line shown after it, labelled with its name
+    and a bar (``  | heuristic: thinking``) and stripped of control characters, so that it
+    never passes for the table's own lines."""
+    from arena.untrusted import clean_line
+
+    caught = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(caught), contextlib.redirect_stderr(caught):
+            yield
+    finally:
+        for line in caught.getvalue().splitlines()[:PRINTED_LINES]:
+            say(f"  | {name}: {clean_line(line, 200)}")
+        if caught.getvalue().count("\n") > PRINTED_LINES:
+            say(f"  | {name}: ... (more lines not shown)")
+
+
+PRINTED_LINES: Final = 20
+"""At most this many lines a bot prints at one decision are shown."""
 
 
 def _where(e: BaseException) -> str:
@@ -276,16 +301,25 @@ def _bots(
     opponents: Sequence[str], human: int, seed: int, db_path: str
 ) -> tuple[list[Any], list[Path]]:
     """One bot per seat (``None`` for the human), each built as the sandbox would seed it."""
-    from arena.cli.demo import bot_file
+    from arena.cli.demo import bot_file, bot_label
     from arena.sandbox.botfile import load_bot_class
     from arena.sandbox.values import bot_random_seed
 
     files = [bot_file(spec, db_path) for spec in opponents]
-    classes = iter([load_bot_class(f) for f in files])
+    classes = []
+    for f in files:  # what a bot prints as it loads is labelled too
+        with _labelled(click.echo, bot_label(f)):
+            classes.append(load_bot_class(f))
+    made = iter(zip(files, classes, strict=True))
     bots: list[Any] = []
     for seat in range(3):
         random.seed(bot_random_seed(seed, seat))  # as the arena seeds every bot
-        bots.append(None if seat == human else next(classes)())
+        if seat == human:
+            bots.append(None)
+            continue
+        f, cls = next(made)
+        with _labelled(click.echo, bot_label(f)):
+            bots.append(cls())
     return bots, files
 
 

@@ -11,7 +11,8 @@ resumed run rebuilds the same state from ``ladder_bots`` and ``ladder_sets``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
@@ -20,6 +21,34 @@ from arena.ladder.ratings import LadderRatings, SetResult
 from arena.sandbox.botfile import bundled_names
 from arena.store import BotVersion, LadderSet, Store
 from arena.tournaments.owners import BUNDLED
+from arena.untrusted import clean_line
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """A bot version that joined or left a running ladder's field at ``step`` (the event of
+    ``on_field_change``: ``arena ladder`` prints it, the run's log records it)."""
+
+    step: int
+    name: str
+    version: int
+    joined: bool
+    reason: str | None = None
+    """Why it left: ``retired`` or ``replaced`` (by a newer version); None when it joined."""
+
+    def describe(self) -> str:
+        """One line: ``set 40: frank (version 2) joins the ladder``."""
+        who = f"{clean_line(self.name, 40)} (version {self.version})"
+        if self.joined:
+            return f"set {self.step}: {who} joins the ladder"
+        if self.reason == "replaced":
+            return f"set {self.step}: {who} leaves the ladder, replaced by its new version"
+        return f"set {self.step}: {who} leaves the ladder ({self.reason})"
+
+
+FieldChanged = Callable[[FieldChange], object]
 
 
 def set_result(
@@ -128,23 +157,37 @@ def current_field(store: Store, bundled: Sequence[str]) -> list[BotVersion]:
     ]
 
 
-def sync(store: Store, lid: str, state: State, bundled: Sequence[str]) -> list[BotVersion]:
+def sync(
+    store: Store,
+    lid: str,
+    state: State,
+    bundled: Sequence[str],
+    on_change: FieldChanged | None = None,
+) -> list[BotVersion]:
     """Bring the rule's field up to the store's at the next step: versions no longer in it
-    leave (``replaced`` when their bot has a newer one, else ``retired``), new ones join.
-    Returns the field."""
+    leave (``replaced`` when their bot has a newer one, else ``retired``), new ones join;
+    each change is logged and told to ``on_change``. Returns the field."""
     lad, step = state.ladder, state.ladder.step
     now = current_field(store, bundled)
     wanted = {v.id: v for v in now}
     bots = {v.bot_id for v in now}
     active = set(lad.active())
+    changes = []
     for v in sorted(active - wanted.keys()):
         reason = "replaced" if state.bot_of.get(v) in bots else "retired"
         lad.retire(v)
         store.leave_ladder(lid, v, step, reason)
+        gone = store.bot_version(v)
+        changes.append(FieldChange(step, gone.name, gone.version, False, reason))
     for v in sorted(wanted.keys() - active):
         lad.join(v)
         store.join_ladder(lid, v, step)
         state.bot_of[v] = wanted[v].bot_id
+        changes.append(FieldChange(step, wanted[v].name, wanted[v].version, True))
+    for change in changes:
+        log.info("ladder %s: %s", lid, change.describe())
+        if on_change is not None:
+            on_change(change)
     return now
 
 

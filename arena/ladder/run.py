@@ -19,7 +19,7 @@ from typing import Final
 from arena.engine import Rules
 from arena.errors import ArenaError, InvalidSetting
 from arena.ladder import epochs as epochs_
-from arena.ladder.field import State, current_field, restore, set_result, sync
+from arena.ladder.field import FieldChanged, State, current_field, restore, set_result, sync
 from arena.ladder.policy import Parameters
 from arena.ladder.ratings import LadderStanding
 from arena.matches.record import MatchRecord
@@ -89,11 +89,13 @@ class LadderSchedule(ScheduleBase):
         settings: LadderSettings,
         bundled: Sequence[str],
         on_sets_stored: SetsStored | None = None,
+        on_field_change: FieldChanged | None = None,
     ) -> None:
         self.tid = lid
         self.settings = settings
         self.bundled = list(bundled)
         self.on_sets_stored = on_sets_stored
+        self.on_field_change = on_field_change
         self.total: int | None = None  # no bar: a ladder never runs out
         self.handed = self.stored_now = 0
         self.reason: str | None = None
@@ -130,7 +132,8 @@ class LadderSchedule(ScheduleBase):
                 if self._bounded():
                     return
             self.state.count_until(step - self.settings.lookahead - 1)
-            if len(sync(self.store, self.tid, self.state, self.bundled)) < 3:
+            playing = sync(self.store, self.tid, self.state, self.bundled, self.on_field_change)
+            if len(playing) < 3:
                 self.reason = "the field has fewer than three bots"
                 return
             epoch = self.epochs.open_for(step)
@@ -179,8 +182,8 @@ class LadderSchedule(ScheduleBase):
         shown = self.state.shown
         leader = self._name(shown.ids[int(shown.theta.argmax())]) if shown.n else "none yet"
         return (
-            f"ladder: {len(self.state.finished)} sets stored ({self.stored_now} now, "
-            f"{rate:.2f} sets/s), leader {leader}"
+            f"ladder: {len(self.state.finished)} sets ({self.stored_now} now, {rate:.2f}/s), "
+            f"leader {leader}"
         )
 
     def finish(self, store: Store, completed: bool) -> None:
@@ -273,6 +276,7 @@ def plan_ladder(
     rules: Rules | None = None,
     limits: Limits | None = None,
     on_sets_stored: SetsStored | None = None,
+    on_field_change: FieldChanged | None = None,
 ) -> Plan:
     """Create (or find again) the ladder of these bundled bots and settings in ``store``.
 
@@ -303,7 +307,7 @@ def plan_ladder(
     config = ladder_config(bundled, settings, rules, limits)
     lid = tournament_id(config)
     secret = store.ensure_ladder(lid, config)
-    schedule = LadderSchedule(lid, settings, sorted(bundled), on_sets_stored)
+    schedule = LadderSchedule(lid, settings, sorted(bundled), on_sets_stored, on_field_change)
     return Plan(
         lid, config, versions, rules, limits, schedule, secret.commitment, store.match_count(lid)
     )

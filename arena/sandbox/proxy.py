@@ -304,10 +304,11 @@ class SeatProxy:
         action = msg["a"]
         legal = obs["legal"]
         if not is_legal(obs, action):
-            shown = legal if len(legal) <= 12 else [*legal[:12], "..."]
             text = json.dumps(action)[:200]
             self.set_fault(
-                "illegal", f"answered {text} in phase {obs['phase']!r}; legal: {shown}", k
+                "illegal",
+                f"answered {text} in phase {obs['phase']!r}; legal: {legal_summary(legal)}",
+                k,
             )
             return None
         return action
@@ -326,6 +327,26 @@ class SeatProxy:
             "max_cpu_seconds": round(self.max_cpu, 6),
             "clock_seconds": round(self.clock.used, 6),
         }
+
+
+LEGAL_CHARS: Final = 120
+"""About how much of the legal actions an illegal fault's message lists."""
+
+
+def legal_summary(legal: list[Any]) -> str:
+    """The legal actions as an illegal fault names them: as many as fit about
+    :data:`LEGAL_CHARS` characters, then how many more (a keep's legal actions are every
+    5-card hand of six: hundreds of characters in full)."""
+    shown: list[str] = []
+    size = 0
+    for action in legal:
+        text = json.dumps(action)
+        if shown and size + len(text) > LEGAL_CHARS:
+            break
+        shown.append(text)
+        size += len(text) + 2
+    more = len(legal) - len(shown)
+    return "[" + ", ".join(shown) + (f", ... and {more} more" if more else "") + "]"
 
 
 def _write_all(fd: int, data: bytes, deadline: float) -> None:

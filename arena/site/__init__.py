@@ -4,9 +4,10 @@
 PosixPath('site/index.html')
 
 Pages (all links relative, so the site works from ``file://`` and any static host):
-``index.html`` (leaderboard of the latest round robin, charts, duplicate reports, the
-comparisons), ``h2h.html`` (head-to-head matrix), ``tournaments/<id>.html`` (a round robin, or
-a comparison with its LLR chart), ``bots/<name>.html`` and ``matches/<id>.html``.
+``index.html`` (leaderboard of the featured, running or latest round robin or ladder,
+charts, duplicate reports, the comparisons), ``h2h.html`` (head-to-head matrix),
+``tournaments/<id>.html`` (a round robin, a ladder, or a comparison with its LLR chart),
+``bots/<name>.html`` and ``matches/<id>.html``.
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ def publish_site(
     with_logs: bool = False,
     full: bool = False,
     replays: int = RECENT_REPLAYS,
+    feature: str | None = None,
 ) -> Path:
     """Bring the database's standings up to date, then render the site (``arena render``)
-    into ``out_dir`` (default: :func:`site_folder` of the database).
+    into ``out_dir`` (default: :func:`site_folder` of the database), its front page
+    featuring tournament ``feature`` (the run that renders it; None: a running tournament,
+    else the latest run).
 
     Runs that were killed are recorded as interrupted first, so the site does not show them
     running; a database that cannot be written now (read-only, or a run holding the lock) is
@@ -54,7 +58,7 @@ def publish_site(
             store.settle_runs()
         refresh_standings(store)
         out = Path(out_dir or site_folder(db_path))
-        _render(store, out, Options(with_logs, replays), full=full)
+        _render(store, out, Options(with_logs, replays, feature), full=full)
         return out / "index.html"
 
 
@@ -87,12 +91,14 @@ def update(
     *,
     with_logs: bool = False,
     replays: int = RECENT_REPLAYS,
+    feature: str | None = None,
 ) -> Outcome:
     """Bring the site in ``out_dir`` up to date with ``store``, an open database, writing only
     the pages whose data changed since the last render there (what a ladder calls after
-    storing a few sets). Each page is replaced atomically; cheap when little changed.
+    storing a few sets; ``feature``: its id, which the front page shows whatever else is
+    stored meanwhile). Each page is replaced atomically; cheap when little changed.
     Returns how many pages were written, kept and removed."""
-    return _render(store, Path(out_dir), Options(with_logs, replays), full=False)
+    return _render(store, Path(out_dir), Options(with_logs, replays, feature), full=False)
 
 
 def _render(store: Store, out: Path, options: Options, *, full: bool) -> Outcome:

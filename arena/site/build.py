@@ -11,6 +11,7 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from arena import __version__
 from arena.site import botpage, data, ladder
@@ -20,7 +21,7 @@ from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.output import Page
 from arena.site.render import Writer, template_dir
-from arena.store import ROUND_ROBIN, Store, StoredBot
+from arena.store import COMPARE, ROUND_ROBIN, Store, StoredBot
 from arena.views.reports import Reports, tournament_reports
 
 RECENT_REPLAYS = 300
@@ -52,6 +53,10 @@ class Options:
 
     with_logs: bool = False
     replays: int = RECENT_REPLAYS
+    feature: str | None = None
+    """The tournament the front page features: the run that renders the site (a ladder's
+    ``--site``), so that another run stored into the same database meanwhile (a round robin
+    with ``--no-site``) does not take it over. None: a running one, else the latest."""
 
 
 class SiteData:
@@ -64,7 +69,10 @@ class SiteData:
         self.tours = data.tournaments(store, self.refs)
         # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
         self.ranked = [t for t in self.tours if not t.is_comparison]
-        self.current = self.ranked[0] if self.ranked else None
+        featured = [t for t in self.ranked if t.id == options.feature]
+        running = [t for t in self.ranked if t.status == "running"]
+        first = featured or running or self.ranked
+        self.current = first[0] if first else None
         self.frame = _key(
             __version__,
             _templates_key(str(template_dir())),
@@ -142,6 +150,14 @@ class SiteData:
         return max(times) if times else None
 
 
+LADDER_CHART: Final = (
+    "No chart over time for a ladder: its ratings are fitted afresh from all its sets as they "
+    "come in, and no history of them is kept. The leaderboard's order and 95 % intervals are "
+    "the latest fit; the ladder's page lists its latest sets."
+)
+"""What the rating chart's place says when the current tournament is a ladder."""
+
+
 def pages(site: SiteData, writer: Writer) -> Iterator[Page]:
     """Every page of the site with its key; rendering happens only when the page is due."""
     tids = sorted(site.states)
@@ -167,6 +183,7 @@ def _index(site: SiteData, writer: Writer) -> str:
         standings=rows,
         tournaments=site.tours,
         rating_chart=line_chart(site.history, x_label="matches played", y_label="rating"),
+        empty_note=LADDER_CHART if current is not None and current.is_ladder else None,
         place_chart=place_chart([(s.bot.name, s.bot.href, s.places) for s in rows]),
         fair=fairness(site.store, current, site.refs) if current else None,
         duplicate=site.duplicate.get(current.id) if current else None,
@@ -221,7 +238,9 @@ def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
             site.all_bots,
             [(seats.get(r.version_id), rated.get(r.version_id)) for r in mine],
             [
-                site.state(t) if site.kind.get(t) == ROUND_ROBIN else site.status.get(t)
+                site.state(t)
+                if site.kind.get(t) in (ROUND_ROBIN, COMPARE)  # a comparison's table row
+                else site.status.get(t)
                 for t in tids
             ],
         )
@@ -246,6 +265,7 @@ def _bot(
     tids: list[str],
 ) -> str:
     ids = {r.version_id for r in by_bot[bot.id]}
+    tids_compared = {t for t in tids if site.kind.get(t) == COMPARE}
     placed = [
         (t, s) for t in site.ranked for s in site.standings.get(t.id, []) if s.bot.version_id in ids
     ]
@@ -261,7 +281,9 @@ def _bot(
         generated_at=detail.recent[0].finished_at if detail.recent else bot.created_at,
         bot=detail,
         rating_chart=line_chart(own, x_label="matches played", y_label="rating", height=220),
+        empty_note=LADDER_CHART if site.current is not None and site.current.is_ladder else None,
         place_chart=place_chart([(t.id[:12], t.href, s.places) for t, s in detail.standings]),
+        comparisons=[(t, site.compared[t.id]) for t in site.tours if t.id in tids_compared],
     )
 
 

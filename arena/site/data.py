@@ -86,6 +86,8 @@ class BotRef:
     author: str | None
     latest_version: int
     slug: str
+    retired: bool = False
+    """Its bot is retired from the ladder: it keeps its results and plays no new set."""
 
     @property
     def href(self) -> str:
@@ -98,7 +100,9 @@ def bot_refs(store: Store) -> dict[int, BotRef]:
     slugs = bot_slugs(store)
     rows = store.version_refs()
     return {
-        r.id: BotRef(r.id, r.bot_id, r.name, r.version, r.author, r.latest, slugs[r.bot_id])
+        r.id: BotRef(
+            r.id, r.bot_id, r.name, r.version, r.author, r.latest, slugs[r.bot_id], r.retired
+        )
         for r in rows
     }
 
@@ -228,6 +232,9 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
         ref = refs.get(r["bot_version_id"])
         if ref is None:
             continue
+        # One count per bot on a page: the matches stored now (those of the place chart),
+        # not those of the last fit of the ratings (a running ladder refits every few sets).
+        now = counts.get(r["bot_version_id"])
         rows.append(
             Standing(
                 rank=r["rank"],
@@ -235,10 +242,10 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
                 rating=r["rating"],
                 low=r["rating_low"],
                 high=r["rating_high"],
-                matches=r["matches"],
-                wins=r["wins"],
-                mean_place=r["mean_place"],
-                faults=r["faults"],
+                matches=now["matches"] if now else r["matches"],
+                wins=now["wins"] if now else r["wins"],
+                mean_place=now["places"] / now["matches"] if now else r["mean_place"],
+                faults=now["faults"] if now else r["faults"],
                 places=places[r["bot_version_id"]],
                 bound=r["rating_bound"],
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Final
 
 from arena.site.data import BotRef, MatchRow, Standing, Tournament, recent_matches
 from arena.site.render import Writer
@@ -25,6 +26,20 @@ IN_FLIGHT = 50
 EPOCHS = 50
 """How many of the latest epochs the ladder's page lists (every epoch stays in the database,
 for ``arena verify``)."""
+
+
+REASONS: Final = {
+    "new": "its first set: a bot that has not played yet plays at once",
+    "overdue": "a bot that had waited nearly as long as the ladder lets any bot wait",
+    "provisional": "a bot with few sets yet, against one bot rated above it and one below",
+    "random": "three bots drawn at random, which ties every part of the table together",
+    "explore": "a bot drawn at random, with the partners that teach most about it",
+    "information": "the bot with the most to learn, with the partners that teach most "
+    "about the order of the table",
+    "given": "chosen by whoever scheduled it (not the ladder's rule)",
+}
+"""Why a set was picked (the ``reason`` of ``ladder_sets``), as the ladder's page explains
+each in its legend (docs/ladder.md has the rule)."""
 
 
 @dataclass
@@ -130,9 +145,15 @@ def page(
         "ladder.html",
         generated_at=as_of,
         tournament=t,
+        # The order is the standings' (ranked bots that left it keep their rank, marked);
+        # the field is who plays now.
+        order=[b for b in everyone if b.left_reason is None or b.standing is not None],
         field=[b for b in everyone if b.left_reason is None],
         left=[b for b in everyone if b.left_reason is not None],
+        # A stopped ladder plays nothing: the sets a stop cut short are played first when
+        # it runs again, so they are "cut short", not "playing now".
         running=_sets(store, t, refs, running=True, limit=IN_FLIGHT),
+        reasons=REASONS,
         recent=recent,
         epochs=epochs,
         epoch_count=store.ladder_epoch_count(t.id),

@@ -31,6 +31,13 @@ PER_PAGE: Final = 200
 
 _REPLAY = re.compile(r"/matches/([A-Za-z0-9_-]{1,64})\.html")
 _PAGE = re.compile(r"[1-9][0-9]{0,6}")
+_FIELDS: Final = ("tournament", "bot", "page")
+_MAX_QUERY: Final = 512
+
+
+class BadRequest(ValueError):
+    """A request ``arena serve`` cannot read: a list page's query that is not one of
+    ``tournament=ID`` or ``bot=NAME`` with an optional ``page=N`` (HTTP 400)."""
 
 
 def _writer(site: SiteData) -> Writer:
@@ -55,20 +62,60 @@ def rendered_from(db_path: Path, site_dir: Path) -> bool:
     return read_options(site_dir).get("database") == str(db_path.resolve())
 
 
+def parse_query(query: str) -> dict[str, str]:
+    """A list page's query as ``{field: value}``: exactly one of ``tournament`` and ``bot``,
+    ``page`` optional (a whole number from 1), each once, nothing else. Anything else raises
+    :class:`BadRequest`, before the database is opened."""
+    if len(query) > _MAX_QUERY:
+        raise BadRequest("query too long")
+    try:
+        pairs = urllib.parse.parse_qsl(
+            query, keep_blank_values=True, strict_parsing=bool(query), max_num_fields=3
+        )
+    except ValueError:
+        raise BadRequest("a list page takes tournament=ID or bot=NAME, and page=N") from None
+    fields = dict(pairs)
+    if len(fields) != len(pairs) or not set(fields) <= set(_FIELDS):
+        raise BadRequest("a list page takes tournament=ID or bot=NAME, and page=N")
+    if ("tournament" in fields) == ("bot" in fields):
+        raise BadRequest("a list page takes one of tournament=ID and bot=NAME")
+    if not _PAGE.fullmatch(fields.setdefault("page", "1")):
+        raise BadRequest("page must be a whole number from 1")
+    return fields
+
+
 def render_request(db_path: Path, site_dir: Path, path: str, query: str) -> str | None:
     """The page for a request of ``path?query``, rendered from the database; None when it
-    names nothing stored."""
+    names nothing stored. A malformed list query raises :class:`BadRequest` without reading
+    the database; an id is looked up (one indexed query) before anything is rendered, so an
+    unknown one costs next to nothing."""
+    found = _REPLAY.fullmatch(path)
+    if found is None and path != f"/{LIST_PAGE}":
+        return None
+    fields = parse_query(query) if found is None else {}
     options = read_options(site_dir)
     with_logs = options.get("with_logs") is True
     with Store(db_path, create=False) as store:
+        if not _is_stored(store, found.group(1) if found else None, fields):
+            return None
         site = SiteData(store, Options(with_logs=with_logs))
-        found = _REPLAY.fullmatch(path)
         if found:
             m = data.match_row(store, site.refs, found.group(1))
             return None if m is None else replay_html(site, _writer(site), m)
-        if path == f"/{LIST_PAGE}":
-            return _list(site, urllib.parse.parse_qs(query, max_num_fields=4))
-    return None
+        return _list(site, fields)
+
+
+def _is_stored(store: Store, match_id: str | None, fields: dict[str, str]) -> bool:
+    # The cheap look-up before the site's data is read: does the request name anything stored?
+    if match_id is not None:
+        return store.stored_match(match_id) is not None
+    if "tournament" in fields:
+        return bool(
+            store.conn.execute(
+                "SELECT 1 FROM tournaments WHERE id = ?", (fields["tournament"],)
+            ).fetchone()
+        )
+    return fields["bot"] in data.bot_slugs(store).values()
 
 
 @dataclass(frozen=True)
@@ -78,13 +125,10 @@ class _Listing:
     param: str
 
 
-def _list(site: SiteData, query: dict[str, list[str]]) -> str | None:
-    page_text = query.get("page", ["1"])[-1]
-    if not _PAGE.fullmatch(page_text):
-        return None
-    page = int(page_text)
+def _list(site: SiteData, query: dict[str, str]) -> str | None:
+    page = int(query["page"])
     if "tournament" in query:
-        tid = query["tournament"][-1]
+        tid = query["tournament"]
         found = next((t for t in site.tours if t.id == tid), None)
         if found is None:
             return None
@@ -94,7 +138,7 @@ def _list(site: SiteData, query: dict[str, list[str]]) -> str | None:
             site.store, site.refs, tid=tid, limit=PER_PAGE, offset=(page - 1) * PER_PAGE
         )
     elif "bot" in query:
-        slug = query["bot"][-1]
+        slug = query["bot"]
         mine = [r for r in site.refs.values() if r.slug == slug]
         if not mine:
             return None

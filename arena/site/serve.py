@@ -11,7 +11,10 @@ It is http.server's static file handler with three guards:
   else is 404;
 * given the database, it renders on request only the pages of :mod:`arena.site.live` (a
   stored match's replay that is not kept as a file, a whole match list), for ids it finds
-  stored, with the site's escaping templates; anything else is 404.
+  stored (looked up before anything is rendered), with the site's escaping templates; a
+  malformed list query is 400, anything else 404; at most :data:`RENDERS` pages are rendered
+  at once, and a request that waits :data:`RENDER_WAIT_SECONDS` for its turn gets 503 with
+  ``Retry-After``, so a flood of requests never stalls the server or drops connections.
 """
 
 from __future__ import annotations
@@ -22,16 +25,27 @@ import ipaddress
 import os
 import re
 import socket
+import threading
 import urllib.parse
 from http import HTTPStatus
 from http.server import HTTPServer, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from arena.errors import ArenaError
 from arena.site import live
 
 _PORT = re.compile(r"[0-9]{1,5}")
+
+RENDERS: Final = 2
+"""Pages rendered from the database at once (the others wait their turn)."""
+
+RENDER_WAIT_SECONDS: Final = 10.0
+"""How long a request waits for a turn to render before it is answered 503."""
+
+BACKLOG: Final = 128
+"""Connections the listening socket queues while every thread is busy (http.server's 5
+reset a burst of connections)."""
 
 
 def check_loopback(host: str) -> None:
@@ -87,6 +101,7 @@ class _Handler(SimpleHTTPRequestHandler):
 
     quiet = False
     db_path: Path | None = None
+    renders: threading.BoundedSemaphore = threading.BoundedSemaphore(RENDERS)
 
     def _refuse_foreign_host(self) -> bool:
         hosts = self.headers.get_all("Host") or []
@@ -129,11 +144,22 @@ class _Handler(SimpleHTTPRequestHandler):
         path = urllib.parse.unquote(parts.path)
         if db is None or not live.is_dynamic(path) or os.path.isfile(self.translate_path(path)):
             return None
+        if not self.renders.acquire(timeout=RENDER_WAIT_SECONDS):
+            self.send_response(HTTPStatus.SERVICE_UNAVAILABLE, "busy rendering other pages")
+            self.send_header("Retry-After", "5")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return io.BytesIO(b"")
         try:
             html = live.render_request(db, Path(self.directory), path, parts.query)
+        except live.BadRequest as e:
+            self.send_error(HTTPStatus.BAD_REQUEST, str(e))
+            return io.BytesIO(b"")
         except ArenaError:
             self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, "the database cannot be read now")
             return io.BytesIO(b"")
+        finally:
+            self.renders.release()
         if html is None:
             self.send_error(HTTPStatus.NOT_FOUND, "File not found")
             return io.BytesIO(b"")
@@ -158,7 +184,11 @@ class _Handler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-class _Server6(ThreadingHTTPServer):
+class _Server4(ThreadingHTTPServer):
+    request_queue_size = BACKLOG
+
+
+class _Server6(_Server4):
     address_family = socket.AF_INET6
 
 
@@ -182,11 +212,12 @@ def make_server(
     db = None
     if db_path is not None and Path(db_path).is_file() and live.rendered_from(Path(db_path), root):
         db = Path(db_path).resolve()
+    attrs = {"quiet": quiet, "db_path": db, "renders": threading.BoundedSemaphore(RENDERS)}
     handler = functools.partial(
-        type("Handler", (_Handler,), {"quiet": quiet, "db_path": db}),
+        type("Handler", (_Handler,), attrs),
         directory=str(root.resolve()),
     )
-    server_class = _Server6 if ":" in host else ThreadingHTTPServer
+    server_class = _Server6 if ":" in host else _Server4
     try:
         server = server_class((host, port), handler)
     except OSError as e:

@@ -86,11 +86,16 @@ class StoreBase:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: object, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         empty = exc_type is not None and self.created and self._is_empty()
         self.close()
         if empty:
             self._discard()
+        if isinstance(exc, sqlite3.Error):
+            # The one boundary of SQLite errors met while the store is open (damaged pages
+            # found by a query, a full disk): one ArenaError line naming the database and
+            # what to run, for the library's caller and the command line alike.
+            raise ArenaError(dbfile.explain(self.path, exc)) from None
 
     def _transaction(self) -> dbfile.Transaction:
         return dbfile.Transaction(self.conn, self.path)

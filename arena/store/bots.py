@@ -7,6 +7,7 @@ site never select it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,19 +61,26 @@ class BotRecords(StoreBase):
         filename: str,
         author: str | None = None,
         owner: str | None = None,
+        *,
+        guard: Callable[[], str | None] | None = None,
     ) -> tuple[BotVersion, bool]:
         """Store ``source`` as a new version of bot ``name`` unless it equals the latest one.
 
         A new name is bound to ``owner`` (an owner id, see :mod:`arena.tournaments.owners`); so is a
-        name stored without one. Whether this owner may add a version is the
-        caller's check (:func:`arena.tournaments.entrants.check_owner`). Returns the (new or latest)
-        version and whether it was created.
+        name stored without one. Whether this owner may add a version is the caller's check
+        (:func:`arena.tournaments.entrants.check_owner`), passed as ``guard``: it runs inside
+        the write's transaction, so no other process can bind the name between the check and
+        the write (a check made earlier, before seconds of sandbox checks, can be stale); it
+        raises to refuse, and returns the owner to bind (replacing ``owner``). Returns the (new
+        or latest) version and whether it was created.
         """
         digest = sha256_text(source)
         with self._transaction():
             latest = self.latest_version(name)
             if latest is not None and latest.sha256 == digest:
                 return latest, False
+            if guard is not None:
+                owner = guard()
             stamp = now()
             if latest is None:
                 cur = self.conn.execute(

@@ -1,14 +1,16 @@
 """The SQLite file under :class:`arena.store.Store`: creating, connecting, transactions, errors.
 
 Whatever is wrong with the file a user points ``--db`` at (missing, a directory, not SQLite,
-locked by another process, read-only, on a read-only file system) becomes one
-:class:`~arena.errors.ArenaError` line here, and a command that fails leaves no empty database
-file behind.
+locked by another process, read-only, on a read-only file system, damaged pages found while it
+is read, a full disk) becomes one :class:`~arena.errors.ArenaError` line here (:func:`explain`:
+what happened to which database, and what to run), and a command that fails leaves no empty
+database file behind.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 from typing import Final
@@ -120,4 +122,17 @@ def explain(path: Path, e: sqlite3.Error) -> str:
             f"cannot open database {path}: SQLite also needs to create {path.name}-wal and "
             f"{path.name}-shm in its folder"
         )
-    return f"database {path}: {text}"
+    where = shlex.quote(str(path))
+    if text.startswith("Could not decode"):  # a damaged text value; it may quote a bot's file
+        text = "a text value is not UTF-8"
+    text = text[:160]
+    if "malformed" in text or "corrupt" in text or "not UTF-8" in text:
+        return (
+            f"database {path} is damaged (SQLite: {text}); restore it from a backup, or copy "
+            f"out what is readable: sqlite3 {where} .recover | sqlite3 recovered.db"
+        )
+    if "full" in text:
+        return f"database {path}: the disk is full (SQLite: {text}); free space, run it again"
+    if "I/O" in text or "disk" in text:
+        return f"database {path}: the disk failed (SQLite: {text}); check the disk, run it again"
+    return f"database {path}: {text}; check it with: sqlite3 {where} 'PRAGMA integrity_check'"

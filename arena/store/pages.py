@@ -48,13 +48,15 @@ class PageReads(StoreBase):
         return [StoredBot(*r) for r in rows]
 
     def version_refs(self) -> list[VersionRef]:
-        """Every bot version (no source), with its bot's latest version number."""
+        """Every bot version (no source), with its bot's latest version number and whether
+        its bot is retired."""
         rows = self.conn.execute(
             "SELECT v.id, v.bot_id, v.name, v.version, v.author, "
-            "(SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest "
+            "(SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest, "
+            "(SELECT retired_at IS NOT NULL FROM bots b WHERE b.id = v.bot_id) AS retired "
             "FROM bot_versions v"
         )
-        return [VersionRef(*r) for r in rows]
+        return [VersionRef(r[0], r[1], r[2], r[3], r[4], r[5], retired=bool(r[6])) for r in rows]
 
     def entrant_ids(self, tid: str) -> list[int]:
         """The ids of the bot versions entered in tournament ``tid``."""

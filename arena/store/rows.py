@@ -278,6 +278,8 @@ class VersionRef:
     version: int
     author: str | None
     latest: int
+    retired: bool = False
+    """Its bot is retired from the ladder (``arena retire``)."""
 
 
 @dataclass(frozen=True)

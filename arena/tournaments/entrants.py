@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from arena.engine import Rules
 from arena.errors import ArenaError
@@ -230,6 +230,15 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
         pool.close()
 
 
+class Submitted(NamedTuple):
+    """What :func:`submit` did: the bot's (new or latest) ``version``, whether it was
+    ``created``, and whether a retired bot ``rejoined`` the ladder's field."""
+
+    version: BotVersion
+    created: bool
+    rejoined: bool = False
+
+
 def submit(
     store: Store,
     path: str | Path,
@@ -240,7 +249,7 @@ def submit(
     owner: str | None = None,
     force: bool = False,
     max_bytes: int | None = None,
-) -> tuple[BotVersion, bool]:
+) -> Submitted:
     """Validate a bot file and store it as a new version when its source changed.
 
     Every check that needs no sandbox (size, syntax, name, owner) comes first. ``max_bytes``
@@ -254,14 +263,22 @@ def submit(
     retired = store.is_retired(bot.name)
     if same and not retired:
         assert latest is not None
-        return latest, False
-    bind = check_owner(store, bot, owner, force=force)
+        return Submitted(latest, False)
+    check_owner(store, bot, owner, force=force)  # refused before seconds of sandbox checks
     if not same:
         validate(bot, limits, smoke=True, unsafe=unsafe)
-    stored = store.add_bot_version(bot.name, bot.source, bot.filename, bot.author, bind)
+    # Checked again inside the write's transaction: another owner may have stored the same
+    # new name while this one was in the sandbox.
+    stored = store.add_bot_version(
+        bot.name,
+        bot.source,
+        bot.filename,
+        bot.author,
+        guard=lambda: check_owner(store, bot, owner, force=force),
+    )
     if retired:  # a retired bot submitted again by its owner comes back (arena retire)
         store.set_retired(bot.name, False)
-    return stored
+    return Submitted(*stored, rejoined=retired)
 
 
 def register_files(
@@ -296,9 +313,16 @@ def _store_all(
     return [
         p
         if isinstance(p, BotVersion)
-        else store.add_bot_version(p.name, p.source, p.filename, p.author, bind)[0]
+        else store.add_bot_version(
+            p.name, p.source, p.filename, p.author, bind, guard=_recheck(store, p, owner)
+        )[0]
         for p, bind in zip(picked, binds, strict=True)
     ]
+
+
+def _recheck(store: Store, bot: BotFile, owner: str | None) -> Callable[[], str | None]:
+    # The owner check again, inside the write's transaction (see submit).
+    return lambda: check_owner(store, bot, owner)
 
 
 class SameBot(ArenaError):

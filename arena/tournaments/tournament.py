@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, Concatenate, Final, ParamSpec
 
 from rich.console import Console
 from rich.progress import (
@@ -29,6 +29,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 from rich.text import Text
 
 from arena import stats
@@ -291,6 +292,10 @@ class Sources(dict[str, BotSource]):
         return source
 
 
+BAR: Final = 16
+"""The progress bar's width in columns (the line fits 80 columns)."""
+
+
 class _RateColumn(ProgressColumn):
     """Matches per second."""
 
@@ -320,21 +325,33 @@ def _under_run_lock(
 def _progress(console: Console, total: int | None) -> Progress:
     """The run's progress line: a bar of matches stored towards ``total``, rate and ETA; or
     (None: a schedule with no bound) the count, the rate and the time."""
+
+    # One line in any width (80 columns): the description is cut with an ellipsis to the room
+    # the figures beside it leave, so they never wrap onto a line of their own.
+    def fixed(width: int) -> Column:
+        return Column(no_wrap=True, min_width=width)
+
+    def title(markup: str, figures: int) -> TextColumn:
+        room = max(8, console.width - figures)
+        return TextColumn(
+            markup, table_column=Column(no_wrap=True, overflow="ellipsis", max_width=room)
+        )
+
     if total is None:
         columns: tuple[ProgressColumn, ...] = (
-            TextColumn("{task.description}"),
-            _RateColumn(),
-            TimeElapsedColumn(),
+            title("{task.description}", 15 + 8 + 3),
+            _RateColumn(table_column=fixed(15)),
+            TimeElapsedColumn(table_column=fixed(8)),
         )
         return Progress(*columns, console=console, transient=False)
     return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        title("[bold]{task.description}", BAR + 2 * len(str(total)) + 1 + 15 + 8 + 3 + 8 + 7),
+        BarColumn(bar_width=BAR),
         MofNCompleteColumn(),
-        _RateColumn(),
-        TimeElapsedColumn(),
+        _RateColumn(table_column=fixed(15)),
+        TimeElapsedColumn(table_column=fixed(8)),
         TextColumn("ETA"),
-        TimeRemainingColumn(),
+        TimeRemainingColumn(table_column=fixed(8)),
         console=console,
         transient=False,
     )

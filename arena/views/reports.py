@@ -235,8 +235,9 @@ def duplicate_table(reports: Reports) -> Table:
 
 def bias_table(bias: SeatBias) -> Table:
     """Mean place and points by seat position relative to the first dealer."""
-    t = grid("Seat and dealer bias (position from the first dealer, 95% interval)")
-    for col in ("position", "mean place", "mean points", "vs average", "matches"):
+    # "n" (matches), not "matches": two-digit points would push the table past 80 columns.
+    t = grid("Seat and dealer bias (position from the first dealer, 95% interval; n matches)")
+    for col in ("position", "mean place", "mean points", "vs average", "n"):
         t.add_column(col, justify="left" if col == "position" else "right", no_wrap=True)
     for p in bias.positions:
         t.add_row(

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -90,8 +90,13 @@ def run_lines(result: RunResult, db_path: object, log_path: object) -> list[Rend
 # --- standings ------------------------------------------------------------------------------
 
 
-def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings") -> Table:
-    """The standings as a rich table for the terminal."""
+def standings_table(
+    table: Sequence[stats.BotStanding],
+    title: str = "Standings",
+    retired: Collection[str] = (),
+) -> Table:
+    """The standings as a rich table for the terminal; a bot retired from the ladder
+    (``retired``, by name) keeps its row, its name marked ``(retired)``."""
     t = grid(title)
     t.add_column("#", justify="right")
     name_column(t)
@@ -100,7 +105,7 @@ def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings"
     for s in table:
         t.add_row(
             "-" if s.rank is None else str(s.rank),
-            plain(s.name, 60),
+            plain(f"{s.name} (retired)" if s.name in retired else s.name, 72),
             stats.rating_text(s.rating, s.rating_low, s.rating_high, s.bound),
             str(s.matches),
             str(s.wins),
@@ -113,32 +118,50 @@ def standings_table(table: Sequence[stats.BotStanding], title: str = "Standings"
     return fit(t)
 
 
-def pairwise_table(table: Sequence[stats.BotStanding]) -> Table:
+WIDTH: Final = 80
+"""The terminal width the tables are built for."""
+
+
+def pairwise_table(table: Sequence[stats.BotStanding], width: int = WIDTH) -> Table:
     """How often the row bot placed above the column bot, with a 95 % interval. The columns
-    are the bots' places in the standings (1, 2, ...), so that the table stays narrow."""
-    t = grid("Placed above (%): row bot over column bot, 95% interval")
+    are the bots' places in the standings (1, 2, ...), so that the table stays narrow; when
+    the intervals would not fit ``width`` columns (six bots or more), the rates alone (the
+    intervals are in ``--json``), never a cell cut in the middle of a number."""
+    rows = [
+        ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), True) for o in table]
+        for s in table
+    ]
+    names = min(24, max((len(s.name) for s in table), default=3))
+    cell = max((len(c) for r in rows for c in r), default=1)
+    intervals = len(str(len(table))) + 2 + names + len(table) * (cell + 2) <= width
+    title, caption = "Placed above (%): row bot over column bot, 95% interval", None
+    if not intervals:  # a title as wide as the narrow table, the rest under it
+        title, caption = "Placed above (%): row over column", "95% intervals: --json"
+        rows = [
+            ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), False) for o in table]
+            for s in table
+        ]
+    t = grid(title, caption)
     t.add_column("#", justify="right")
     name_column(t)
     for i, _ in enumerate(table, 1):
         t.add_column(str(i), justify="center", no_wrap=True)
-    for i, s in enumerate(table, 1):
-        cells = []
-        for o in table:
-            p = s.above.get(o.bot)
-            cells.append("-" if o.bot == s.bot or p is None else _percent(p))
+    for i, (s, cells) in enumerate(zip(table, rows, strict=True), 1):
         t.add_row(str(i), plain(s.name, 60), *cells)
     return fit(t)
 
 
-def _percent(p: stats.Pair) -> str:
-    """A placed-above rate in percent, short: ``62 (55-69)``."""
+def _percent(p: stats.Pair | None, interval: bool) -> str:
+    """A placed-above rate in percent, short: ``62 (55-69)`` (``62`` without ``interval``)."""
+    if p is None:
+        return "-"
     i = p.interval
-    if i is None:
+    if i is None or not interval:
         return f"{100 * p.rate:.0f}"
     return f"{100 * p.rate:.0f} ({100 * i.low:.0f}-{100 * i.high:.0f})"
 
 
-def standings_lines(report: StandingsReport) -> list[RenderableType]:
+def standings_lines(report: StandingsReport, retired: Collection[str] = ()) -> list[RenderableType]:
     """``arena standings``: the tournament, its standings and pairwise tables, the collusion
     flags and each faulty bot's faults in one line each (lines as :class:`Text`, to print
     unwrapped)."""
@@ -149,7 +172,7 @@ def standings_lines(report: StandingsReport) -> list[RenderableType]:
     )
     return [
         head,
-        standings_table(report.table),
+        standings_table(report.table, retired=retired),
         pairwise_table(report.table),
         *collusion_flags(report.clones, report.kingmaking, report.names),
         *fault_digest_lines(fault_digest(report.faults)),
@@ -422,9 +445,16 @@ def tournament_record(listed: ListedTournament) -> dict[str, Any]:
     }
 
 
-def tournaments_table(rows: Sequence[ListedTournament], *, wide: bool = False) -> Table:
+def tournaments_table(
+    rows: Sequence[ListedTournament],
+    *,
+    wide: bool = False,
+    fields: Mapping[str, Sequence[str]] | None = None,
+) -> Table:
     """``arena tournaments``: status (live), progress, when, and the bots (cut at the edge in
-    80 columns); ``wide`` adds the seed, rounds and deal commitment and shows every name."""
+    80 columns); ``wide`` adds the seed, rounds and deal commitment and shows every name.
+    A ladder's bots are its field now (``fields``, by ladder id): its configuration names
+    only the bundled bots it was started with, and its matches have no planned total."""
     table = grid("Tournaments")
     table.add_column("id", no_wrap=True, min_width=16)
     for col in ("status", "matches", "last run"):
@@ -435,15 +465,19 @@ def tournaments_table(rows: Sequence[ListedTournament], *, wide: bool = False) -
     table.add_column("bots", no_wrap=not wide, overflow="fold" if wide else "ellipsis")
     for listed in rows:
         r = listed.tournament
-        bots = [str(b["name"]) for b in json.loads(r.config)["bots"]]
-        names = ", ".join(bots)
+        config = json.loads(r.config)
+        bots = [str(b["name"]) for b in config.get("bots", ())]
+        names, progress = ", ".join(bots), f"{listed.done}/{r.total_matches}"
         if r.kind == "compare":  # A, B and the third seat
             names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
+        elif r.kind == "ladder":
+            names = "ladder: " + ", ".join((fields or {}).get(r.id, config.get("bundled", [])))
+            progress = str(listed.done)
         extra = [str(r.seed), str(r.rounds), listed.commitment[:16]]
         table.add_row(
             r.id,
             r.status,
-            f"{listed.done}/{r.total_matches}",
+            progress,
             r.updated_at if wide else short_time(r.updated_at),
             *(extra if wide else []),
             plain(names, 400),

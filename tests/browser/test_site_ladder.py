@@ -37,14 +37,19 @@ def test_ladder_page_in_browser(
     browser.find_element(By.LINK_TEXT, "Tournament").click()  # the ladder is the current one
     assert browser.current_url.endswith(f"/tournaments/{tid}.html")
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith(f"Ladder {tid}")
-    field = visible_texts(browser, "table.ladder-field tbody a.bot")
+    field = visible_texts(browser, "table.ladder-field tbody tr:not(.left-field) a.bot")
     assert sorted(field) == ["ace", "bea", "cy", "eve"]
+    # The retired bot keeps its rank in the order, marked.
+    assert "dot" in visible_texts(browser, "table.ladder-field tbody tr.left-field a.bot")
+    assert "retired" in visible_texts(browser, "table.ladder-field tbody tr.left-field .tag")
     # Sorting by sets played (site.js): the column's numbers come out in order.
     header = browser.find_element(By.XPATH, "//table[contains(@class,'ladder-field')]//th[4]")
     header.click()
     sets = [int(t) for t in visible_texts(browser, "table.ladder-field tbody td:nth-child(4)")]
     assert sets == sorted(sets) or sets == sorted(sets, reverse=True)
-    assert len(visible_texts(browser, "ul.running li")) == 1
+    # No run holds it: paused, the set a stop cut short named (not "playing now").
+    assert not visible_texts(browser, "ul.running li")
+    assert "step 8" in visible_texts(browser, "p.paused")[0]
     left = visible_texts(browser, "table.ladder-left tbody td:nth-child(3)")
     assert sorted(left) == ["replaced", "retired"]
     screenshot(browser, tmp_path / "ladder.png")
