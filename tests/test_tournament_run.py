@@ -235,7 +235,7 @@ def test_a_forged_record_is_played_again_and_the_tournament_is_unchanged(
 
 
 def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: Path) -> None:
-    from arena.tournaments.runner import RecordsRefused
+    from arena.tournaments.driving import RecordsRefused
 
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     with pytest.raises(RecordsRefused, match=r"^refused the records of \d+ match\(es\) from"):
