@@ -701,16 +701,23 @@ def test_a_hostile_worker_changes_nothing_stored_and_runs_nothing_here(
     hostile_cluster.wait_for_workers({"liar"})
     db = tmp_path / "attacked.db"
     out = arena("run", *bot_files, *run_args(bot_files), *on(hostile_cluster), "--db", str(db))
+    # Its first batch proves it a liar: it is dropped, that batch is played on the arena
+    # machine, and with no worker left the run stops, naming it. Only honest records stored.
     assert out.returncode == 1
-    assert out.stderr.startswith("Error: refused the records of ")
-    assert "nothing of them was stored" in out.stderr
-    assert stored_count(db) == 0
+    assert out.stderr.startswith("Error: no worker of the cluster is left to play on: dropped ")
+    assert out.stderr.count("\n") == 1
+    local = arena(
+        "run", *bot_files, *run_args(bot_files), "--workers", "2", "--db", str(tmp_path / "l.db")
+    )
+    assert local.returncode == 0, local.stderr
+    assert set(stored(db)) <= set(stored(tmp_path / "l.db"))
     log = db.with_suffix(".log").read_text()
     why = {
         "forge": "its scores or end differ from the replay",
         "pickle": "refused to unpickle posix.system from a cluster peer",
     }[mode]
     assert "refused a worker's record, not stored: " in log and why in log
+    assert "dropped worker liar (tls://127.0.0.1:" in log
     assert not marker.exists()  # the payload never ran in the arena process
 
 

@@ -22,6 +22,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_sandbox_attacks.py": "a real sandboxed match per hostile bot",
     "test_sandbox_channels.py": "real sandboxed bots trying channels to each other",
     "test_cluster.py": "a local Dask cluster",
+    "test_cluster_claims.py": "hostile workers on a local Dask cluster",
     "test_tournament_run.py": "sandboxed tournaments on worker processes",
     "test_compare.py": "sandboxed comparisons until the sequential test stops",
     "test_ladder_run.py": "sandboxed ladders on worker processes",

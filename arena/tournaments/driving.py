@@ -97,12 +97,12 @@ def differs(a: MatchRecord, b: MatchRecord) -> str | None:
     the decision counts. Timings (and a fault's wording) are measurements, not play."""
     if a.hands != b.hands:
         return "the play differs"
-    if (a.scores, a.placements, a.truncated) != (b.scores, b.placements, b.truncated):
-        return "the scores or places differ"
     faults_a = sorted((f.seat, f.kind, f.decision or -1) for f in a.faults)
     faults_b = sorted((f.seat, f.kind, f.decision or -1) for f in b.faults)
     if faults_a != faults_b:
         return f"the faults differ ({_faults(a)} against {_faults(b)})"
+    if (a.scores, a.placements, a.truncated) != (b.scores, b.placements, b.truncated):
+        return "the scores or places differ"
     if [(s.decisions, s.asked) for s in a.stats] != [(s.decisions, s.asked) for s in b.stats]:
         return "the decision counts differ"
     return None
