@@ -163,10 +163,10 @@ def test_a_liar_alone_cannot_finish_a_tournament_with_a_hole(
     assert arena("verify", "--db", str(db)).returncode == 1  # no secret revealed
 
 
-def test_a_worker_that_never_answers_misses_its_deadline_and_is_dropped(
+def test_a_worker_that_never_answers_misses_its_deadline_and_its_batch_goes_elsewhere(
     bots: list[str], honest: list[tuple[object, ...]], tmp_path: Path
 ) -> None:
-    # Attack 4: the liar takes batches and never answers. Each batch of 6 matches has a
+    # Attack 4: the liar takes a batch and never answers. Each batch of 6 matches has a
     # deadline of 2 x 6 x (3 x 5 x 0.2 s) + 10 s = 46 s; past it, it goes to w.
     db = tmp_path / "t.db"
     with liar_cluster(tmp_path, "hang") as c:
@@ -174,8 +174,24 @@ def test_a_worker_that_never_answers_misses_its_deadline_and_is_dropped(
     assert out.returncode == 0, out.stderr
     assert stored(db) == honest
     log = db.with_suffix(".log").read_text()
-    [line] = dropped(log)
+    assert "worker liar (tls://127.0.0.1:" in log
+    assert "held a batch past its deadline of 46 s" in log
+
+
+def test_a_worker_that_misses_two_deadlines_is_dropped(
+    bots: list[str], honest: list[tuple[object, ...]], tmp_path: Path
+) -> None:
+    # Alone, the liar holds two batches (one runs, one waits behind it): both miss their
+    # deadline, it is dropped and named, and with no worker left the run stops.
+    db = tmp_path / "t.db"
+    with liar_cluster(tmp_path, "hang", honest_worker=False) as c:
+        out = run_on(c, bots, db)
+    assert out.returncode == 1
+    assert out.stderr.startswith("Error: no worker of the cluster is left to play on: dropped liar")
+    [line] = dropped(db.with_suffix(".log").read_text())
     assert "held a batch past its deadline of 46 s (2 times)" in line
+    assert set(stored(db)) <= set(honest)
+    assert rows(db, "SELECT status FROM tournaments") == [("interrupted",)]
 
 
 def test_a_ladder_set_left_out_is_sent_again(tmp_path: Path) -> None:
