@@ -12,14 +12,30 @@ as "every match is stored exactly as the local, trusted run stored it".
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_cluster import HOSTILE, LocalDaskCluster, arena, arena_cmd, on, stored, stored_count
+from test_cluster import (  # noqa: F401 - fixtures
+    HOSTILE,
+    LocalDaskCluster,
+    _cmdline,
+    _descendants,
+    _wait_for,
+    arena,
+    arena_cmd,
+    bot_files,
+    local_reference,
+    on,
+    run_args,
+    stored,
+    stored_count,
+)
 from test_ladder_run import field_db, play, rows, sets_of
 
 from arena.matches.secrecy import SecretFile
@@ -212,3 +228,53 @@ def test_a_ladder_set_left_out_is_sent_again(tmp_path: Path) -> None:
     assert rows(local, matches) == rows(remote, matches)
     log = remote.with_suffix(".log").read_text()
     assert "worker liar (tls://127.0.0.1:" in log and "returned 0 of 6 records" in log
+
+
+def test_cross_check_is_for_a_cluster_and_a_share(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    for command in (["run", "random", "heuristic"], ["ladder", "random"]):
+        out = arena(*command, "--cross-check", "0.5", "--db", str(db))
+        assert out.returncode == 2
+        assert "--cross-check checks a cluster's workers: give --cluster too" in out.stderr
+        out = arena(*command, "--cross-check", "1.5", "--db", str(db))
+        assert out.returncode == 2 and "--cross-check" in out.stderr
+    assert not db.exists()
+
+
+def test_a_lone_worker_restarted_by_its_nanny_gets_its_batch_again(
+    bot_files: list[str],  # noqa: F811
+    local_reference: tuple[list[tuple[object, ...]], dict[str, object]],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    # Every batch is restricted to the workers not dropped: when the only one dies, its nanny
+    # starts it again under another address, and the batch it held goes there.
+    c = LocalDaskCluster(tmp_path / "cluster")
+    db = tmp_path / "t.db"
+    try:
+        c.start_scheduler()
+        c.start_worker("w")
+        c.wait_for_workers({"w"})
+        run = subprocess.Popen(
+            arena_cmd("run", *bot_files, *run_args(bot_files), *on(c), "--db", str(db)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            with c.client() as client:
+                w = c.worker_addresses()["w"]
+                pid = client.run(os.getpid, workers=[w])[w]
+
+                def playing() -> bool:
+                    hosts = [p for p in _descendants(pid) if "host.py" in _cmdline(p)]
+                    return bool(client.processing(workers=[w]).get(w)) and len(hosts) >= 3
+
+                _wait_for(playing, 120, "a match on w")
+                os.kill(pid, signal.SIGKILL)
+            _, err = run.communicate(timeout=300)
+        finally:
+            run.kill()
+    finally:
+        c.close()
+    assert run.returncode == 0, err
+    assert stored(db) == local_reference[0]

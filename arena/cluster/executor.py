@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 WORKERS_TTL: Final = 1.0
 """Seconds the executor reuses the scheduler's list of workers before asking again."""
+REJOIN_SECONDS: Final = 30.0
+"""Seconds a run with no worker connected (and none dropped) waits for one to join."""
 
 
 class NoWorkerLeft(ArenaError):
@@ -66,6 +68,7 @@ class ClusterExecutor(cf.Executor):
         self._tasks: dict[cf.Future[Any], DaskFuture] = {}
         self._calls: dict[cf.Future[Any], tuple[Callable[..., Any], tuple[Any, ...]]] = {}
         self._seen: dict[cf.Future[Any], tuple[str, float]] = {}
+        self._allowed: dict[cf.Future[Any], list[str]] = {}
         self._known: dict[str, str] = {}
         self._known_at = -WORKERS_TTL
         self._lock = threading.Lock()
@@ -105,6 +108,10 @@ class ClusterExecutor(cf.Executor):
         """Schedule ``fn(*args)`` on some worker not dropped; :class:`NoWorkerLeft` when
         there is none."""
         future = self.submit_elsewhere(fn, *args)
+        deadline = time.monotonic() + REJOIN_SECONDS
+        while future is None and not self.dropped and time.monotonic() < deadline:
+            time.sleep(WORKERS_TTL)  # none connected (a nanny restarting its worker?): wait
+            future = self.submit_elsewhere(fn, *args)
         if future is None:
             raise NoWorkerLeft(self._none_left())
         return future
@@ -131,23 +138,36 @@ class ClusterExecutor(cf.Executor):
         task = self.client.submit(fn, *args, pure=False, workers=allowed, allow_other_workers=False)
         with self._lock:
             self._tasks[future] = task
+            self._allowed[future] = allowed
         task.add_done_callback(lambda t: self._settle(future, t))
 
     def watch(self) -> dict[cf.Future[Any], tuple[str, float]]:
         """For each unfinished task a worker has taken: that worker's address and when this
-        executor first saw it there (the scheduler's word: one request)."""
+        executor first saw it there (the scheduler's word: one request). A task every worker
+        it was allowed has left (a lone worker restarted by its nanny comes back under another
+        address) is sent again to the workers there are now."""
         with self._lock:
             tasks = {t.key: f for f, t in self._tasks.items() if not f.done()}
         if not tasks:
             return {}
+        connected = set(self._workers())
+        for future in list(tasks.values()):
+            if not connected.intersection(self._allowed.get(future, ())):
+                allowed = self.eligible()
+                old = self._tasks.get(future)
+                if allowed and old is not None:
+                    self._start(future, allowed)
+                    old.cancel()
+        with self._lock:
+            tasks = {t.key: f for f, t in self._tasks.items() if not f.done()}
         now = time.monotonic()
         for address, keys in self.client.processing().items():
             for key in keys:
-                future = tasks.get(key)
-                if future is not None:
-                    seen = self._seen.get(future)
+                held = tasks.get(key)
+                if held is not None:
+                    seen = self._seen.get(held)
                     if seen is None or seen[0] != address:
-                        self._seen[future] = (address, now)
+                        self._seen[held] = (address, now)
         return {f: s for f, s in self._seen.items() if not f.done()}
 
     def worker_of(self, future: cf.Future[Any]) -> str | None:
@@ -170,6 +190,7 @@ class ClusterExecutor(cf.Executor):
             self._tasks.pop(future, None)
             self._calls.pop(future, None)
             self._seen.pop(future, None)
+            self._allowed.pop(future, None)
 
     def abandon(self, future: cf.Future[Any]) -> None:
         """Give up on ``future`` (past its deadline): cancel its task; the future stays as it
