@@ -210,9 +210,7 @@ class ClusterExecutor(cf.Executor):
         allowed = self.eligible()
         taken = {k for a, keys in self.client.processing().items() if a != address for k in keys}
         with self._lock:
-            moving = [
-                f for f, t in self._tasks.items() if not f.done() and t.key not in taken
-            ]
+            moving = [f for f, t in self._tasks.items() if not f.done() and t.key not in taken]
         for future in moving:
             old = self._tasks.get(future)
             if allowed:

@@ -123,9 +123,9 @@ class Judge:
     dropped: dict[str, str] = field(default_factory=dict)
     """Each worker dropped from the run (``name (address)``) and why."""
     replayed: int = 0
-    """Matches played again to check a claim (a fault or a cross-check)."""
+    """Matches played again on another worker to check a claim (a fault or a cross-check)."""
     refereed: int = 0
-    """Matches the arena machine played itself."""
+    """Matches the arena machine played itself (a dispute, or no other worker to ask)."""
     misses: dict[str, int] = field(default_factory=dict)
 
     def wants_check(self, record: MatchRecord) -> bool:
@@ -173,6 +173,8 @@ class _Driver:
             future = ex.submit_elsewhere(play_batch, task.batch, avoid=task.avoid)
             if future is None:
                 task = replace(task, kind=REFEREE)
+            elif task.kind == CHECK and self.judge is not None:
+                self.judge.replayed += len(task.batch.matches)
         elif task.kind != REFEREE:
             future = ex.submit(play_batch, task.batch)
         if future is None:
@@ -270,7 +272,6 @@ class _Driver:
                 out.append(self.settle(r, self.held.pop(r.match_id, [])))
         for kind, todo in ((CHECK, checks), (REFEREE, referee)):
             if todo:
-                self.judge.replayed += len(todo) if kind == CHECK else 0
                 avoid = frozenset(w for s in todo for w, _ in self.held.get(s.match_id, []))
                 self.queue.append(_Task(replace(task.batch, matches=tuple(todo)), kind, avoid))
         if out:
