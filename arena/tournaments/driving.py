@@ -37,9 +37,9 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, Protocol, cast
 
 from arena.errors import ArenaError
 from arena.matches.record import MatchRecord
@@ -62,6 +62,59 @@ WATCH_EVERY: Final = 1.0
 """Seconds between two looks at which worker holds which batch (one scheduler request)."""
 
 PLAY, CHECK, REFEREE = "play", "check", "referee"
+
+
+class Placing(Protocol):
+    """What :func:`drive` needs of an executor whose workers are not the arena machine (a
+    cluster's, :class:`arena.cluster.executor.ClusterExecutor`): where a task ran, sending one
+    elsewhere, and dropping a worker. Every address is the scheduler's word, never a worker's."""
+
+    untrusted: bool
+    cross_check: float
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        """A task on any worker not dropped."""
+        ...
+
+    def submit_elsewhere(
+        self, fn: Callable[..., Any], /, *args: Any, avoid: Collection[str] = ()
+    ) -> cf.Future[Any] | None:
+        """A task on a worker not dropped and not in ``avoid``; None when there is none."""
+        ...
+
+    def live(self) -> int:
+        """Workers not dropped."""
+        ...
+
+    def label(self, address: str) -> str:
+        """A worker as a user knows it: ``name (address)``."""
+        ...
+
+    def worker_of(self, future: cf.Future[Any]) -> str | None:
+        """The worker that played a finished task."""
+        ...
+
+    def forget(self, future: cf.Future[Any]) -> None:
+        """Drop what is kept of a finished task."""
+        ...
+
+    def watch(self) -> dict[cf.Future[Any], tuple[str, float]]:
+        """Each unfinished task a worker holds: that worker, and since when."""
+        ...
+
+    def abandon(self, future: cf.Future[Any]) -> None:
+        """Cancel a task held past its deadline."""
+        ...
+
+    def drop(self, address: str) -> None:
+        """Send a worker no more work in this run."""
+        ...
+
+
+def placing(executor: cf.Executor) -> Placing | None:
+    """``executor`` as a :class:`Placing` when its workers are not the arena machine, else None
+    (a local pool: the arena machine's own processes)."""
+    return cast(Placing, executor) if getattr(executor, "untrusted", False) else None
 
 
 class RecordsRefused(ArenaError):
@@ -160,23 +213,27 @@ class _Driver:
     def untrusted(self) -> bool:
         return self.judge is not None
 
+    @property
+    def placed(self) -> Placing:
+        """The executor as a :class:`Placing` (only called with a judge: an untrusted one)."""
+        return cast(Placing, self.executor)
+
     # -- sending -------------------------------------------------------------------------
 
     def send(self, task: _Task) -> None:
         """Submit ``task``: a new batch anywhere, anything else elsewhere, the arena machine
         when no other worker is left (or for a referee)."""
-        ex: Any = self.executor
-        future = None
+        future: cf.Future[Any] | None = None
         if task.kind == PLAY and not task.avoid:
-            future = ex.submit(play_batch, task.batch)
+            future = self.executor.submit(play_batch, task.batch)
         elif task.kind != REFEREE and self.untrusted:
-            future = ex.submit_elsewhere(play_batch, task.batch, avoid=task.avoid)
+            future = self.placed.submit_elsewhere(play_batch, task.batch, avoid=task.avoid)
             if future is None:
                 task = replace(task, kind=REFEREE)
             elif task.kind == CHECK and self.judge is not None:
                 self.judge.replayed += len(task.batch.matches)
         elif task.kind != REFEREE:
-            future = ex.submit(play_batch, task.batch)
+            future = self.executor.submit(play_batch, task.batch)
         if future is None:
             future = self._local().submit(play_batch, task.batch)
             if self.judge is not None:
@@ -208,7 +265,7 @@ class _Driver:
     # -- judging -------------------------------------------------------------------------
 
     def label(self, worker: str) -> str:
-        return str(getattr(self.executor, "label", str)(worker))
+        return self.placed.label(worker) if self.untrusted else worker
 
     def drop(self, worker: str, why: str) -> None:
         """Name ``worker`` and send it no more work in this run."""
@@ -218,7 +275,7 @@ class _Driver:
             return
         self.judge.dropped[name] = why
         log.warning("dropped worker %s from the run: %s", name, why)
-        self.executor.drop(worker)  # type: ignore[attr-defined]
+        self.placed.drop(worker)
 
     def miss(self, worker: str, why: str) -> None:
         """Count a miss of ``worker``; the :data:`MISSES`-th drops it."""
@@ -296,15 +353,14 @@ class _Driver:
         if not self.untrusted or now - self.watched < WATCH_EVERY:
             return
         self.watched = now
-        ex: Any = self.executor
-        for future, (worker, since) in ex.watch().items():
+        for future, (worker, since) in self.placed.watch().items():
             task = self.pending.get(future)
             if task is None or task.kind == REFEREE:
                 continue
             allowed = batch_deadline(task.batch)
             if now - since > allowed:
                 del self.pending[future]
-                ex.abandon(future)
+                self.placed.abandon(future)
                 self.miss(worker, f"held a batch past its deadline of {allowed:g} s")
                 self.again(task, task.batch.matches, worker)
 
@@ -315,7 +371,7 @@ class _Driver:
             self.send(self.queue.pop())
         limit = in_flight
         if self.untrusted:
-            limit = min(in_flight, 2 * max(1, self.executor.live()))  # type: ignore[attr-defined]
+            limit = min(in_flight, 2 * max(1, self.placed.live()))
         while not self.exhausted and len(self.pending) < limit:
             batch = next(todo, None)
             if batch is None:
@@ -426,17 +482,19 @@ def drive(
 
 def _worker_of(executor: cf.Executor, future: cf.Future[str], task: _Task) -> str | None:
     """Who played ``future`` (None: the arena machine, or a trusted executor's worker)."""
-    if task.kind == REFEREE or not getattr(executor, "untrusted", False):
+    placed = placing(executor)
+    if task.kind == REFEREE or placed is None:
         return None
-    worker = executor.worker_of(future)  # type: ignore[attr-defined]
-    executor.forget(future)  # type: ignore[attr-defined]
-    return str(worker) if worker else None
+    worker = placed.worker_of(future)
+    placed.forget(future)
+    return worker or None
 
 
 __all__ = [
     "BATCH_GRACE",
     "Judge",
     "MISSES",
+    "Placing",
     "RETRIES",
     "RecordsRefused",
     "batch_deadline",
@@ -444,4 +502,5 @@ __all__ = [
     "drive",
     "match_seconds",
     "picked",
+    "placing",
 ]

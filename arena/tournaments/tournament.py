@@ -51,7 +51,7 @@ from arena.sandbox.layers import choose_isolation
 from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store
 from arena.store.runlock import RunLock
 from arena.tournaments import runner
-from arena.tournaments.driving import Judge, drive
+from arena.tournaments.driving import Judge, drive, placing
 from arena.tournaments.entrants import check_field, register_files, resolve, submit
 from arena.tournaments.owners import current_owner
 from arena.tournaments.schedules import (
@@ -456,9 +456,8 @@ def run(
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True
-    judge = None
-    if getattr(executor, "untrusted", False):
-        judge = Judge(float(getattr(executor, "cross_check", 0.0)), the_plan.check_key)
+    placed = None if executor is None else placing(executor)
+    judge = None if placed is None else Judge(placed.cross_check, the_plan.check_key)
     if unfolds.start(store):
         if executor is None:
             # Fail here, in one line, rather than in every worker's initializer (which would
