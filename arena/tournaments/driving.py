@@ -254,7 +254,7 @@ class _Driver:
         again = []
         for spec in specs:
             self.tries[spec.match_id] = tries = self.tries.get(spec.match_id, 0) + 1
-            if tries <= RETRIES or task.kind == REFEREE:
+            if tries <= RETRIES:
                 again.append(spec)
             else:
                 self.failed.append(spec.match_id)
