@@ -5,6 +5,13 @@ Run by hand (figures go to docs/benchmarks.md)::
     python bench/cluster.py                    # 3 instant bots, 60 rounds = 360 matches, 3 reps
     python bench/cluster.py --rounds 20 --reps 1
     python bench/cluster.py --quiet-dask       # the optional Dask settings of docs/cluster.md
+    python bench/cluster.py --claims           # the cost of checking the workers' claims
+
+``--claims`` measures what a cluster run pays for not taking a worker's word (issue 34): the
+same TLS cluster plays a plain tournament, the same with ``--cross-check 0.1``, and a tournament
+in which one bot crashes in about one match in ten (each such record is a claim, played again
+on the other worker before it is stored), beside the local pool playing the plain and the
+faulty tournament (no claims there: the arena machine's own workers are trusted).
 
 Four backends, interleaved: the local process pool, a cluster over plain TCP
 (``--insecure-cluster``), a cluster over TLS with the certificates of ``arena cluster init`` but
@@ -66,6 +73,24 @@ class Bot:
     name = {name!r}
 
     def act(self, obs):
+        return random.choice(obs["legal"])
+"""
+
+
+# Like INSTANT, but crashes on its first decision in about one match in ten (its seeded random
+# stream decides, so the arena machine's replay crashes the same way).
+FAULTY = """import random
+
+
+class Bot:
+    name = {name!r}
+
+    def __init__(self):
+        self.crash = random.random() < 0.1
+
+    def act(self, obs):
+        if self.crash:
+            raise RuntimeError("a fault to check")
         return random.choice(obs["legal"])
 """
 
@@ -192,6 +217,7 @@ def one_run(
     tag: str,
     make: Callable[[], Any] | None,
     cluster_pids: list[int],
+    judged: dict[str, int] | None = None,
 ) -> tuple[float, float, float, int, Path]:
     """One tournament into a fresh database: (wall s, of which connecting, CPU s, matches, db).
 
@@ -217,6 +243,10 @@ def one_run(
         seconds = time.perf_counter() - started
         cpu = own_cpu() + tree_cpu(cluster_pids) - cpu0
     assert result.completed and result.played == plan.total, result
+    if judged is not None and result.judge is not None:
+        assert not result.judge.dropped, result.judge.dropped
+        judged["replayed"] = result.judge.replayed
+        judged["refereed"] = result.judge.refereed
     return seconds, opened, cpu, plan.total, db
 
 
@@ -329,7 +359,15 @@ def main() -> None:
         action="store_true",
         help="start the cluster with docs/cluster.md's optional longer bookkeeping intervals",
     )
+    ap.add_argument(
+        "--claims",
+        action="store_true",
+        help="measure the fault re-play and --cross-check 0.1 against a plain TLS cluster run",
+    )
     args = ap.parse_args()
+    if args.claims:
+        claims(args.rounds, args.reps)
+        return
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp:
         workdir = Path(tmp)
@@ -418,6 +456,76 @@ def main() -> None:
         f"{msg_us:.1f} µs per message on a worker's stream"
     )
     print(f"stored matches identical: {same}")
+
+
+CLAIMS = (
+    ("local", "local pool", False, 0.0),
+    ("local-faulty", "local pool, faults", True, 0.0),
+    ("tls", "TLS cluster", False, 0.0),
+    ("tls-cross", "TLS, --cross-check 0.1", False, 0.1),
+    ("tls-faulty", "TLS, faults re-played", True, 0.0),
+)
+
+
+def claims(rounds: int, reps: int) -> None:
+    """``--claims``: the five runs of :data:`CLAIMS`, interleaved, median of ``reps``."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-claims-") as tmp:
+        workdir = Path(tmp)
+        plain, faulty = [], []
+        for name in ("instant_a", "instant_b", "instant_c"):
+            (workdir / f"{name}.py").write_text(INSTANT.format(name=name))
+            plain.append(workdir / f"{name}.py")
+        (workdir / "faulty_c.py").write_text(FAULTY.format(name="instant_c"))
+        faulty = [*plain[:2], workdir / "faulty_c.py"]
+        certs = workdir / "certs"
+        cluster_security.init_certificates(certs, "127.0.0.1")
+        address, procs = start_cluster(workdir / "tls", 2, False, certs)
+        pids = [p.pid for p in procs]
+        wall: dict[str, list[float]] = {k: [] for k, *_ in CLAIMS}
+        cpu: dict[str, list[float]] = {k: [] for k, *_ in CLAIMS}
+        judged: dict[str, dict[str, int]] = {k: {} for k, *_ in CLAIMS}
+        dbs: dict[str, Path] = {}
+        try:
+            one_run(
+                workdir, plain, 1, "warm", lambda: cluster.open_executor(address, certs=certs), pids
+            )
+            for rep in range(reps):
+                line = []
+                for key, _, bad, share in CLAIMS:
+                    make = None
+                    if key.startswith("tls"):
+                        make = lambda share=share: cluster.open_executor(  # noqa: E731
+                            address, certs=certs, cross_check=share
+                        )
+                    secs, _, used, n, dbs[key] = one_run(
+                        workdir, faulty if bad else plain, rounds, key, make,
+                        pids if make else [], judged[key],
+                    )  # fmt: skip
+                    wall[key].append(secs)
+                    cpu[key].append(used)
+                    line.append(f"{key} {secs:.2f} s")
+                print(f"rep {rep + 1}: " + "; ".join(line) + f" ({n} matches)")
+            same = stored(dbs["local"]) == stored(dbs["tls"]) == stored(dbs["tls-cross"])
+            same_faulty = stored(dbs["local-faulty"]) == stored(dbs["tls-faulty"])
+        finally:
+            stop_cluster(procs)
+    med = {k: statistics.median(v) for k, v in wall.items()}
+    load = os.getloadavg()[0]
+    print(f"\n{n} matches of instant bots, 2 workers, median of {reps} (load {load:.1f})")
+    head = f"{'run':<26}{'wall s':>8}{'matches/s':>11}{'vs plain':>10}{'CPU ms/match':>14}"
+    print(head + "  checked")
+    for key, label, _, _ in CLAIMS:
+        base = med["local" if key.startswith("local") else "tls"]  # the same backend, plain
+        c = statistics.median(cpu[key])
+        j = judged[key]
+        extra = f"  {j.get('replayed', 0)} again, {j.get('refereed', 0)} here" if j else ""
+        print(
+            f"{label:<26}{med[key]:>8.2f}{n / med[key]:>11.1f}{med[key] / base:>10.2f}"
+            f"{1000 * c / n:>14.2f}{extra}"
+        )
+    replay = med["tls-faulty"] / med["tls"] - med["local-faulty"] / med["local"]
+    print(f"the fault re-play's own cost: {100 * replay:+.0f} % of a plain cluster run")
+    print(f"stored matches identical: plain {same}, faulty {same_faulty}")
 
 
 if __name__ == "__main__":

@@ -718,17 +718,23 @@ def test_a_hostile_worker_changes_nothing_stored_and_runs_nothing_here(
     hostile_cluster.start_worker("liar", env=env, extra=("--preload", str(HOSTILE)))
     hostile_cluster.wait_for_workers({"liar"})
     db = tmp_path / "attacked.db"
-    out = arena("run", *bot_files, *run_args(bot_files), *on(hostile_cluster), "--db", str(db))
+    args = run_args(bot_files, rounds=5)  # five batches: more to play once the liar is dropped
+    out = arena("run", *bot_files, *args, *on(hostile_cluster), "--db", str(db))
+    # Its first batch proves it a liar: it is dropped, what it held is played on the arena
+    # machine, and with no worker left for the rest the run stops, naming it.
     assert out.returncode == 1
-    assert out.stderr.startswith("Error: refused the records of ")
-    assert "nothing of them was stored" in out.stderr
-    assert stored_count(db) == 0
+    assert out.stderr.startswith("Error: no worker of the cluster is left to play on: dropped ")
+    assert out.stderr.count("\n") == 1
+    local = tmp_path / "local.db"
+    assert arena("run", *bot_files, *args, "--workers", "2", "--db", str(local)).returncode == 0
+    assert set(stored(db)) <= set(stored(local))  # only honest records
     log = db.with_suffix(".log").read_text()
     why = {
         "forge": "its scores or end differ from the replay",
         "pickle": "refused to unpickle posix.system from a cluster peer",
     }[mode]
     assert "refused a worker's record, not stored: " in log and why in log
+    assert "dropped worker liar (tls://127.0.0.1:" in log
     assert not marker.exists()  # the payload never ran in the arena process
 
 

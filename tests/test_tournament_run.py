@@ -238,13 +238,52 @@ def test_a_forged_record_is_played_again_and_the_tournament_is_unchanged(
 
 
 def test_a_match_refused_twice_stops_the_run_and_stores_nothing_of_it(tmp_path: Path) -> None:
-    from arena.tournaments.runner import RecordsRefused
+    from arena.tournaments.driving import RecordsRefused
 
     files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
     with pytest.raises(RecordsRefused, match=r"^refused the records of \d+ match\(es\) from"):
         run_in_process(tmp_path / "lied.db", files, rounds=2, workers=2, executor=LyingExecutor(9))
     with Store(tmp_path / "lied.db", create=False) as store:
         assert store.match_rows() == []
+
+
+class DroppingExecutor(LyingExecutor):
+    """Real worker processes that leave out the record of a batch's last match the first
+    ``lies`` times they are sent it (a worker that keeps the results it dislikes)."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        key = (args[0].matches[-1].match_id,)
+        self.told[key] = told = self.told.get(key, 0) + 1
+        out: cf.Future[Any] = cf.Future()
+        out.set_running_or_notify_cancel()
+
+        def answer(real: cf.Future[Any]) -> None:
+            records = json.loads(real.result())
+            if told <= self.lies:
+                records, self.forged = records[:-1], self.forged + 1
+            out.set_result(json.dumps(records))
+
+        self.inner.submit(fn, *args, **kwargs).add_done_callback(answer)
+        return out
+
+
+def test_a_record_left_out_is_sent_again_and_twice_stops_the_run(tmp_path: Path) -> None:
+    from arena.tournaments.driving import RecordsRefused
+
+    files = write_bots(tmp_path / "bots", ["first.py", "last.py", "rnd.py"])
+    run_in_process(tmp_path / "honest.db", files, rounds=2, workers=2).close()
+    dropping = DroppingExecutor(lies=1)
+    run_in_process(tmp_path / "short.db", files, rounds=2, workers=2, executor=dropping).close()
+    assert dropping.forged == 2  # a record of each batch left out once, then sent again
+    assert dump(tmp_path / "short.db") == dump(tmp_path / "honest.db")  # finished, whole
+    with pytest.raises(RecordsRefused, match=r"or never got them, even when played again"):
+        run_in_process(
+            tmp_path / "hole.db", files, rounds=2, workers=2, executor=DroppingExecutor(9)
+        )
+    with Store(tmp_path / "hole.db", create=False) as store:
+        [row] = store.tournaments()
+        assert row.tournament.status == "interrupted"  # never finished with a hole
+        assert 0 < len(store.match_rows()) < 12
 
 
 class RoundAtATime(ScheduleBase):

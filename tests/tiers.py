@@ -26,6 +26,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_sandbox_kernel.py": "real sandboxed bots timing the kernel's caches, a cgroup per host",
     "test_cluster.py": "a local Dask cluster",
     "test_cluster_roles.py": "a local TLS Dask cluster and a process holding a worker's key",
+    "test_cluster_claims.py": "hostile workers on a local Dask cluster",
     "test_tournament_run.py": "sandboxed tournaments on worker processes",
     "test_compare.py": "sandboxed comparisons until the sequential test stops",
     "test_ladder_run.py": "sandboxed ladders on worker processes",

@@ -314,6 +314,7 @@ def run(
     no_site: bool,
     log_path: str | None,
     cluster: str | None,
+    cross_check: float,
     cluster_certs: Path | None,
     insecure_cluster: bool,
     decision_seconds: float | None,
@@ -346,7 +347,7 @@ def run(
     from arena.views import terminal as views
 
     console = Console(markup=False)
-    executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe)
+    executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe, cross_check)
     done = run_tournament(
         db_path, bots_or_files, rounds=rounds, seed=seed, workers=workers,
         until_separated=until_separated, decision_seconds=decision_seconds,

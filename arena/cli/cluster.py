@@ -39,6 +39,15 @@ def play_on_cluster_options(fn: F) -> F:
     :func:`cluster_options`: the commands that play matches (``arena run``, ``arena ladder``);
     :func:`cluster_executor` opens what they give."""
     fn = cluster_options(fn)
+    fn = click.option(
+        "--cross-check",
+        metavar="FRACTION",
+        type=click.FloatRange(0.0, 1.0),
+        default=0.0,
+        show_default=True,
+        help="With --cluster: play this share of all matches again on another worker (or "
+        "here) and compare the records; a worker whose record differs is dropped and named.",
+    )(fn)
     return click.option(
         "--cluster",
         metavar="ADDR",
@@ -49,15 +58,19 @@ def play_on_cluster_options(fn: F) -> F:
 
 
 def cluster_executor(
-    cluster: str | None, certs: Path | None, insecure: bool, unsafe: bool
+    cluster: str | None, certs: Path | None, insecure: bool, unsafe: bool, cross_check: float = 0.0
 ) -> Any | None:
     """The executor of the cluster ``--cluster`` names (None: play locally), opened and
     checked before anything is played, so a cluster that cannot play fails in one line."""
     if cluster is None:
+        if cross_check:
+            raise click.UsageError("--cross-check checks a cluster's workers: give --cluster too")
         return None
     from arena.cluster.client import open_executor  # Dask: loaded only when asked for
 
-    return open_executor(cluster, certs=certs, insecure=insecure, unsafe_no_sandbox=unsafe)
+    return open_executor(
+        cluster, certs=certs, insecure=insecure, unsafe_no_sandbox=unsafe, cross_check=cross_check
+    )
 
 
 @click.group()

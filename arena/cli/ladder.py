@@ -107,6 +107,7 @@ def ladder(
     site_dir: str | None,
     log_path: str | None,
     cluster: str | None,
+    cross_check: float,
     cluster_certs: Path | None,
     insecure_cluster: bool,
     status: bool,
@@ -135,6 +136,7 @@ def ladder(
 
     from arena.api import ladder_status, run_ladder
     from arena.ladder.run import LadderSettings
+    from arena.views.terminal import judge_lines
 
     settings = LadderSettings(
         seed=seed, epoch_sets=epoch_sets, lookahead=lookahead, max_sets=max_sets,
@@ -150,14 +152,15 @@ def ladder(
             show(status_lines(found))
         return
     console = Console(markup=False)
-    executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe)
+    executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe, cross_check)
     done = run_ladder(
         db_path, bundled, settings=settings, workers=workers, unsafe=unsafe, executor=executor,
         log_path=log_path, site=site_dir or False, console=console,
         on_plan=lambda p, n: show([_plan_line(p, n)], console),
         on_field_change=lambda change: _field_line(change, console),
     )  # fmt: skip
-    show([Text(done.result.stopped or ""), *status_lines(done.status)], console)
+    show([Text(done.result.stopped or ""), *judge_lines(done.result.judge)], console)
+    show(status_lines(done.status), console)
     if done.site is not None:
         console.print(f"Site written to {done.site}")
     if not done.result.completed:

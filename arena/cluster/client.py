@@ -46,7 +46,7 @@ from arena.cluster.security import (
     security,
     wildcard,
 )
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidSetting
 from arena.sandbox import probe
 from arena.sandbox.layers import choose_isolation
 from arena.tournaments import runner
@@ -482,6 +482,7 @@ def open_executor(
     log_level: int = logging.INFO,
     connect_timeout: float = CONNECT_TIMEOUT,
     probe_timeout: float = PROBE_TIMEOUT,
+    cross_check: float = 0.0,
 ) -> ClusterExecutor:
     """Connect to ``address``, check every worker, prepare them, return the cluster's executor.
 
@@ -489,7 +490,13 @@ def open_executor(
     connected, or a worker is unfit (see :func:`check_workers`). Records of the ``arena`` logger
     at ``log_level`` and above on the workers reach this process's ``arena`` logger (whose own
     level and handlers then decide, as for local records).
+
+    The run checks what the workers return (:mod:`arena.tournaments.driving`): a record with a
+    fault is played again elsewhere before it is stored, and so is the share ``cross_check``
+    (0 to 1) of all matches; a worker whose record differs is dropped from the run and named.
     """
+    if not 0.0 <= cross_check <= 1.0:
+        raise InvalidSetting("cross_check", f"must be between 0 and 1, not {cross_check}")
     client = connect(address, timeout=connect_timeout, certs=certs, insecure=insecure)
     try:
         reports = check_workers(client, unsafe_no_sandbox=unsafe_no_sandbox, timeout=probe_timeout)
@@ -500,7 +507,7 @@ def open_executor(
         raise
     slots = sum(r.nthreads for r in reports)
     log.info("cluster %s: %d workers ready", address, slots)
-    return ClusterExecutor(client, slots)
+    return ClusterExecutor(client, slots, cross_check)
 
 
 def doctor(

@@ -30,7 +30,7 @@ from arena.store import LADDER, BotVersion, LadderSet, Store, now
 from arena.tournaments.entrants import resolve
 from arena.tournaments.runner import WAIT, Wait
 from arena.tournaments.schedules import ScheduleBase
-from arena.tournaments.tournament import Plan
+from arena.tournaments.tournament import Plan, check_key
 from arena.untrusted import clean_line
 
 DEFAULT_LOOKAHEAD: Final = 8
@@ -309,5 +309,6 @@ def plan_ladder(
     secret = store.ensure_ladder(lid, config)
     schedule = LadderSchedule(lid, settings, sorted(bundled), on_sets_stored, on_field_change)
     return Plan(
-        lid, config, versions, rules, limits, schedule, secret.commitment, store.match_count(lid)
-    )
+        lid, config, versions, rules, limits, schedule, secret.commitment, store.match_count(lid),
+        check_key(secret.secret),
+    )  # fmt: skip

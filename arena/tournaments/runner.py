@@ -2,14 +2,14 @@
 
 The scheduler hands over batches of :class:`~arena.matches.scheduler.MatchSpec`; :func:`play_batch`
 (a module-level, picklable function) plays one batch in a worker with that worker's
-:class:`~arena.sandbox.BotPool` and returns plain JSON-ready records; :func:`drive` submits
-batches, keeps a bounded number in flight and gives each finished batch to the parent, the only
-SQLite writer. Any executor works: :func:`make_executor` builds the local process pool (an
-explicit ``fork`` context, so that multiprocessing-logging carries worker log records to the
-parent's handlers); a cluster executor only needs :func:`init_worker` / :func:`close_worker` run
-in each worker, and the rest is unchanged. The parent's side of a run's processes is here too:
-how many workers by default, the run's log file that worker processes write to, and Ctrl-C as a
-flag the run polls.
+:class:`~arena.sandbox.BotPool` and returns plain JSON-ready records;
+:func:`arena.tournaments.driving.drive` submits batches, keeps a bounded number in flight and
+gives each finished batch, checked, to the parent, the only SQLite writer. Any executor works:
+:func:`make_executor` builds the local process pool (an explicit ``fork`` context, so that
+multiprocessing-logging carries worker log records to the parent's handlers); a cluster executor
+only needs :func:`init_worker` / :func:`close_worker` run in each worker, and the rest is
+unchanged. The parent's side of a run's processes is here too: how many workers by default, the
+run's log file that worker processes write to, and Ctrl-C as a flag the run polls.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Final
@@ -39,7 +39,7 @@ from arena.errors import ArenaError
 from arena.matches.record import MatchRecord, SeatStats
 from arena.matches.scheduler import MatchSpec
 from arena.sandbox import BotPool
-from arena.tournaments.verify import check_results, encode_results
+from arena.tournaments.verify import encode_results
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as MpEvent
@@ -56,12 +56,8 @@ class Wait(enum.Enum):
 
 
 WAIT: Final = Wait.WAIT
-"""Yielded by a schedule given to :func:`drive` for "nothing to submit until more results
-are in" (a round that must finish before the next one is decided on)."""
-
-RETRIES: Final = 1
-"""Times a match whose record was refused (:mod:`arena.tournaments.verify`) is sent again before the
-run stops with an error naming it."""
+"""Yielded by a schedule given to :func:`arena.tournaments.driving.drive` for "nothing to submit
+until more results are in" (a round that must finish before the next one is decided on)."""
 
 MAX_BATCH: Final = 20
 """Matches per task at most: big enough to amortise a cluster's per-task cost, small enough
@@ -377,123 +373,3 @@ def make_executor(
         initializer=_init_local_worker,
         initargs=(stop, os.getpid(), limits, unsafe_no_sandbox),
     )
-
-
-class RecordsRefused(ArenaError):
-    """Records a worker returned did not match their batch, even when the match was sent again."""
-
-
-@dataclass
-class _Checked:
-    """The checking side of :func:`drive`: each batch's records against what was sent."""
-
-    on_results: Callable[[list[MatchRecord]], None]
-    tries: dict[str, int]
-    failed: list[str]
-
-    def take(self, batch: Batch, document: object) -> Batch | None:
-        """Hand over the records of ``document`` that match ``batch``; log the others and
-        return the batch of their matches to send again (None when there is none)."""
-        accepted, refused = check_results(batch, document)
-        if accepted:
-            self.on_results(accepted)
-        if not refused:
-            return None
-        for line in refused:
-            log.warning("refused a worker's record, not stored: %s", line)
-        done = {r.match_id for r in accepted}
-        again = []
-        for spec in batch.matches:
-            if spec.match_id in done:
-                continue
-            self.tries[spec.match_id] = tries = self.tries.get(spec.match_id, 0) + 1
-            if tries <= RETRIES:
-                again.append(spec)
-            else:
-                self.failed.append(spec.match_id)
-        return replace(batch, matches=tuple(again)) if again else None
-
-    def error(self) -> RecordsRefused:
-        """The run's error once a match was refused more than :data:`RETRIES` times."""
-        shown = ", ".join(self.failed[:3]) + (" ..." if len(self.failed) > 3 else "")
-        return RecordsRefused(
-            f"refused the records of {len(self.failed)} match(es) from the workers, even when "
-            f"played again ({shown}); nothing of them was stored (the log says why)"
-        )
-
-
-def drive(
-    executor: cf.Executor,
-    work: Iterable[Batch | Wait],
-    *,
-    in_flight: int,
-    on_results: Callable[[list[MatchRecord]], None],
-    should_stop: Callable[[], bool],
-    on_stop: Callable[[], None] = lambda: None,
-) -> bool:
-    """Submit ``work`` keeping at most ``in_flight`` batches queued; hand over each result.
-
-    ``work`` may be lazy: it is read only when a batch can be submitted, after the results
-    handed over so far, and may yield :data:`WAIT` when its next batch depends on results
-    still out (it is asked again after the next result; it must not wait on nothing).
-    Returns True when every batch ran, False when ``should_stop()`` turned true first (then
-    ``on_stop`` runs once, not-started batches are cancelled, and the results of the batches
-    already running are still handed over). A batch that raised stops the run: the others
-    are cancelled or awaited, their results handed over, and the error re-raised.
-
-    Only records that match their batch are handed over
-    (:func:`arena.tournaments.verify.check_results`): a refused record is logged, its match sent
-    again (:data:`RETRIES` times), and a match refused every time stops the run with
-    :class:`RecordsRefused`.
-    """
-    todo = iter(work)
-    pending: dict[cf.Future[str], Batch] = {}
-    retry: list[Batch] = []
-    checked = _Checked(on_results, {}, [])
-    exhausted = stopped = False
-    error: BaseException | None = None
-
-    def halt() -> None:
-        nonlocal stopped
-        if not stopped:
-            stopped = True
-            on_stop()
-            for f in pending:
-                f.cancel()
-
-    while True:
-        if not stopped and error is None and should_stop():
-            halt()
-        waiting = False
-        while not (stopped or error or waiting) and len(pending) < in_flight:
-            batch = retry.pop() if retry else None if exhausted else next(todo, None)
-            if batch is None:
-                exhausted = True
-                break
-            if batch is WAIT:
-                waiting = True
-            else:
-                pending[executor.submit(play_batch, batch)] = batch
-        if not pending:
-            if waiting and not (stopped or error):
-                raise RuntimeError("the schedule waits for results, but none are out")
-            break
-        done, _ = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
-        for f in done:
-            batch = pending.pop(f)
-            if f.cancelled():
-                continue
-            exc = f.exception()
-            if exc is None:
-                again = checked.take(batch, f.result())
-                if again is not None:
-                    retry.append(again)
-                if not checked.failed:
-                    continue
-                exc = checked.error()
-            if error is None:
-                error = exc
-                halt()
-    if error is not None:
-        raise error
-    return exhausted and not stopped and not retry

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+import hashlib
+import hmac
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -49,6 +51,7 @@ from arena.sandbox.layers import choose_isolation
 from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store
 from arena.store.runlock import RunLock
 from arena.tournaments import runner
+from arena.tournaments.driving import Judge, drive, placing
 from arena.tournaments.entrants import check_field, register_files, resolve, submit
 from arena.tournaments.owners import current_owner
 from arena.tournaments.schedules import (
@@ -96,6 +99,10 @@ class Plan:
     """SHA-256 of the tournament's deal secret."""
     stored: int = 0
     """Matches already stored when it was planned."""
+    check_key: bytes = field(default=b"", repr=False)
+    """The key that picks a cluster run's cross-checked matches
+    (:func:`arena.tournaments.driving.picked`): derived from the deal secret, so the same
+    tournament checks the same matches and no worker knows which."""
 
     @property
     def total(self) -> int:
@@ -247,7 +254,15 @@ def plan_round_robin(
     unfolds: Schedule = (
         UntilSeparated(tid, matches) if until_separated else FixedSchedule(tid, matches, done)
     )
-    return Plan(tid, config, versions, rules, limits, unfolds, secret.commitment, len(done))
+    return Plan(
+        tid, config, versions, rules, limits, unfolds, secret.commitment, len(done),
+        check_key(secret.secret),
+    )  # fmt: skip
+
+
+def check_key(secret: bytes) -> bytes:
+    """The cross-check key of a tournament with deal secret ``secret`` (:attr:`Plan.check_key`)."""
+    return hmac.new(secret, b"arena/cross-check-key", hashlib.sha256).digest()
 
 
 # --- running --------------------------------------------------------------------------------
@@ -269,6 +284,10 @@ class RunResult:
     stopped: str | None = None
     """Why a tournament that stops by its own rule stopped, or where it stands (None: a
     fixed schedule)."""
+    judge: Judge | None = None
+    """On a cluster: the workers dropped from the run and why, the matches played again to
+    check a worker's claim, those the arena machine played itself
+    (:class:`arena.tournaments.driving.Judge`)."""
 
 
 class Sources(dict[str, BotSource]):
@@ -366,10 +385,13 @@ def _play_todo(
     unsafe: bool,
     console: Console,
     executor: cf.Executor | None,
+    judge: Judge | None = None,
 ) -> tuple[int, bool]:
     """Play ``work`` with a progress bar, storing each batch; return how many matches were
     stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
-    marks the tournament ``interrupted`` and is one ArenaError line."""
+    marks the tournament ``interrupted`` and is one ArenaError line. ``judge``: a cluster's
+    workers are held to their records (:mod:`arena.tournaments.driving`), the arena machine
+    playing a disputed match itself."""
     tid, played, unfolds = the_plan.tid, 0, the_plan.schedule
     with runner.interrupts() as interrupted, _progress(console, unfolds.total) as progress:
         stop = runner.fork_context().Event()
@@ -387,13 +409,15 @@ def _play_todo(
         if executor is None:
             executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
         try:
-            completed = runner.drive(
+            completed = drive(
                 executor,
                 work,
                 in_flight=2 * workers,
                 on_results=store_batch,
                 should_stop=interrupted.is_set,
                 on_stop=stop.set,
+                judge=judge,
+                referee=lambda: _referee(the_plan.limits, unsafe, stop),
             )
             # Its last check came after the last result.
             progress.update(task, description=unfolds.describe())
@@ -414,6 +438,18 @@ def _play_todo(
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
     return played, completed
+
+
+def _referee(limits: Limits, unsafe: bool, stop: Any) -> cf.Executor:
+    """The arena machine's own worker process, made when a worker's record is disputed."""
+    try:
+        choose_isolation(unsafe)
+    except ArenaError as e:
+        raise ArenaError(
+            f"a worker's record is disputed and the arena machine must play the match itself, "
+            f"but it cannot sandbox bots: {e}"
+        ) from None
+    return runner.make_executor(1, limits, unsafe, stop)
 
 
 @_under_run_lock
@@ -442,6 +478,8 @@ def run(
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True
+    placed = None if executor is None else placing(executor)
+    judge = None if placed is None else Judge(placed.cross_check, the_plan.check_key)
     if unfolds.start(store):
         if executor is None:
             # Fail here, in one line, rather than in every worker's initializer (which would
@@ -466,13 +504,19 @@ def run(
                 unsafe=unsafe,
                 console=console or Console(),
                 executor=executor,
+                judge=judge,
             )
             log.info("tournament %s: %d matches stored in this run", tid, played)
+    total = store.tournament(tid).total_matches
+    if completed and unfolds.exact and store.match_count(tid) < total:
+        # Never finished (its secret revealed) with a hole, whatever the executor said.
+        log.error("tournament %s: the run ended with matches missing", tid)
+        completed = False
     store.set_status(tid, "finished" if completed and unfolds.ends else "interrupted")
     unfolds.finish(store, completed)
-    total = store.tournament(tid).total_matches
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
     result.stopped = unfolds.why()
+    result.judge = judge
     if ranked:
         result.standings = current_standings(store, tid, refit=True)
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}

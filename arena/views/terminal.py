@@ -33,6 +33,7 @@ from arena.store import (
     ListedVersion,
     Store,
 )
+from arena.tournaments.driving import Judge
 from arena.tournaments.owners import describe as describe_owner
 from arena.tournaments.standings import StandingsReport
 from arena.tournaments.tournament import Plan, RunResult
@@ -83,8 +84,27 @@ def run_lines(result: RunResult, db_path: object, log_path: object) -> list[Rend
         standings_table(result.standings, title=f"Standings of {result.tid}"),
         *fault_digest_lines(fault_digest(result.faults)),
         *([] if result.stopped is None else [Text(result.stopped)]),
+        *judge_lines(result.judge),
         summary,
     ]
+
+
+def judge_lines(judge: Judge | None) -> list[Text]:
+    """A cluster run's checks of its workers: what was played again, and each worker dropped
+    with why (nothing for a local run)."""
+    if judge is None:
+        return []
+    lines = [
+        Text(
+            f"Checked the workers: {judge.replayed} matches played again on another worker, "
+            f"{judge.refereed} on this machine"
+        )
+    ]
+    lines += [
+        Text(f"Dropped worker {clean_line(name, 200)}: {why}", style="bold red")
+        for name, why in judge.dropped.items()
+    ]
+    return lines
 
 
 # --- standings ------------------------------------------------------------------------------
