@@ -508,7 +508,9 @@ def run(
             )
             log.info("tournament %s: %d matches stored in this run", tid, played)
     total = store.tournament(tid).total_matches
-    if completed and unfolds.exact and store.match_count(tid) < total:
+    # An exact schedule plays exactly its own ``total`` (a caller's ``on_plan`` may narrow it).
+    expected = total if unfolds.total is None else unfolds.total
+    if completed and unfolds.exact and store.match_count(tid) < expected:
         # Never finished (its secret revealed) with a hole, whatever the executor said.
         log.error("tournament %s: the run ended with matches missing", tid)
         completed = False
