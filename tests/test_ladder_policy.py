@@ -203,3 +203,42 @@ def test_a_focal_bots_partners_bracket_its_estimate() -> None:
     top = int(np.argmax(view.theta))
     others = [(a, b) for a in range(21) for b in range(a + 1, 21) if top not in (a, b)]
     assert view.bracketing(top, others) == others  # nobody above it: every pair stays
+
+
+def longest_waits(lad: Ladder, truth: np.ndarray, steps: int) -> dict[int, int]:
+    """Each bot's longest wait (sets scheduled between two of its own) over ``steps`` sets,
+    counted from a step after every bot has played and the ones overdue since have caught up
+    (new bots go first, even before overdue ones)."""
+    rng = np.random.default_rng(6)
+    play(lad, truth, len(lad.active()), rng)
+    last = {b: lad.entries[b].last - lad.step for b in lad.active()}
+    worst = dict.fromkeys(lad.active(), 0)
+    for s, t in enumerate(play(lad, truth, steps, rng)):
+        for b in t:
+            if b in last:
+                worst[b] = max(worst[b], s - last[b] - 1)
+            last[b] = s
+    for b in lad.active():
+        worst[b] = max(worst[b], steps - last[b] - 1)
+    return worst
+
+
+@pytest.mark.parametrize("owned", [False, True], ids=["each-bot-its-own", "one-owner-of-50"])
+def test_an_owners_bots_count_together_toward_the_wait_bound(owned: bool) -> None:
+    """Eleven owners with a bot each and one owner with 50: counted by owner, the field is
+    twelve owners and the eleven keep the bound of twelve (12 sets), the 50 share theirs
+    (each 12 x 50); counted by bot, the one owner pushes everyone's bound to 61."""
+    lad = Ladder(seed=2)
+    for b in range(61):
+        lad.join(b, owner=("many" if b >= 11 else f"solo{b}") if owned else None)
+    truth = strengths(61, 1.5, 2)
+    bounds = lad.bounds()
+    worst = longest_waits(lad, truth, 400)
+    solo = max(worst[b] for b in range(11))
+    if owned:
+        assert {bounds[b] for b in range(11)} == {12} and bounds[11] == 600
+        assert solo <= 12
+        assert all(worst[b] <= bounds[b] for b in range(11, 61))
+    else:
+        assert set(bounds.values()) == {61} and lad.params.wait_bound(61) == 61
+        assert solo > 12  # what the owner's 50 bots cost everyone else

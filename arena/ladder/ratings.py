@@ -20,7 +20,7 @@ prior 0.25, so a bot two logits from the mean moves about a hundredth of a logit
 points; checked against :func:`arena.stats.compute` in the tests).
 
 The intervals shown (:meth:`LadderRatings.standings`) are those of ``arena standings``: the
-contrast of a bot against the information-weighted centre of the rated bots, its variance
+contrast of a bot against the centre (the unweighted mean of the rated bots), its variance
 the cluster-robust sandwich over duplicate sets (the set, not the match, is the independent
 sample) in its jackknife form (each set's score scaled by its own leverage, see
 :meth:`LadderRatings._jackknife_scores`), Student t with the bot's own sets less one degrees
@@ -156,7 +156,7 @@ class LadderRatings:
         self.index: dict[int, int] = {}
         self.theta = np.zeros(0)
         self.cov = np.zeros((0, 0))
-        self.info = np.zeros(0)  # diagonal of the information (the centre's weights)
+        self.info = np.zeros(0)  # diagonal of the information
         self.sets = np.zeros(0, dtype=np.int64)  # sets played, per bot
         self._set_bots = _Grow((3,), np.int64)  # per set: its bots (indices)
         self._ch_set = _Grow((), np.int64)  # per distinct choice of a set: the set
@@ -360,13 +360,15 @@ class LadderRatings:
         return np.asarray(np.linalg.solve(lever, scores[:, :, None])[:, :, 0])
 
     def centre(self) -> np.ndarray:
-        """The centre's weights: rated bots (two sets or more) by their information, as
-        ``arena standings`` centres its scale."""
+        """The centre's weights: the unweighted mean of the rated bots (two sets or more;
+        of every bot before any is rated). Not weighted by information, as ``arena
+        standings`` weighs a tournament's bots: on a ladder the schedule decides who gathers
+        information, and a centre weighted by it moved 1500 by 40 to 55 points once the
+        sets concentrated on the top of the table, nobody's strength changing; a plain mean
+        moves only when the field does."""
         rated = self.sets >= ivals.MIN_UNITS
-        w = np.where(rated if rated.any() else True, self.info, 0.0)
-        if not w.sum() > 0:
-            return np.full(self.n, 1.0 / max(1, self.n))
-        return np.asarray(w / w.sum())
+        w = (rated if rated.any() else np.ones(self.n, dtype=bool)).astype(float)
+        return np.asarray(w / max(1.0, w.sum()))
 
     def _robust(self, cols: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Model-based and cluster-robust variances of ``theta[j] - w @ theta`` for the bots
