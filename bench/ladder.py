@@ -216,10 +216,14 @@ def cold_picker(name: str, n: int, seed: int, setup: Setup) -> Picker:
     }[name]
 
 
-def cold_table(n: int, budget: int, reps: int, seed: int, setup: Setup) -> dict[str, list[Run]]:
-    """Print the cold-start line of each schedule at size ``n`` (the same seeds for each)."""
+def cold_table(
+    n: int, budget: int, reps: int, seed: int, setup: Setup, only: frozenset[str] | None = None
+) -> dict[str, list[Run]]:
+    """Print the cold-start line of each schedule (of ``only``, if given) at size ``n``, the
+    same seeds for each."""
     every = max(10, n // 3)
     names = [*COLD, "round robin"] if n <= 30 else list(COLD)
+    names = [x for x in names if only is None or x in only]
     out = {}
     for name in names:
         out[name] = [
@@ -315,14 +319,16 @@ AT: Final = (5, 10, 20, 40)
 """The newcomer's sets at which its true error and shown interval are reported."""
 
 
-def newcomer_table(n: int, trials: int, seed: int, setup: Setup, warm: int = 10) -> None:
+def newcomer_table(
+    n: int, trials: int, seed: int, setup: Setup, warm: int = 10, only: frozenset[str] | None = None
+) -> None:
     """Print the newcomer line of each schedule at size ``n``, the field measured first by
     ``warm * n`` random sets (``3 * warm`` sets a bot): the sets to a ±50 interval, and at
     its 5th to 40th set its rms error against the truth, its median shown half-width and
     how often the interval held the truth."""
     base, truth = warmed(n, warm * n, seed, setup)
     length = max(AT) + STAYS
-    for name in NEW:
+    for name in (x for x in NEW if only is None or x in only):
         got = [newcomer(base, truth, name, t, setup, length) for t in range(trials)]
         reached = [g.narrow_at() for g in got if g.narrow_at()]
         med = statistics.median(reached) if reached else float("nan")
@@ -408,6 +414,10 @@ def main(argv: list[str] | None = None) -> int:
         " effect duplicate play cannot cancel (default 0.6; 0 is the old, easier world)",
     )
     ap.add_argument("--no-cost", action="store_true", help="skip the cost line")
+    ap.add_argument(
+        "--schedules", help="only these schedules, separated by commas (default: every one)"
+    )
+    ap.add_argument("--no-newcomer", action="store_true", help="skip the newcomer lines")
     args = ap.parse_args(argv)
     try:
         sizes = [12] if args.quick else [int(x) for x in args.sizes.split(",")]
@@ -415,6 +425,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"error: --sizes takes numbers separated by commas, not {args.sizes!r}", file=sys.stderr
         )
+        return 1
+    only = frozenset(args.schedules.split(",")) if args.schedules else None
+    if only is not None and only - {*COLD, *NEW, "round robin"}:
+        print(f"error: --schedules names unknown schedules: {args.schedules!r}", file=sys.stderr)
         return 1
     layouts = args.layouts.split(",")
     if not layouts or set(layouts) - {"random", "spaced"}:
@@ -433,8 +447,9 @@ def main(argv: list[str] | None = None) -> int:
         for layout in layouts:
             setup = Setup(world, args.spread, layout == "spaced")
             budget = 240 if args.quick else budget_of(n)
-            cold_table(n, budget, reps if n < 1000 else 1, args.seed, setup)
-            newcomer_table(n, trials, args.seed, setup, max(1, args.warm))
+            cold_table(n, budget, reps if n < 1000 else 1, args.seed, setup, only)
+            if not args.no_newcomer:
+                newcomer_table(n, trials, args.seed, setup, max(1, args.warm), only)
     if not args.no_cost:
         setup = Setup(world, args.spread, layouts[0] == "spaced")
         cost_table(max(sizes), 100 if args.quick else 3 * max(sizes), args.seed, setup)

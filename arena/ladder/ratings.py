@@ -57,6 +57,12 @@ intervals' coverage at 0.89, 2 gave 0.98 to 0.995 and 0.957, 1.5 over-shrank (0.
 0.95, coverage 0.87); docs/ladder.md. Measured on one simulated field of spread 1.5 logits:
 a field of a very different spread would need it measured again."""
 
+PROVISIONAL_SETS: Final = 10
+"""A bot with fewer sets is shown as provisional (``k of 10 sets``): its interval is honest
+(it held the truth for 59 to 60 of 60 simulated newcomers at their 5th and 10th sets,
+bench/ladder.py), but so wide (about ±270 rating points at 5 sets, ±140 at 10, in a world
+with a bot-by-deal effect) that its place in the table says little yet (docs/ladder.md)."""
+
 REFIT_EVERY: Final = 100
 """Fewest sets between two full fits (more in a large field: as many as there are bots, so
 that the ``O(n³)`` fit costs about as much per set as the ``O(n²)`` updates). A young ladder
@@ -98,6 +104,11 @@ class LadderStanding:
     low: float | None
     high: float | None
     sets: int
+
+    @property
+    def provisional(self) -> bool:
+        """Fewer than :data:`PROVISIONAL_SETS` sets: shown as provisional."""
+        return self.sets < PROVISIONAL_SETS
 
 
 def set_choices(places: Iterable[tuple[int, int, int]]) -> dict[tuple[int, int, int], float]:

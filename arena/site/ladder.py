@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from arena.ladder.ratings import PROVISIONAL_SETS
 from arena.site.data import BotRef, MatchRow, Standing, Tournament, recent_matches
 from arena.site.render import Writer
 from arena.store import Store
@@ -137,4 +138,5 @@ def page(
         epochs=epochs,
         epoch_count=store.ladder_epoch_count(t.id),
         sets_played=sum(b.sets for b in everyone) // 3,
+        provisional_sets=PROVISIONAL_SETS,
     )
