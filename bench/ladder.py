@@ -381,7 +381,7 @@ def load() -> str:
 
 def budget_of(n: int) -> int:
     """Sets played from a cold start at size ``n``."""
-    return 20 * n if n <= 30 else 15 * n if n <= 300 else 10 * n
+    return 40 * n if n <= 100 else 15 * n if n <= 300 else 10 * n
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -104,7 +104,7 @@ def test_a_share_of_the_sets_ties_the_ends_of_the_table_to_each_other() -> None:
     rests on it: docs/ladder.md, coverage)."""
     lad, truth = field(30, seed=4)
     picks = run(lad, truth, 900, np.random.default_rng(11))
-    free = [p for p in picks if p.reason in ("random", "information", "explore")]
+    free = [p for p in picks if p.reason in ("random", "neighbours", "information", "explore")]
     share = sum(p.reason == "random" for p in free) / len(free)
     assert abs(share - lad.params.random_sets) < 0.06, share
     rank = np.argsort(np.argsort(-truth))
@@ -119,6 +119,33 @@ def test_a_share_of_the_sets_ties_the_ends_of_the_table_to_each_other() -> None:
     for b in range(30):
         off.join(b)
     assert "random" not in {p.reason for p in run(off, truth, 300, np.random.default_rng(11))}
+
+
+def test_neighbour_sets_serve_the_bot_with_the_fewest_sets_among_its_neighbours() -> None:
+    """Past the random sets, ``neighbour_sets`` of the steps play the bot with the fewest
+    sets between two of its ``neighbours`` nearest on each side in the shown order."""
+    lad, truth = field(30, seed=5)
+    run(lad, truth, 200, np.random.default_rng(12))
+    seen = 0
+    for _ in range(300):
+        fewest = min(lad.entries[b].scheduled for b in lad.active())
+        order = [s.bot for s in lad.ratings.standings()]
+        pick = lad.next_set()
+        lad.record(
+            SetResult(
+                pick.bots, play_set(truth[list(pick.bots)], np.random.default_rng(seen), World())
+            )
+        )
+        if pick.reason != "neighbours":
+            continue
+        seen += 1
+        focal, *partners = pick.bots
+        assert lad.entries[focal].scheduled - 1 == fewest
+        # Ranks from the table before the set: theta's order, the one the rule reads.
+        rank = {b: i for i, b in enumerate(order)}
+        assert all(abs(rank[b] - rank[focal]) <= lad.params.neighbours for b in partners)
+    p = lad.params
+    assert abs(seen / 300 - (1 - p.random_sets) * p.neighbour_sets) < 0.1, seen
 
 
 def test_the_same_seed_and_results_give_the_same_ladder() -> None:
@@ -190,7 +217,7 @@ def test_a_focal_bots_partners_bracket_its_estimate() -> None:
     truth = np.append(truth, 0.1)
     picks = run(lad, truth, 12, rng)
     focus = [p for p in picks if p.reason in ("new", "provisional") and 20 in p.bots]
-    assert len(focus) >= 6
+    assert len(focus) == lad.params.min_sets
     from arena.ladder.policy import _View
 
     view = _View(lad, lad.active())
