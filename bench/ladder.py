@@ -409,9 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--bot-luck",
         type=float,
-        default=0.6,
+        default=0.3,
         help="chance a bot's luck in a match is its own for the whole set: the bot-by-deal"
-        " effect duplicate play cannot cancel (default 0.6; 0 is the old, easier world)",
+        " effect duplicate play cannot cancel (default 0.3: a set then tells about what the"
+        " model counts, bench/ladder_information.py; 0 is the old, easier world)",
     )
     ap.add_argument("--no-cost", action="store_true", help="skip the cost line")
     ap.add_argument(
