@@ -58,10 +58,10 @@ intervals' coverage at 0.89, 2 gave 0.98 to 0.995 and 0.957, 1.5 over-shrank (0.
 a field of a very different spread would need it measured again."""
 
 PROVISIONAL_SETS: Final = 10
-"""A bot with fewer sets is shown as provisional (``k of 10 sets``): its interval is honest
-(it held the truth for 59 to 60 of 60 simulated newcomers at their 5th and 10th sets,
-bench/ladder.py), but so wide (about ±270 rating points at 5 sets, ±140 at 10, in a world
-with a bot-by-deal effect) that its place in the table says little yet (docs/ladder.md)."""
+"""A bot with fewer sets is shown as provisional (``k of 10 sets``). Its interval is honest
+from its first sets (simulated newcomers' intervals held the truth at 95 of 96 checkpoints
+at their 5th and 10th sets, bench/ladder.py), but at 5 sets it is ±140 to ±200 rating points
+wide and at 10 about ±90, so its place in the table says little yet (docs/ladder.md)."""
 
 REFIT_EVERY: Final = 100
 """Fewest sets between two full fits (more in a large field: as many as there are bots, so
