@@ -149,12 +149,12 @@ def sync(store: Store, lid: str, state: State, bundled: Sequence[str]) -> list[B
         lad.retire(v)
         store.leave_ladder(lid, v, step, reason)
     owner_of = store.bot_owners()
-    for v in sorted(wanted.keys() - active):
-        lad.join(v, owner_of.get(wanted[v].name))  # an owner's bots share a wait bound
     # A name stored without an owner can gain one later: the rule reads the owners as they
     # are now, as a resumed ladder (restore) does, so the two choose alike.
     for v in wanted.keys() & active:
         lad.entries[v].owner = owner_of.get(wanted[v].name)
+    for v in sorted(wanted.keys() - active):
+        lad.join(v, owner_of.get(wanted[v].name))  # an owner's bots share a wait bound
         store.join_ladder(lid, v, step)
         state.bot_of[v] = wanted[v].bot_id
     return now
