@@ -1,31 +1,30 @@
-"""The ladder's scheduler and incremental ratings, in simulation (no engine): how many
-duplicate sets each schedule needs, how honest the shown intervals are, and what a step costs.
+"""The ladder's scheduler and incremental ratings against the baselines, in simulation (no
+engine): how many duplicate sets each schedule needs, how honest the shown intervals are,
+what a newcomer's interval says, and what a step costs.
 
-Usage: ``python bench/ladder.py [--quick] [--sizes 30,300,1000] [--reps R] [--seed S]
-[--warm W]``.
+Usage: ``python bench/ladder.py [--quick] [--sizes 30,100] [--layouts random,spaced]
+[--bot-luck B] [--reps R] [--trials T] [--seed S] [--warm W] [--schedules a,b] [--no-newcomer]
+[--no-cost]``.
 
-Synthetic bots with known Plackett-Luce strengths play duplicate sets with shared deal luck
-and ties (``bench/ladder_model.py``). Every schedule is rated by the same
-:class:`arena.ladder.LadderRatings`, so only the choice of sets differs. Measured, per field
-size ``n``:
+Synthetic bots with known Plackett-Luce strengths (drawn at random, or evenly spaced) play
+duplicate sets with shared deal luck, a bot-by-deal effect duplicate play cannot cancel
+(``--bot-luck``) and ties (``bench/ladder_model.py``). Every schedule is rated by the same
+:class:`arena.ladder.LadderRatings` on the same seeds, so only the choice of sets differs:
+the ladder's rule, random triples, neighbour matchmaking, TrueSkill/openskill match quality,
+an oracle fed the true strengths and (``n <= 30``) the round robin. Measured, per field size
+``n`` and layout:
 
-- **cold**: all bots join at once; the sets until (b) the shown top 10 is the true top 10 in
-  the true order in at least 90 % of the runs and (c) Kendall's tau against the truth
-  reaches 0.95 (mean over the runs), for the ladder's rule, uniformly random triples,
-  rating-neighbour matchmaking and (``n <= 30``) the duplicate round robin; the largest wait
-  of any bot; the coverage of the shown 95 % intervals under each schedule; the slope of
-  the ratings against the truth at a quarter of the budget and at its end (above 1: the ends
-  of the table shown further out than they are, the estimate's bias with few sets per bot).
-- **newcomer**: a field warmed up by random sets (``--warm`` times ``n``), then one new
-  bot; the sets it plays until its shown interval is narrower than ±50 rating points, and
-  the sets scheduled before its first, for the ladder, the newcomer against random pairs,
-  neighbour matchmaking and an oracle that knows every true strength (the newcomer between
-  its nearest bots in truth: the fewest sets any choice of partners could give); and, under
-  the ladder, how far the newcomers really are from the truth after 12 of their sets
-  against the spread their intervals claim (an honest ±50 needs an error of about 23
-  points rms).
-- **cost**: the scheduler's time per step and the rating update's per set (its full fit
-  apart), at the largest ``n``.
+- **cold**: all bots join at once; the sets until Kendall's tau against the truth reaches
+  0.95 (mean over the runs), until the shown top 10 is the true top 10 in the true order in
+  at least 90 % of the runs (first, and from then on at every checkpoint: ``stays``); the
+  longest wait of any bot; the coverage of the shown 95 % intervals; the slope of the
+  ratings against the truth at a quarter of the budget and at its end.
+- **newcomer**: a field warmed up by random sets (``--warm`` times ``n``), then one new bot
+  under each schedule; at its 5th, 10th, 20th and 40th set the rms distance of its shown
+  rating from the truth, the median half-width of its interval and how many intervals held
+  the truth; the sets until its interval is narrower than ±50 and stays so.
+- **cost**: the scheduler's time per step and the rating update's per set, at the largest
+  ``n``.
 
 BLAS runs on one thread (set before numpy loads): a 2-core machine shared with other jobs
 ran the ``n = 1000`` fit five times slower with OpenBLAS's default threads.
@@ -97,7 +96,7 @@ class Run:
 
 def coverage(lad: Ladder, truth: np.ndarray) -> tuple[int, int]:
     """Shown intervals containing the truth (the true log-strength against the same
-    weighted centre), and intervals shown."""
+    centre, the plain mean of the rated bots), and intervals shown."""
     w = lad.ratings.centre()
     true = truth[np.asarray(lad.ratings.ids)]
     centre = float(w @ true)
