@@ -418,6 +418,11 @@ def main(argv: list[str] | None = None) -> int:
         "--schedules", help="only these schedules, separated by commas (default: every one)"
     )
     ap.add_argument("--no-newcomer", action="store_true", help="skip the newcomer lines")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        help="sets from a cold start (default 40 a bot up to 100 bots, 15 to 300, 10 beyond)",
+    )
     args = ap.parse_args(argv)
     try:
         sizes = [12] if args.quick else [int(x) for x in args.sizes.split(",")]
@@ -446,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         for layout in layouts:
             setup = Setup(world, args.spread, layout == "spaced")
-            budget = 240 if args.quick else budget_of(n)
+            budget = 240 if args.quick else args.budget or budget_of(n)
             cold_table(n, budget, reps if n < 1000 else 1, args.seed, setup, only)
             if not args.no_newcomer:
                 newcomer_table(n, trials, args.seed, setup, max(1, args.warm), only)
