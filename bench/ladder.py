@@ -1,31 +1,30 @@
-"""The ladder's scheduler and incremental ratings, in simulation (no engine): how many
-duplicate sets each schedule needs, how honest the shown intervals are, and what a step costs.
+"""The ladder's scheduler and incremental ratings against the baselines, in simulation (no
+engine): how many duplicate sets each schedule needs, how honest the shown intervals are,
+what a newcomer's interval says, and what a step costs.
 
-Usage: ``python bench/ladder.py [--quick] [--sizes 30,300,1000] [--reps R] [--seed S]
-[--warm W]``.
+Usage: ``python bench/ladder.py [--quick] [--sizes 30,100] [--layouts random,spaced]
+[--bot-luck B] [--reps R] [--trials T] [--seed S] [--warm W] [--schedules a,b] [--no-newcomer]
+[--no-cost]``.
 
-Synthetic bots with known Plackett-Luce strengths play duplicate sets with shared deal luck
-and ties (``bench/ladder_model.py``). Every schedule is rated by the same
-:class:`arena.ladder.LadderRatings`, so only the choice of sets differs. Measured, per field
-size ``n``:
+Synthetic bots with known Plackett-Luce strengths (drawn at random, or evenly spaced) play
+duplicate sets with shared deal luck, a bot-by-deal effect duplicate play cannot cancel
+(``--bot-luck``) and ties (``bench/ladder_model.py``). Every schedule is rated by the same
+:class:`arena.ladder.LadderRatings` on the same seeds, so only the choice of sets differs:
+the ladder's rule, random triples, neighbour matchmaking, TrueSkill/openskill match quality,
+an oracle fed the true strengths and (``n <= 30``) the round robin. Measured, per field size
+``n`` and layout:
 
-- **cold**: all bots join at once; the sets until (b) the shown top 10 is the true top 10 in
-  the true order in at least 90 % of the runs and (c) Kendall's tau against the truth
-  reaches 0.95 (mean over the runs), for the ladder's rule, uniformly random triples,
-  rating-neighbour matchmaking and (``n <= 30``) the duplicate round robin; the largest wait
-  of any bot; the coverage of the shown 95 % intervals under each schedule; the slope of
-  the ratings against the truth at a quarter of the budget and at its end (above 1: the ends
-  of the table shown further out than they are, the estimate's bias with few sets per bot).
-- **newcomer**: a field warmed up by random sets (``--warm`` times ``n``), then one new
-  bot; the sets it plays until its shown interval is narrower than ±50 rating points, and
-  the sets scheduled before its first, for the ladder, the newcomer against random pairs,
-  neighbour matchmaking and an oracle that knows every true strength (the newcomer between
-  its nearest bots in truth: the fewest sets any choice of partners could give); and, under
-  the ladder, how far the newcomers really are from the truth after 12 of their sets
-  against the spread their intervals claim (an honest ±50 needs an error of about 23
-  points rms).
-- **cost**: the scheduler's time per step and the rating update's per set (its full fit
-  apart), at the largest ``n``.
+- **cold**: all bots join at once; the sets until Kendall's tau against the truth reaches
+  0.95 (mean over the runs), until the shown top 10 is the true top 10 in the true order in
+  at least 90 % of the runs (first, and from then on at every checkpoint: ``stays``); the
+  longest wait of any bot; the coverage of the shown 95 % intervals; the slope of the
+  ratings against the truth at a quarter of the budget and at its end.
+- **newcomer**: a field warmed up by random sets (``--warm`` times ``n``), then one new bot
+  under each schedule; at its 5th, 10th, 20th and 40th set the rms distance of its shown
+  rating from the truth, the median half-width of its interval and how many intervals held
+  the truth; the sets until its interval is narrower than ±50 and stays so.
+- **cost**: the scheduler's time per step and the rating update's per set, at the largest
+  ``n``.
 
 BLAS runs on one thread (set before numpy loads): a 2-core machine shared with other jobs
 ran the ``n = 1000`` fit five times slower with OpenBLAS's default threads.
@@ -40,12 +39,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import copy  # noqa: E402
+import math  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Final  # noqa: E402
 
 import numpy as np  # noqa: E402
 from scipy import stats  # type: ignore[import-untyped]  # noqa: E402
@@ -57,18 +57,19 @@ from ladder_model import (  # noqa: E402
     World,
     focal_random_pairs,
     ladder_rule,
+    match_quality,
     neighbour_matchmaking,
     play_set,
     random_triples,
     round_robin,
     strengths,
     truth_bracketing,
+    truth_neighbours,
 )
 
 from arena.ladder import SetResult  # noqa: E402
 from arena.ladder.policy import Ladder  # noqa: E402
 from arena.stats import BASE, ELO_SCALE  # noqa: E402
-from arena.stats import intervals as ivals  # noqa: E402
 
 TOP = 10
 HALF_WIDTH = 50.0
@@ -95,7 +96,7 @@ class Run:
 
 def coverage(lad: Ladder, truth: np.ndarray) -> tuple[int, int]:
     """Shown intervals containing the truth (the true log-strength against the same
-    weighted centre), and intervals shown."""
+    centre, the plain mean of the rated bots), and intervals shown."""
     w = lad.ratings.centre()
     true = truth[np.asarray(lad.ratings.ids)]
     centre = float(w @ true)
@@ -132,11 +133,12 @@ def step(
 
 
 def field_of(
-    n: int, seed: int, spread: float, streams: tuple[int, int] = (6, 5)
+    n: int, seed: int, spread: float, streams: tuple[int, int] = (6, 5), spaced: bool = False
 ) -> tuple[np.ndarray, Ladder, Run, tuple[np.random.Generator, np.random.Generator]]:
-    """``n`` bots of true strengths drawn from ``seed`` joined to a new ladder, an empty run,
-    and the two random streams (the picks' and the matches') named by ``streams``."""
-    truth = strengths(n, spread, seed)
+    """``n`` bots of true strengths drawn from ``seed`` (at random, or evenly ``spaced``)
+    joined to a new ladder, an empty run, and the two random streams (the picks' and the
+    matches') named by ``streams``."""
+    truth = strengths(n, spread, seed, spaced)
     lad = Ladder(seed=seed)
     for b in range(n):
         lad.join(b)
@@ -144,14 +146,26 @@ def field_of(
     return truth, lad, Run(), rngs
 
 
-def cold(
-    n: int, pick: Picker, budget: int, every: int, seed: int, world: World, spread: float
-) -> Run:
+@dataclass(frozen=True)
+class Setup:
+    """The simulated world of a run: how sets are played, the true strengths' spread and
+    whether they are evenly spaced or drawn at random."""
+
+    world: World
+    spread: float = 1.5
+    spaced: bool = False
+
+    def label(self) -> str:
+        """The strengths' layout, as the tables print it."""
+        return "spaced" if self.spaced else "random"
+
+
+def cold(n: int, pick: Picker, budget: int, every: int, seed: int, setup: Setup) -> Run:
     """All bots join at step 0; checkpoints every ``every`` sets up to ``budget``."""
-    truth, lad, run, rngs = field_of(n, seed, spread)
+    truth, lad, run, rngs = field_of(n, seed, setup.spread, spaced=setup.spaced)
     true_top = np.argsort(-truth)[:TOP].tolist()
     for s in range(1, budget + 1):
-        step(lad, pick, truth, rngs, world, run)
+        step(lad, pick, truth, rngs, setup.world, run)
         if s % every:
             continue
         theta = lad.ratings.theta
@@ -175,29 +189,59 @@ def first(sets: list[int], ok: list[bool]) -> str:
     return f"> {sets[-1]}" if sets else "-"
 
 
-def cold_table(n: int, budget: int, reps: int, seed: int, world: World, spread: float) -> None:
-    """Print the cold-start line of each schedule at size ``n``."""
+def stays(sets: list[int], ok: list[bool]) -> str:
+    """The first checkpoint from which ``ok`` holds at every later one, or ``> last``."""
+    k = len(ok)
+    while k and ok[k - 1]:
+        k -= 1
+    return str(sets[k]) if k < len(sets) else f"> {sets[-1]}" if sets else "-"
+
+
+COLD: Final = ("ladder", "random triples", "neighbours", "match quality", "truth oracle")
+NEW: Final = ("ladder", "random pairs", "neighbours", "match quality", "truth oracle")
+
+
+def cold_picker(name: str, n: int, seed: int, setup: Setup) -> Picker:
+    """The schedule ``name`` for a field of ``n`` from ``seed`` (the oracle is fed its truth)."""
+    if name == "truth oracle":
+        return truth_neighbours(strengths(n, setup.spread, seed, setup.spaced))
+    if name == "round robin":
+        return round_robin(n, seed)
+    return {
+        "ladder": ladder_rule,
+        "random triples": random_triples,
+        "neighbours": neighbour_matchmaking,
+        "match quality": match_quality,
+    }[name]
+
+
+def cold_table(
+    n: int, budget: int, reps: int, seed: int, setup: Setup, only: frozenset[str] | None = None
+) -> dict[str, list[Run]]:
+    """Print the cold-start line of each schedule (of ``only``, if given) at size ``n``, the
+    same seeds for each."""
     every = max(10, n // 3)
-    schedules: list[tuple[str, Callable[[int], Picker]]] = [
-        ("ladder", lambda r: ladder_rule),
-        ("random triples", lambda r: random_triples),
-        ("neighbours", lambda r: neighbour_matchmaking),
-    ]
-    if n <= 30:  # C(n, 3) triples: only a small field has a round robin to speak of
-        schedules.append(("round robin", lambda r: round_robin(n, seed + r)))
-    for name, make in schedules:
-        runs = [cold(n, make(r), budget, every, seed + r, world, spread) for r in range(reps)]
-        _print_cold(n, name, runs)
+    names = [*COLD, "round robin"] if n <= 30 else list(COLD)
+    names = [x for x in names if only is None or x in only]
+    out = {}
+    for name in names:
+        out[name] = [
+            cold(n, cold_picker(name, n, seed + r, setup), budget, every, seed + r, setup)
+            for r in range(reps)
+        ]
+        _print_cold(n, name, out[name], setup)
+    return out
 
 
-def _print_cold(n: int, name: str, runs: list[Run]) -> None:
+def _print_cold(n: int, name: str, runs: list[Run], setup: Setup) -> None:
     sets = runs[0].sets
     top = [statistics.mean(r.top_ok[i] for r in runs) >= 0.9 for i in range(len(sets))]
     tau = [statistics.mean(r.tau[i] for r in runs) >= 0.95 for i in range(len(sets))]
     cov = sum(r.covered for r in runs) / max(1, sum(r.rated for r in runs))
     final_tau = statistics.mean(r.tau[-1] for r in runs)
     print(
-        f"cold n={n:<5} {name:<15} top10: {first(sets, top):>8}  tau>=0.95: {first(sets, tau):>8}"
+        f"cold n={n:<5} {setup.label()} {name:<15} top10: {first(sets, top):>8}"
+        f"  stays: {stays(sets, top):>8}  tau>=0.95: {first(sets, tau):>8}"
         f"  tau at {sets[-1]}: {final_tau:.3f}  max wait: {max(r.max_wait for r in runs):>5}"
         f"  coverage: {cov:.3f} ({sum(r.rated for r in runs)})"
         f"  slope at {sets[len(sets) // 4]}/{sets[-1]}:"
@@ -207,120 +251,114 @@ def _print_cold(n: int, name: str, runs: list[Run]) -> None:
     )
 
 
-def warmed(n: int, sets: int, seed: int, world: World, spread: float) -> tuple[Ladder, np.ndarray]:
+def warmed(n: int, sets: int, seed: int, setup: Setup) -> tuple[Ladder, np.ndarray]:
     """A field of ``n`` bots measured by ``sets`` random sets."""
-    truth, lad, run, rngs = field_of(n, seed, spread, (8, 9))
+    truth, lad, run, rngs = field_of(n, seed, setup.spread, (8, 9), setup.spaced)
     for _ in range(sets):
-        step(lad, random_triples, truth, rngs, world, run)
+        step(lad, random_triples, truth, rngs, setup.world, run)
     lad.ratings.refit()
     return lad, truth
 
 
+@dataclass
+class Newcomer:
+    """One new bot's course under one schedule: per set of its own, the shown rating's error
+    against the truth, the interval's half-width (None while none is shown) and whether it
+    held the truth; and the sets scheduled before its first."""
+
+    before: int = 0
+    error: list[float] = field(default_factory=list)
+    half: list[float | None] = field(default_factory=list)
+    held: list[bool] = field(default_factory=list)
+
+    def narrow_at(self) -> int:
+        """The first of its sets from which the interval stays narrower than ±50 for
+        ``STAYS`` more (0: not within its sets)."""
+        narrow = [h is not None and h < HALF_WIDTH for h in self.half]
+        for k in range(len(narrow) - STAYS):
+            if all(narrow[k : k + STAYS + 1]):
+                return k + 1
+        return 0
+
+
 def newcomer(
-    base: Ladder, truth: np.ndarray, name: str, trial: int, world: World, spread: float
-) -> tuple[int, int, bool]:
-    """One new bot joins a copy of the field: (sets scheduled before its first, sets it
-    played until its interval stayed narrower than ±50, 0 if not within 60; whether that
-    interval held its true rating)."""
+    base: Ladder, truth: np.ndarray, name: str, trial: int, setup: Setup, sets: int
+) -> Newcomer:
+    """One new bot (strength drawn like the field's) joins a copy of the field and plays
+    ``sets`` sets under schedule ``name``."""
     lad = copy.deepcopy(base)
     new = lad.ratings.n
     rng = np.random.default_rng([lad.seed, 100, trial])
-    truth = np.append(truth, rng.normal() * spread)
+    truth = np.append(truth, rng.normal() * setup.spread)
     lad.join(new)
     picks: dict[str, Picker] = {
         "ladder": ladder_rule,
         "random pairs": focal_random_pairs(new),
         "neighbours": neighbour_matchmaking,
+        "match quality": match_quality,
         "truth oracle": truth_bracketing(new, truth),
     }
     run, rngs = Run(), (np.random.default_rng([lad.seed, 101, trial]), rng)
-    before = played = 0
-    narrow: list[bool] = []
-    held: list[bool] = []
-    while played < 60 + STAYS and not (len(narrow) > STAYS and all(narrow[-STAYS - 1 :])):
-        bots = step(lad, picks[name], truth, rngs, world, run)
+    got = Newcomer()
+    while len(got.error) < sets:
+        bots = step(lad, picks[name], truth, rngs, setup.world, run)
         if new not in bots:
-            before += played == 0
+            got.before += not got.error
             continue
-        played += 1
         line = lad.ratings.standings([new])[0]
-        ok = line.low is not None and line.high is not None
-        narrow.append(ok and line.high - line.low < 2 * HALF_WIDTH)
         true = BASE + ELO_SCALE * (truth[new] - float(lad.ratings.centre() @ truth))
-        held.append(ok and line.low <= true <= line.high)
-    for k in range(60):  # the first of its sets from which the interval stays narrow
-        if all(narrow[k : k + STAYS + 1]):
-            return before, k + 1, held[k]
-    return before, 0, False
+        got.error.append(line.rating - true)
+        shown = line.low is not None and line.high is not None
+        got.half.append((line.high - line.low) / 2 if shown else None)  # type: ignore[operator]
+        got.held.append(shown and line.low <= true <= line.high)  # type: ignore[operator]
+    return got
+
+
+AT: Final = (5, 10, 20, 40)
+"""The newcomer's sets at which its true error and shown interval are reported."""
 
 
 def newcomer_table(
-    n: int, trials: int, seed: int, world: World, spread: float, warm: int = 10
+    n: int, trials: int, seed: int, setup: Setup, warm: int = 10, only: frozenset[str] | None = None
 ) -> None:
     """Print the newcomer line of each schedule at size ``n``, the field measured first by
-    ``warm * n`` random sets (``3 * warm`` sets a bot)."""
-    base, truth = warmed(n, warm * n, seed, world, spread)
-    for name in ("ladder", "random pairs", "neighbours", "truth oracle"):
-        got = [newcomer(base, truth, name, t, world, spread) for t in range(trials)]
-        reached = [p for _, p, _ in got if p]
+    ``warm * n`` random sets (``3 * warm`` sets a bot): the sets to a ±50 interval, and at
+    its 5th to 40th set its rms error against the truth, its median shown half-width and
+    how often the interval held the truth."""
+    base, truth = warmed(n, warm * n, seed, setup)
+    length = max(AT) + STAYS
+    for name in (x for x in NEW if only is None or x in only):
+        got = [newcomer(base, truth, name, t, setup, length) for t in range(trials)]
+        reached = [g.narrow_at() for g in got if g.narrow_at()]
         med = statistics.median(reached) if reached else float("nan")
+        cells = []
+        for k in AT:
+            rms = math.sqrt(statistics.mean(g.error[k - 1] ** 2 for g in got))
+            halves = [g.half[k - 1] for g in got if g.half[k - 1] is not None]
+            half = statistics.median(halves) if halves else float("nan")  # type: ignore[type-var]
+            held = sum(g.held[k - 1] for g in got)
+            cells.append(f"{k}: {rms:.0f}/{half:.0f}/{held}")
         print(
-            f"new  n={n:<5} {name:<15} sets to +-50: median {med:.1f},"
-            f" max {max(reached, default=0)} ({len(reached)}/{trials} within 60)"
-            f"  sets before its first: max {max(b for b, _, _ in got)}"
-            f"  interval then held the truth: {sum(h for _, _, h in got)}/{len(reached)}",
+            f"new  n={n:<5} {setup.label()} {name:<15} sets to +-50: median {med:.1f},"
+            f" max {max(reached, default=0)} ({len(reached)}/{trials} within {max(AT)})"
+            f"  sets before its first: max {max(g.before for g in got)}"
+            f"  set: rms error/half-width/held of {trials}  {'  '.join(cells)}",
             flush=True,
         )
-    newcomer_error(base, truth, trials, world, spread)
 
 
-def newcomer_error(
-    base: Ladder, truth: np.ndarray, trials: int, world: World, spread: float, at: int = 12
-) -> None:
-    """Print how far the ladder's newcomers really are from the truth after ``at`` of their
-    sets, against the spread their shown intervals claim: whether an interval of ±50 at that
-    point could be honest. A z-score sd above 1 means the shown interval is not too wide."""
-    errors, sds, held = [], [], 0
-    for trial in range(trials):
-        lad = copy.deepcopy(base)
-        new = lad.ratings.n
-        rng = np.random.default_rng([lad.seed, 100, trial])
-        full = np.append(truth, rng.normal() * spread)
-        lad.join(new)
-        played, run = 0, Run()
-        rngs = (np.random.default_rng([lad.seed, 101, trial]), rng)
-        while played < at:
-            played += new in step(lad, ladder_rule, full, rngs, world, run)
-        line = lad.ratings.standings([new])[0]
-        if line.low is None or line.high is None:
-            continue
-        true = BASE + ELO_SCALE * (full[new] - float(lad.ratings.centre() @ full))
-        errors.append(line.rating - true)
-        sds.append((line.high - line.low) / 2 / ivals.t_quantile(at - 1.0))
-        held += line.low <= true <= line.high
-    rms = float(np.sqrt(np.mean(np.square(errors))))
-    z = float(np.sqrt(np.mean(np.square(np.asarray(errors) / np.asarray(sds)))))
-    print(
-        f"err  n={base.ratings.n:<5} ladder          after {at} sets: rms error {rms:.0f} points,"
-        f" shown sd {float(np.sqrt(np.mean(np.square(sds)))):.0f} (z-score sd {z:.2f}),"
-        f" interval held the truth {held}/{len(errors)}; an honest ±{HALF_WIDTH:.0f} needs an rms"
-        f" error under {HALF_WIDTH / ivals.t_quantile(at - 1.0):.0f}",
-        flush=True,
-    )
-
-
-def cost_table(n: int, sets: int, seed: int, world: World, spread: float) -> None:
+def cost_table(n: int, sets: int, seed: int, setup: Setup) -> None:
     """Print the scheduler's and the update's cost per set at size ``n`` (ladder rule)."""
-    truth, lad, run, rngs = field_of(n, seed, spread)
+    truth, lad, run, rngs = field_of(n, seed, setup.spread, spaced=setup.spaced)
     scored = []
     for _ in range(sets):
-        step(lad, ladder_rule, truth, rngs, world, run)
+        step(lad, ladder_rule, truth, rngs, setup.world, run)
     for _ in range(200):  # the steps measured: past the start, every bot provisional no more
         t0 = time.perf_counter()
         pick = lad.next_set()
         run.pick_ms.append(1000 * (time.perf_counter() - t0))
         scored.append(pick.scored)
-        lad.record(SetResult(pick.bots, play_set(truth[list(pick.bots)], rngs[1], world)))
+        lad.record(SetResult(pick.bots, play_set(truth[list(pick.bots)], rngs[1], setup.world)))
     t0 = time.perf_counter()
     lad.ratings.standings()
     table = 1000 * (time.perf_counter() - t0)
@@ -340,10 +378,15 @@ def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def budget_of(n: int) -> int:
+    """Sets played from a cold start at size ``n``."""
+    return 40 * n if n <= 100 else 15 * n if n <= 300 else 10 * n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="n = 30 only, short budgets (seconds)")
-    ap.add_argument("--sizes", default="30,300,1000", help="field sizes (default 30,300,1000)")
+    ap.add_argument("--quick", action="store_true", help="n = 12 only, short budgets (seconds)")
+    ap.add_argument("--sizes", default="30,100", help="field sizes (default 30,100)")
     ap.add_argument("--reps", type=int, default=3, help="runs per schedule for the cold start")
     ap.add_argument("--trials", type=int, default=12, help="newcomers per schedule")
     ap.add_argument("--seed", type=int, default=1)
@@ -355,7 +398,30 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--spread", type=float, default=1.5, help="sd of the true log-strengths")
     ap.add_argument(
+        "--layouts",
+        default="random,spaced",
+        help="true strengths drawn at random and/or evenly spaced (default random,spaced)",
+    )
+    ap.add_argument(
         "--luck", type=float, default=World.luck, help="chance a seat's luck is the deal's"
+    )
+    ap.add_argument(
+        "--bot-luck",
+        type=float,
+        default=0.3,
+        help="chance a bot's luck in a match is its own for the whole set: the bot-by-deal"
+        " effect duplicate play cannot cancel (default 0.3: a set then tells about what the"
+        " model counts, bench/ladder_information.py; 0 is the old, easier world)",
+    )
+    ap.add_argument("--no-cost", action="store_true", help="skip the cost line")
+    ap.add_argument(
+        "--schedules", help="only these schedules, separated by commas (default: every one)"
+    )
+    ap.add_argument("--no-newcomer", action="store_true", help="skip the newcomer lines")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        help="sets from a cold start (default 40 a bot up to 100 bots, 15 to 300, 10 beyond)",
     )
     args = ap.parse_args(argv)
     try:
@@ -365,22 +431,33 @@ def main(argv: list[str] | None = None) -> int:
             f"error: --sizes takes numbers separated by commas, not {args.sizes!r}", file=sys.stderr
         )
         return 1
+    only = frozenset(args.schedules.split(",")) if args.schedules else None
+    if only is not None and only - {*COLD, *NEW, "round robin"}:
+        print(f"error: --schedules names unknown schedules: {args.schedules!r}", file=sys.stderr)
+        return 1
+    layouts = args.layouts.split(",")
+    if not layouts or set(layouts) - {"random", "spaced"}:
+        print(f"error: --layouts takes random and/or spaced, not {args.layouts!r}", file=sys.stderr)
+        return 1
     if min(sizes) < TOP + 1 and not args.quick:
         print(f"error: every size must exceed {TOP}", file=sys.stderr)
         return 1
-    world = World(luck=args.luck)
+    world = World(luck=args.luck, bot_luck=args.bot_luck)
     reps, trials = (2, 2) if args.quick else (args.reps, args.trials)
     print(
         f"# bench/ladder.py sizes={sizes} reps={reps} trials={trials} warm={args.warm} {world}"
-        f" load {load()}"
+        f" layouts={layouts} load {load()}"
     )
     for n in sizes:
-        budget = 60 * n if n <= 30 else 50 * n if n <= 300 else 10 * n
-        if args.quick:
-            budget = 240
-        cold_table(n, budget, reps if n < 1000 else 1, args.seed, world, args.spread)
-        newcomer_table(n, trials, args.seed, world, args.spread, max(1, args.warm))
-    cost_table(max(sizes), 100 if args.quick else 3 * max(sizes), args.seed, world, args.spread)
+        for layout in layouts:
+            setup = Setup(world, args.spread, layout == "spaced")
+            budget = 240 if args.quick else args.budget or budget_of(n)
+            cold_table(n, budget, reps if n < 1000 else 1, args.seed, setup, only)
+            if not args.no_newcomer:
+                newcomer_table(n, trials, args.seed, setup, max(1, args.warm), only)
+    if not args.no_cost:
+        setup = Setup(world, args.spread, layouts[0] == "spaced")
+        cost_table(max(sizes), 100 if args.quick else 3 * max(sizes), args.seed, setup)
     print(f"# load {load()}")
     return 0
 

@@ -24,6 +24,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 from scipy import special  # type: ignore[import-untyped]
@@ -35,9 +36,18 @@ PERMS = np.asarray(list(itertools.permutations(range(3))))  # seating -> member 
 
 @dataclass(frozen=True)
 class World:
-    """How sets are played: deal luck and tie rates."""
+    """How sets are played: deal luck, the bot-by-deal effect and tie rates.
+
+    ``luck`` is the chance a seat's luck is the deal's (the same in the six seatings: what
+    duplicate play cancels, as every bot sits in every seat twice). ``bot_luck`` is the chance
+    a bot's luck in a match is its own draw for the whole set, whatever the seat: how well
+    this deal suits this bot, the bot-by-deal effect that duplicate play cannot cancel. Each
+    draw is a uniform on its own, and within one match the three bots' draws stay
+    independent, so every match is still exactly Plackett-Luce in the true strengths (the
+    ratings' limit is the truth), but the six matches of a set teach less than six."""
 
     luck: float = 0.9
+    bot_luck: float = 0.0
     tie_first: float = 0.03
     tie_second: float = 0.08
 
@@ -54,10 +64,15 @@ class World:
         return math.log1p(x)
 
 
-def strengths(n: int, spread: float, seed: int) -> np.ndarray:
-    """True log-strengths of ``n`` bots: normal quantiles with sd ``spread``, shuffled."""
+def strengths(n: int, spread: float, seed: int, spaced: bool = True) -> np.ndarray:
+    """True log-strengths of ``n`` bots with sd ``spread``: evenly spaced normal quantiles,
+    shuffled (``spaced``), or drawn at random from the normal (near-ties included, as a real
+    field has them)."""
+    rng = np.random.default_rng([seed, 99])
+    if not spaced:
+        return np.asarray(rng.normal(size=n) * spread)
     q = special.ndtri((np.arange(n) + 0.5) / n) * spread
-    return np.asarray(np.random.default_rng([seed, 99]).permutation(q))
+    return np.asarray(rng.permutation(q))
 
 
 def play_set(
@@ -66,8 +81,12 @@ def play_set(
     """The places of the three bots (log-strengths ``theta``) in the six matches of a set."""
     deal = rng.random(3)
     u = np.where(rng.random((6, 3)) < world.luck, deal, rng.random((6, 3)))  # (match, seat)
-    perf = np.empty((6, 3))
-    np.put_along_axis(perf, PERMS, theta[PERMS] - np.log(-np.log(u)), axis=1)  # by member
+    by_member = np.empty((6, 3))
+    np.put_along_axis(by_member, PERMS, u, axis=1)
+    if world.bot_luck:
+        own = rng.random(3)  # how this deal suits each bot, in all six seatings
+        by_member = np.where(rng.random((6, 3)) < world.bot_luck, own, by_member)
+    perf = theta - np.log(-np.log(by_member))  # (match, member)
     order = np.argsort(-perf, axis=1)
     places = np.empty((6, 3), dtype=np.int64)
     np.put_along_axis(places, order, np.arange(1, 4)[None, :].repeat(6, 0), axis=1)
@@ -151,5 +170,58 @@ def truth_bracketing(newcomer: int, truth: np.ndarray, nearest: int = 2) -> Pick
         side = up if len(up) else down
         a, b = rng.choice(len(side), 2, replace=False)
         return newcomer, int(side[a]), int(side[b])
+
+    return pick
+
+
+def _fewest(lad: Ladder) -> int:
+    """The bot matchmaking serves first: the fewest sets, then the longest wait."""
+    return min(lad.active(), key=lambda b: (lad.entries[b].scheduled, -lad.wait(b), b))
+
+
+BETA: Final = math.pi / math.sqrt(6)
+"""A bot's performance noise in logits (the sd of a Gumbel draw), TrueSkill's beta."""
+
+
+def quality(mu: np.ndarray, var: np.ndarray, beta: float = BETA) -> np.ndarray:
+    """TrueSkill's (and openskill's) match quality of free-for-all triples, one per row of
+    ``mu`` and ``var`` (means and variances of the three bots' strengths): the chance of a
+    draw relative to the chance were all three known exactly, ``sqrt(det(b²AᵀA) / det(b²AᵀA
+    + AᵀΣA)) exp(-dᵀ(b²AᵀA + AᵀΣA)⁻¹d / 2)`` with ``d = Aᵀμ`` the successive differences.
+    Written out for 3 x 3 (``openskill`` is not installable here, and it scores one match
+    per call where a matchmaker scores thousands)."""
+    b2 = beta * beta
+    s0, s1, s2 = var[:, 0], var[:, 1], var[:, 2]
+    m00, m01, m11 = 2 * b2 + s0 + s1, -b2 - s1, 2 * b2 + s1 + s2
+    det = m00 * m11 - m01 * m01
+    d0, d1 = mu[:, 0] - mu[:, 1], mu[:, 1] - mu[:, 2]
+    quad = (m11 * d0 * d0 - 2 * m01 * d0 * d1 + m00 * d1 * d1) / det
+    return np.asarray(np.sqrt(3 * b2 * b2 / det) * np.exp(-quad / 2))
+
+
+def match_quality(lad: Ladder, rng: np.random.Generator, pool: int = 40) -> tuple[int, int, int]:
+    """openskill/TrueSkill matchmaking: the bot served first (fewest sets) with the pair of
+    partners of the highest match quality, from its ``pool`` nearest in rating (the ladder's
+    estimates and spreads); ties to the first."""
+    seed = _fewest(lad)
+    r = lad.ratings
+    others = np.asarray([b for b in lad.active() if b != seed])
+    idx = np.asarray([r.index[int(b)] for b in others])
+    me = r.index[seed]
+    near = np.argsort(np.abs(r.theta[idx] - r.theta[me]), kind="stable")[:pool]
+    a, b = np.triu_indices(len(near), 1)
+    cols = np.stack([np.full(len(a), me), idx[near[a]], idx[near[b]]], axis=1)
+    q = quality(r.theta[cols], np.diagonal(r.cov)[cols])
+    best = int(np.argmax(q))
+    return seed, int(others[near[a[best]]]), int(others[near[b[best]]])
+
+
+def truth_neighbours(truth: np.ndarray) -> Picker:
+    """An oracle for a whole field: the bot served first between its nearest bots above and
+    below it in *true* strength (:func:`truth_bracketing`), what neighbour matchmaking would
+    play were every rating already right."""
+
+    def pick(lad: Ladder, rng: np.random.Generator) -> tuple[int, int, int]:
+        return truth_bracketing(_fewest(lad), truth)(lad, rng)
 
     return pick

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from bench_support import run_bench
 
 
@@ -12,21 +13,71 @@ def test_the_quick_run_measures_every_schedule() -> None:
     result = run_bench("ladder.py", "--quick")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    for name in ("ladder", "random triples", "neighbours", "round robin"):
-        assert re.search(rf"^cold n=12 +{name} +top10: +(> )?\d+", out, re.M), name
-    for name in ("ladder", "random pairs", "neighbours", "truth oracle"):
-        assert re.search(rf"^new  n=12 +{name} +sets to \+-50", out, re.M), name
-    # How far the ladder's newcomers really are, against the spread their intervals claim.
-    err = re.search(
-        r"^err  n=12 +ladder +after 12 sets: rms error (\d+) points, shown sd (\d+)", out, re.M
-    )
-    assert err is not None and int(err.group(1)) > 0 and int(err.group(2)) > 0
-    # A new bot plays at the very next step under the ladder's rule.
-    assert re.search(r"^new  n=12 +ladder .*sets before its first: max 0 ", out, re.M)
-    # Its wait bound at 12 bots is 12 sets; the coverage is a rate.
-    wait = re.search(r"^cold n=12 +ladder .*max wait: +(\d+) .*coverage: ([\d.]+)", out, re.M)
-    assert wait is not None and int(wait.group(1)) <= 12 and 0 < float(wait.group(2)) <= 1
+    for layout in ("random", "spaced"):
+        for name in ("ladder", "random triples", "neighbours", "match quality", "truth oracle"):
+            line = rf"^cold n=12 +{layout} {name} +top10: +(> )?\d+ +stays: +(> )?\d+"
+            assert re.search(line + r" +tau>=0.95: +(> )?\d+", out, re.M), (layout, name)
+        for name in ("ladder", "random pairs", "neighbours", "match quality", "truth oracle"):
+            # The newcomer's true error, shown half-width and held count at its 5th to 40th set.
+            cells = r".*5: \d+/\d+/\d+  10: \d+/\d+/\d+  20: \d+/\d+/\d+  40: \d+/\d+/\d+$"
+            assert re.search(rf"^new  n=12 +{layout} {name} +sets to \+-50{cells}", out, re.M)
+        # A new bot plays at the very next step under the ladder's rule.
+        assert re.search(rf"^new  n=12 +{layout} ladder .*sets before its first: max 0 ", out, re.M)
+        # Its wait bound at 12 bots is 12 sets; the coverage is a rate.
+        wait = re.search(
+            rf"^cold n=12 +{layout} ladder .*max wait: +(\d+) .*coverage: ([\d.]+)", out, re.M
+        )
+        assert wait is not None and int(wait.group(1)) <= 12 and 0 < float(wait.group(2)) <= 1
+    assert "bot_luck=0.3" in out.splitlines()[0]  # the harder world by default
     assert re.search(r"^cost n=12 +pick: median [\d.]+ ms.*triples scored median \d+", out, re.M)
+
+
+def test_match_quality_is_trueskills_draw_chance() -> None:
+    """1 for three bots known to be equal; lower for a spread or an uncertainty; the same
+    whatever the order of the three."""
+    import sys
+
+    import numpy as np
+    from bench_support import BENCH
+
+    sys.path.insert(0, str(BENCH))
+    from ladder_model import quality
+
+    mu = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, -0.5], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
+    var = np.zeros((4, 3))
+    q = quality(mu, var)
+    assert q[0] == pytest.approx(1.0) and 1 > q[1] > q[2] and q[3] == pytest.approx(q[2])
+    assert quality(mu[:1], np.ones((1, 3)))[0] < 1
+    # Known strengths (no variance): exp(-dᵀM⁻¹d / 2), d the successive differences,
+    # M = b²AᵀA with b the sd of a Gumbel performance.
+    m = (np.pi**2 / 6) * np.array([[2.0, -1.0], [-1.0, 2.0]])
+    d = np.array([0.5, 0.5])
+    assert abs(q[1] - np.exp(-d @ np.linalg.solve(m, d) / 2)) < 1e-12
+
+
+def test_the_bot_by_deal_effect_survives_duplicate_play() -> None:
+    """With ``bot_luck`` a bot's six places in a set move together (its mean place varies
+    more from set to set than with seat luck alone, which duplicate play cancels), while
+    each match stays exactly Plackett-Luce: equal bots still win a third of the matches."""
+    import sys
+
+    import numpy as np
+    from bench_support import BENCH
+
+    sys.path.insert(0, str(BENCH))
+    from ladder_model import World, play_set
+
+    def spread(bot_luck: float) -> tuple[float, float]:
+        rng = np.random.default_rng(1)
+        sets = [play_set(np.zeros(3), rng, World(bot_luck=bot_luck)) for _ in range(3000)]
+        means = [np.mean([p[0] for p in s]) for s in sets]
+        wins = np.mean([p[0] == 1 for s in sets for p in s])
+        return float(np.var(means)), float(wins)
+
+    cancelled, won = spread(0.0)
+    kept, won_too = spread(0.6)
+    assert kept > 2 * cancelled
+    assert abs(won - 0.345) < 0.02 and abs(won_too - 0.345) < 0.02  # a third, plus shared firsts
 
 
 def test_bad_sizes_are_one_error_line() -> None:
@@ -94,11 +145,11 @@ def test_the_newcomers_field_is_measured_as_long_as_asked() -> None:
     from bench_support import BENCH
 
     sys.path.insert(0, str(BENCH))
-    from ladder import warmed
+    from ladder import Setup, warmed
     from ladder_model import World
 
     def widths(warm: int) -> float:
-        lad, _ = warmed(12, warm * 12, 1, World(), 1.5)
+        lad, _ = warmed(12, warm * 12, 1, Setup(World()))
         lines = [s for s in lad.ratings.standings() if s.low is not None and s.high is not None]
         return sum(s.high - s.low for s in lines) / len(lines)
 

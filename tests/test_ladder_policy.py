@@ -104,7 +104,7 @@ def test_a_share_of_the_sets_ties_the_ends_of_the_table_to_each_other() -> None:
     rests on it: docs/ladder.md, coverage)."""
     lad, truth = field(30, seed=4)
     picks = run(lad, truth, 900, np.random.default_rng(11))
-    free = [p for p in picks if p.reason in ("random", "information", "explore")]
+    free = [p for p in picks if p.reason in ("random", "neighbours", "information", "explore")]
     share = sum(p.reason == "random" for p in free) / len(free)
     assert abs(share - lad.params.random_sets) < 0.06, share
     rank = np.argsort(np.argsort(-truth))
@@ -119,6 +119,33 @@ def test_a_share_of_the_sets_ties_the_ends_of_the_table_to_each_other() -> None:
     for b in range(30):
         off.join(b)
     assert "random" not in {p.reason for p in run(off, truth, 300, np.random.default_rng(11))}
+
+
+def test_neighbour_sets_serve_the_bot_with_the_fewest_sets_among_its_neighbours() -> None:
+    """Past the random sets, ``neighbour_sets`` of the steps play the bot with the fewest
+    sets between two of its ``neighbours`` nearest on each side in the shown order."""
+    lad, truth = field(30, seed=5)
+    run(lad, truth, 200, np.random.default_rng(12))
+    seen = 0
+    for _ in range(300):
+        fewest = min(lad.entries[b].scheduled for b in lad.active())
+        order = [s.bot for s in lad.ratings.standings()]
+        pick = lad.next_set()
+        lad.record(
+            SetResult(
+                pick.bots, play_set(truth[list(pick.bots)], np.random.default_rng(seen), World())
+            )
+        )
+        if pick.reason != "neighbours":
+            continue
+        seen += 1
+        focal, *partners = pick.bots
+        assert lad.entries[focal].scheduled - 1 == fewest
+        # Ranks from the table before the set: theta's order, the one the rule reads.
+        rank = {b: i for i, b in enumerate(order)}
+        assert all(abs(rank[b] - rank[focal]) <= lad.params.neighbours for b in partners)
+    p = lad.params
+    assert abs(seen / 300 - (1 - p.random_sets) * p.neighbour_sets) < 0.1, seen
 
 
 def test_the_same_seed_and_results_give_the_same_ladder() -> None:
@@ -190,7 +217,7 @@ def test_a_focal_bots_partners_bracket_its_estimate() -> None:
     truth = np.append(truth, 0.1)
     picks = run(lad, truth, 12, rng)
     focus = [p for p in picks if p.reason in ("new", "provisional") and 20 in p.bots]
-    assert len(focus) >= 6
+    assert len(focus) == lad.params.min_sets
     from arena.ladder.policy import _View
 
     view = _View(lad, lad.active())
@@ -203,3 +230,42 @@ def test_a_focal_bots_partners_bracket_its_estimate() -> None:
     top = int(np.argmax(view.theta))
     others = [(a, b) for a in range(21) for b in range(a + 1, 21) if top not in (a, b)]
     assert view.bracketing(top, others) == others  # nobody above it: every pair stays
+
+
+def longest_waits(lad: Ladder, truth: np.ndarray, steps: int) -> dict[int, int]:
+    """Each bot's longest wait (sets scheduled between two of its own) over ``steps`` sets,
+    counted from a step after every bot has played and the ones overdue since have caught up
+    (new bots go first, even before overdue ones)."""
+    rng = np.random.default_rng(6)
+    play(lad, truth, len(lad.active()), rng)
+    last = {b: lad.entries[b].last - lad.step for b in lad.active()}
+    worst = dict.fromkeys(lad.active(), 0)
+    for s, t in enumerate(play(lad, truth, steps, rng)):
+        for b in t:
+            if b in last:
+                worst[b] = max(worst[b], s - last[b] - 1)
+            last[b] = s
+    for b in lad.active():
+        worst[b] = max(worst[b], steps - last[b] - 1)
+    return worst
+
+
+@pytest.mark.parametrize("owned", [False, True], ids=["each-bot-its-own", "one-owner-of-50"])
+def test_an_owners_bots_count_together_toward_the_wait_bound(owned: bool) -> None:
+    """Eleven owners with a bot each and one owner with 50: counted by owner, the field is
+    twelve owners and the eleven keep the bound of twelve (12 sets), the 50 share theirs
+    (each 12 x 50); counted by bot, the one owner pushes everyone's bound to 61."""
+    lad = Ladder(seed=2)
+    for b in range(61):
+        lad.join(b, owner=("many" if b >= 11 else f"solo{b}") if owned else None)
+    truth = strengths(61, 1.5, 2)
+    bounds = lad.bounds()
+    worst = longest_waits(lad, truth, 400)
+    solo = max(worst[b] for b in range(11))
+    if owned:
+        assert {bounds[b] for b in range(11)} == {12} and bounds[11] == 600
+        assert solo <= 12
+        assert all(worst[b] <= bounds[b] for b in range(11, 61))
+    else:
+        assert set(bounds.values()) == {61} and lad.params.wait_bound(61) == 61
+        assert solo > 12  # what the owner's 50 bots cost everyone else

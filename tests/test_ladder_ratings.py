@@ -13,7 +13,7 @@ from bench_support import BENCH
 
 from arena.ladder import LadderRatings, SetResult
 from arena.ladder.ratings import set_choices
-from arena.stats import ELO_SCALE, Outcomes, compute
+from arena.stats import BASE, ELO_SCALE, Outcomes, compute
 
 sys.path.insert(0, str(BENCH))
 
@@ -85,17 +85,40 @@ def test_the_table_is_what_arena_standings_shows() -> None:
     mine = {s.bot: s for s in r.standings()}
     names = {b: f"bot{b}" for b in range(10)}
     theirs = compute(Outcomes.build(range(10), rows(results), {}), names)
+    # ``arena standings`` centres a tournament on the information-weighted mean, the ladder
+    # on the plain mean of its rated bots (a schedule must not move it): the same table
+    # once both stand on one centre.
+    shift = sum(s.rating for s in theirs if s.rating is not None) / len(theirs) - BASE
     for s in theirs:
         m = mine[s.bot]
         assert s.rating is not None and s.rating_low is not None and s.rating_high is not None
         assert m.low is not None and m.high is not None
         # The prior's pull (sd 2 logits, which offsets the estimate's outward bias with few
-        # sets): under two points at 90 sets a bot.
-        assert m.rating == pytest.approx(s.rating, abs=2.0)
-        assert m.low == pytest.approx(s.rating_low, abs=2.0)
-        assert m.high == pytest.approx(s.rating_high, abs=2.0)
+        # sets): under two points at 90 sets a bot; the interval, a contrast against the
+        # other centre, within three.
+        assert m.rating == pytest.approx(s.rating - shift, abs=2.0)
+        assert m.low == pytest.approx(s.rating_low - shift, abs=3.0)
+        assert m.high == pytest.approx(s.rating_high - shift, abs=3.0)
         assert m.sets == s.units
     assert [s.bot for s in r.standings()] == [s.bot for s in theirs]
+
+
+def test_1500_is_the_plain_mean_of_the_rated_bots_however_the_sets_fall() -> None:
+    """Sets piled on the top three bots make them the best measured; a centre weighted by
+    information would follow them, the ladder's stays the plain mean of the rated bots."""
+    r = LadderRatings()
+    for result in random_sets(12, 60, seed=3):
+        r.add_set(result)
+    top = sorted(range(12), key=lambda b: -r.theta_of(b))[:3]
+    for result in random_sets(3, 400, seed=4):
+        r.add_set(SetResult(tuple(top[b] for b in result.bots), result.places))  # type: ignore[arg-type]
+    r.add_bots([12])  # a bot without sets: not rated, not in the centre
+    lines = [s for s in r.standings() if s.sets >= 2]
+    assert len(lines) == 12
+    assert sum(s.rating for s in lines) / len(lines) == pytest.approx(BASE, abs=1e-6)
+    weighted = float(r.info[:12] @ r.theta[:12] / r.info[:12].sum())
+    plain = float(r.theta[:12].mean())
+    assert abs(weighted - plain) * ELO_SCALE > 10  # the weighted centre would have moved
 
 
 def test_a_bot_is_rated_from_its_first_set_and_shown_with_an_interval_from_its_second() -> None:

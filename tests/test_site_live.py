@@ -18,6 +18,7 @@ from site_support import ladder_set, soup, store_ladder, store_tournament, texts
 from arena.cli import main
 from arena.cli.site import render as render_command
 from arena.errors import ArenaError
+from arena.ladder.ratings import PROVISIONAL_SETS
 from arena.site import RECENT_REPLAYS, render_site, update
 from arena.site.output import MANIFEST
 from arena.site.replay import play_stats
@@ -172,6 +173,16 @@ def test_ladder_page(tmp_path: Path) -> None:
     sets = {name: sum(v in s.bots for s in finished) for v, name in field.items()}
     shown = {texts([r.select_one("a.bot")])[0]: int(r.select("td")[3].get_text()) for r in in_field}
     assert shown == sets and sum(sets.values()) > 0
+    # A bot with fewer than PROVISIONAL_SETS sets says so, with its count.
+    for r in rows:
+        name, cell = texts([r.select_one("a.bot")])[0], r.select("td")[2]
+        tag = cell.select_one(".provisional")
+        if sets[name] < PROVISIONAL_SETS:
+            assert tag is not None
+            assert tag.get_text() == f"provisional ({sets[name]} of {PROVISIONAL_SETS} sets)"
+        else:
+            assert tag is None
+    assert "1500 is the plain (unweighted) mean" in page.get_text(" ")
     for r in rows:
         assert re.search(r"\d", r.select("td")[2].get_text())  # a rating and its interval
     # No run holds it: paused, nothing "playing now"; the set a stop cut short (step 8) is

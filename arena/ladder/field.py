@@ -109,13 +109,17 @@ class State:
 
 
 def _apply(
-    lad: Ladder, joins: dict[int, list[int]], leaves: dict[int, list[int]], step: int
+    lad: Ladder,
+    joins: dict[int, list[int]],
+    leaves: dict[int, list[int]],
+    step: int,
+    owners: dict[int, str | None],
 ) -> None:
     for v in sorted(leaves.get(step, ())):
         if v in lad.entries:
             lad.retire(v)
     for v in sorted(joins.get(step, ())):
-        lad.join(v)
+        lad.join(v, owners.get(v))
 
 
 def restore(store: Store, lid: str, seed: int, params: Parameters, lookahead: int) -> State:
@@ -125,8 +129,11 @@ def restore(store: Store, lid: str, seed: int, params: Parameters, lookahead: in
     state = State(Ladder(seed=seed, params=params), lookahead)
     joins: dict[int, list[int]] = {}
     leaves: dict[int, list[int]] = {}
+    owner_of = store.bot_owners()
+    owners: dict[int, str | None] = {}
     for m in store.ladder_members(lid):
         state.bot_of[m.version_id] = m.bot_id
+        owners[m.version_id] = owner_of.get(m.name)
         joins.setdefault(m.joined_step, []).append(m.version_id)
         if m.left_step is not None:
             leaves.setdefault(m.left_step, []).append(m.version_id)
@@ -141,9 +148,9 @@ def restore(store: Store, lid: str, seed: int, params: Parameters, lookahead: in
             state.unfinished.append(row)
     for row in sets:
         state.count_until(row.step - lookahead - 1)
-        _apply(state.ladder, joins, leaves, row.step)
+        _apply(state.ladder, joins, leaves, row.step, owners)
         state.ladder.schedule(row.bots, row.reason)
-    _apply(state.ladder, joins, leaves, len(sets))
+    _apply(state.ladder, joins, leaves, len(sets), owners)
     return state
 
 
@@ -179,8 +186,13 @@ def sync(
         store.leave_ladder(lid, v, step, reason)
         gone = store.bot_version(v)
         changes.append(FieldChange(step, gone.name, gone.version, False, reason))
+    owner_of = store.bot_owners()
+    # A name stored without an owner can gain one later: the rule reads the owners as they
+    # are now, as a resumed ladder (restore) does, so the two choose alike.
+    for v in wanted.keys() & active:
+        lad.entries[v].owner = owner_of.get(wanted[v].name)
     for v in sorted(wanted.keys() - active):
-        lad.join(v)
+        lad.join(v, owner_of.get(wanted[v].name))  # an owner's bots share a wait bound
         store.join_ladder(lid, v, step)
         state.bot_of[v] = wanted[v].bot_id
         changes.append(FieldChange(step, wanted[v].name, wanted[v].version, True))

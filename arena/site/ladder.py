@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Final
 
+from arena.ladder.ratings import PROVISIONAL_SETS
 from arena.site.data import BotRef, MatchRow, Standing, Tournament, recent_matches
 from arena.site.render import Writer
 from arena.store import Store
@@ -158,4 +159,5 @@ def page(
         epochs=epochs,
         epoch_count=store.ladder_epoch_count(t.id),
         sets_played=sum(b.sets for b in everyone) // 3,
+        provisional_sets=PROVISIONAL_SETS,
     )
