@@ -118,14 +118,16 @@ _DEAF = {
 def test_a_bot_that_turns_the_question_away_is_killed_as_before(how: str) -> None:
     text = (
         "import os, signal\n"
-        "LIE = b'{\"where\": \"stuck.py:1 in act\\\\u001b[2J\"}'\n"
+        'LIE = b\'{"where": "stuck.py:1 in act\\\\u001b[2J"}\'\n'
         "class Bot:\n"
         "    def __init__(self):\n"
         f"        {_DEAF[how]}\n"
         "    def act(self, obs):\n"
         "        while True: pass\n"
     )
-    kind, message, decision = _play(BotSource("deaf", text, "deaf.py"), Limits(decision_seconds=0.5))
+    kind, message, decision = _play(
+        BotSource("deaf", text, "deaf.py"), Limits(decision_seconds=0.5)
+    )
     assert (kind, decision, message) == ("timeout", 0, "used over 0.5 s of CPU on one decision")
 
 
