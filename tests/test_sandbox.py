@@ -368,7 +368,10 @@ def test_loading_runs_the_match_clock_too() -> None:
     fault = out.fault_of(0)
     assert fault is not None and fault.kind == "load" and fault.decision is None
     assert fault.message.startswith("ran out of its match clock loading: ")
-    assert fault.message.endswith("over loading; the clock gave 1 s + 0 x 0.5 s = 1.00 s")
+    # Asked where it was before it was killed: in its constructor's sleep (line 5).
+    assert fault.message.endswith(
+        "over loading; the clock gave 1 s + 0 x 0.5 s = 1.00 s; the bot was at bot.py:5 in __init__"
+    )
     assert "RAN" in out.logs[0] and "WOKE" not in out.logs[0]
     assert [f.seat for f in out.faults] == [0] and out.stats[0]["clock_seconds"] >= 1.0
 

@@ -80,6 +80,7 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("no_bot_class", {"load"}, False),
     ("close_pipes", {"protocol"}, True),
     ("partial_line", {"timeout"}, True),
+    ("where_liar", {"timeout"}, True),
     ("shm_hoard", None, True),
     ("host_counters", None, True),
     ("set_affinity", None, True),

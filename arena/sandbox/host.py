@@ -139,6 +139,28 @@ def _describe(e: BaseException, tb: bool = True) -> str:
     return (head + "\n".join(frames[-16:]))[:4000]
 
 
+WHERE_SIGNAL = signal.SIGUSR1
+"""The arena's question "where are you?" to a bot it is about to kill for running out of time."""
+
+
+def _say_where(_signum: int, frame: Any) -> None:
+    """Answer :data:`WHERE_SIGNAL`: the innermost frame of the bot's own file, as one line on
+    the protocol pipe (``{"where": "bot.py:12 in act"}``), then carry on until the arena's
+    kill. Its own line first starts with a newline, so a half-written line of the bot's cannot
+    swallow it. Only the bot's claim: it may replace this handler (the arena then waits its
+    short bound and kills it as before)."""
+    try:
+        while frame is not None and frame.f_code.co_filename != _BOT_FILE:
+            frame = frame.f_back
+        if frame is None:
+            return
+        name = os.path.basename(_BOT_FILE)
+        line = json.dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
+        os.write(4, ("\n" + line + "\n").encode())
+    except BaseException:
+        pass
+
+
 def _frame(read: Any) -> bytes | None:
     """One framed message from the arena (4-byte little-endian length, then the bytes)."""
     head = read(4)
@@ -204,6 +226,7 @@ def run_child(
 
     random.seed(digest)
     del digest
+    signal.signal(WHERE_SIGNAL, _say_where)
     _serve(_load(cfg, code), read)
 
 

@@ -20,7 +20,9 @@ import json
 import marshal
 import math
 import os
+import re
 import select
+import signal
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -29,9 +31,9 @@ from arena.engine import is_legal
 from arena.sandbox.client import Child, _exit_status, describe_death
 from arena.sandbox.clock import where
 from arena.sandbox.values import Fault, FaultKind, Limits
-from arena.untrusted import clean
+from arena.untrusted import clean, clean_line
 
-__all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR"]
+__all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR", "WHERE_WAIT"]
 
 MAX_LINE: Final = 1 << 20
 """The longest line a bot may write on its protocol pipe (and the largest answer)."""
@@ -39,6 +41,17 @@ MAX_LINE: Final = 1 << 20
 WALL_FACTOR: Final = 5.0
 """A turn may last this many times its CPU limit on the wall clock (a bot that sleeps or
 blocks uses no CPU; a busy machine must leave a bot at least a fifth of a CPU)."""
+
+WHERE_WAIT: Final = 0.1
+"""How long the arena waits, at most, for a bot that ran out of time to say where it is
+(:func:`ask_where`) before it kills it."""
+
+WHERE_SIGNAL: Final = signal.SIGUSR1
+"""The question; the bot host's handler answers it (``host.WHERE_SIGNAL``)."""
+
+_WHERE_BYTES: Final = 4096
+_WHERE: Final = re.compile(r"[\w.+-]{1,100}:[0-9]{1,9} in [\w<>.-]{1,100}")
+"""The only shape of answer shown: ``bot.py:12 in act``."""
 
 try:  # orjson (a declared dependency) parses the bots' answers 3-5x faster than json
     import orjson
@@ -146,23 +159,33 @@ class SeatProxy:
             self.cpu = self.child.cpu_seconds()
             if self.cpu >= budget:
                 if decision is None:  # an import-time loop is a load fault, whatever it costs
-                    self.set_fault("load", f"used its CPU budget of {budget:g} s loading", None)
+                    self._out_of_time("load", f"used its CPU budget of {budget:g} s loading", None)
                 else:
-                    self.set_fault("cpu", f"used its CPU budget of {budget:g} s", decision)
+                    self._out_of_time("cpu", f"used its CPU budget of {budget:g} s", decision)
                 return None
             kind: FaultKind = "load" if decision is None else "timeout"
             what = "loading" if decision is None else "on one decision"
             if self.cpu - start >= limit:
-                self.set_fault(kind, f"used over {limit:g} s of CPU {what}", decision)
+                self._out_of_time(kind, f"used over {limit:g} s of CPU {what}", decision)
                 return None
             now = time.monotonic()
             if now >= deadline and by_clock:
-                self.set_fault(kind, self.clock.ran_out(where(obs), now - began), decision)
+                self._out_of_time(kind, self.clock.ran_out(where(obs), now - began), decision)
                 return None
             if now >= deadline:
                 wall = WALL_FACTOR * limit
-                self.set_fault(kind, f"no answer within {wall:g} s (wall clock) {what}", decision)
+                message = f"no answer within {wall:g} s (wall clock) {what}"
+                self._out_of_time(kind, message, decision)
                 return None
+
+    def _out_of_time(self, kind: FaultKind, message: str, decision: int | None) -> None:
+        """Record a fault for a bot that ran out of time, naming where it was when it says so
+        within :data:`WHERE_WAIT` (``; the bot was at bot.py:12 in act``), then kill it."""
+        if self.fault is None and self.child is not None and self.child.alive:
+            at = ask_where(self.child)
+            if at is not None:
+                message = f"{message}; the bot was at {at}"
+        self.set_fault(kind, message, decision)
 
     def _died(self, decision: int | None) -> None:
         assert self.child is not None
@@ -240,9 +263,9 @@ class SeatProxy:
         except TimeoutError:
             self.clock.charge(time.monotonic() - start)
             if left < backstop:  # the clock's deadline came first
-                self.set_fault("timeout", self.clock.ran_out(where(obs)), k)
+                self._out_of_time("timeout", self.clock.ran_out(where(obs)), k)
             else:
-                self.set_fault("timeout", f"did not read its request within {limit:g} s", k)
+                self._out_of_time("timeout", f"did not read its request within {limit:g} s", k)
             return legal[0]
         except OSError:
             self._died(k)
@@ -347,6 +370,55 @@ def legal_summary(legal: list[Any]) -> str:
         size += len(text) + 2
     more = len(legal) - len(shown)
     return "[" + ", ".join(shown) + (f", ... and {more} more" if more else "") + "]"
+
+
+def ask_where(child: Child, wait: float = WHERE_WAIT) -> str | None:
+    """Where the bot says it is (``bot.py:12 in act``), asked with :data:`WHERE_SIGNAL`;
+    None when no well-formed answer comes within ``wait`` seconds.
+
+    The answer is the bot's own claim (its code can replace the host's handler, or write
+    anything on its pipe): read for ``wait`` seconds and :data:`_WHERE_BYTES` at most,
+    shown only if it has the shape of a location, capped and stripped like every byte from a
+    bot, and used for nothing but display.
+    """
+    try:
+        signal.pidfd_send_signal(child.pidfd, WHERE_SIGNAL)
+    except OSError:
+        return None
+    deadline = time.monotonic() + wait
+    poller = select.poll()
+    poller.register(child.resp, select.POLLIN)
+    got = b""
+    while len(got) < _WHERE_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(math.ceil(left * 1000)):
+            return None
+        try:
+            chunk = os.read(child.resp, _WHERE_BYTES - len(got))
+        except BlockingIOError:
+            continue
+        except OSError:
+            return None
+        if not chunk:
+            return None  # it died (or closed its pipe): nothing more will come
+        got += chunk
+        for line in got.split(b"\n")[:-1]:
+            at = _where_of(line)
+            if at is not None:
+                return at
+    return None
+
+
+def _where_of(line: bytes) -> str | None:
+    """The location in one ``{"where": "bot.py:12 in act"}`` line; None for anything else."""
+    try:
+        msg = _loads(line)
+    except ValueError:
+        return None
+    at = msg.get("where") if isinstance(msg, dict) else None
+    if not isinstance(at, str) or not _WHERE.fullmatch(at):
+        return None
+    return clean_line(at, 220)
 
 
 def _write_all(fd: int, data: bytes, deadline: float) -> None:
