@@ -507,15 +507,17 @@ def run(
                 judge=judge,
             )
             log.info("tournament %s: %d matches stored in this run", tid, played)
-    total = store.tournament(tid).total_matches
     # An exact schedule plays exactly its own ``total`` (a caller's ``on_plan`` may narrow it).
-    expected = total if unfolds.total is None else unfolds.total
+    expected = unfolds.total
+    if expected is None:
+        expected = store.tournament(tid).total_matches
     if completed and unfolds.exact and store.match_count(tid) < expected:
         # Never finished (its secret revealed) with a hole, whatever the executor said.
         log.error("tournament %s: the run ended with matches missing", tid)
         completed = False
     store.set_status(tid, "finished" if completed and unfolds.ends else "interrupted")
     unfolds.finish(store, completed)
+    total = store.tournament(tid).total_matches  # a schedule that stopped early stored its size
     result = RunResult(tid, total, played, already, completed, time.perf_counter() - started)
     result.stopped = unfolds.why()
     result.judge = judge
