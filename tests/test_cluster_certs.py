@@ -148,3 +148,18 @@ def test_a_worker_registers_under_its_certificates_name(certs: Path, name: str, 
     else:
         with pytest.raises(PermissionError, match="a worker's --name is its certificate's name"):
             guard.check(comm, "register-worker", msg)
+
+
+def test_every_message_a_dask_worker_sends_on_its_stream_is_a_workers() -> None:
+    # The role checks close a worker's stream at the first message not in WORKER_STREAM_OPS:
+    # each message Dask's worker state machine sends the scheduler must be there (a missing
+    # "steal-response" cut off a busy worker as soon as the scheduler stole a batch from it).
+    from distributed import worker_state_machine as wsm
+
+    def subclasses(cls: type) -> set[type]:
+        direct = set(cls.__subclasses__())
+        return direct.union(*(subclasses(c) for c in direct))
+
+    sent = {c.op for c in subclasses(wsm.SendMessageToScheduler) if isinstance(c.op, str)}
+    assert "steal-response" in sent and "task-finished" in sent
+    assert sent <= roles.WORKER_STREAM_OPS, sent - roles.WORKER_STREAM_OPS

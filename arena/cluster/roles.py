@@ -69,10 +69,14 @@ WORKER_STREAM_OPS: Final = frozenset(
         "log-event",
         "worker-status-change",
         "request-refresh-who-has",
+        # Added by the scheduler's work-stealing extension: a worker's answer to the
+        # scheduler's steal-request (refused, a busy worker was cut off when a batch was
+        # stolen from it).
+        "steal-response",
     }
 )
 """The messages a worker sends on the stream it opened by registering (Dask's worker
-handlers)."""
+handlers, and those the scheduler's extensions add for workers)."""
 NANNY_WORKER_OPS: Final = frozenset({"close_gracefully"})
 """What a worker process asks of its own nanny."""
 # The arguments of WORKER_OPS that name worker (or nanny) addresses: a worker may name only
