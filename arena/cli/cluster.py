@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -68,6 +69,10 @@ def cluster_executor(
         return None
     from arena.cluster.client import open_executor  # Dask: loaded only when asked for
 
+    # The terminal shows the arena's own lines: Dask's client warns on stderr when a result it
+    # fetched is refused or lost ("Couldn't gather ..., rescheduling"), which the arena handles
+    # and logs itself (arena.log); Dask's errors still show.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
     return open_executor(
         cluster, certs=certs, insecure=insecure, unsafe_no_sandbox=unsafe, cross_check=cross_check
     )
