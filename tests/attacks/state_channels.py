@@ -60,7 +60,10 @@ def read_state():
     seen["personality"] = c_call(libc.personality, ctypes.c_ulong(0xFFFFFFFF))
     seen["nice"] = attempt(os.getpriority, os.PRIO_PROCESS, 0)
     seen["sched"] = attempt(os.sched_getscheduler, 0)
-    seen["sigusr1"] = str(signal.getsignal(signal.SIGUSR1))
+    # The handler by name, not by address: each zygote (one per worker) loads the host's
+    # handler at its own address, which is no state a match left behind.
+    handler = signal.getsignal(signal.SIGUSR1)
+    seen["sigusr1"] = str(handler) if isinstance(handler, int) else handler.__qualname__
     seen["pid"] = os.getpid()
     seen["ppid"] = os.getppid()
     seen["pgid"] = attempt(os.getpgid, 0)
