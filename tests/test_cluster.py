@@ -173,10 +173,11 @@ class LocalDaskCluster:
             self.stop("scheduler")
 
 
-@pytest.fixture(scope="module")
-def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDaskCluster]:
-    """A running scheduler with two one-thread workers, ``w1`` and ``w2``."""
-    c = LocalDaskCluster(tmp_path_factory.mktemp("dask"))
+@contextmanager
+def two_workers(workdir: Path) -> Iterator[LocalDaskCluster]:
+    """A running scheduler with two one-thread workers, ``w1`` and ``w2``, each with its own
+    certificate; closed on the way out."""
+    c = LocalDaskCluster(workdir)
     try:
         c.start_scheduler()
         c.start_worker("w1")
@@ -185,6 +186,13 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDask
         yield c
     finally:
         c.close()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDaskCluster]:
+    """A running scheduler with two one-thread workers, ``w1`` and ``w2``."""
+    with two_workers(tmp_path_factory.mktemp("dask")) as c:
+        yield c
 
 
 def test_probe_reports_every_worker(dask_cluster: LocalDaskCluster) -> None:

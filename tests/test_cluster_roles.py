@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_cluster import LocalDaskCluster, arena, bot_files, on  # noqa: F401
+from test_cluster import LocalDaskCluster, arena, bot_files, on, two_workers  # noqa: F401
 
 from arena.cluster import client as cluster
 from arena.cluster import roles
@@ -30,15 +30,8 @@ STREAM_ATTACK = Path(__file__).parent / "attacks" / "worker_stream.py"
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDaskCluster]:
     """A scheduler with workers ``w1`` and ``w2``, each with its own certificate."""
-    c = LocalDaskCluster(tmp_path_factory.mktemp("roles"))
-    try:
-        c.start_scheduler()
-        c.start_worker("w1")
-        c.start_worker("w2")
-        c.wait_for_workers({"w1", "w2"})
+    with two_workers(tmp_path_factory.mktemp("roles")) as c:
         yield c
-    finally:
-        c.close()
 
 
 @pytest.fixture(scope="module")
