@@ -267,5 +267,9 @@ def test_a_cpu_thief_cannot_take_an_honest_bots_time() -> None:
         # run during the honest bot's 3 x 0.6 s of thinking on their shared CPU, it would have
         # taken well over a second. What it does get is a sliver per turn: its forced turns
         # (not in think_seconds) and the moment between its answer and the arena's SIGSTOP,
-        # which grows with the machine's load (0.09 s over 70 turns seen on a busy runner).
-        assert stats["cpu_seconds"] <= stats["think_seconds"] + 0.3, stats
+        # which grows with the machine's load (0.09 s over 70 turns seen on a busy runner, 0.31 s
+        # on a CI runner shared with other jobs). A thief left running while the honest bot
+        # thought would share its 3 x 0.6 s with it: about 0.6 s each on top of its own turns,
+        # so the bound sits between the two (and the honest bot's clean record above is the
+        # property itself: it would have timed out).
+        assert stats["cpu_seconds"] <= stats["think_seconds"] + 0.45, stats
