@@ -149,10 +149,10 @@ def build(
     writing to ``/build/out``) and its environment; ``uid`` runs it as a leased bot uid."""
     root = cache_root()
     final = root / artifact.sha256
-    if (final / "out").is_dir():
-        return final / "out", None
     if (final / "error").is_file():
         return None, (final / "error").read_text(encoding="utf-8", errors="replace")
+    if (final / "out").is_dir():
+        return final / "out", None
     bad = [p for p, _ in artifact.files if not safe_path(p)]
     if bad:
         return None, clean(f"{bad[0][:80]}: not a plain file name (letters, digits, _ . -)")
@@ -162,6 +162,7 @@ def build(
         if err is None:
             _publish(work / "out")
         else:
+            shutil.rmtree(work / "out", ignore_errors=True)
             (work / "error").write_text(err, encoding="utf-8")
         try:
             os.rename(work, final)
@@ -173,9 +174,9 @@ def build(
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
     final.chmod(0o755)
-    if (final / "out").is_dir():
-        return final / "out", None
-    return None, (final / "error").read_text(encoding="utf-8", errors="replace")
+    if (final / "error").is_file():
+        return None, (final / "error").read_text(encoding="utf-8", errors="replace")
+    return final / "out", None
 
 
 def _run_build(

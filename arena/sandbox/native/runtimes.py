@@ -36,7 +36,8 @@ def _sources(artifact: Artifact, *suffixes: str) -> list[str]:
 
 def _c(artifact: Artifact) -> tuple[list[str], dict[str, str]]:
     files = _sources(artifact, ".c")
-    return ["gcc", "-std=gnu17", "-O2", "-static", "-o", "/build/out/bot", *files, "-lm"], {}
+    argv = ["gcc", "-std=gnu17", "-O2", "-static", "-pthread", "-o", "/build/out/bot", *files]
+    return [*argv, "-lm"], {}
 
 
 def _cpp(artifact: Artifact) -> tuple[list[str], dict[str, str]]:
@@ -157,7 +158,7 @@ def _java_run(artifact: Artifact, memory_mb: int) -> tuple[str, ...]:
 
 _GCC: Final = ("gcc", "gcc")
 SPECS: Final = (
-    Spec("c", (".c",), (_GCC,), _c, _binary, (BASE,)),
+    Spec("c", (".c",), (_GCC,), _c, _binary, (BASE, THREADS)),
     Spec("cpp", (".cpp", ".cc", ".cxx"), (("g++", "g++"), _GCC), _cpp, _binary, (BASE, THREADS)),
     Spec("rust", (".rs",), (("rustc", "rustc"), _GCC), _rust, _binary, (BASE, THREADS)),
     Spec("go", (".go",), (("go", "golang-go"), _GCC), _go, _binary, (BASE, THREADS, EVENTS)),
