@@ -69,6 +69,19 @@ THREADS: Final = (
         "CLONE_THREAD set (a thread of the same process: never a new process)",
         (((0, "masked_eq", _CLONE_THREAD, _CLONE_THREAD),),),
     ),
+    Allowed(
+        "futex",
+        "joining a thread: the C library waits on the thread's id, which the kernel clears",
+        "FUTEX_WAIT and FUTEX_WAIT_BITSET without FUTEX_PRIVATE_FLAG: waiting only, so no "
+        "other process can wake it (a shared wake is refused: it could reach a file's page)",
+        (((1, "masked_eq", 0x7F, 0),), ((1, "masked_eq", 0x7F, 9),)),
+    ),
+    Allowed(
+        "madvise",
+        "runtimes keep their heaps out of a fork that never comes",
+        "MADV_DONTFORK, MADV_DOFORK, MADV_DONTDUMP, MADV_DODUMP",
+        ((((2, "eq", 10, 0),), ((2, "eq", 11, 0),), ((2, "eq", 16, 0),), ((2, "eq", 17, 0),))),
+    ),
     Allowed("membarrier", "runtimes' memory barriers across their own threads"),
     Allowed("tgkill", "signals between its own threads (Go's preemption, the JVM's safepoints)"),
     Allowed("tkill", "signals between its own threads"),
@@ -89,6 +102,18 @@ EVENTS: Final = (
     Allowed("epoll_pwait", "the event loop"),
     Allowed("epoll_pwait2", "the event loop"),
     Allowed("eventfd2", "Node's loop wakes itself"),
+    Allowed(
+        "ioctl",
+        "the event loop makes its own stdin and stdout non-blocking",
+        "FIONBIO (the descriptions are the bot's alone: the arena keeps the other ends)",
+        (((1, "eq", 0x5421, 0),),),
+    ),
+    Allowed(
+        "fcntl",
+        "the event loop sets its descriptors' status flags",
+        "F_SETFL on its own descriptions",
+        (((1, "eq", 4, 0),),),
+    ),
 )
 """An event loop on its own descriptors (stdin, stdout, its wake-up pipe)."""
 

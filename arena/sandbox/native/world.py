@@ -61,6 +61,8 @@ class Plan:
     uid: bool = False
     env: tuple[tuple[str, str], ...] = ()
     start_seconds: float = 10.0
+    wrap: tuple[str, ...] = ()
+    """A command the world runs under (``strace -f -o FILE`` for bench/native_syscalls.py)."""
 
 
 def _bwrap(plan: Plan, fds: list[tuple[int, str]]) -> list[str]:
@@ -181,8 +183,12 @@ class NativeChannel(Child):
 def _bot_pid(root: int) -> int | None:
     """The bot's pid: the process in ``root``'s tree that is pid 2 of the world's namespace."""
     todo = [root]
+    seen = set()
     while todo:
         p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
         try:
             with open(f"/proc/{p}/status") as f:
                 ns = next((ln.split()[1:] for ln in f if ln.startswith("NSpid:")), [])
@@ -214,7 +220,7 @@ def start_world(plan: Plan) -> NativeChannel:
     try:
         for outside, inside in ((plan.launcher, "/launch"), *plan.copies):
             opened.append((os.open(outside, os.O_RDONLY), inside))
-        argv = _bwrap(plan, opened)
+        argv = [*plan.wrap, *_bwrap(plan, opened)]
         argv += ["/launch", str(bpf), str(status_w), str(plan.cpu_seconds)]
         argv += [str(max(plan.log_bytes, 1)), "64", *plan.argv]
         ids: dict[str, Any] = {}
