@@ -59,6 +59,12 @@ BASE: Final = tuple(a for a in ALLOW if a.name in _FROM_PYTHON) + (
     Allowed("sched_getaffinity", "how many CPUs: runtimes size their pools by it"),
     Allowed("getrlimit", "its own limits"),
     Allowed("pipe2", "a runtime's own wake-up pipe (no other process to share it with)"),
+    Allowed(
+        "ioctl",
+        "how many bytes wait on its own stdin (Java's readers ask)",
+        "FIONREAD",
+        (((1, "eq", 0x541B, 0),),),
+    ),
 )
 """What every native bot may call: the Python host's list, and the C library's start."""
 
@@ -118,6 +124,13 @@ EVENTS: Final = (
 """An event loop on its own descriptors (stdin, stdout, its wake-up pipe)."""
 
 JVM: Final = (
+    Allowed(
+        "mmap",
+        "the JVM maps its class library (lib/modules) shared and read-only",
+        "MAP_SHARED without PROT_WRITE (of a file opened read-only it can never become "
+        "writable; its pages are the page cache any read sees)",
+        (((2, "masked_eq", 0x2, 0), (3, "masked_eq", _MAP_TYPE, 0x01)),),
+    ),
     Allowed("sysinfo", "the JVM sizes its heap by the machine's memory"),
     Allowed("getdents", "the JVM lists its own directories"),
     Allowed("ftruncate", "the JVM's files on its own tmpfs (the world is read-only)"),

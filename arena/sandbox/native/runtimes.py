@@ -102,7 +102,6 @@ def _java_files() -> tuple[tuple[str, str], ...]:
     elves = [p for p in out.values() if p.endswith(".so")] + [java]
     for lib in _ldd(elves):
         out.setdefault(_inside(lib), os.path.realpath(lib))
-    out["/usr/bin/java"] = java
     return tuple(sorted((real, inside) for inside, real in out.items()))
 
 
@@ -153,7 +152,8 @@ JVM_FLAGS: Final = (
 def _java_run(artifact: Artifact, memory_mb: int) -> tuple[str, ...]:
     heap = max(memory_mb // 2, 32)
     main = Path(artifact.entry).stem
-    return ("/usr/bin/java", f"-Xmx{heap}m", f"-Xms{min(heap, 32)}m", *JVM_FLAGS, "-cp", "/bot", main)
+    java = os.path.realpath(shutil.which("java") or "/usr/bin/java")  # it finds its home from here
+    return (java, f"-Xmx{heap}m", f"-Xms{min(heap, 32)}m", *JVM_FLAGS, "-cp", "/bot", main)
 
 
 _GCC: Final = ("gcc", "gcc")
