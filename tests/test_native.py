@@ -108,7 +108,7 @@ def test_build_error_is_one_line_with_file_and_line(
 
 def test_first_error_cleans_bot_text() -> None:
     line = first_error("bot.c:3:1: error: \x1b[31mred\x07\nmore\n", "x")
-    assert line == "bot.c:3: red[31mred" or line.startswith("bot.c:3: ")
+    assert line.startswith("bot.c:3: ") and "red" in line
     assert "\x1b" not in line and "\x07" not in line
 
 

@@ -6,7 +6,12 @@
 
 from __future__ import annotations
 
-from arena.sandbox.native.runtimes import NATIVE_RUNTIMES, NativeLauncher, NativeRuntime, runtime_for
+from arena.sandbox.native.runtimes import (
+    NATIVE_RUNTIMES,
+    NativeLauncher,
+    NativeRuntime,
+    runtime_for,
+)
 from arena.sandbox.native.world import NativeChannel
 
 __all__ = ["NATIVE_RUNTIMES", "NativeRuntime", "NativeLauncher", "NativeChannel", "runtime_for"]

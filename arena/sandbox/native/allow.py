@@ -94,8 +94,13 @@ THREADS: Final = (
     Allowed("sched_getparam", "thread priorities (read)"),
     Allowed("sched_getscheduler", "thread priorities (read)"),
     Allowed("getpriority", "thread priorities (read)"),
-    Allowed("prctl", "threads name themselves", "PR_SET_NAME, PR_GET_NAME", ((((0, "eq", 15, 0),), ((0, "eq", 16, 0),)))),
-)  # fmt: skip
+    Allowed(
+        "prctl",
+        "threads name themselves",
+        "PR_SET_NAME, PR_GET_NAME",
+        (((0, "eq", 15, 0),), ((0, "eq", 16, 0),)),
+    ),
+)
 """Threads inside the bot's own process: C++ std::thread, Rust std::thread, Go, the JVM, Node.
 
 A pid namespace holds only the launcher (pid 1, which ignores signals it has no handler for)
@@ -209,4 +214,3 @@ def filter_bytes(tables: tuple[tuple[Allowed, ...], ...]) -> bytes:
     if not p.stdout or len(p.stdout) % 8:
         raise OSError("libseccomp exported no filter")
     return p.stdout
-

@@ -43,7 +43,9 @@ class BuildLimits:
 
 
 BUILD_LIMITS: Final = BuildLimits()
-_PATH: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){0,3}")
+_PATH: Final = re.compile(
+    r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){0,3}"
+)
 
 
 def safe_path(path: str) -> bool:

@@ -22,7 +22,7 @@ from arena.sandbox.native.build import build
 from arena.sandbox.native.launcher import launcher_binary
 from arena.sandbox.native.world import NativeChannel, Plan, start_world
 from arena.sandbox.runtime import Artifact
-from arena.sandbox.world import _ldd, _inside
+from arena.sandbox.world import _inside, _ldd
 from arena.untrusted import clean
 
 __all__ = ["NativeRuntime", "NativeLauncher", "NATIVE_RUNTIMES", "runtime_for"]
@@ -247,7 +247,9 @@ class NativeRuntime:
             return NativeLauncher(None, error)
         memory = int(getattr(limits, "memory_mb", 1024))
         copies = tuple(
-            (str(p), "/bot/" + str(p.relative_to(out))) for p in sorted(out.rglob("*")) if p.is_file()
+            (str(p), "/bot/" + str(p.relative_to(out)))
+            for p in sorted(out.rglob("*"))
+            if p.is_file()
         )
         plan = Plan(
             binds=self.spec.files(),
