@@ -169,3 +169,23 @@ def test_dentry_rule_every_directory_is_the_worlds_own(isolation: Any) -> None:
     seat, log, _ = _attack(10, isolation)
     assert "ESCAPED" not in log, log
     assert seat.faults == []
+
+
+@pytest.mark.parametrize(
+    ("language", "name"), [("javascript", "native_attack.js"), ("java", "NativeAttack.java")]
+)
+def test_runtime_bots_cannot_spawn_connect_or_read_the_machine(
+    language: str, name: str, isolation: Any
+) -> None:
+    """Child processes, sockets and host files refused; threads bounded by the pids cgroup."""
+    entry = "bot.js" if language == "javascript" else name
+    artifact = Artifact(language, ((entry, (ATTACKS / name).read_bytes()),), entry)
+    channel = _launcher(language, artifact, isolation).start()
+    seat = Seat(channel, 0)
+    try:
+        play([seat, RandomBot(1), RandomBot(2)], 1)
+    finally:
+        log = channel.read_log(1 << 16)
+        channel.close()
+    assert "ESCAPED" not in log, log
+    assert "refused" in log and seat.faults == []
