@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from arena.sandbox.cgroup import HostCgroup, make_cgroup
 from arena.sandbox.client import Child
-from arena.sandbox.layers import UidLease, lease_uid, processes_of_uid
+from arena.sandbox.layers import UidLease, become_subreaper, lease_uid, processes_of_uid
 
 __all__ = ["Plan", "NativeChannel", "start_world"]
 
@@ -120,6 +120,7 @@ class NativeChannel(Child):
         pidfd = os.pidfd_open(pid)
         super().__init__(pid, pidfd, *fds, group=False, freeze=True, park=False)
         self.proc = proc
+        self.launcher = _parent(pid)
         self.cgroup = cgroup
         self.lease = lease
         try:
@@ -161,6 +162,7 @@ class NativeChannel(Child):
         except subprocess.TimeoutExpired:
             pass
         super().close()
+        _reap_orphans([p for p in (self.launcher, self.pid) if p])
         if self._procstat is not None:
             os.close(self._procstat)
             self._procstat = None
@@ -178,6 +180,33 @@ class NativeChannel(Child):
             if not processes_of_uid(self.lease.uid):
                 self.lease.release()
             self.lease = None
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _reap_orphans(pids: list[int], patience: float = 1.0) -> None:
+    """Reap the launcher and the bot once they come to us (the arena is their subreaper when
+    bubblewrap's monitor dies first), so their uid is free at once; at most ``patience`` s."""
+    deadline = time.monotonic() + patience
+    left = set(pids)
+    while left and time.monotonic() < deadline:
+        for pid in list(left):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    left.discard(pid)
+                    continue
+            except ChildProcessError:
+                if not os.path.exists(f"/proc/{pid}"):
+                    left.discard(pid)
+                    continue
+        if left:
+            time.sleep(0.002)
 
 
 def _bot_pid(root: int) -> int | None:
@@ -206,6 +235,7 @@ def _bot_pid(root: int) -> int | None:
 
 def start_world(plan: Plan) -> NativeChannel:
     """Start one match's world and its bot; raises OSError when it cannot start."""
+    become_subreaper()  # the world's orphans come back here to be reaped
     req_r, req_w = os.pipe2(os.O_CLOEXEC)
     resp_r, resp_w = os.pipe2(os.O_CLOEXEC)
     status_r, status_w = os.pipe()
