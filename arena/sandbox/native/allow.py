@@ -137,8 +137,6 @@ JVM: Final = (
         (((2, "masked_eq", 0x2, 0), (3, "masked_eq", _MAP_TYPE, 0x01)),),
     ),
     Allowed("sysinfo", "the JVM sizes its heap by the machine's memory"),
-    Allowed("getdents", "the JVM lists its own directories"),
-    Allowed("ftruncate", "the JVM's files on its own tmpfs (the world is read-only)"),
 )
 """The JVM's extras."""
 
