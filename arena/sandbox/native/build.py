@@ -10,6 +10,7 @@ controls.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import resource
@@ -55,7 +56,7 @@ def safe_path(path: str) -> bool:
 
 def cache_root() -> Path:
     """Where built artifacts are kept: ``/var/cache/euchre-arena/builds`` (or the per-user
-    temporary fallback of the Python host's cache)."""
+    temporary fallback of the Python host's cache), one directory per artifact and recipe."""
     base = _cache_dir()
     if base is None:
         base = Path(tempfile.gettempdir()) / f"euchre-arena-builds-{os.geteuid()}"
@@ -150,7 +151,10 @@ def build(
     ``(None, one-line error)``. ``command`` gives the compiler's argv (run in ``/build/src``,
     writing to ``/build/out``) and its environment; ``uid`` runs it as a leased bot uid."""
     root = cache_root()
-    final = root / artifact.sha256
+    argv, env = command(artifact)
+    # The artifact's hash and how it is built: new flags build every version again.
+    recipe = repr((artifact.sha256, argv, sorted(env.items()))).encode()
+    final = root / hashlib.sha256(recipe).hexdigest()
     if (final / "error").is_file():
         return None, (final / "error").read_text(encoding="utf-8", errors="replace")
     if (final / "out").is_dir():
@@ -160,7 +164,7 @@ def build(
         return None, clean(f"{bad[0][:80]}: not a plain file name (letters, digits, _ . -)")
     work = Path(tempfile.mkdtemp(prefix="build-", dir=root))
     try:
-        err = _run_build(artifact, command, uid, limits, work)
+        err = _run_build(artifact, (argv, env), uid, limits, work)
         if err is None:
             _publish(work / "out")
         else:
@@ -183,7 +187,7 @@ def build(
 
 def _run_build(
     artifact: Artifact,
-    command: Callable[[Artifact], tuple[list[str], dict[str, str]]],
+    command: tuple[list[str], dict[str, str]],
     uid: bool,
     limits: BuildLimits,
     work: Path,
@@ -195,7 +199,7 @@ def _run_build(
         dest = src / path
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(data)
-    argv, env = command(artifact)
+    argv, env = command
     full = [str(work) if a == "@BUILD" else a for a in _build_argv(argv, env)]
     lease = lease_uid() if uid else None
     ids: dict[str, Any] = {}
