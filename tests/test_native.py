@@ -189,3 +189,49 @@ def test_runtime_bots_cannot_spawn_connect_or_read_the_machine(
         channel.close()
     assert "ESCAPED" not in log, log
     assert "refused" in log and seat.faults == []
+
+
+THREADED = b"""
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+static void *burn(void *arg) {  /* 0.4 s of this thread's own CPU time */
+    struct timespec t;
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); while (t.tv_sec * 1000000000L + t.tv_nsec < 400000000L);
+    return arg;
+}
+int main(void) {
+    char line[1 << 20];
+    int burnt = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        if (strstr(line, "\\"hello\\"")) { puts("{\\"protocol\\": 1}"); fflush(stdout); continue; }
+        if (!burnt++) {
+            pthread_t a, b;
+            pthread_create(&a, 0, burn, 0);
+            pthread_create(&b, 0, burn, 0);
+            pthread_join(a, 0);
+            pthread_join(b, 0);
+        }
+        char *id = strstr(line, "\\"id\\": "), *legal = strstr(line, "\\"legal\\": [") + 10;
+        char *end = *legal == '[' ? strchr(legal, ']') + 1 : strpbrk(legal, ",]");
+        printf("{\\"id\\": %d, \\"action\\": %.*s}\\n", atoi(id + 6), (int)(end - legal), legal);
+        fflush(stdout);
+    }
+}
+"""
+
+
+def test_cpu_time_counts_every_thread(isolation: Any) -> None:
+    """Two threads burn 0.4 s of CPU each and end: the bot's CPU time has both (the main
+    thread's own time would be about zero)."""
+    source = b"#include <stdlib.h>\n" + THREADED
+    channel = _launcher("c", Artifact("c", (("bot.c", source),), "bot.c"), isolation).start()
+    seat = Seat(channel, 0)
+    try:
+        play([seat, RandomBot(1), RandomBot(2)], 1)
+        assert seat.faults == []
+        assert channel.cpu_seconds() >= 0.75
+    finally:
+        channel.close()
+    assert channel.cpu_at_end >= 0.75  # kept after the kill
