@@ -198,7 +198,8 @@ THREADED = b"""
 #include <time.h>
 static void *burn(void *arg) {  /* 0.4 s of this thread's own CPU time */
     struct timespec t;
-    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); while (t.tv_sec * 1000000000L + t.tv_nsec < 400000000L);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while (t.tv_sec * 1000000000L + t.tv_nsec < 400000000L);
     return arg;
 }
 int main(void) {
