@@ -17,7 +17,7 @@ import pytest
 from arena.sandbox.layers import choose_isolation
 from arena.sandbox.native import NATIVE_RUNTIMES, runtime_for
 from arena.sandbox.native.build import first_error
-from arena.sandbox.runtime import Artifact, Launcher, Runtime
+from arena.sandbox.runtime import Artifact, Channel, Launcher, Runtime
 from arena.sandbox.values import Limits
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -61,6 +61,22 @@ def test_every_runtime_is_a_runtime() -> None:
     for r in NATIVE_RUNTIMES:
         assert isinstance(r, Runtime)
         assert r.allowlist()
+        assert r.missing() is None, r.missing()  # CI installs every toolchain
+
+
+def test_launcher_and_channel_keep_the_seam(isolation: Any) -> None:
+    launcher = _launcher("c", kit("c", str(ROOT / KITS["c"])), isolation)
+    assert isinstance(launcher, Launcher)
+    channel = launcher.start()
+    try:
+        assert isinstance(channel, Channel)
+        assert channel.running() and channel.alive
+        channel.kill()
+        channel.proc.wait(timeout=10)
+        assert not channel.alive
+        assert channel.exit_status() is not None
+    finally:
+        channel.close()
 
 
 @pytest.mark.parametrize("language", list(KITS))
