@@ -28,9 +28,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from native_driver import Seat, kit  # noqa: E402
 
 from arena.engine import play_match  # noqa: E402
-from arena.sandbox import BotPool, BotSource, Limits  # noqa: E402
+from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed  # noqa: E402
 from arena.sandbox.layers import choose_isolation  # noqa: E402
 from arena.sandbox.native import runtime_for  # noqa: E402
+from arena.sandbox.proxy import SeatProxy  # noqa: E402
 
 KITS = {
     "c": "kits/c/bot.c",
@@ -140,12 +141,75 @@ def python(matches: int) -> dict[str, Any]:
     }
 
 
+def _play_obs() -> dict[str, Any]:
+    """A mid-hand ``play`` observation (the same one for every runtime)."""
+    found: list[dict[str, Any]] = []
+
+    class Grab:
+        def act(self, o: dict[str, Any]) -> Any:
+            if not found and o["phase"] == "play" and len(o["legal"]) > 1 and o["tricks"]:
+                found.append(o)
+            return o["legal"][-1]
+
+    play_match([Grab(), Grab(), Grab()], 3)
+    return found[0]
+
+
+def rtt_python(obs: dict[str, Any], n: int) -> list[float]:
+    """The Python host's round trip of ``obs`` through its seat proxy (bench/sandbox.py's)."""
+    with BotPool(Limits()) as pool:
+        z = pool._zygote(BotSource("instant", INSTANT), 0)
+        child = z.fork()
+        proxy = SeatProxy(0, child, Limits())
+        proxy.load(bot_random_seed(1, 0))
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            proxy.act(obs)
+            times.append(time.perf_counter() - t)
+        assert proxy.fault is None, proxy.fault
+        child.close()
+    return times
+
+
+def rtt_native(language: str, obs: dict[str, Any], n: int, isolation: Any) -> list[float]:
+    """A native kit's round trip of ``obs`` (JSON line out, resume, answer, stop)."""
+    launcher = runtime_for(language).launcher(
+        kit(language, str(ROOT / KITS[language])), Limits(), isolation
+    )
+    seat = Seat(launcher.start(), 0)
+    seat.hello()
+    times = []
+    try:
+        for _ in range(n):
+            t = time.perf_counter()
+            seat.act(obs)
+            times.append(time.perf_counter() - t)
+        assert not seat.faults, seat.faults
+    finally:
+        seat.channel.close()
+    return times
+
+
+def round_trips(languages: list[str], n: int, isolation: Any) -> None:
+    """The same observation, ``n`` times, to each runtime: medians side by side."""
+    obs = _play_obs()
+    base = statistics.median(rtt_python(obs, n))
+    print(f"round trip of one play observation, median of {n}:")
+    print(f"  {'python (host on main)':22} {base * 1e6:7.0f} us  1.00")
+    for language in languages:
+        m = statistics.median(rtt_native(language, obs, n, isolation))
+        print(f"  {language:22} {m * 1e6:7.0f} us  {m / base:4.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--matches", type=int, default=6)
     ap.add_argument("--languages", default=",".join(KITS))
+    ap.add_argument("--round-trips", type=int, default=2000)
     args = ap.parse_args()
     isolation = choose_isolation()
+    round_trips(args.languages.split(","), args.round_trips, isolation)
     rows = [python(args.matches)]
     for language in args.languages.split(","):
         rows.append(native(language, args.matches, isolation))
