@@ -19,7 +19,8 @@ __all__ = ["SOURCE", "launcher_binary"]
 
 SOURCE: Final = r"""/* The native bot launcher (euchre-arena): pid 1 of a bot's bubblewrap world.
  *
- * usage: launch BPF_FD STATUS_FD CPU_SECONDS FSIZE_BYTES NOFILE PROGRAM [ARGS...]
+ * usage: launch BPF_FD STATUS_FD CPU_SECONDS FSIZE_BYTES NOFILE NPROC PROGRAM [ARGS...]
+ * (NPROC 0: no process limit, where the uid is shared)
  *
  * Reads a seccomp program (struct sock_filter array) from BPF_FD and forks the bot, which sets
  * its limits, installs the filter (execve and execveat go to a listener we copy with
@@ -48,7 +49,7 @@ SOURCE: Final = r"""/* The native bot launcher (euchre-arena): pid 1 of a bot's 
 static struct sock_filter prog[4096];
 static struct sock_fprog fprog;
 static char **bot_argv;
-static rlim_t cpu, fsize, nofile;
+static rlim_t cpu, fsize, nofile, nproc;
 static int sync_pipe[2];
 
 static void lim(int res, rlim_t soft, rlim_t hard) {
@@ -64,6 +65,7 @@ static void child(void) {
     lim(RLIMIT_FSIZE, fsize, fsize);
     lim(RLIMIT_NOFILE, nofile, nofile);
     lim(RLIMIT_CORE, 0, 0);
+    if (nproc) lim(RLIMIT_NPROC, nproc, nproc);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(121);
     int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                           &fprog);
@@ -75,12 +77,13 @@ static void child(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 7) return 124;
+    if (argc < 8) return 124;
     int bpf = atoi(argv[1]), status_fd = atoi(argv[2]);
     cpu = strtoull(argv[3], 0, 10);
     fsize = strtoull(argv[4], 0, 10);
     nofile = strtoull(argv[5], 0, 10);
-    bot_argv = argv + 6;
+    nproc = strtoull(argv[6], 0, 10);
+    bot_argv = argv + 7;
     ssize_t n = read(bpf, prog, sizeof prog);
     close(bpf);
     if (n <= 0 || n % sizeof(struct sock_filter)) return 125;

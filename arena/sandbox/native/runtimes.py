@@ -233,6 +233,8 @@ class NativeRuntime:
             return NativeLauncher(None, f"not a {self.language} bot: {artifact.language}")
         if not getattr(isolation, "bwrap", False):
             return NativeLauncher(None, f"{self.language} bots need bubblewrap (arena doctor)")
+        if not getattr(isolation, "cgroup", False):  # their memory has no other bound
+            return NativeLauncher(None, f"{self.language} bots need a memory cgroup (arena doctor)")
         source_bytes = int(getattr(limits, "source_bytes", 1 << 20))
         if artifact.size > source_bytes:
             return NativeLauncher(None, f"the bot's files are over {source_bytes} bytes")

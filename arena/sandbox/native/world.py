@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.sandbox.cgroup import HostCgroup, make_cgroup
+from arena.sandbox.cgroup import PIDS, HostCgroup, make_cgroup
 from arena.sandbox.client import Child
 from arena.sandbox.layers import UidLease, become_subreaper, lease_uid, processes_of_uid
 
@@ -244,15 +244,21 @@ def start_world(plan: Plan) -> NativeChannel:
     os.write(bpf, plan.filter)
     os.lseek(bpf, 0, os.SEEK_SET)
     opened: list[tuple[int, str]] = []
-    lease = lease_uid() if plan.uid else None
     cgroup = make_cgroup(plan.memory_mb)
+    if cgroup is None:  # the only bound on its memory: no world without it
+        for fd in (req_r, req_w, resp_r, resp_w, status_r, status_w, log, bpf):
+            os.close(fd)
+        raise OSError("no memory cgroup could be made for the bot's world (arena doctor)")
+    lease = lease_uid() if plan.uid else None
     ours = [req_w, resp_r, log]
     try:
         for outside, inside in ((plan.launcher, "/launch"), *plan.copies):
             opened.append((os.open(outside, os.O_RDONLY), inside))
         argv = [*plan.wrap, *_bwrap(plan, opened)]
         argv += ["/launch", str(bpf), str(status_w), str(plan.cpu_seconds)]
-        argv += [str(max(plan.log_bytes, 1)), "64", *plan.argv]
+        # A bot uid of its own: its processes and threads bounded by the uid too (the pids
+        # cgroup's bound, PIDS), beside the cgroup.
+        argv += [str(max(plan.log_bytes, 1)), "64", str(PIDS if lease else 0), *plan.argv]
         ids: dict[str, Any] = {}
         if lease is not None:
             ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
@@ -262,7 +268,7 @@ def start_world(plan: Plan) -> NativeChannel:
             stdout=resp_w,
             stderr=log,
             pass_fds=[bpf, status_w, *(fd for fd, _ in opened)],
-            preexec_fn=cgroup.enter if cgroup is not None else None,
+            preexec_fn=cgroup.enter,
             start_new_session=True,
             cwd="/",
             env={"PATH": "/usr/bin:/bin"},
@@ -271,8 +277,7 @@ def start_world(plan: Plan) -> NativeChannel:
     except BaseException:
         for fd in ours:
             os.close(fd)
-        if cgroup is not None:
-            cgroup.remove()
+        cgroup.remove()
         if lease is not None:
             lease.release()
         raise
