@@ -69,7 +69,8 @@ def _javascript(artifact: Artifact) -> tuple[list[str], dict[str, str]]:
 
 def _java(artifact: Artifact) -> tuple[list[str], dict[str, str]]:
     files = _sources(artifact, ".java")
-    argv = ["javac", "-encoding", "UTF-8", "-J-Xmx512m", "-d", "/build/out", *files]
+    # -proc:none: no annotation processor (code of the bot's) runs while compiling.
+    argv = ["javac", "-encoding", "UTF-8", "-proc:none", "-J-Xmx512m", "-d", "/build/out", *files]
     return argv, {}
 
 
