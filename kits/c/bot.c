@@ -99,11 +99,13 @@ static J *get(J *obj, const char *key) {
         if (m->key && !strcmp(m->key, key)) return m;
     return NULL;
 }
-static const char *str(J *j) { return j && j->type == J_STR ? j->str : ""; }
+static const char EMPTY[3] = ""; /* room for a card's two characters */
+static const char *str(J *j) { return j && j->type == J_STR ? j->str : EMPTY; }
 static int num(J *j, int dflt) { return j && j->type == J_NUM ? (int)j->num : dflt; }
 
 /* ---- cards ---- */
 static const char *RANKS = "789TJQKA";
+static char suit_char(const char *c) { return c[0] ? c[1] : 0; } /* as printed: "QD" -> 'D' */
 static char partner(char s) { return s == 'C' ? 'S' : s == 'S' ? 'C' : s == 'D' ? 'H' : 'D'; }
 static char suit_of(const char *c, char t) {
     if (!strcmp(c, "JK")) return t;
@@ -145,7 +147,7 @@ static J *decide(J *obs) {
     J *best = legal->child;
     if (!strcmp(phase, "bid1")) {
         const char *up = str(get(obs, "upcard"));
-        int n = trumps(hand, up[1]) + (num(get(obs, "dealer"), -1) == seat);
+        int n = trumps(hand, suit_char(up)) + (num(get(obs, "dealer"), -1) == seat);
         J *order = has(legal, "order");
         return n >= 2 && order ? order : has(legal, "pass") ? has(legal, "pass") : best;
     }
@@ -166,7 +168,7 @@ static J *decide(J *obs) {
     if (!strcmp(phase, "discard")) {
         int low = 1 << 30;
         for (J *a = legal->child; a; a = a->next) {
-            int v = power(str(a), t, str(a)[1]);
+            int v = power(str(a), t, suit_char(str(a)));
             if (v < low) low = v, best = a;
         }
         return best;
