@@ -11,7 +11,9 @@ ROUNDS ?= 20
 # System packages, installed as root on Debian/Ubuntu when missing (elsewhere `arena doctor`
 # tells what the sandbox lacks): the sandbox's, then those the tests add (the browser test).
 SANDBOX_PACKAGES := bubblewrap python3-seccomp python3-venv
-TEST_PACKAGES := $(SANDBOX_PACKAGES) chromium chromium-driver
+# The toolchains of bots in other languages (docs/languages.md; `arena doctor` lists them).
+LANGUAGE_PACKAGES := gcc g++ libc6-dev rustc golang-go nodejs default-jdk-headless
+TEST_PACKAGES := $(SANDBOX_PACKAGES) $(LANGUAGE_PACKAGES) chromium chromium-driver
 
 .PHONY: check lint types test test-fast bench docs screenshots setup setup-test setup-docs tournament
 

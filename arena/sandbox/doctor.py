@@ -9,6 +9,7 @@ from typing import Any
 
 from arena.sandbox.confine import ALLOW, ZYGOTE_ALLOW, allowlist
 from arena.sandbox.layers import probe
+from arena.sandbox.native import NATIVE_RUNTIMES
 from arena.sandbox.pool import BotPool
 from arena.sandbox.values import BotSource, Limits, SandboxUnavailable
 
@@ -91,7 +92,11 @@ def diagnose(live: bool = True, db_path: str | None = None) -> dict[str, Any]:
     With ``db_path``, also report the results database's file mode.
     """
     layers = probe()
-    report: dict[str, Any] = {"layers": [la.to_dict() for la in layers], "live": None}
+    report: dict[str, Any] = {
+        "layers": [la.to_dict() for la in layers],
+        "runtimes": runtimes(),
+        "live": None,
+    }
     if db_path is not None:
         report["database"] = database(db_path)
     if not live:
@@ -129,12 +134,27 @@ def diagnose(live: bool = True, db_path: str | None = None) -> dict[str, Any]:
     return report
 
 
+def runtimes() -> list[dict[str, Any]]:
+    """Each bot language other than Python: present (its toolchain is here) or what is missing."""
+    out = []
+    for r in NATIVE_RUNTIMES:
+        missing = r.missing()
+        out.append({"language": r.language, "present": missing is None, "missing": missing})
+    return out
+
+
 def render(report: dict[str, Any]) -> str:
-    """The report as text: one line per layer, then the live check."""
+    """The report as text: one line per layer, then the runtimes and the live check."""
     lines = ["Sandbox layers on this machine:"]
     for la in report["layers"]:
         mark = "on " if la["active"] else "off"
         lines.append(f"  [{mark}] {la['name']:<10} {la['detail']}")
+    if report.get("runtimes"):
+        lines.append("Bot languages:")
+        lines.append("  [on ] python     the host interpreter (the python layer above)")
+        for rt in report["runtimes"]:
+            mark = "on " if rt["present"] else "off"
+            lines.append(f"  [{mark}] {rt['language']:<10} {rt['missing'] or 'toolchain present'}")
     db = report.get("database")
     if db is not None:
         if not db["exists"]:
