@@ -32,7 +32,10 @@ def _shown(column: str) -> str:
 _ROW_STATE = (
     "SELECT t.*, s.revealed_at FROM tournaments t "
     "JOIN deal_secrets s ON s.id = t.secret_id WHERE t.id = ?",
-    "SELECT COUNT(*), MAX(rowid), SUM(faults) FROM matches WHERE tournament_id = ?",
+    # The running totals of its seats (arena.store.totals): seats, last match and seat
+    # stored, faults; they change whenever a match is stored.
+    "SELECT SUM(seats), MAX(last_match), MAX(last_seat), SUM(faulted) FROM seat_totals "
+    "WHERE tournament_id = ?",
     "SELECT * FROM tournament_bots WHERE tournament_id = ? ORDER BY 2",
 )
 _LADDER_STATE = (
@@ -77,9 +80,11 @@ class SiteState(StoreBase):
         return {b: _digest(rs) for b, rs in grouped.items()}
 
     def seat_states(self) -> dict[int, tuple[int, int]]:
-        """Per bot version: its seats stored and the last seat row written."""
+        """Per bot version: its seats stored and the last seat row written (from the running
+        totals)."""
         rows = self.conn.execute(
-            "SELECT bot_version_id, COUNT(*), MAX(rowid) FROM match_seats GROUP BY bot_version_id"
+            "SELECT bot_version_id, SUM(seats), MAX(last_seat) FROM seat_totals "
+            "GROUP BY bot_version_id"
         )
         return {int(v): (int(n), int(last)) for v, n, last in rows}
 
@@ -103,7 +108,7 @@ class SiteState(StoreBase):
             "JOIN bot_versions v ON v.id = t.bot_version_id "
             "UNION SELECT v.bot_id, l.ladder_id FROM ladder_bots l "
             "JOIN bot_versions v ON v.id = l.bot_version_id "
-            "UNION SELECT DISTINCT v.bot_id, s.tournament_id FROM match_seats s "
+            "UNION SELECT v.bot_id, s.tournament_id FROM seat_totals s "
             "JOIN bot_versions v ON v.id = s.bot_version_id"
         ):
             out.setdefault(bot, set()).add(tid)
