@@ -50,7 +50,10 @@ def _render_existing(db: Path, repeat: int) -> None:
             best = min(best, time.perf_counter() - start)
             files = list(Path(out).rglob("*.html"))
             pages, size = len(files), sum(f.stat().st_size for f in files)
-    print(f"{pages} pages, {size / 1e6:.1f} MB: best {best:.2f} s per render, {pages / best:.0f} pages/s")
+    print(
+        f"{pages} pages, {size / 1e6:.1f} MB: best {best:.2f} s per render, "
+        f"{pages / best:.0f} pages/s"
+    )
 
 
 def _timed(fn: object) -> tuple[float, float, object]:
@@ -83,7 +86,9 @@ def _worker(db: Path, site: Path, lid: str) -> None:
         triple = tuple(sorted(store.entrant_ids(lid))[:3])
         store.schedule_ladder_set(lid, step, triple, last.epoch, f"s{step:07d}", "bench")
         records = [
-            site_db._copy(t, f"m{step:07d}{t.seating}", [triple[(k + t.seating) % 3] for k in range(3)], rng)
+            site_db._copy(
+                t, f"m{step:07d}{t.seating}", [triple[(k + t.seating) % 3] for k in range(3)], rng
+            )
             for t in tmpl[:6]
         ]
         import dataclasses
@@ -122,7 +127,8 @@ def _side(code: Path, db: Path, root: Path, lid: str) -> dict[str, object]:
         out[name] = [statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)]
     env = {**os.environ, "PYTHONPATH": str(code)}
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--worker", str(db), str(root / "site"), lid],
+        [sys.executable, str(Path(__file__).resolve()), "--worker", str(db),
+         str(root / "site"), lid],
         env=env, check=True, capture_output=True, text=True,
     )  # fmt: skip
     out.update(json.loads(done.stdout.strip().splitlines()[-1]))

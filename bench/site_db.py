@@ -98,7 +98,9 @@ def build(db: Path, matches: int, bots: int = 30, seed: int = 7) -> str:
         robin = scheduler.tournament_id({"bench": "site_db", "seed": seed})
         config = {"rounds": 1, "seed": seed, "rules": rules.to_dict(), "limits": {}}
         store.ensure_tournament(robin, config, versions[:3], 6)
-        store.write_results(robin, [dataclasses.replace(r, bots=tuple(versions[:3])) for r in tmpl[:6]])
+        store.write_results(
+            robin, [dataclasses.replace(r, bots=tuple(versions[:3])) for r in tmpl[:6]]
+        )
         ladder = {"kind": "ladder", "seed": seed, "rules": rules.to_dict(), "limits": {},
                   "bundled": [], "epoch_sets": EPOCH_SETS, "rounds": 0}  # fmt: skip
         lid = scheduler.tournament_id(ladder)

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from arena.matches.record import MatchRecord
-from arena.store.totals import Totals
 from arena.store.rows import StoredFault, StoredMatch
 from arena.store.schema import now
+from arena.store.totals import Totals
 
 LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""

@@ -83,7 +83,8 @@ def _upsert(table: str, key: Sequence[str], columns: Sequence[str]) -> str:
         for c in columns
     )
     names = ", ".join([*key, *columns])
-    return f"INSERT INTO {table} ({names}) {{select}} ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}"
+    conflict = ", ".join(key)
+    return f"INSERT INTO {table} ({names}) {{select}} ON CONFLICT ({conflict}) DO UPDATE SET {sets}"
 
 
 _SEAT_KEY: Final = ("tournament_id", "bot_version_id")
@@ -101,7 +102,9 @@ class Totals(StoreBase):
         conn = self.conn
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS totals_new (id TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM temp.totals_new")
-        conn.executemany("INSERT OR IGNORE INTO temp.totals_new VALUES (?)", [(m,) for m in match_ids])
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.totals_new VALUES (?)", [(m,) for m in match_ids]
+        )
         if existed:
             self._recompute_touched()
         else:
@@ -173,9 +176,7 @@ class Totals(StoreBase):
             n = len(key)
             want = {tuple(r[:n]): r[n:] for r in self.conn.execute(sql)}
             names = ", ".join([*key, *columns])
-            have = {
-                tuple(r[:n]): r[n:] for r in self.conn.execute(f"SELECT {names} FROM {table}")
-            }
+            have = {tuple(r[:n]): r[n:] for r in self.conn.execute(f"SELECT {names} FROM {table}")}
             for k in sorted(set(want) | set(have), key=repr):
                 a, b = have.get(k), want.get(k)
                 if a is None or b is None:
