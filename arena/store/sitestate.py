@@ -67,6 +67,19 @@ class SiteState(StoreBase):
             out[tid] = _digest([tuple(tuple(r) for r in p) for p in parts])
         return out
 
+    def standings_state(self, tid: str) -> str:
+        """A fingerprint of the tournament's stored standings: its ``ratings`` rows and an
+        aggregate of its ``pairwise`` rows (what a ladder's head-to-head shows)."""
+        parts = [self.conn.execute(sql, (tid,)).fetchall() for sql in _LADDER_STATE[:2]]
+        return _digest([tuple(tuple(r) for r in p) for p in parts])
+
+    def standings_time(self, tid: str) -> str | None:
+        """When the tournament's stored standings were computed (None: none stored)."""
+        row = self.conn.execute(
+            "SELECT MAX(computed_at) FROM ratings WHERE tournament_id = ?", (tid,)
+        ).fetchone()
+        return None if row is None else row[0]
+
     def bot_states(self) -> dict[int, str]:
         """A fingerprint per bot of its own rows (the bot, its versions without source)."""
         rows = self.conn.execute(
@@ -142,10 +155,17 @@ class SiteState(StoreBase):
             where, params = "tournament_id = ?", [tid]
         else:
             ids = list(versions or [])
-            seated = f"bot_version_id IN ({','.join('?' * len(ids))})"
-            where = f"id IN (SELECT match_id FROM match_seats WHERE {seated})"
-            where += f" AND {_shown('tournament_id')}"
-            params = [*ids]
+            marks = ",".join("?" * len(ids))
+            # Newest first from the versions' last match (the running totals know it), the
+            # seats read from the match rows: a page of the latest costs a few rows, not a
+            # pass over every seat the bot ever played.
+            where = (
+                "rowid <= (SELECT COALESCE(MAX(last_match), 0) FROM seat_totals "
+                f"WHERE bot_version_id IN ({marks})) "
+                f"AND (bot0 IN ({marks}) OR bot1 IN ({marks}) OR bot2 IN ({marks}))"
+                f" AND {_shown('tournament_id')}"
+            )
+            params = [*ids, *ids, *ids, *ids]
         rows = self.db.query(
             f"SELECT * FROM matches WHERE {where} ORDER BY rowid DESC LIMIT ? OFFSET ?",
             [*params, limit, offset],
