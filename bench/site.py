@@ -13,8 +13,10 @@ gives each checkout a copy of its own. Then, for each checkout in turn (its code
   command (a fresh interpreter, imports included) and wall, median of three;
 - a full render (``render_site(full=True)``): wall and CPU seconds; the pages' digests, so
   that the two checkouts' pages are compared byte for byte (the same database);
-- one more set of six matches stored (``finish_ladder_set``), then ``update``: wall and CPU
-  seconds and the pages written; and an ``update`` with nothing new.
+- 20 sets of six matches stored as a ladder stores them (``finish_ladder_set``): the median
+  CPU seconds of storing one (the running totals are kept there);
+- one more set stored, then ``update``: wall and CPU seconds and the pages written; and an
+  ``update`` with nothing new.
 
 Printed: one line per figure, before, after and before/after.
 """
@@ -22,9 +24,11 @@ Printed: one line per figure, before, after and before/after.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
+import random
 import resource
 import shutil
 import statistics
@@ -33,6 +37,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.matches.record import MatchRecord
+    from arena.store import Store
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -62,13 +71,44 @@ def _timed(fn: object) -> tuple[float, float, object]:
     return time.perf_counter() - start, time.process_time() - cpu, out
 
 
+STORED_SETS = 20
+"""Sets the worker stores (timed) before the one whose update it times."""
+
+
+def _store_set(
+    store: Store, lid: str, tmpl: list[MatchRecord], rng: random.Random, triple: tuple[int, ...]
+) -> float:
+    """Schedule and store the ladder's next set of these three bots, as a ladder does; the
+    CPU seconds of storing it (``finish_ladder_set``)."""
+    import site_db
+
+    last = store.ladder_sets(lid)[-1]
+    step = last.step + 1
+    a, b, c = triple
+    store.schedule_ladder_set(lid, step, (a, b, c), last.epoch, f"s{step:07d}", "bench")
+    records = [
+        dataclasses.replace(
+            site_db._copy(
+                t, f"m{step:07d}{t.seating}", [triple[(k + t.seating) % 3] for k in range(3)], rng
+            ),
+            set_key=f"s{step:07d}",
+            round=step,
+        )
+        for t in tmpl[:6]
+    ]
+    cpu = time.process_time()
+    store.finish_ladder_set(lid, step, records)
+    return time.process_time() - cpu
+
+
 def _worker(db: Path, site: Path, lid: str) -> None:
-    """Run under the checkout measured: full render, one more set, update; one JSON line."""
+    """Run under the checkout measured: full render, sets stored, one more set and the update
+    after it; one JSON line."""
     sys.path.insert(0, str(HERE))
     import site_db
 
     from arena.site import render_site, update
-    from arena.store import Store, now
+    from arena.store import Store
 
     wall, cpu, _ = _timed(lambda: render_site(db, site, full=True))
     digests = {
@@ -76,30 +116,20 @@ def _worker(db: Path, site: Path, lid: str) -> None:
         for p in sorted(site.rglob("*.html"))
     }
     out: dict[str, object] = {"full": [wall, cpu], "pages": digests}
-    import random
-
     rng = random.Random(1)
     tmpl = site_db.played(7)
     with Store(db, create=False) as store:
-        last = store.ladder_sets(lid)[-1]
-        step = last.step + 1
-        triple = tuple(sorted(store.entrant_ids(lid))[:3])
-        store.schedule_ladder_set(lid, step, triple, last.epoch, f"s{step:07d}", "bench")
-        records = [
-            site_db._copy(
-                t, f"m{step:07d}{t.seating}", [triple[(k + t.seating) % 3] for k in range(3)], rng
-            )
-            for t in tmpl[:6]
+        ids = sorted(store.entrant_ids(lid))
+        spent = [
+            _store_set(store, lid, tmpl, rng, tuple(rng.sample(ids, 3))) for _ in range(STORED_SETS)
         ]
-        import dataclasses
-
-        records = [dataclasses.replace(r, set_key=f"s{step:07d}", round=step) for r in records]
-        store.finish_ladder_set(lid, step, records)
+        out["store"] = [statistics.median(spent), statistics.median(spent)]
+        update(store, site)  # (not timed: the site catches up with those sets)
+        _store_set(store, lid, tmpl, rng, tuple(ids[:3]))
         wall, cpu, done = _timed(lambda: update(store, site))
         out["update"] = [wall, cpu, done.written]  # type: ignore[attr-defined]
         wall, cpu, done = _timed(lambda: update(store, site))
         out["idle"] = [wall, cpu, done.written]  # type: ignore[attr-defined]
-    del now
     print(json.dumps(out))
 
 
@@ -155,6 +185,7 @@ def _report(size: int, sides: dict[str, dict[str, object]]) -> None:
         ("update after one set, wall", "update", 0),
         ("update after one set, CPU", "update", 1),
         ("update with nothing new, wall", "idle", 0),
+        ("storing a set, CPU (median of 20)", "store", 1),
         ("full render, wall", "full", 0),
         ("full render, CPU", "full", 1),
         ("arena ladder --status, CPU", "status", 1),
