@@ -148,3 +148,24 @@ def test_pages_from_recomputed_totals_are_the_same(db: Path, tmp_path: Path) -> 
     render_site(db, again, full=True)
     first, second = _files(kept), _files(again)
     assert len(first) > 20 and first == second
+
+
+def test_a_ladder_set_adds_its_six_matches(db: Path) -> None:
+    """A set stored as a ladder stores it (``finish_ladder_set``, one transaction with its
+    ``finished_at``) adds its six matches to its three bots' totals, and only to theirs."""
+    with Store(db, create=False) as store:
+        tid = next(t.tournament.id for t in store.tournaments() if t.tournament.kind == "ladder")
+        last = store.ladder_sets(tid)[-1]
+        ids = sorted(store.entrant_ids(tid))
+        triple = (ids[0], ids[2], ids[4])
+        before = {r["bot_version_id"]: r for r in store.seat_total_rows("tournament_id = ?", [tid])}
+        step = last.step + 1
+        store.schedule_ladder_set(tid, step, triple, last.epoch, f"set{step:05d}", "random")
+        store.finish_ladder_set(tid, step, _ladder_set(tid, step, triple, Rules()))
+        after = {r["bot_version_id"]: r for r in store.seat_total_rows("tournament_id = ?", [tid])}
+        assert store.totals_problems() == []
+    for v in ids:
+        grew = after[v]["seats"] - (before[v]["seats"] if v in before else 0)
+        assert grew == (6 if v in triple else 0)
+        if v not in triple:
+            assert after[v] == before[v]
