@@ -383,15 +383,14 @@ class LadderStatus:
 
 
 def _status(store: Store, lid: str) -> LadderStatus:
-    sets = store.ladder_sets(lid)
     rows, _ = store.read_standings(lid)
     keep = ("bot_version_id", "name", "rank", "rating", "rating_low", "rating_high", "units")
     return LadderStatus(
         store.tournament(lid),
         store.ladder_epochs(lid),
         store.ladder_members(lid),
-        sum(s.finished_at is not None for s in sets),
-        [s for s in sets if s.finished_at is None],
+        store.finished_set_count(lid),
+        store.ladder_sets(lid, unfinished=True),
         [{k: r[k] for k in keep} for r in sorted(rows, key=lambda r: r["rank"] or 0)],
     )
 

@@ -99,6 +99,10 @@ class SiteData:
         """Each tournament's fingerprint (:meth:`arena.store.Store.tournament_states`)."""
         return self.store.tournament_states()
 
+    def standings_state(self, tid: str) -> str:
+        """A fingerprint of a tournament's stored standings (``ratings``, ``pairwise``)."""
+        return self.store.standings_state(tid)
+
     @functools.cached_property
     def bot_states(self) -> dict[int, str]:
         """Each bot's fingerprint (:meth:`arena.store.Store.bot_states`)."""
@@ -164,7 +168,12 @@ def pages(site: SiteData, writer: Writer) -> Iterator[Page]:
     every = _key(site.frame, site.all_bots, [site.state(t) for t in tids])
     yield Page("index.html", every, lambda: _index(site, writer))
     current = site.current
-    now = _key(site.frame, site.all_bots, site.state(current.id) if current else None)
+    if current is not None and current.is_ladder:
+        # A ladder's head-to-head is its stored standings (order, pairwise rates), dated by
+        # them: a set stored between two refits leaves it as it is.
+        now = _key(site.frame, site.all_bots, site.standings_state(current.id), current.status)
+    else:
+        now = _key(site.frame, site.all_bots, site.state(current.id) if current else None)
     yield Page("h2h.html", now, lambda: _h2h(site, writer))
     for t in site.tours:
         key = _key(site.frame, site.all_bots, site.state(t.id))
@@ -196,7 +205,10 @@ def _h2h(site: SiteData, writer: Writer) -> str:
     current = site.current
     rows = site.standings[current.id] if current else []
     pairs = data.pairwise(site.store, current.id) if current else {}
-    at = site.as_of([current.id]) if current else None
+    if current is not None and current.is_ladder:
+        at = site.store.standings_time(current.id)
+    else:
+        at = site.as_of([current.id]) if current else None
     return writer.html("h2h.html", "h2h.html", generated_at=at, standings=rows, pairs=pairs)
 
 

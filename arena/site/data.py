@@ -219,14 +219,14 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
     """
     places: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     counts: dict[int, dict[str, Any]] = {}
-    for n in store.place_counts(tournament_id):
-        if 1 <= n.place <= 3:
-            places[n.version_id][n.place - 1] += n.matches
-        c = counts.setdefault(n.version_id, {"matches": 0, "wins": 0, "places": 0, "faults": 0})
-        c["matches"] += n.matches
-        c["wins"] += n.matches if n.place == 1 else 0
-        c["places"] += n.matches * n.place
-        c["faults"] += n.faults
+    for n in store.place_totals(tournament_id):
+        places[n.version_id] = list(n.places)
+        counts[n.version_id] = {
+            "matches": n.matches,
+            "wins": n.places[0],
+            "places": n.place_sum,
+            "faults": n.faults,
+        }
     rows: list[Standing] = []
     for r in sorted(store.read_standings(tournament_id)[0], key=_leaderboard_order):
         ref = refs.get(r["bot_version_id"])

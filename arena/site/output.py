@@ -80,11 +80,11 @@ def read_manifest(out: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in pages.items()}
 
 
-def _file(out: Path, rel: str) -> Path | None:
-    """The file of a page path, or None for one that would leave the folder."""
+def _file(out: Path, rel: str, root: Path | None = None) -> Path | None:
+    """The file of a page path, or None for one that would leave the folder (``root``:
+    ``out`` resolved, when the caller has it)."""
     path = (out / urllib.parse.unquote(rel)).resolve()
-    root = out.resolve()
-    return path if root in path.parents else None
+    return path if (root or out.resolve()) in path.parents else None
 
 
 def read_options(out: Path) -> dict[str, object]:
@@ -108,9 +108,10 @@ def apply(
     previous = read_manifest(out)  # what may be removed, even on a full render
     new: dict[str, str] = {}
     written = kept = 0
+    root = out.resolve()
     for page in pages:
         new[page.path] = page.key
-        target = _file(out, page.path)
+        target = _file(out, page.path, root)
         if target is None:
             continue
         if old.get(page.path) == page.key and target.is_file():
@@ -120,7 +121,7 @@ def apply(
         written += 1
     removed = 0
     for rel in set(previous) - set(new):
-        target = _file(out, rel)
+        target = _file(out, rel, root)
         if target is not None and target.is_file():
             target.unlink()
             removed += 1

@@ -12,6 +12,8 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.bots`: bots and their versions
 - :mod:`arena.store.tournaments`: tournaments, their deal secrets and entrants
 - :mod:`arena.store.results`: finished matches, and the standings and reports derived from them
+- :mod:`arena.store.totals`: running totals of the stored matches per bot version and pair,
+  kept in the transaction that stores them (what the pages read instead of lifetime sums)
 - :mod:`arena.store.ladder`: a ladder's field, deal-secret epochs and sets, retiring bots
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
@@ -36,6 +38,7 @@ from arena.store.rows import (
     LogText,
     OpponentPlaces,
     PlaceCount,
+    PlaceTotal,
     SeatTiming,
     StoredBot,
     StoredFault,
@@ -59,6 +62,7 @@ __all__ = [
     "LogText",
     "OpponentPlaces",
     "PlaceCount",
+    "PlaceTotal",
     "SeatTiming",
     "StoredBot",
     "StoredFault",

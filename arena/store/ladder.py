@@ -278,9 +278,12 @@ class LadderRecords(MatchRecords):
                 (lid, step + 1, lid),
             )
 
-    def ladder_sets(self, lid: str) -> list[LadderSet]:
-        """The ladder's sets in step order."""
-        rows = self.rows("SELECT * FROM ladder_sets WHERE ladder_id = ? ORDER BY step", [lid])
+    def ladder_sets(self, lid: str, *, unfinished: bool = False) -> list[LadderSet]:
+        """The ladder's sets in step order (``unfinished``: only those not stored)."""
+        where = " AND finished_at IS NULL" if unfinished else ""
+        rows = self.rows(
+            f"SELECT * FROM ladder_sets WHERE ladder_id = ?{where} ORDER BY step", [lid]
+        )
         return [
             LadderSet(
                 r["step"],
@@ -293,6 +296,13 @@ class LadderRecords(MatchRecords):
             )  # fmt: skip
             for r in rows
         ]
+
+    def finished_set_count(self, lid: str) -> int:
+        """How many of the ladder's sets are stored."""
+        row = self.conn.execute(
+            "SELECT COUNT(finished_at) FROM ladder_sets WHERE ladder_id = ?", (lid,)
+        ).fetchone()
+        return int(row[0])
 
     def ladder_places(self, lid: str) -> list[tuple[int, int, int, int, int, int, int, int]]:
         """Every stored match of the ladder as ``(step, seating, bot0, bot1, bot2, place0,

@@ -17,6 +17,7 @@ from arena.store.rows import (
     FinishedSeat,
     LogText,
     PlaceCount,
+    PlaceTotal,
     SeatTiming,
     StoredBot,
     StoredFault,
@@ -73,6 +74,16 @@ class PageReads(StoreBase):
             (tid,),
         )
         return [PlaceCount(*r) for r in rows]
+
+    def place_totals(self, tid: str) -> list[PlaceTotal]:
+        """Per bot version of the tournament: its matches in each place, the sum of its places
+        and its matches forfeited by a fault, from the running totals."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id, place1, place2, place3, seats, place_sum, faulted "
+            "FROM seat_totals WHERE tournament_id = ? ORDER BY bot_version_id",
+            (tid,),
+        )
+        return [PlaceTotal(v, (p1, p2, p3), n, ps, f) for v, p1, p2, p3, n, ps, f in rows]
 
     def match_rows(
         self, *, tid: str | None = None, versions: Sequence[int] | None = None
@@ -158,12 +169,12 @@ class PageReads(StoreBase):
 
     def version_rows(self, versions: Sequence[int]) -> list[VersionSummary]:
         """Each version (no source), newest first, with the seats it played in round robins
-        and its mean place there."""
+        and ladders and its mean place there (from the running totals)."""
         rows = self.conn.execute(
             "SELECT v.version, v.sha256, v.filename, v.author, v.submitted_at, "
-            "COUNT(s.match_id), AVG(s.place) "
-            "FROM bot_versions v LEFT JOIN match_seats s ON s.bot_version_id = v.id "
-            f"AND {_ranked('s.tournament_id')} WHERE {_among('v.id', versions)} "
+            "COALESCE(SUM(t.seats), 0), CAST(SUM(t.place_sum) AS REAL) / SUM(t.seats) "
+            "FROM bot_versions v LEFT JOIN seat_totals t ON t.bot_version_id = v.id "
+            f"AND {_ranked('t.tournament_id')} WHERE {_among('v.id', versions)} "
             "GROUP BY v.id ORDER BY v.version DESC",
             versions,
         )
@@ -172,48 +183,41 @@ class PageReads(StoreBase):
     def opponent_totals(self, versions: Sequence[int]) -> list[dict[str, Any]]:
         """Per opponent version (``ob``) over the matches it shared with these versions: the
         matches (``n``), how often they placed above it (``above``, a tie counting one
-        half) and the sum of their places (``pl``)."""
+        half) and the sum of their places (``pl``), from the running totals."""
         return self.rows(
-            "SELECT b.bot_version_id AS ob, COUNT(*) AS n, "
-            "SUM(CASE WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5 "
-            "ELSE 0.0 END) AS above, SUM(a.place) AS pl "
-            "FROM match_seats a JOIN match_seats b "
-            "ON a.match_id = b.match_id AND a.seat != b.seat "
-            f"WHERE {_among('a.bot_version_id', versions)} AND {_ranked('a.tournament_id')} "
-            "GROUP BY b.bot_version_id",
+            "SELECT opponent_id AS ob, SUM(matches) AS n, SUM(above) AS above, "
+            "SUM(place_sum) AS pl FROM pair_totals "
+            f"WHERE {_among('bot_version_id', versions)} AND {_ranked('tournament_id')} "
+            "GROUP BY opponent_id",
             versions,
         )
 
     def play_counts(self, versions: Sequence[int]) -> dict[str, int]:
         """Over every hand these versions played with a trump named: ``hands``, ``maker``
         (they named it), ``alone``, ``made`` and ``euchred`` (as maker), ``defended`` (scored
-        against the maker). Counted in SQL: a bot of a long ladder played millions of hands."""
-        point = "json_extract(h.points, '$[' || s.seat || ']')"
+        against the maker). Kept as running totals when matches are stored: a bot of a long
+        ladder played millions of hands."""
         row = self.rows(
-            "SELECT COUNT(*) AS hands, "
-            "COALESCE(SUM(h.maker = s.seat), 0) AS maker, "
-            # `alone` is a JSON list of seats 0..2: the digit is there or not.
-            "COALESCE(SUM(instr(h.alone, s.seat) > 0), 0) AS alone, "
-            f"COALESCE(SUM(h.maker = s.seat AND {point} > 0), 0) AS made, "
-            f"COALESCE(SUM(h.maker = s.seat AND {point} <= 0), 0) AS euchred, "
-            f"COALESCE(SUM(h.maker != s.seat AND {point} > 0), 0) AS defended "
-            "FROM hands h JOIN match_seats s ON s.match_id = h.match_id "
-            f"WHERE h.trump IS NOT NULL AND {_among('s.bot_version_id', versions)} "
-            f"AND {_ranked('s.tournament_id')}",
+            "SELECT COALESCE(SUM(hands), 0) AS hands, COALESCE(SUM(maker), 0) AS maker, "
+            "COALESCE(SUM(alone), 0) AS alone, COALESCE(SUM(made), 0) AS made, "
+            "COALESCE(SUM(euchred), 0) AS euchred, COALESCE(SUM(defended), 0) AS defended "
+            f"FROM seat_totals WHERE {_among('bot_version_id', versions)} "
+            f"AND {_ranked('tournament_id')}",
             versions,
         )[0]
         return {k: int(v) for k, v in row.items()}
 
     def timing(self, versions: Sequence[int]) -> SeatTiming:
-        """What these versions' round-robin seats add up to: seats, decisions, times asked,
-        wall and CPU time thinking (in all, the most in one decision, the most in one match)."""
+        """What these versions' round-robin and ladder seats add up to: seats, decisions,
+        times asked, wall and CPU time thinking (in all, the most in one decision, the most
+        in one match), from the running totals."""
         row = self.conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(decisions), 0), COALESCE(SUM(asked), 0), "
-            "COALESCE(SUM(think_seconds), 0), COALESCE(MAX(max_think_seconds), 0), "
-            "COALESCE(SUM(cpu_seconds), 0), COALESCE(MAX(max_cpu_seconds), 0), "
-            "COALESCE(SUM(clock_seconds), 0), COALESCE(MAX(clock_seconds), 0), "
-            "COALESCE(MAX(cpu_seconds), 0) "
-            f"FROM match_seats WHERE {_among('bot_version_id', versions)} "
+            "SELECT COALESCE(SUM(seats), 0), COALESCE(SUM(decisions), 0), "
+            "COALESCE(SUM(asked), 0), COALESCE(SUM(think_seconds), 0), "
+            "COALESCE(MAX(max_think_seconds), 0), COALESCE(SUM(cpu_seconds), 0), "
+            "COALESCE(MAX(max_cpu_seconds), 0), COALESCE(SUM(clock_seconds), 0), "
+            "COALESCE(MAX(max_clock_seconds), 0), COALESCE(MAX(max_match_cpu_seconds), 0) "
+            f"FROM seat_totals WHERE {_among('bot_version_id', versions)} "
             f"AND {_ranked('tournament_id')}",
             versions,
         ).fetchone()

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from arena.matches.record import MatchRecord
-from arena.store.base import StoreBase
 from arena.store.rows import StoredFault, StoredMatch
 from arena.store.schema import now
+from arena.store.totals import Totals
 
 LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""
@@ -107,7 +107,7 @@ def _hand_rows(r: MatchRecord) -> list[dict[str, Any]]:
     ]
 
 
-class MatchRecords(StoreBase):
+class MatchRecords(Totals):
     """The ``matches``, ``match_seats``, ``hands``, ``faults`` and ``bot_logs`` tables, and
     the tables derived from them (``ratings``, ``pairwise``, the collusion reports)."""
 
@@ -128,6 +128,8 @@ class MatchRecords(StoreBase):
         hands = [row for r in records for row in _hand_rows(r)]
         faults = [row for r in records for row in _fault_rows(tid, r)]
         logs = [row for r in records for row in _log_rows(r)]
+        ids = [r.match_id for r in records]
+        existed = self._any_stored(ids)
         self.db.table("matches").upsert_all(matches, pk="id")
         self.db.table("match_seats").upsert_all(seats, pk=("match_id", "seat"))
         self.db.table("hands").upsert_all(hands, pk=("match_id", "hand_number"))
@@ -135,6 +137,17 @@ class MatchRecords(StoreBase):
             self.db.table("faults").upsert_all(faults, pk=("match_id", "seat"))
         if logs:
             self.db.table("bot_logs").upsert_all(logs, pk=("match_id", "seat"))
+        self._add_totals(ids, existed)
+
+    def _any_stored(self, ids: Sequence[str]) -> bool:
+        """Whether any of these match ids is stored already."""
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT 1 FROM matches WHERE id IN ({marks}) LIMIT 1"
+            if self.conn.execute(sql, part).fetchone() is not None:
+                return True
+        return False
 
     def seat_results(self, tid: str) -> list[dict[str, Any]]:
         """Every stored seat of the tournament with its match's set and round."""

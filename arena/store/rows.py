@@ -294,6 +294,19 @@ class PlaceCount:
 
 
 @dataclass(frozen=True)
+class PlaceTotal:
+    """A bot version's record in one tournament (:meth:`arena.store.Store.place_totals`):
+    its matches in first, second and third place, all its matches, the sum of its places
+    and the matches it forfeited by a fault."""
+
+    version_id: int
+    places: tuple[int, int, int]
+    matches: int
+    place_sum: int
+    faults: int
+
+
+@dataclass(frozen=True)
 class FinishedSeat:
     """A seat of :meth:`arena.store.Store.seats_in_finish_order`: its match, the match's
     duplicate set and round, the bot version seated and its place."""
@@ -349,6 +362,7 @@ __all__ = [
     "LogText",
     "OpponentPlaces",
     "PlaceCount",
+    "PlaceTotal",
     "SeatTiming",
     "StoredBot",
     "VersionRef",

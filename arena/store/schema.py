@@ -134,6 +134,24 @@ CREATE TABLE ladder_sets (
     epoch INTEGER NOT NULL, set_key TEXT NOT NULL, reason TEXT NOT NULL,
     scheduled_at TEXT NOT NULL, finished_at TEXT,
     PRIMARY KEY (ladder_id, step));
+CREATE TABLE seat_totals (
+    tournament_id TEXT NOT NULL, bot_version_id INTEGER NOT NULL,
+    seats INTEGER NOT NULL, place1 INTEGER NOT NULL, place2 INTEGER NOT NULL,
+    place3 INTEGER NOT NULL, place_sum INTEGER NOT NULL, faulted INTEGER NOT NULL,
+    decisions INTEGER NOT NULL, asked INTEGER NOT NULL, think_seconds REAL NOT NULL,
+    max_think_seconds REAL NOT NULL, cpu_seconds REAL NOT NULL,
+    max_cpu_seconds REAL NOT NULL, clock_seconds REAL NOT NULL,
+    max_clock_seconds REAL NOT NULL, max_match_cpu_seconds REAL NOT NULL,
+    last_seat INTEGER NOT NULL, last_match INTEGER NOT NULL,
+    hands INTEGER NOT NULL, maker INTEGER NOT NULL, alone INTEGER NOT NULL,
+    made INTEGER NOT NULL, euchred INTEGER NOT NULL, defended INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, bot_version_id));
+CREATE TABLE pair_totals (
+    tournament_id TEXT NOT NULL, bot_version_id INTEGER NOT NULL,
+    opponent_id INTEGER NOT NULL, matches INTEGER NOT NULL, above REAL NOT NULL,
+    place_sum INTEGER NOT NULL, PRIMARY KEY (tournament_id, bot_version_id, opponent_id));
+CREATE INDEX seat_totals_version ON seat_totals (bot_version_id);
+CREATE INDEX pair_totals_version ON pair_totals (bot_version_id);
 CREATE INDEX matches_tournament ON matches (tournament_id);
 CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id, place, faulted);
 CREATE INDEX match_seats_version ON match_seats (bot_version_id);

@@ -32,7 +32,10 @@ def _shown(column: str) -> str:
 _ROW_STATE = (
     "SELECT t.*, s.revealed_at FROM tournaments t "
     "JOIN deal_secrets s ON s.id = t.secret_id WHERE t.id = ?",
-    "SELECT COUNT(*), MAX(rowid), SUM(faults) FROM matches WHERE tournament_id = ?",
+    # The running totals of its seats (arena.store.totals): seats, last match and seat
+    # stored, faults; they change whenever a match is stored.
+    "SELECT SUM(seats), MAX(last_match), MAX(last_seat), SUM(faulted) FROM seat_totals "
+    "WHERE tournament_id = ?",
     "SELECT * FROM tournament_bots WHERE tournament_id = ? ORDER BY 2",
 )
 _LADDER_STATE = (
@@ -64,6 +67,19 @@ class SiteState(StoreBase):
             out[tid] = _digest([tuple(tuple(r) for r in p) for p in parts])
         return out
 
+    def standings_state(self, tid: str) -> str:
+        """A fingerprint of the tournament's stored standings: its ``ratings`` rows and an
+        aggregate of its ``pairwise`` rows (what a ladder's head-to-head shows)."""
+        parts = [self.conn.execute(sql, (tid,)).fetchall() for sql in _LADDER_STATE[:2]]
+        return _digest([tuple(tuple(r) for r in p) for p in parts])
+
+    def standings_time(self, tid: str) -> str | None:
+        """When the tournament's stored standings were computed (None: none stored)."""
+        row = self.conn.execute(
+            "SELECT MAX(computed_at) FROM ratings WHERE tournament_id = ?", (tid,)
+        ).fetchone()
+        return None if row is None else row[0]
+
     def bot_states(self) -> dict[int, str]:
         """A fingerprint per bot of its own rows (the bot, its versions without source)."""
         rows = self.conn.execute(
@@ -77,9 +93,11 @@ class SiteState(StoreBase):
         return {b: _digest(rs) for b, rs in grouped.items()}
 
     def seat_states(self) -> dict[int, tuple[int, int]]:
-        """Per bot version: its seats stored and the last seat row written."""
+        """Per bot version: its seats stored and the last seat row written (from the running
+        totals)."""
         rows = self.conn.execute(
-            "SELECT bot_version_id, COUNT(*), MAX(rowid) FROM match_seats GROUP BY bot_version_id"
+            "SELECT bot_version_id, SUM(seats), MAX(last_seat) FROM seat_totals "
+            "GROUP BY bot_version_id"
         )
         return {int(v): (int(n), int(last)) for v, n, last in rows}
 
@@ -103,7 +121,7 @@ class SiteState(StoreBase):
             "JOIN bot_versions v ON v.id = t.bot_version_id "
             "UNION SELECT v.bot_id, l.ladder_id FROM ladder_bots l "
             "JOIN bot_versions v ON v.id = l.bot_version_id "
-            "UNION SELECT DISTINCT v.bot_id, s.tournament_id FROM match_seats s "
+            "UNION SELECT v.bot_id, s.tournament_id FROM seat_totals s "
             "JOIN bot_versions v ON v.id = s.bot_version_id"
         ):
             out.setdefault(bot, set()).add(tid)
@@ -137,10 +155,17 @@ class SiteState(StoreBase):
             where, params = "tournament_id = ?", [tid]
         else:
             ids = list(versions or [])
-            seated = f"bot_version_id IN ({','.join('?' * len(ids))})"
-            where = f"id IN (SELECT match_id FROM match_seats WHERE {seated})"
-            where += f" AND {_shown('tournament_id')}"
-            params = [*ids]
+            marks = ",".join("?" * len(ids))
+            # Newest first from the versions' last match (the running totals know it), the
+            # seats read from the match rows: a page of the latest costs a few rows, not a
+            # pass over every seat the bot ever played.
+            where = (
+                "rowid <= (SELECT COALESCE(MAX(last_match), 0) FROM seat_totals "
+                f"WHERE bot_version_id IN ({marks})) "
+                f"AND (bot0 IN ({marks}) OR bot1 IN ({marks}) OR bot2 IN ({marks}))"
+                f" AND {_shown('tournament_id')}"
+            )
+            params = [*ids, *ids, *ids, *ids]
         rows = self.db.query(
             f"SELECT * FROM matches WHERE {where} ORDER BY rowid DESC LIMIT ? OFFSET ?",
             [*params, limit, offset],

@@ -188,9 +188,12 @@ class TournamentRecords(StoreBase):
         finished, ``secret`` (None before).
         """
         rows = self.rows(
-            "SELECT t.*, (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS done, "
-            "(SELECT COALESCE(SUM(faults), 0) FROM matches m WHERE m.tournament_id = t.id) "
-            "AS faults, s.commitment, s.secret FROM tournaments t "
+            # Counted from the running totals of the seats (arena.store.totals): three seats
+            # a match, one fault a seat that forfeited.
+            "SELECT t.*, (SELECT COALESCE(SUM(seats), 0) / 3 FROM seat_totals c "
+            "WHERE c.tournament_id = t.id) AS done, (SELECT COALESCE(SUM(faulted), 0) "
+            "FROM seat_totals c WHERE c.tournament_id = t.id) AS faults, "
+            "s.commitment, s.secret FROM tournaments t "
             "JOIN deal_secrets s ON s.id = t.secret_id "
             "ORDER BY t.updated_at DESC, t.rowid DESC"
         )
