@@ -477,6 +477,8 @@ for _command in (
 ):
     main.add_command(_command)
 
-from arena.cli.play import play  # noqa: E402  (a command of its own module, registered here)
+from arena.cli.check import check  # noqa: E402  (commands of their own modules, registered here)
+from arena.cli.play import play  # noqa: E402
 
 main.add_command(play)
+main.add_command(check)
