@@ -5,6 +5,7 @@ The manifest is ``bot.toml`` or ``arena.json`` at the top of the directory::
 
     language = "rust"          # a key of arena.sandbox.runtimes.RUNTIMES
     entry = "src/main.rs"      # the file the bot starts from, relative to the directory
+    name = "crab"              # optional: the name to store it under (default: the directory's)
 
 Every regular file under the directory is part of the artifact (hidden files and directories,
 ``target/``, ``build/``, ``node_modules/`` and ``__pycache__/`` left out), within the bot's
@@ -23,7 +24,7 @@ from arena.errors import ArenaError
 from arena.sandbox.runtime import Artifact
 from arena.sandbox.runtimes import RUNTIMES, runtime_for, runtime_of
 
-__all__ = ["load_artifact", "MANIFESTS", "MAX_FILES"]
+__all__ = ["load_artifact", "read_manifest", "MANIFESTS", "MAX_FILES"]
 
 MANIFESTS: Final = ("bot.toml", "arena.json")
 MAX_FILES: Final = 200
@@ -55,7 +56,8 @@ def _read(p: Path, cap: int) -> bytes:
     return data
 
 
-def _manifest(d: Path) -> dict[str, Any]:
+def read_manifest(d: Path) -> dict[str, Any]:
+    """The manifest of bot directory ``d`` (``bot.toml`` first); ArenaError when none is valid."""
     for name in MANIFESTS:
         f = d / name
         if not f.is_file():
@@ -72,7 +74,7 @@ def _manifest(d: Path) -> dict[str, Any]:
 
 
 def _directory(d: Path, max_bytes: int) -> Artifact:
-    meta = _manifest(d)
+    meta = read_manifest(d)
     language, entry = meta.get("language"), meta.get("entry")
     if not isinstance(language, str) or not isinstance(entry, str):
         raise ArenaError(f"{d}: the manifest needs language and entry (strings)")

@@ -295,13 +295,16 @@ _ALWAYS_ORDER = BotSource(
 
 
 def validate_bot(
-    source: BotSource | str, limits: Limits | None = None, *, unsafe_no_sandbox: bool = False
+    source: BotSource | Artifact | str,
+    limits: Limits | None = None,
+    *,
+    unsafe_no_sandbox: bool = False,
 ) -> Fault | None:
     """Load ``source`` in the sandbox and play one match with it; its fault or ``None``.
 
     Catches syntax errors, a missing ``Bot`` class, a raising constructor, import-time loops and
     memory bombs (``load`` faults) and a bot that fails on its first decisions. A ``str`` is
-    taken as the source text of ``bot.py``.
+    taken as the source text of ``bot.py``; an artifact may be of any language.
     """
     if isinstance(source, str):
         source = BotSource("bot", source)

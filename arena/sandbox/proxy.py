@@ -332,7 +332,7 @@ class SeatProxy:
         """Whether the bot wrote anything since its last answer (read into the buffer)."""
         assert self.child is not None
         try:
-            self._buf = os.read(self.child.resp, MAX_LINE)
+            self._buf = os.read(self.child.resp, 1 << 16)
         except (BlockingIOError, InterruptedError):
             return False
         except OSError:
