@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from protocol_support import RawRuntime
 
 from arena.errors import ArenaError
 from arena.rules import PHASES
@@ -161,3 +162,48 @@ def test_arena_check_exits_0_when_clean_and_1_with_one_line_per_problem(tmp_path
 
 def test_the_protocol_version_is_one() -> None:
     assert PROTOCOL_VERSION == 1
+
+
+RAW = Path(__file__).parent / "protocol" / "raw_bot.py"
+
+
+@pytest.fixture
+def raw_runtime(monkeypatch: pytest.MonkeyPatch) -> Runtime:
+    """A runtime of another "language" in the registry, as the native ones join it."""
+    runtime = RawRuntime()
+    monkeypatch.setitem(RUNTIMES, runtime.language, runtime)
+    assert isinstance(runtime, Runtime)
+    return runtime
+
+
+def _raw(text: bytes) -> Artifact:
+    return Artifact("raw-python", (("bot.rawpy", text),), "bot.rawpy")
+
+
+@pytest.mark.slow
+def test_a_bot_written_from_the_spec_plays_through_another_runtime(raw_runtime: Runtime) -> None:
+    raw = _raw(RAW.read_bytes())
+    assert runtime_for("x.rawpy") is raw_runtime
+    assert check_bot(raw, LIMITS) == []
+    random_bot = BotSource.from_path(str(bundled("random")))
+    with BotPool(LIMITS) as pool:
+        out = pool.play_match([raw, random_bot, raw], 4)
+        again = pool.play_match([raw, random_bot, raw], 4)
+    assert out.faults == [] and out.stats[0]["decisions"] > 0
+    assert "hello from seat 0" in out.logs[0] and "hello from seat 2" in out.logs[2]
+    # The hello's seed makes the same match play the same way.
+    assert out.result.scores == again.result.scores
+
+
+@pytest.mark.slow
+def test_the_seat_checks_every_runtime_the_same_way(raw_runtime: Runtime) -> None:
+    source = RAW.read_text()
+    wrong_id = source.replace('{"id": msg["id"]', '{"id": msg["id"] + 1')
+    printer = source.replace('rng.seed(bytes.fromhex(msg["seed"]))', 'print("debug")')
+    random_bot = BotSource.from_path(str(bundled("random")))
+    with BotPool(LIMITS) as pool:
+        for text, kind in ((wrong_id, "protocol"), (printer, "load")):
+            out = pool.play_match([_raw(text.encode()), random_bot, random_bot], 2)
+            fault = out.fault_of(0)
+            assert fault is not None and fault.kind == kind, (kind, fault)
+    assert any("request 0" in p for p in check_bot(_raw(wrong_id.encode()), LIMITS))
