@@ -331,7 +331,7 @@ def test_no_state_survives_between_matches(targets: Targets) -> None:
 
 
 def test_a_forged_load_line_is_stored_short_and_clean(targets: Targets) -> None:
-    """A 1 MiB {"load": ...} line full of terminal escapes: the fault keeps MAX_MESSAGE
+    """A 1 MiB {"error": "load", ...} line full of terminal escapes: the fault keeps MAX_MESSAGE
     characters of it, none of them a control character."""
     victim = BotSource.from_path(str(bundled("random_bot")))
     with BotPool(LIMITS) as pool:
