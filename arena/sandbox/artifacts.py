@@ -79,7 +79,7 @@ def _directory(d: Path, max_bytes: int) -> Artifact:
     if not isinstance(language, str) or not isinstance(entry, str):
         raise ArenaError(f"{d}: the manifest needs language and entry (strings)")
     if language not in RUNTIMES:
-        runtime_of(language)  # raises: no runtime for it
+        _named(d, language)  # raises: no runtime for it
     files: list[tuple[str, bytes]] = []
     total = 0
     for root, dirs, names in os.walk(d):
@@ -99,5 +99,13 @@ def _directory(d: Path, max_bytes: int) -> Artifact:
     entry = PurePosixPath(entry).as_posix()
     if entry not in {rel for rel, _ in files}:
         raise ArenaError(f"{d}: the manifest's entry {entry!r} is not a file of the directory")
-    runtime_of(language)  # a missing toolchain: one line naming the language
+    _named(d, language)  # a missing toolchain: one line naming the language
     return Artifact(language, tuple(sorted(files)), entry)
+
+
+def _named(d: Path, language: str) -> None:
+    """:func:`runtime_of`, its error naming the directory."""
+    try:
+        runtime_of(language)
+    except ArenaError as e:
+        raise ArenaError(f"{d}: {e}") from None
