@@ -37,6 +37,8 @@ from arena.matches.scheduler import tournament_id
 from arena.matches.secrecy import Verification
 from arena.matches.secrecy import verify as verify_tournament
 from arena.sandbox import Limits
+from arena.sandbox.artifacts import load_artifact
+from arena.sandbox.check import check_bot as _check_artifact
 from arena.site import publish_site, site_folder
 from arena.site import update as site_update
 from arena.store import (
@@ -57,6 +59,7 @@ __all__ = [
     "LadderRun",
     "LadderStatus",
     "TournamentRun",
+    "check_bot",
     "ladder_status",
     "retire",
     "run_ladder",
@@ -205,6 +208,15 @@ def run_tournament(
     if site is not False and done.completed:
         done.site = publish_site(db, None if site is True else site, feature=done.tid)
     return done
+
+
+def check_bot(path: str | Path, limits: Limits | None = None) -> list[str]:
+    """``arena check``: every protocol-v1 problem of the bot at ``path`` (a source file of
+    any supported language, or a directory with a manifest), one line each; empty when it
+    conforms. Runs it in the real sandbox (:mod:`arena.sandbox.check`). Raises
+    :class:`ArenaError` for a file that is no bot (unknown extension, missing toolchain)."""
+    limits = limits or Limits()
+    return _check_artifact(load_artifact(path, limits.source_bytes), limits)
 
 
 def verify_deals(db: str | Path, tid: str | None = None, epoch: int | None = None) -> Verification:

@@ -184,43 +184,49 @@ def bench_throughput(matches: int, workers: int, sandboxed: bool, pin: bool = Fa
     return rate
 
 
-def compare_trees(other: str, matches: int, rounds: int, starts: int = 20) -> None:
-    """Sandboxed matches/s and CPU per match (arena, bots), cold and per-match bot start, of
-    this checkout against ``other`` (a checkout of older code, e.g. main), one worker each,
-    alternated ``rounds`` times in fresh processes so that the machine's other load hits both
-    alike; medians and ratios."""
+def compare_trees(
+    other: str, matches: int, rounds: int, starts: int = 20, trips: int = 2000
+) -> None:
+    """Sandboxed matches/s and CPU per match (arena, bots), cold and per-match bot start and
+    the decision round trip (p50) of this checkout against ``other`` (a checkout of older
+    code, e.g. main), one worker each, alternated ``rounds`` times in fresh processes so that
+    the machine's other load hits both alike; medians and ratios."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     other = os.path.abspath(other)
     runs: dict[str, list[tuple[float, ...]]] = {here: [], other: []}
     line = re.compile(r"([\d.]+) matches/s; CPU per match: arena ([\d.]+) ms \+ bots ([\d.]+) ms")
     cold = re.compile(r"cold bot start \(new zygote to ready\): median ([\d.]+) ms")
     warm = re.compile(r"per-match bot start \(fork to ready\): median ([\d.]+) ms")
+    trip = re.compile(r"decision round trip \(obs ~\d+ chars\): p50 ([\d.]+) us")
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     for r in range(rounds):
         for tree in (here, other) if r % 2 == 0 else (other, here):
             code = (
                 f"import sys; sys.path[:0] = [{tree!r}, {os.path.join(tree, 'bench')!r}]; "
                 f"import sandbox; sandbox.bench_start({starts}); "
-                f"sandbox.bench_throughput({matches}, 1, True)"
+                f"sandbox.bench_throughput({matches}, 1, True); "
+                f"sandbox.bench_round_trip({trips})"
             )
             out = subprocess.run(
                 [sys.executable, "-c", code], capture_output=True, text=True, check=True
             ).stdout
-            found = [pattern.search(out) for pattern in (line, cold, warm)]
+            found = [pattern.search(out) for pattern in (line, cold, warm, trip)]
             assert all(found), out
             runs[tree].append(tuple(float(x) for m in found if m for x in m.groups()))
-    med = {t: [statistics.median(x[k] for x in v) for k in range(5)] for t, v in runs.items()}
-    for tree, (rate, arena, bots, c, w) in med.items():
+    med = {t: [statistics.median(x[k] for x in v) for k in range(6)] for t, v in runs.items()}
+    for tree, (rate, arena, bots, c, w, rt) in med.items():
         name = "this checkout" if tree == here else other
         print(
             f"{name:24s} {rate:6.1f} matches/s; arena {arena:.2f} ms + bots {bots:.2f} ms CPU; "
-            f"bot start cold {c:.1f} ms, per match {w:.2f} ms"
+            f"bot start cold {c:.1f} ms, per match {w:.2f} ms; round trip p50 {rt:.0f} us"
         )
-    (r1, a1, b1, c1, w1), (r0, a0, b0, c0, w0) = med[here], med[other]
+    (r1, a1, b1, c1, w1, t1), (r0, a0, b0, c0, w0, t0) = med[here], med[other]
     print(
         f"ratio this/other: matches/s {r1 / r0:.3f}, arena CPU {a1 / a0:.3f}, "
-        f"bot CPU {b1 / b0:.3f}, cold start {c1 / c0:.3f}, per-match start {w1 / w0:.3f} "
-        f"(medians of {rounds} runs of {matches} matches and {starts} starts each)"
+        f"bot CPU {b1 / b0:.3f}, cold start {c1 / c0:.3f}, per-match start {w1 / w0:.3f}, "
+        f"decision round trip {t1 / t0:.3f} "
+        f"(medians of {rounds} runs of {matches} matches, {starts} starts and {trips} round "
+        "trips each)"
     )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 

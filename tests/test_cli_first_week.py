@@ -127,8 +127,8 @@ def test_every_command_takes_the_latest_round_robin(stored: tuple[Path, str, str
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["submit", "."], ". is a folder, not a file"),
-        (["submit", "missing.py"], "missing.py: no such file"),
+        (["submit", "."], ".: a bot directory needs a manifest (bot.toml or arena.json)"),
+        (["submit", "missing.py"], "missing.py: no such bot"),
         (["render", "--out", "arena.db"], "--out arena.db is a file, not a folder"),
         (["serve", "--out", "arena.db"], "--out arena.db is a file, not a folder"),
         (["run", "--out", "arena.db", "random"], "--out arena.db is a file, not a folder"),

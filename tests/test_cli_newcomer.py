@@ -78,9 +78,9 @@ def test_run_my_bot_against_bundled_names_on_a_fresh_database(tmp_path: Path) ->
 
 
 def _sha(path: Path) -> str:
-    import hashlib
+    from arena.store.bots import one_file
 
-    return hashlib.sha256(path.read_text(encoding="utf-8").encode()).hexdigest()
+    return one_file("python", path.read_text(encoding="utf-8"), path.name).sha256
 
 
 def test_demo_fills_the_empty_seats_with_bundled_bots(tmp_path: Path) -> None:

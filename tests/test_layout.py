@@ -59,6 +59,7 @@ FUNCTION_LEVEL: dict[str, str] = {
             "arena/cli/site.py",
             "arena/cli/lists.py",
             "arena/cli/play.py",
+            "arena/cli/check.py",
         ),
         "a command imports the library when it runs, so that `arena` starts fast",
     ),

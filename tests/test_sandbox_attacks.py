@@ -85,6 +85,11 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("host_counters", None, True),
     ("set_affinity", None, True),
     ("forge_load_line", {"load"}, False),
+    ("wrong_id", {"protocol"}, True),
+    ("two_lines", {"protocol"}, True),
+    ("huge_line", {"protocol"}, True),
+    ("wrong_protocol", {"load"}, False),
+    ("lying_name", None, True),
     ("coding_cookie", None, True),
     ("futex_channel", None, True),
     ("state_channels", None, True),
@@ -326,7 +331,7 @@ def test_no_state_survives_between_matches(targets: Targets) -> None:
 
 
 def test_a_forged_load_line_is_stored_short_and_clean(targets: Targets) -> None:
-    """A 1 MiB {"load": ...} line full of terminal escapes: the fault keeps MAX_MESSAGE
+    """A 1 MiB {"error": "load", ...} line full of terminal escapes: the fault keeps MAX_MESSAGE
     characters of it, none of them a control character."""
     victim = BotSource.from_path(str(bundled("random_bot")))
     with BotPool(LIMITS) as pool:

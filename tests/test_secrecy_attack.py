@@ -19,19 +19,22 @@ from pathlib import Path
 from arena.engine import deal_for, play_match
 from arena.matches.scheduler import Entrant, match_seed, schedule
 from arena.sandbox.botfile import bundled, load_bot_class
-from arena.store import Store, sha256_text
+from arena.store import Store
+from arena.store.bots import one_file
 
 ATTACK = Path(__file__).parent / "attacks" / "predict_deal.py"
 OPPONENTS = ("heuristic", "random_bot")
 NAMES = {"heuristic": "heuristic", "random_bot": "random"}
 
 
+def _sha(path: Path) -> str:
+    """The stored hash of a one-file Python bot (its artifact's)."""
+    return one_file("python", path.read_text(encoding="utf-8"), path.name).sha256
+
+
 def write_attacker(directory: Path) -> Path:
     """The attack file with its opponents' identities filled in."""
-    keys = " ".join(
-        f"{NAMES[stem]}:{sha256_text(bundled(stem).read_text(encoding='utf-8'))}"
-        for stem in OPPONENTS
-    )
+    keys = " ".join(f"{NAMES[stem]}:{_sha(bundled(stem))}" for stem in OPPONENTS)
     path = directory / "predictor.py"
     path.write_text(ATTACK.read_text(encoding="utf-8").replace("@@OPPONENTS@@", keys), "utf-8")
     return path
@@ -41,10 +44,7 @@ def entrants(attacker: Path) -> list[Entrant]:
     """The three entrants as the scheduler sees them (version ids do not enter any seed)."""
     files = [attacker, *(bundled(stem) for stem in OPPONENTS)]
     names = ["predictor", *(NAMES[stem] for stem in OPPONENTS)]
-    return [
-        Entrant(n, sha256_text(f.read_text(encoding="utf-8")), i)
-        for i, (n, f) in enumerate(zip(names, files, strict=True))
-    ]
+    return [Entrant(n, _sha(f), i) for i, (n, f) in enumerate(zip(names, files, strict=True))]
 
 
 def test_the_attack_works_when_deals_follow_the_public_seed(tmp_path: Path) -> None:

@@ -158,7 +158,7 @@ def doctor(
 
 @main.command()
 @db_option
-@click.argument("file", type=PathOf("file", exists=True))
+@click.argument("file", type=PathOf("bot", exists=True))
 @click.option("--name", help="Name to store the bot under (default: Bot.name, else file stem).")
 @click.option(
     "--force",
@@ -176,7 +176,11 @@ def submit(
     max_source_bytes: int | None,
     unsafe: bool,
 ) -> None:
-    """Check a bot file in the sandbox and store it as the bot's new version.
+    """Check a bot in the sandbox and store it as the bot's new version.
+
+    FILE is a source file of any supported language (picked by its extension: .py, .c, .cpp,
+    .rs, .js, .java, .go) or a directory with a manifest (bot.toml or arena.json) for a bot of
+    several files (docs/writing-a-bot.md).
 
     The bot must load and play smoke matches against the bundled bots without a fault;
     otherwise nothing is stored and the fault is shown with the line of the bot's file it
@@ -477,6 +481,8 @@ for _command in (
 ):
     main.add_command(_command)
 
-from arena.cli.play import play  # noqa: E402  (a command of its own module, registered here)
+from arena.cli.check import check  # noqa: E402  (commands of their own modules, registered here)
+from arena.cli.play import play  # noqa: E402
 
 main.add_command(play)
+main.add_command(check)

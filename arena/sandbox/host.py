@@ -16,11 +16,16 @@ Two roles, one file:
   match, receives three file descriptors (requests, replies, log) and forks;
 * the **match child**: leaves the control socket, moves the protocol to private fds and whatever
   it prints to the capped log, applies the per-process layers (own session, rlimits, a nested
-  Landlock domain that cannot signal its zygote, seccomp), waits for the arena's go-ahead (the
-  64 bytes that seed ``random``, a one-way digest: the match seed never enters the sandbox),
-  runs the bot's module code, creates ``Bot()`` and answers one JSON line per request (forced
-  ones without calling the bot) until the arena closes the pipe or kills it. Between its turns
-  the arena keeps it stopped (SIGSTOP) or asleep on its request pipe.
+  Landlock domain that cannot signal its zygote, seccomp), waits for the arena's ``hello`` (its
+  ``seed`` is the 64 bytes that seed ``random``, a one-way digest: the match seed never enters
+  the sandbox), runs the bot's module code, creates ``Bot()``, says it is ready and answers one
+  JSON line per ``act`` line (forced ones without calling the bot) until the arena closes the
+  pipe or kills it. Between its turns the arena keeps it stopped (SIGSTOP) or asleep on its
+  request pipe.
+
+This is the reference implementation of protocol v1 (docs/protocol.md): JSON lines both ways,
+on descriptors 3 (requests) and 4 (answers) here, so that whatever the bot prints, to its
+standard output included, goes to its log and never reaches the protocol.
 """
 
 from __future__ import annotations
@@ -30,7 +35,6 @@ import errno
 import gc
 import io
 import json
-import marshal
 import os
 import resource
 import signal
@@ -161,14 +165,16 @@ def _say_where(_signum: int, frame: Any) -> None:
         pass
 
 
-def _frame(read: Any) -> bytes | None:
-    """One framed message from the arena (4-byte little-endian length, then the bytes)."""
-    head = read(4)
-    if len(head) < 4:
+PROTOCOL = 1
+"""The protocol version this host speaks (``arena.sandbox.runtime.PROTOCOL_VERSION``)."""
+
+
+def _message(readline: Any) -> Any:
+    """One JSON line from the arena (trusted); None at the end (stdin closed)."""
+    line = readline(MAX_LINE + 1)
+    if not line.endswith(b"\n"):
         return None
-    size = int.from_bytes(head, "little")
-    payload = read(size)
-    return payload if len(payload) == size else None
+    return json.loads(line)
 
 
 def _safe_repr(x: object) -> str:
@@ -207,7 +213,7 @@ def run_child(
     try:
         _isolate(cfg, ctrl, fds, prepared, scope_fd)
     except BaseException as e:
-        failed = {"load": "sandbox set-up failed: " + _describe(e, tb=False)}
+        failed = {"error": "load", "message": "sandbox set-up failed: " + _describe(e, tb=False)}
         os.write(fds[1], (json.dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
@@ -215,19 +221,19 @@ def run_child(
     vars(sys).update(
         stdout=log_out, __stdout__=log_out, stderr=log_err, __stderr__=log_err, stdin=None
     )
-    read = os.fdopen(3, "rb", buffering=1 << 16).read
-    # The arena's go-ahead, sent when it is this seat's turn to load: the 64 bytes that seed
-    # ``random`` (a one-way digest of the match seed and the seat; the match seed itself never
-    # reaches this process or its zygote).
-    digest = _frame(read)
-    if digest is None:
+    readline = os.fdopen(3, "rb", buffering=1 << 16).readline
+    # The arena's hello (the go-ahead), sent when it is this seat's turn to load: its seed is
+    # the 64 bytes that seed ``random`` (a one-way digest of the match seed and the seat; the
+    # match seed itself never reaches this process or its zygote).
+    hello = _message(readline)
+    if not isinstance(hello, dict) or hello.get("type") != "hello":
         os._exit(0)
     import random
 
-    random.seed(digest)
-    del digest
+    random.seed(bytes.fromhex(hello["seed"]))
+    del hello
     signal.signal(WHERE_SIGNAL, _say_where)
-    _serve(_load(cfg, code), read)
+    _serve(_load(cfg, code), readline)
 
 
 def _isolate(
@@ -289,35 +295,47 @@ def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
         bot = cls()
         if not callable(getattr(bot, "act", None)):
             raise TypeError("Bot has no act(obs) method")
-        hello: dict[str, Any] = {"ready": 1}
+        ready: dict[str, Any] = {"protocol": PROTOCOL, "name": _name(bot)}
     except MemoryError as e:
-        hello = {"load": "out of memory while loading: " + _describe(e, tb=False)}
+        message = "out of memory while loading: " + _describe(e, tb=False)
+        ready = {"error": "load", "message": message}
     except BaseException as e:  # SystemExit and KeyboardInterrupt too: it is the bot's code
-        hello = {"load": _describe(e)}
+        ready = {"error": "load", "message": _describe(e)}
     try:
-        _write_all(4, (json.dumps(hello) + "\n").encode())
+        _write_all(4, (json.dumps(ready) + "\n").encode())
     except BaseException:
         os._exit(71)
-    if "load" in hello:
+    if "error" in ready:
         os._exit(0)
     return bot
 
 
-def _serve(bot: Any, read: Any) -> None:
-    """Answer one JSON line per request until the arena closes the pipe; never returns."""
+def _name(bot: Any) -> str:
+    """The bot's ``name`` attribute when it is a string, else ``bot`` (informational only)."""
+    try:
+        name = getattr(bot, "name", None)
+        return name[:100] if isinstance(name, str) else "bot"
+    except BaseException:
+        return "bot"
+
+
+def _serve(bot: Any, readline: Any) -> None:
+    """Answer one JSON line per ``act`` line until the arena closes the pipe; never returns."""
     dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
-    unmarshal = marshal.loads
+    loads = json.loads
     while True:
-        # A request: 4-byte little-endian length, then marshal of (request number, obs).
-        payload = _frame(read)
-        if payload is None:
-            os._exit(0)
-        n, obs = unmarshal(payload)
+        line = readline(MAX_LINE + 1)
+        if not line.endswith(b"\n"):
+            os._exit(0)  # stdin closed: the match is over
+        msg = loads(line)
+        if msg.get("type") != "act":
+            continue  # v1 has hello and act only; anything newer is ignored
+        n, obs = msg["id"], msg["obs"]
         legal = obs["legal"]
         if len(legal) == 1:
             # Forced: answered without the bot, but still a round trip, so the time between a
             # bot's turns never tells whether another seat had a choice.
-            out = dumps({"i": n, "a": legal[0]})
+            out = dumps({"id": n, "action": legal[0]})
         else:
             out = _answer(bot, n, obs, dumps)
         try:
@@ -331,16 +349,17 @@ def _answer(bot: Any, n: int, obs: dict[str, Any], dumps: Any) -> str:
     try:
         action = bot.act(obs)
     except MemoryError as e:
-        return str(dumps({"i": n, "e": "memory", "m": _describe(e)}))
+        return str(dumps({"id": n, "error": "memory", "message": _describe(e)}))
     except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
-        return str(dumps({"i": n, "e": "crash", "m": _describe(e)}))
+        return str(dumps({"id": n, "error": "crash", "message": _describe(e)}))
     try:
-        out = str(dumps({"i": n, "a": action}))
+        out = str(dumps({"id": n, "action": action}))
     except BaseException as e:  # objects, NaN, generators, cycles: not an action
         what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
-        return str(dumps({"i": n, "e": "illegal", "m": what}))
+        return str(dumps({"id": n, "error": "illegal", "message": what}))
     if len(out) > MAX_LINE:
-        return str(dumps({"i": n, "e": "illegal", "m": "the answer is over 1 MiB of JSON"}))
+        message = "the answer is over 1 MiB of JSON"
+        return str(dumps({"id": n, "error": "illegal", "message": message}))
     return out
 
 
@@ -471,9 +490,7 @@ def zygote(ctrl_fd: int) -> None:
         return
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
-    json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(
-        marshal.loads(marshal.dumps({}))
-    )
+    json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(json.loads('{"a":[1]}'))
     gc.collect()
     gc.freeze()
     try:  # give freed heap back: less memory for each fork to copy page tables of

@@ -1,4 +1,10 @@
-"""BotPool: one per worker process; keeps a zygote per bot and plays matches with fresh children."""
+"""BotPool: one per worker process; keeps a launcher per bot and plays matches with fresh children.
+
+A bot is an :class:`~arena.sandbox.runtime.Artifact` (a :class:`BotSource` is a one-file
+Python artifact); its runtime comes from the registry (:mod:`arena.sandbox.runtimes`) by its
+language, so every language is played the same way: a launcher per bot version (and copy),
+one fresh process per match, a :class:`SeatProxy` per seat speaking protocol v1.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,15 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
-from arena.sandbox.client import Child, Stage, Zygote, _descendants
+from arena.errors import ArenaError
+from arena.sandbox.client import Stage, _descendants
 from arena.sandbox.layers import Isolation, become_subreaper, choose_isolation
 from arena.sandbox.proxy import SeatProxy
+from arena.sandbox.runtime import Artifact, Channel, Launcher
+from arena.sandbox.runtimes import RUNTIMES, PythonRuntime, as_artifact
 from arena.sandbox.values import (
     BotSource,
     Fault,
@@ -41,10 +51,23 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _shutdown(zygotes: OrderedDict[tuple[str, int], Zygote], stage: Stage) -> None:
-    while zygotes:
-        zygotes.popitem(last=False)[1].close()
+def _shutdown(launchers: OrderedDict[tuple[str, int], Launcher], stage: Stage) -> None:
+    while launchers:
+        launchers.popitem(last=False)[1].close()
     stage.remove()
+
+
+class _Unlaunchable:
+    """The launcher of a bot that cannot start at all (no runtime for its language here)."""
+
+    def __init__(self, load_error: str) -> None:
+        self.load_error: str | None = load_error
+
+    def start(self) -> Channel:
+        raise OSError(self.load_error)
+
+    def close(self) -> None:
+        pass
 
 
 class BotPool:
@@ -77,29 +100,57 @@ class BotPool:
         self.max_zygotes = max_zygotes
         become_subreaper()
         self._stage = Stage()
-        self._zygotes: OrderedDict[tuple[str, int], Zygote] = OrderedDict()
+        # Launchers by (artifact hash, copy); a Python one also shows its zygote's attributes
+        # (``info``, ``lease``, ``cgroup``) to the doctor and the tests.
+        self._zygotes: OrderedDict[tuple[str, int], Any] = OrderedDict()
         self._closer = weakref.finalize(self, _shutdown, self._zygotes, self._stage)
         log.info("sandbox layers: %s", ", ".join(self.isolation.active) or "none (unsafe)")
 
-    def _zygote(self, source: BotSource, copy: int, replace: Zygote | None = None) -> Zygote:
-        key = (source.sha256, copy)
+    def _zygote(
+        self, bot: BotSource | Artifact, copy: int, replace: Launcher | None = None
+    ) -> Launcher:
+        """The launcher of ``bot`` (its ``copy``-th in a match), made the first time."""
+        artifact = as_artifact(bot)
+        key = (artifact.sha256, copy)
         z = self._zygotes.get(key)
-        if z is not None and (z is replace or (not z.usable and z.load_error is None)):
+        dead = z is not None and not getattr(z, "usable", True) and z.load_error is None
+        if z is not None and (z is replace or dead):
             z.close()  # died (killed from outside?): start a new one
             del self._zygotes[key]
             z = None
         if z is None:
-            z = Zygote(source, copy, self._stage, self.isolation, self.limits)
+            z = self._launcher(artifact, copy)
             self._zygotes[key] = z
             while len(self._zygotes) > self.max_zygotes:
                 self._zygotes.popitem(last=False)[1].close()
         self._zygotes.move_to_end(key)
         return z
 
+    def _launcher(self, artifact: Artifact, copy: int) -> Launcher:
+        """A new launcher from the artifact's runtime (the registry, by language)."""
+        runtime = RUNTIMES.get(artifact.language)
+        if runtime is None:
+            return _Unlaunchable(f"the arena has no runtime for {artifact.language!r} bots")
+        problem = runtime.missing()
+        if problem is not None:
+            return _Unlaunchable(f"cannot run {artifact.language} bots here: {problem}")
+        if isinstance(runtime, PythonRuntime):  # the pool's staging directory, one per copy
+            return runtime.launcher(
+                artifact, self.limits, self.isolation, stage=self._stage, copy=copy
+            )
+        try:
+            return runtime.launcher(artifact, self.limits, self.isolation)
+        except (ArenaError, OSError) as e:  # a runtime should not raise; the bot forfeits
+            return _Unlaunchable(clean(str(e)))
+
     def play_match(
-        self, sources: Sequence[BotSource], seed: int | str, rules: Rules = DEFAULT_RULES
+        self,
+        sources: Sequence[BotSource | Artifact],
+        seed: int | str,
+        rules: Rules = DEFAULT_RULES,
     ) -> MatchOutcome:
-        """Play one match of the three bots (by seat); faults become values, never exceptions."""
+        """Play one match of the three bots (by seat; Python sources or artifacts of any
+        language); faults become values, never exceptions."""
         if len(sources) != 3:
             raise ValueError(f"a match needs exactly three bots, got {len(sources)}")
         if not self._closer.alive:
@@ -108,27 +159,31 @@ class BotPool:
         seen: dict[str, int] = {}
         started = []
         for seat, src in enumerate(sources):
-            too_big = self.limits.source_problem(src)
+            too_big = self._too_big(src)
             if too_big is not None:  # refused before hashing or staging it
                 proxies[seat].fault = Fault(seat, "load", too_big, None)
                 continue
-            copy = seen.get(src.sha256, 0)
-            seen[src.sha256] = copy + 1
+            sha = as_artifact(src).sha256
+            copy = seen.get(sha, 0)
+            seen[sha] = copy + 1
             z = self._zygote(src, copy)
             if z.load_error is not None:
                 proxies[seat].fault = Fault(seat, "load", z.load_error, None)
-            else:  # all three zygotes fork at once
-                started.append((seat, z, z.start_fork()))
-        for seat, z, request in started:
+            elif hasattr(z, "start_fork"):  # the Python zygotes all fork at once
+                started.append((seat, z, copy, z.start_fork()))
+            else:
+                started.append((seat, z, copy, None))
+        for seat, z, copy, request in started:
             try:
-                proxies[seat].child = z.finish_fork(request)
+                finish = getattr(z, "finish_fork", None)
+                proxies[seat].child = finish(request) if finish is not None else z.start()
             except OSError:
                 # The host died (killed from outside, say): not the bot's fault; one new host.
-                z = self._zygote(sources[seat], z.copy, replace=z)
+                z = self._zygote(sources[seat], copy, replace=z)
                 try:
-                    proxies[seat].child = z.fork()
+                    proxies[seat].child = z.start()
                 except OSError as e:
-                    proxies[seat].fault = Fault(seat, "load", str(e), None)
+                    proxies[seat].fault = Fault(seat, "load", clean(str(e)), None)
         try:
             for seat, p in enumerate(proxies):
                 # One at a time, like every later turn: a bot loads while the others are stopped
@@ -152,7 +207,15 @@ class BotPool:
         placements = forfeit_placements(result.scores, {f.seat for f in faults})
         return MatchOutcome(result, faults, placements, stats, logs)
 
-    def _kill_strays(self, bots: list[Child], patience: float = 1.0) -> None:
+    def _too_big(self, bot: BotSource | Artifact) -> str | None:
+        """Why ``bot`` is over ``Limits.source_bytes`` (before hashing or staging), or None."""
+        if isinstance(bot, BotSource):
+            return self.limits.source_problem(bot)
+        if bot.size <= self.limits.source_bytes:
+            return None
+        return f"the bot has {bot.size} bytes, over the limit of {self.limits.source_bytes} bytes"
+
+    def _kill_strays(self, bots: list[Channel], patience: float = 1.0) -> None:
         """Kill the match children and everything they forked (only possible when no layer
         stops forks), escapees that detached with setsid included.
 
@@ -160,7 +223,7 @@ class BotPool:
         trees, then our own children that run the host program, until the match children
         have exited and no such process is left (at most ``patience`` seconds).
         """
-        hosts = {z.proc.pid for z in self._zygotes.values()}
+        hosts = {pid for z in self._zygotes.values() for pid in _pids(z)[:1]}
         mark = str(self._stage.lib).encode()
         deadline = time.monotonic() + patience
         killed: set[int] = set()
@@ -199,12 +262,13 @@ class BotPool:
         """Pids of every live process of this pool's bot hosts (for checks and the doctor)."""
         pids: list[int] = []
         for z in self._zygotes.values():
-            pids += z.pids()
+            pids += _pids(z)
         return pids
 
     def uids(self) -> list[int]:
         """The uids this pool's bot hosts run as (empty without the per-bot uid layer)."""
-        return [z.lease.uid for z in self._zygotes.values() if z.lease is not None]
+        uids = [getattr(z, "uid", lambda: None)() for z in self._zygotes.values()]
+        return [u for u in uids if u is not None]
 
     def close(self) -> None:
         """Stop every bot host; no process of this pool is left afterwards."""
@@ -217,6 +281,12 @@ class BotPool:
         self.close()
 
 
+def _pids(launcher: Launcher) -> list[int]:
+    """The live processes a launcher keeps between matches (its host first), if it says."""
+    pids = getattr(launcher, "pids", None)
+    return list(pids()) if pids is not None else []
+
+
 # The validation partners take the last legal action: they order up, so hands get played and
 # the match ends in a few hands even when the bot under test faults and passes ever after.
 _ALWAYS_ORDER = BotSource(
@@ -225,13 +295,16 @@ _ALWAYS_ORDER = BotSource(
 
 
 def validate_bot(
-    source: BotSource | str, limits: Limits | None = None, *, unsafe_no_sandbox: bool = False
+    source: BotSource | Artifact | str,
+    limits: Limits | None = None,
+    *,
+    unsafe_no_sandbox: bool = False,
 ) -> Fault | None:
     """Load ``source`` in the sandbox and play one match with it; its fault or ``None``.
 
     Catches syntax errors, a missing ``Bot`` class, a raising constructor, import-time loops and
     memory bombs (``load`` faults) and a bot that fails on its first decisions. A ``str`` is
-    taken as the source text of ``bot.py``.
+    taken as the source text of ``bot.py``; an artifact may be of any language.
     """
     if isinstance(source, str):
         source = BotSource("bot", source)

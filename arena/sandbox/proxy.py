@@ -1,8 +1,10 @@
 """The seat proxy: the engine's player for one seat, talking to that seat's bot process.
 
-One framed request out (:func:`_request`), one JSON line back within the deadline, the answer
-checked against ``obs["legal"]``; any failure becomes a :class:`~arena.sandbox.values.Fault`
-and the seat is played by the fallback (first legal action) from then on.
+It speaks protocol v1 (docs/protocol.md) over a :class:`~arena.sandbox.runtime.Channel`,
+whatever runs behind it: a ``hello`` line, a ``ready`` line back, then one ``act`` line out
+(:func:`act_line`) and one JSON line back within the deadline, the answer checked against
+``obs["legal"]``; any failure becomes a :class:`~arena.sandbox.values.Fault` and the seat is
+played by the fallback (first legal action) from then on.
 
 Every decision is a turn of the bot process, forced ones (one legal action, answered by the
 host without calling the bot) included: the time between a bot's turns then depends only on
@@ -17,7 +19,6 @@ a turn ends at the first of its CPU limit, its wall backstop and the clock.
 from __future__ import annotations
 
 import json
-import marshal
 import math
 import os
 import re
@@ -28,12 +29,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from arena.engine import is_legal
-from arena.sandbox.client import Child, _exit_status, describe_death
+from arena.sandbox.client import _exit_status, describe_death
 from arena.sandbox.clock import where
+from arena.sandbox.runtime import PROTOCOL_VERSION, Channel
 from arena.sandbox.values import Fault, FaultKind, Limits
 from arena.untrusted import clean, clean_line
 
-__all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR", "WHERE_WAIT"]
+__all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR", "WHERE_WAIT", "act_line", "hello_line"]
 
 MAX_LINE: Final = 1 << 20
 """The longest line a bot may write on its protocol pipe (and the largest answer)."""
@@ -53,35 +55,48 @@ _WHERE_BYTES: Final = 4096
 _WHERE: Final = re.compile(r"[\w.+-]{1,100}:[0-9]{1,9} in [\w<>.-]{1,100}")
 """The only shape of answer shown: ``bot.py:12 in act``."""
 
-try:  # orjson (a declared dependency) parses the bots' answers 3-5x faster than json
+try:  # orjson (a declared dependency) parses and writes JSON 3-5x faster than json
     import orjson
 
     _loads: Callable[[bytes], Any] = orjson.loads
+    _dumps: Callable[[Any], bytes] = orjson.dumps
 except ImportError:  # pragma: no cover - only without the dependency
     _loads = json.loads
 
-
-def _frame(payload: bytes) -> bytes:
-    """Arena to host: 4-byte little-endian length, then the payload."""
-    return len(payload).to_bytes(4, "little") + payload
+    def _dumps(obj: Any) -> bytes:
+        return json.dumps(obj, separators=(",", ":")).encode()
 
 
-def _request(k: int, obs: dict[str, Any]) -> bytes:
-    """Arena to host: 4-byte little-endian length, then marshal of ``(k, obs)``.
+def act_line(k: int, obs: dict[str, Any]) -> bytes:
+    """Arena to bot: the ``act`` line of the seat's request ``k`` (docs/protocol.md)."""
+    return _dumps({"type": "act", "id": k, "obs": obs}) + b"\n"
 
-    marshal is the fastest codec both interpreters have (version 4 since Python 3.4); only the
-    bot's host ever decodes it, from the trusted arena. Answers come back as JSON lines, which
-    the arena parses strictly: it never unmarshals anything a bot wrote.
-    """
-    return _frame(marshal.dumps((k, obs), 4))
+
+def hello_line(seat: int, random_seed: bytes, limits: Limits) -> bytes:
+    """Arena to bot: the ``hello`` line, the go-ahead of the seat's loading turn."""
+    hello = {
+        "type": "hello",
+        "protocol": PROTOCOL_VERSION,
+        "seat": seat,
+        "seed": random_seed.hex(),
+        "limits": {
+            "decision_seconds": limits.decision_seconds,
+            "match_cpu_seconds": limits.match_cpu_seconds,
+            "clock_bank_seconds": limits.clock_bank_seconds,
+            "clock_increment_seconds": limits.clock_increment_seconds,
+            "memory_mb": limits.memory_mb,
+        },
+    }
+    return _dumps(hello) + b"\n"
 
 
 class SeatProxy:
     """The engine's player for one seat: forwards decisions to the bot process, never raises."""
 
-    def __init__(self, seat: int, child: Child | None, limits: Limits) -> None:
+    def __init__(self, seat: int, child: Channel | None, limits: Limits) -> None:
         self.seat = seat
         self.child = child
+        self.name: str | None = None  # what the bot's ready line says (informational)
         self.limits = limits
         self.fault: Fault | None = None
         self.decisions = 0
@@ -205,14 +220,14 @@ class SeatProxy:
         self.set_fault(kind, message, decision)
 
     def load(self, random_seed: bytes) -> None:
-        """The bot's loading turn: send the seed of its ``random`` module (the go-ahead), wait
-        until its module code and ``Bot()`` are done, then stop it until its first decision.
-        The turn is the first on the bot's match clock."""
+        """The bot's loading turn: send its ``hello`` (the go-ahead; its ``seed`` seeds the
+        Python host's ``random``), wait until it says it is ready, then stop it until its
+        first decision. The turn is the first on the bot's match clock."""
         if self.child is None or self.fault is not None:
             return
         began = time.monotonic()
-        try:  # 68 bytes into an empty pipe: never blocks
-            _write_all(self.child.req, _frame(random_seed), began + 1.0)
+        try:  # a few hundred bytes into an empty pipe: never blocks
+            _write_all(self.child.req, hello_line(self.seat, random_seed, self.limits), began + 1.0)
         except OSError:
             pass  # it died setting up: its last line (or its death) tells why, just below
         self.wait_ready(began)
@@ -222,20 +237,36 @@ class SeatProxy:
             self.set_fault("load", self.clock.ran_out("loading"), None)
 
     def wait_ready(self, began: float) -> None:
-        """Wait for the bot's module code and ``Bot()`` to finish (the turn began at ``began``,
-        monotonic); a load fault otherwise."""
+        """Wait for the bot's ready line (the turn began at ``began``, monotonic); a load
+        fault otherwise."""
         if self.child is None or self.fault is not None:
             return
         line = self._read_line(self.limits.load_seconds, None, began, self.clock.remaining, None)
         if line is None:
             return
+        problem = self.ready_problem(line)
+        if problem is not None:
+            self.set_fault("load", problem, None)
+
+    def ready_problem(self, line: bytes) -> str | None:
+        """What is wrong with the bot's ready line (None: ready; its name is kept)."""
         try:
             msg = _loads(line)
         except ValueError:
-            msg = {"load": "garbled ready line"}
-        if not isinstance(msg, dict) or msg.get("ready") != 1:
-            text = msg.get("load") if isinstance(msg, dict) else None
-            self.set_fault("load", str(text or "bad ready line"), None)
+            return f"not a JSON ready line: {line[:80]!r}"
+        if not isinstance(msg, dict):
+            return f"not a ready line: {line[:80]!r}"
+        if msg.get("error") == "load":
+            return str(msg.get("message") or "the bot could not load")
+        version = msg.get("protocol")
+        if version != PROTOCOL_VERSION or type(version) is not int:
+            if version is None:
+                return f"a ready line without a protocol version: {line[:80]!r}"
+            shown = json.dumps(version)[:20]
+            return f"speaks protocol {shown}; the arena speaks {PROTOCOL_VERSION}"
+        name = msg.get("name")
+        self.name = clean_line(name, 64) if isinstance(name, str) else None
+        return None
 
     def _end_turn(self) -> None:
         """Stop the bot and read the CPU it has used (its own process: no one else's counts)."""
@@ -258,8 +289,11 @@ class SeatProxy:
         limit = self.limits.decision_seconds
         left = self.clock.start_decision()
         backstop = WALL_FACTOR * limit
+        if self._buf or self._pending():
+            self.set_fault("protocol", "a line on the protocol pipe before the request", k)
+            return legal[0]
         try:
-            self._send(_request(k, obs), start + (left if left < backstop else backstop))
+            self._send(act_line(k, obs), start + (left if left < backstop else backstop))
         except TimeoutError:
             self.clock.charge(time.monotonic() - start)
             if left < backstop:  # the clock's deadline came first
@@ -294,6 +328,17 @@ class SeatProxy:
             return legal[0]
         return action
 
+    def _pending(self) -> bool:
+        """Whether the bot wrote anything since its last answer (read into the buffer)."""
+        assert self.child is not None
+        try:
+            self._buf = os.read(self.child.resp, 1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return False  # it died: the request's turn says how
+        return bool(self._buf)
+
     def _send(self, data: bytes, deadline: float) -> None:
         """Write a request and let the bot run: what fits in the pipe first, so the bot wakes
         to a waiting request (one wake-up, not two), then SIGCONT, then the rest."""
@@ -312,19 +357,19 @@ class SeatProxy:
         except ValueError:
             self.set_fault("protocol", f"not a JSON line: {line[:80]!r}", k)
             return None
-        if not isinstance(msg, dict) or msg.get("i") != k:
+        if not isinstance(msg, dict) or msg.get("id") != k or type(msg.get("id")) is not int:
             self.set_fault(
                 "protocol", f"a reply that does not answer request {k}: {line[:80]!r}", k
             )
             return None
-        if "a" not in msg:
-            kind = msg.get("e")
+        if "action" not in msg:
+            kind = msg.get("error")
             if kind not in ("crash", "memory", "illegal"):
                 self.set_fault("protocol", f"a malformed reply: {line[:80]!r}", k)
             else:
-                self.set_fault(kind, str(msg.get("m", "")), k)
+                self.set_fault(kind, str(msg.get("message", "")), k)
             return None
-        action = msg["a"]
+        action = msg["action"]
         legal = obs["legal"]
         if not is_legal(obs, action):
             text = json.dumps(action)[:200]
@@ -372,7 +417,7 @@ def legal_summary(legal: list[Any]) -> str:
     return "[" + ", ".join(shown) + (f", ... and {more} more" if more else "") + "]"
 
 
-def ask_where(child: Child, wait: float = WHERE_WAIT) -> str | None:
+def ask_where(child: Channel, wait: float = WHERE_WAIT) -> str | None:
     """Where the bot says it is (``bot.py:12 in act``), asked with :data:`WHERE_SIGNAL`;
     None when no well-formed answer comes within ``wait`` seconds.
 
@@ -381,8 +426,11 @@ def ask_where(child: Child, wait: float = WHERE_WAIT) -> str | None:
     shown only if it has the shape of a location, capped and stripped like every byte from a
     bot, and used for nothing but display.
     """
+    pidfd = getattr(child, "pidfd", None)  # a Child's; another channel is not asked
+    if pidfd is None:
+        return None
     try:
-        signal.pidfd_send_signal(child.pidfd, WHERE_SIGNAL)
+        signal.pidfd_send_signal(pidfd, WHERE_SIGNAL)
     except OSError:
         return None
     deadline = time.monotonic() + wait

@@ -134,7 +134,9 @@ class BotSource:
 
     @property
     def sha256(self) -> str:
-        """Hex SHA-256 of the source (UTF-8): the identity of a bot version."""
+        """Hex SHA-256 of the source (UTF-8). A stored version's hash, and the pool's key, is
+        its artifact's (``arena.sandbox.runtimes.as_artifact(source).sha256``), which covers
+        the language and the file name too."""
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
     @classmethod

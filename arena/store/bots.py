@@ -1,25 +1,45 @@
 """Bots and their versions in the store: submitting a version, looking versions up.
 
-A bot's ``source`` is stored here and read only by the tournament runner; listings and the
-site never select it.
+A bot version is an :class:`~arena.sandbox.runtime.Artifact` (language, files, entry point):
+a one-file bot keeps its file in ``source`` (under ``filename``), a multi-file bot all its
+files in ``files`` (:func:`pack_files`) and its entry file's text in ``source``. The sources
+are read only by the tournament runner; listings and the site never select them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+from base64 import b64decode, b64encode
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.sandbox.runtime import Artifact
 from arena.store.base import StoreBase
 from arena.store.rows import ListedVersion
 from arena.store.schema import now
 
 
 def sha256_text(source: str) -> str:
-    """The hex SHA-256 of a bot's source (UTF-8)."""
+    """The hex SHA-256 of a text (UTF-8)."""
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def pack_files(files: tuple[tuple[str, bytes], ...]) -> bytes:
+    """The ``files`` column of a multi-file bot: JSON ``[[path, base64], ...]``, by path."""
+    return json.dumps([[p, b64encode(d).decode()] for p, d in files]).encode()
+
+
+def unpack_files(blob: bytes) -> tuple[tuple[str, bytes], ...]:
+    """Inverse of :func:`pack_files`."""
+    return tuple((p, b64decode(d)) for p, d in json.loads(blob))
+
+
+def one_file(language: str, source: str, filename: str) -> Artifact:
+    """The artifact of a one-file bot (a ``.py`` file, a ``bot.c``)."""
+    return Artifact(language, ((filename, source.encode("utf-8")),), filename)
 
 
 @dataclass(frozen=True)
@@ -35,11 +55,21 @@ class BotVersion:
     filename: str
     author: str | None
     submitted_at: str
+    language: str = "python"
+    entry: str = ""
+    files: bytes | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BotVersion:
         """Build from a ``bot_versions`` row."""
         return cls(**{k: row[k] for k in cls.__dataclass_fields__})
+
+    @property
+    def artifact(self) -> Artifact:
+        """The stored bot as the sandbox runs it (its hash is :attr:`sha256`)."""
+        if self.files is None:
+            return one_file(self.language, self.source, self.filename)
+        return Artifact(self.language, unpack_files(self.files), self.entry)
 
 
 class BotRecords(StoreBase):
@@ -57,7 +87,7 @@ class BotRecords(StoreBase):
     def add_bot_version(
         self,
         name: str,
-        source: str,
+        source: str | Artifact,
         filename: str,
         author: str | None = None,
         owner: str | None = None,
@@ -65,6 +95,10 @@ class BotRecords(StoreBase):
         guard: Callable[[], str | None] | None = None,
     ) -> tuple[BotVersion, bool]:
         """Store ``source`` as a new version of bot ``name`` unless it equals the latest one.
+
+        ``source`` is a Python file's text (stored under ``filename``) or an artifact of any
+        language; its :attr:`Artifact.sha256 <arena.sandbox.runtime.Artifact.sha256>` is the
+        version's ``sha256``.
 
         A new name is bound to ``owner`` (an owner id, see :mod:`arena.tournaments.owners`); so is a
         name stored without one. Whether this owner may add a version is the caller's check
@@ -74,7 +108,14 @@ class BotRecords(StoreBase):
         raises to refuse, and returns the owner to bind (replacing ``owner``). Returns the (new
         or latest) version and whether it was created.
         """
-        digest = sha256_text(source)
+        artifact = one_file("python", source, filename) if isinstance(source, str) else source
+        single = len(artifact.files) == 1 and artifact.files[0][0] == artifact.entry
+        if single:
+            filename = artifact.entry
+        entry_bytes = dict(artifact.files)[artifact.entry]
+        text = entry_bytes.decode("utf-8", "replace")
+        files = None if single else pack_files(artifact.files)
+        digest = artifact.sha256
         with self._transaction():
             latest = self.latest_version(name)
             if latest is not None and latest.sha256 == digest:
@@ -95,8 +136,10 @@ class BotRecords(StoreBase):
                 )
             self.conn.execute(
                 "INSERT INTO bot_versions (bot_id, version, sha256, source, filename, name, "
-                "author, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (bot_id, version, digest, source, filename, name, author, stamp),
+                "author, submitted_at, language, entry, files) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (bot_id, version, digest, text, filename, name, author, stamp)
+                + (artifact.language, artifact.entry, files),
             )
         created = self.latest_version(name)
         assert created is not None

@@ -43,7 +43,8 @@ CREATE TABLE bot_versions (
     id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL REFERENCES bots(id),
     version INTEGER NOT NULL, sha256 TEXT NOT NULL, source TEXT NOT NULL,
     filename TEXT NOT NULL, name TEXT NOT NULL, author TEXT,
-    submitted_at TEXT NOT NULL, UNIQUE (bot_id, version));
+    submitted_at TEXT NOT NULL, language TEXT NOT NULL, entry TEXT NOT NULL, files BLOB,
+    UNIQUE (bot_id, version));
 CREATE TABLE deal_secrets (
     id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, secret TEXT NOT NULL,
     commitment TEXT NOT NULL UNIQUE, origin TEXT NOT NULL, created_at TEXT NOT NULL,

@@ -19,8 +19,12 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.sandbox import BotPool, BotSource, faults, validate_bot
+from arena.sandbox.artifacts import load_artifact, read_manifest
 from arena.sandbox.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
+from arena.sandbox.runtime import Artifact
+from arena.sandbox.runtimes import runtime_for
 from arena.store import BotVersion, Store, sha256_text
+from arena.store.bots import one_file
 from arena.tournaments.owners import BUNDLED
 from arena.untrusted import MAX_AUTHOR, clean_line, name_problem, name_skeleton
 
@@ -57,12 +61,28 @@ DEFAULT_SOURCE_BYTES: Final = 1 << 20
 
 @dataclass(frozen=True)
 class BotFile:
-    """A bot file read from disk, with the name and author it will be stored under."""
+    """A bot read from disk (a file, or a directory with a manifest), with the name and
+    author it will be stored under; ``source`` is its entry file's text."""
 
     name: str
     source: str
     filename: str
     author: str | None
+    artifact: Artifact | None = None
+
+    @property
+    def bot(self) -> Artifact:
+        """What the sandbox runs and the store keeps (a ``.py`` file: a one-file artifact)."""
+        return self.artifact or one_file("python", self.source, self.filename)
+
+
+def runnable(bot: BotVersion | BotFile) -> BotSource | Artifact:
+    """What the pool plays for a stored version or a read file: a Python file as the
+    :class:`BotSource` it always was, any other bot as its artifact."""
+    art = bot.artifact if isinstance(bot, BotVersion) else bot.bot
+    if art.language == "python" and len(art.files) == 1:
+        return BotSource(bot.name, bot.source, bot.filename)
+    return art
 
 
 def check_name(name: str, origin: str = "`name`") -> str:
@@ -125,6 +145,8 @@ def read_bot_file(
     :func:`arena.untrusted.name_problem`. Its author is cleaned and capped.
     """
     path = Path(path)
+    if path.is_dir() or path.suffix.lower() != ".py":
+        return _read_other(path, name, max_bytes)
     source = _read_source(path, max_bytes)
     tree = _parse(source, path)
     if name is not None:
@@ -140,6 +162,25 @@ def read_bot_file(
         clean_line(path.name, 255),
         None if author is None else clean_line(author, MAX_AUTHOR) or None,
     )
+
+
+def _read_other(path: Path, name: str | None, max_bytes: int) -> BotFile:
+    """A bot in another language (by extension) or a directory with a manifest: its name is
+    ``name``, else the manifest's ``name``, else the file stem or directory name."""
+    if not path.is_dir():
+        _read_source(path, max_bytes)  # a regular UTF-8 file within the size limit
+        runtime_for(path)  # an unknown extension or a missing toolchain: one line
+    artifact = load_artifact(path, max_bytes)
+    declared_name = read_manifest(path).get("name") if path.is_dir() else None
+    if name is not None:
+        chosen = check_name(name)
+    elif isinstance(declared_name, str):
+        chosen = check_name(declared_name, f"name in {clean_line(path.name, 80)}'s manifest")
+    else:
+        chosen = check_name(path.stem, "the file name; set name in a manifest or pass `name`")
+    entry = dict(artifact.files)[artifact.entry].decode("utf-8", "replace")
+    filename = clean_line(path.name, 255) if path.is_dir() else artifact.entry
+    return BotFile(chosen, entry, filename, None, artifact)
 
 
 def check_owner(
@@ -197,7 +238,7 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
     """Check a bot in the sandbox: it loads, and with ``smoke`` it plays whole matches against
     the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
     where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
-    me = BotSource(bot.name, bot.source, bot.filename)
+    me = runnable(bot)
     fault = validate_bot(me, limits, unsafe_no_sandbox=unsafe)
     if fault is not None:
         raise ArenaError(
@@ -259,7 +300,7 @@ def submit(
     cap = limits.source_bytes if max_bytes is None else max_bytes
     bot = read_bot_file(path, name, max_bytes=cap)
     latest = store.latest_version(bot.name)
-    same = latest is not None and latest.sha256 == sha256_text(bot.source)
+    same = latest is not None and latest.sha256 == bot.bot.sha256
     retired = store.is_retired(bot.name)
     if same and not retired:
         assert latest is not None
@@ -271,7 +312,7 @@ def submit(
     # new name while this one was in the sandbox.
     stored = store.add_bot_version(
         bot.name,
-        bot.source,
+        bot.bot,
         bot.filename,
         bot.author,
         guard=lambda: check_owner(store, bot, owner, force=force),
@@ -306,7 +347,7 @@ def _store_all(
     for p in picked:
         if isinstance(p, BotFile):
             latest = store.latest_version(p.name)
-            same = latest is not None and latest.sha256 == sha256_text(p.source)
+            same = latest is not None and latest.sha256 == p.bot.sha256
             binds.append(None if same else check_owner(store, p, owner))
         else:
             binds.append(None)
@@ -314,7 +355,7 @@ def _store_all(
         p
         if isinstance(p, BotVersion)
         else store.add_bot_version(
-            p.name, p.source, p.filename, p.author, bind, guard=_recheck(store, p, owner)
+            p.name, p.bot, p.filename, p.author, bind, guard=_recheck(store, p, owner)
         )[0]
         for p, bind in zip(picked, binds, strict=True)
     ]
@@ -357,7 +398,8 @@ def resolve(
     max_bytes: int = DEFAULT_SOURCE_BYTES,
     minimum: int = 3,
 ) -> list[BotVersion]:
-    """The bots of ``arena run ARGS``: each a bot file (registered), a bundled bot's name
+    """The bots of ``arena run ARGS``: each a bot file of any supported language or a bot
+    directory with a manifest (registered), a bundled bot's name
     (``random``, ``heuristic``, ``montecarlo``: its file, registered on first use and again when
     it changed) or a submitted bot's name (its latest version); no ARGS means every submitted
     bot. ``minimum`` is the fewest bots the caller needs (``arena compare`` resolves two).
@@ -371,7 +413,7 @@ def resolve(
     picked: list[BotFile | BotVersion] = []
     reserved = bundled_names()
     for a in args:
-        if Path(a).is_file():
+        if Path(a).is_file() or Path(a).is_dir():  # a directory: a bot with a manifest
             picked.append(read_bot_file(a, max_bytes=max_bytes))
         elif a in reserved:
             picked.append(read_bot_file(bundled(a)))

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as MpEvent
 
     from arena.sandbox import BotPool, BotSource, Limits, MatchOutcome
+    from arena.sandbox.runtime import Artifact
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class Batch:
     rules: Rules
     limits: Limits
     unsafe_no_sandbox: bool
-    sources: dict[str, BotSource]
+    sources: dict[str, BotSource | Artifact]
     """The bot file of each entrant in these matches, by
     :attr:`~arena.matches.scheduler.Entrant.key`."""
     matches: tuple[MatchSpec, ...]
@@ -87,7 +88,7 @@ def batches(
     rules: Rules,
     limits: Limits,
     unsafe_no_sandbox: bool,
-    sources: dict[str, BotSource],
+    sources: dict[str, BotSource | Artifact],
 ) -> Iterator[Batch]:
     """Split ``specs`` into batches of about 1/16 of a worker's share each, a duplicate set
     never split: the seatings of one set and round (the same deals) go to one batch, played in

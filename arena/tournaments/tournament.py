@@ -48,11 +48,12 @@ from arena.matches.scheduler import (
 from arena.matches.secrecy import SecretFile
 from arena.sandbox import BotSource, Limits
 from arena.sandbox.layers import choose_isolation
+from arena.sandbox.runtime import Artifact
 from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store
 from arena.store.runlock import RunLock
 from arena.tournaments import runner
 from arena.tournaments.driving import Judge, drive, placing
-from arena.tournaments.entrants import check_field, register_files, resolve, submit
+from arena.tournaments.entrants import check_field, register_files, resolve, runnable, submit
 from arena.tournaments.owners import current_owner
 from arena.tournaments.schedules import (
     UNTIL_SEPARATED_ROUNDS,
@@ -290,24 +291,21 @@ class RunResult:
     (:class:`arena.tournaments.driving.Judge`)."""
 
 
-class Sources(dict[str, BotSource]):
+class Sources(dict[str, BotSource | Artifact]):
     """The bot file of each entrant by :attr:`~arena.matches.scheduler.Entrant.key`: the plan's
     versions, and any other version read from the store when a batch first needs it (a bot
     that joins a running ladder)."""
 
     def __init__(self, store: Store, versions: Iterable[BotVersion]) -> None:
-        super().__init__(
-            (Entrant(v.name, v.sha256, v.id).key, BotSource(v.name, v.source, v.filename))
-            for v in versions
-        )
+        super().__init__((Entrant(v.name, v.sha256, v.id).key, runnable(v)) for v in versions)
         self.store = store
 
-    def __missing__(self, key: str) -> BotSource:
+    def __missing__(self, key: str) -> BotSource | Artifact:
         name, _, sha256 = key.rpartition(":")
         v = self.store.version_by_key(name, sha256)
         if v is None:
             raise KeyError(key)
-        self[key] = source = BotSource(v.name, v.source, v.filename)
+        self[key] = source = runnable(v)
         return source
 
 

@@ -7,33 +7,27 @@ others' time. Under the old arena it was never stopped and the decision limit wa
 so an honest neighbour on the same CPU timed out.
 """
 
-import marshal
+import json
 import os
 import select
 
 REQ, RESP = 3, 4
 
 
-def read_exact(n):
-    data = b""
-    while len(data) < n:
-        chunk = os.read(REQ, n - len(data))
-        if not chunk:
-            os._exit(0)
-        data += chunk
-    return data
-
-
 class Bot:
     def __init__(self):
-        os.write(RESP, b'{"ready": 1}\n')
+        os.write(RESP, b'{"protocol": 1, "name": "thief"}\n')
+        buf = b""
         while True:
-            while not select.select([REQ], [], [], 0)[0]:
-                for _ in range(20000):  # burn, looking up now and then for a request
-                    pass
-            size = int.from_bytes(read_exact(4), "little")
-            k, obs = marshal.loads(read_exact(size))
-            os.write(
-                RESP,
-                b'{"i": %d, "a": %s}\n' % (k, repr(obs["legal"][0]).replace("'", '"').encode()),
-            )
+            while b"\n" not in buf:
+                while not select.select([REQ], [], [], 0)[0]:
+                    for _ in range(20000):  # burn, looking up now and then for a request
+                        pass
+                chunk = os.read(REQ, 1 << 16)
+                if not chunk:
+                    os._exit(0)
+                buf += chunk
+            line, buf = buf.split(b"\n", 1)
+            msg = json.loads(line)
+            answer = {"id": msg["id"], "action": msg["obs"]["legal"][0]}
+            os.write(RESP, json.dumps(answer).encode() + b"\n")

@@ -5,7 +5,13 @@ import json
 import os
 
 os.write(
-    4, (json.dumps({"load": "\x1b]0;pwned\x07\x1b[2J" + "A" * ((1 << 20) - 100)}) + "\n").encode()
+    4,
+    (
+        json.dumps(
+            {"error": "load", "message": "\x1b]0;pwned\x07\x1b[2J" + "A" * ((1 << 20) - 100)}
+        )
+        + "\n"
+    ).encode(),
 )
 
 

@@ -7,7 +7,7 @@ import os
 class Bot:
     def act(self, obs):
         print("RAN", flush=True)
-        forged = json.dumps({"i": 999, "a": obs["legal"][-1], "ready": 1}).encode() + b"\n"
+        forged = json.dumps({"id": 999, "action": obs["legal"][-1], "protocol": 1}).encode() + b"\n"
         for fd in range(64):
             try:
                 os.write(fd, forged)

@@ -10,6 +10,7 @@ up-card on the table is its match's; from it, it predicts its hand in the next h
 """
 
 import hashlib
+import os
 
 from arena.cards import deck, sort_cards
 
@@ -47,6 +48,16 @@ def find_seed(keys, seat, hand, upcard, size):
     return None
 
 
+def artifact_sha256(name, data):
+    """The stored hash of a one-file Python bot (arena.sandbox.runtime.Artifact.sha256)."""
+    h = hashlib.sha256()
+    for part in (b"python", name.encode()):
+        h.update(len(part).to_bytes(8, "little") + part)
+    p = name.encode()
+    h.update(len(p).to_bytes(8, "little") + p + len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
 class Bot:
     name = "predictor"
 
@@ -57,7 +68,7 @@ class Bot:
         if not self.tried and obs["hand_number"] == 0:
             self.tried = True
             with open(__file__, "rb") as f:
-                mine = hashlib.sha256(f.read()).hexdigest()
+                mine = artifact_sha256(os.path.basename(__file__), f.read())
             print("SELF", mine)
             keys = [f"{n}:{h}" for n, h in OPPONENTS] + [f"{self.name}:{mine}"]
             size = obs["rules"]["deck"]

@@ -12,7 +12,7 @@ class Bot:
         if not self.done:
             self.done = True
             print("RAN")
-            line = '{"i": 0, "a": "order"}\n' * 4096
+            line = '{"id": 0, "action": "order"}\n' * 4096
             for _ in range(200):
                 print(line)
                 sys.stdout.write(line)
