@@ -9,8 +9,8 @@ from typing import Any
 
 from arena.sandbox.confine import ALLOW, ZYGOTE_ALLOW, allowlist
 from arena.sandbox.layers import probe
-from arena.sandbox.native import NATIVE_RUNTIMES
 from arena.sandbox.pool import BotPool
+from arena.sandbox.runtimes import RUNTIMES
 from arena.sandbox.values import BotSource, Limits, SandboxUnavailable
 
 __all__ = ["diagnose", "render"]
@@ -135,9 +135,10 @@ def diagnose(live: bool = True, db_path: str | None = None) -> dict[str, Any]:
 
 
 def runtimes() -> list[dict[str, Any]]:
-    """Each bot language other than Python: present (its toolchain is here) or what is missing."""
+    """Each bot language the arena knows (:data:`arena.sandbox.runtimes.RUNTIMES`): present (its
+    toolchain is here) or what is missing."""
     out = []
-    for r in NATIVE_RUNTIMES:
+    for r in RUNTIMES.values():
         missing = r.missing()
         out.append({"language": r.language, "present": missing is None, "missing": missing})
     return out
@@ -151,7 +152,6 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  [{mark}] {la['name']:<10} {la['detail']}")
     if report.get("runtimes"):
         lines.append("Bot languages:")
-        lines.append("  [on ] python     the host interpreter (the python layer above)")
         for rt in report["runtimes"]:
             mark = "on " if rt["present"] else "off"
             lines.append(f"  [{mark}] {rt['language']:<10} {rt['missing'] or 'toolchain present'}")

@@ -21,6 +21,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.sandbox.client import Child, Stage, Zygote
 from arena.sandbox.layers import HOST_PYTHON, Isolation
+from arena.sandbox.native import NATIVE_RUNTIMES
 from arena.sandbox.runtime import Artifact, Runtime
 from arena.sandbox.values import BotSource, Limits
 
@@ -154,8 +155,7 @@ def _registry(*runtimes: Runtime) -> dict[str, Runtime]:
     return {r.language: r for r in runtimes}
 
 
-# The other languages' runtimes join here (``_registry(PYTHON, *NATIVE_RUNTIMES)``).
-RUNTIMES: dict[str, Runtime] = _registry(PYTHON)
+RUNTIMES: dict[str, Runtime] = _registry(PYTHON, *NATIVE_RUNTIMES)
 """Every runtime the arena knows, by language."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -164,21 +165,36 @@ def read_bot_file(
     )
 
 
+NAME_COMMENT: Final = re.compile(r"\barena:\s*name\s*=\s*([A-Za-z0-9_.+-]+)")
+"""How a one-file bot in another language names itself, in a comment near its top
+(``// arena: name=my-c-bot``): what ``Bot.name`` is to a Python file."""
+
+
+def name_comment(source: str) -> str | None:
+    """The name a one-file bot declares in an ``arena: name=`` comment in its first 4 KiB."""
+    found = NAME_COMMENT.search(source[:4096])
+    return found.group(1) if found else None
+
+
 def _read_other(path: Path, name: str | None, max_bytes: int) -> BotFile:
     """A bot in another language (by extension) or a directory with a manifest: its name is
-    ``name``, else the manifest's ``name``, else the file stem or directory name."""
+    ``name``, else the manifest's ``name`` (a directory) or its ``arena: name=`` comment (one
+    file), else the file stem or directory name."""
     if not path.is_dir():
         _read_source(path, max_bytes)  # a regular UTF-8 file within the size limit
         runtime_for(path)  # an unknown extension or a missing toolchain: one line
     artifact = load_artifact(path, max_bytes)
-    declared_name = read_manifest(path).get("name") if path.is_dir() else None
+    entry = dict(artifact.files)[artifact.entry].decode("utf-8", "replace")
+    if path.is_dir():
+        declared_name, where = read_manifest(path).get("name"), "'s manifest"
+    else:
+        declared_name, where = name_comment(entry), " (its `arena: name=` comment)"
     if name is not None:
         chosen = check_name(name)
     elif isinstance(declared_name, str):
-        chosen = check_name(declared_name, f"name in {clean_line(path.name, 80)}'s manifest")
+        chosen = check_name(declared_name, f"name in {clean_line(path.name, 80)}{where}")
     else:
         chosen = check_name(path.stem, "the file name; set name in a manifest or pass `name`")
-    entry = dict(artifact.files)[artifact.entry].decode("utf-8", "replace")
     filename = clean_line(path.name, 255) if path.is_dir() else artifact.entry
     return BotFile(chosen, entry, filename, None, artifact)
 

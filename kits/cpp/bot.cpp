@@ -1,3 +1,4 @@
+// arena: name=cpp-kit (the name it plays under; arena submit --name overrides it)
 // A Three-Handed Euchre bot in C++17 for Euchre Arena: protocol v1, one file, standard library.
 //
 // The arena writes one JSON object per line on stdin ("hello" first, then one "act" per

@@ -1,3 +1,4 @@
+// arena: name=java-kit (the name it plays under; arena submit --name overrides it)
 // A Three-Handed Euchre bot in Java for Euchre Arena: protocol v1, one file, JDK only.
 //
 // The arena writes one JSON object per line on stdin ("hello" first, then one "act" per

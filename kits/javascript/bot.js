@@ -1,3 +1,4 @@
+// arena: name=javascript-kit (the name it plays under; arena submit --name overrides it)
 // A Three-Handed Euchre bot in JavaScript (Node) for Euchre Arena: protocol v1, one file, no
 // packages. The arena writes one JSON object per line on stdin ("hello" first, then one "act"
 // per decision); we answer one line each on stdout. console.error goes to our log.

@@ -1,3 +1,4 @@
+// arena: name=rust-kit (the name it plays under; arena submit --name overrides it)
 // A Three-Handed Euchre bot in Rust for Euchre Arena: protocol v1, one file, std only
 // (builds with rustc 1.63: `rustc --edition 2021 bot.rs`).
 //
