@@ -5,10 +5,11 @@ show what it returns.
 
 The rating scale: 1500 + 400·log10(e)·(θ - centre), the centre being the plain mean θ of the
 *rated* bots (so their ratings average exactly 1500, on every surface and on a ladder alike); a
-gap of 400 means the stronger bot places above the weaker one 10 times in 11. The rated bots are those with a maximum-likelihood strength and
-a two-sided interval; a bot that never placed above anybody (or never below), a bot without a
-finished match and a bot seen in a single duplicate unit do not take part in the centring, so
-none of them can move anybody else's number.
+gap of 400 means the stronger bot places above the weaker one 10 times in 11. The rated bots
+are those with a maximum-likelihood strength and a two-sided interval; a bot that never placed
+above anybody (or never below), a bot without a finished match and a bot seen in a single
+duplicate unit do not take part in the centring, so none of them can move anybody else's
+number.
 """
 
 from __future__ import annotations
