@@ -43,7 +43,7 @@ CREATE TABLE bot_versions (
     id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL REFERENCES bots(id),
     version INTEGER NOT NULL, sha256 TEXT NOT NULL, source TEXT NOT NULL,
     filename TEXT NOT NULL, name TEXT NOT NULL, author TEXT,
-    submitted_at TEXT NOT NULL, UNIQUE (bot_id, version));
+    submitted_at TEXT NOT NULL, code_digest TEXT NOT NULL, UNIQUE (bot_id, version));
 CREATE TABLE deal_secrets (
     id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, secret TEXT NOT NULL,
     commitment TEXT NOT NULL UNIQUE, origin TEXT NOT NULL, created_at TEXT NOT NULL,
@@ -135,6 +135,7 @@ CREATE TABLE ladder_sets (
     scheduled_at TEXT NOT NULL, finished_at TEXT,
     PRIMARY KEY (ladder_id, step));
 CREATE INDEX matches_tournament ON matches (tournament_id);
+CREATE INDEX bot_versions_code ON bot_versions (code_digest);
 CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id, place, faulted);
 CREATE INDEX match_seats_version ON match_seats (bot_version_id);
 CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);
