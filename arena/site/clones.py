@@ -8,7 +8,8 @@ strings given to ``name`` and ``author`` are set aside; no source leaves the sto
 from the flagged ``clone_pairs`` rows that ``arena run`` stores for a round robin
 (:mod:`arena.stats.collusion`; ``arena standings --collusion`` prints the same report, for a
 ladder too). Two bots of one owner are never flagged against each other: an owner's bots
-already share its wait bound on a ladder (docs/ladder.md).
+already share its wait bound on a ladder (docs/ladder.md). A bot stored without an owner key
+counts as its own owner; the bundled bots are stored under the owner ``bundled``.
 """
 
 from __future__ import annotations

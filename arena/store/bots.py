@@ -153,8 +153,8 @@ class BotRecords(StoreBase):
         return created, True
 
     def code_twins(self, versions: Sequence[int] | None = None) -> list[tuple[int, int, str, str]]:
-        """Pairs of versions whose bots have different owners (no owner counts as one of its
-        own, as the bundled bots) and the same code, each pair in both orders: ``(version,
+        """Pairs of versions whose bots have different owners (a bot stored without one counts
+        as its own owner) and the same code, each pair in both orders: ``(version,
         other version, "identical", its SHA-256)`` for the same SHA-256, ``(...,
         "near-identical", the shared code digest)`` for the same :func:`code_digest` only.
         Only the pairs of ``versions`` when given. Neither source leaves the store."""
