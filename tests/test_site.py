@@ -120,8 +120,12 @@ def test_leaderboard(built: dict[str, Any]) -> None:
     # What the note says 1500 is, is what it is: the plain mean of the stored ratings of the
     # rated bots (those with a two-sided interval), as on the ladder's page.
     note = doc.select_one("p.note").get_text(" ", strip=True)
-    assert "1500 is the plain mean of the rated bots’ ratings, those with a two-sided interval" in note
-    rated = [r["rating"] for r in db_rows if r["rating_low"] is not None and r["rating_high"] is not None]
+    assert (
+        "1500 is the plain mean of the rated bots’ ratings, those with a two-sided interval" in note
+    )
+    rated = [
+        r["rating"] for r in db_rows if r["rating_low"] is not None and r["rating_high"] is not None
+    ]
     assert len(rated) >= 2 and sum(rated) / len(rated) == pytest.approx(1500, abs=1e-6)
 
 
