@@ -79,6 +79,18 @@ def play_set(
     theta: np.ndarray, rng: np.random.Generator, world: World
 ) -> tuple[tuple[int, int, int], ...]:
     """The places of the three bots (log-strengths ``theta``) in the six matches of a set."""
+    return play_set_scored(theta, rng, world)[0]
+
+
+def play_set_scored(
+    theta: np.ndarray, rng: np.random.Generator, world: World
+) -> tuple[tuple[tuple[int, int, int], ...], np.ndarray]:
+    """The places of a set (:func:`play_set`, the same draws) and each bot's **score** in
+    each match, ``(6, 3)``: its performance, the log-strength plus its luck, of which the
+    places are the order. A score that is a monotone function of the performance is the
+    most a score can tell consistently with Plackett-Luce places (what a match's points
+    tell beyond its places is measured on a real ladder by ``bench/ladder_information.py
+    --db``)."""
     deal = rng.random(3)
     u = np.where(rng.random((6, 3)) < world.luck, deal, rng.random((6, 3)))  # (match, seat)
     by_member = np.empty((6, 3))
@@ -95,7 +107,7 @@ def play_set(
     second = ~first & (ranked[:, 1] - ranked[:, 2] < world.margin(world.tie_second, 2))
     places = np.where(first[:, None] & (places == 2), 1, places)
     places = np.where(second[:, None] & (places == 3), 2, places)
-    return tuple((int(a), int(b), int(c)) for a, b, c in places)
+    return tuple((int(a), int(b), int(c)) for a, b, c in places), perf
 
 
 Picker = Callable[[Ladder, np.random.Generator], tuple[int, int, int] | None]

@@ -15,7 +15,7 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -277,17 +277,21 @@ def store_ladder(
     replace: str | None = None,
     retire: str | None = None,
     seed: int = 3,
+    sources: Mapping[str, str] | None = None,
+    owners: Mapping[str, str] | None = None,
 ) -> str:
     """A ladder (``kind = 'ladder'``) written through the store, its tables as ``arena
     ladder`` keeps them (docs/schema.md): ``sets`` finished sets of real matches played by the
     engine in-process, triples in turn, ``running`` sets in flight, epochs of ``epoch_sets``
     sets (all but the last closed, their secrets revealed) and its standings. ``replace``
     names a bot that submitted a second version after the first half (its first leaves the
-    field as replaced); ``retire`` one retired then. Returns the ladder's id."""
+    field as replaced); ``retire`` one retired then. ``sources`` and ``owners``: a bot's source
+    and owner key, where given (else a source of its own, no owner). Returns the ladder's id."""
     rules = Rules()
     with Store(db_path) as store:
         versions = {
-            n: store.add_bot_version(n, f"class Bot:\n    n = {i}\n", f"{n}.py", "Ladders")[0].id
+            n: store.add_bot_version(n, (sources or {}).get(n, f"class Bot:\n    n = {i}\n"),
+                                     f"{n}.py", "Ladders", (owners or {}).get(n))[0].id
             for i, n in enumerate(names)
         }  # fmt: skip
         config = {"kind": "ladder", "seed": seed, "rules": rules.to_dict(), "limits": {},

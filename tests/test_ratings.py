@@ -157,9 +157,10 @@ def test_the_fit_ranks_bots_by_strength_and_scales_like_elo() -> None:
     # Each step halves the strength: 400*log10(2) = 120 rating points apart.
     gaps = [a.rating - b.rating for a, b in itertools.pairwise(table)]
     assert all(80 < g < 160 for g in gaps), gaps
-    # The centre: the rated bots' information-weighted mean is 1500.
+    # The centre: the rated bots' plain mean is 1500, each with an equal weight.
     assert sum(s.weight for s in table) == pytest.approx(1.0)
-    assert sum(s.weight * (s.rating - BASE) for s in table) == pytest.approx(0.0, abs=1e-9)
+    assert all(s.weight == pytest.approx(1 / len(table)) for s in table)
+    assert sum(s.rating for s in table) / len(table) == pytest.approx(BASE, abs=1e-9)
     for s in table:
         assert s.rating_low < s.rating < s.rating_high
         assert s.matches == 30 * 3 * 6 and s.units == 30 * 3  # in 3 of the 4 sets

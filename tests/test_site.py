@@ -117,6 +117,16 @@ def test_leaderboard(built: dict[str, Any]) -> None:
     _, n = stored(built).fault_listing(bot=FAULTY)
     assert n > 0 and faulty.find_all("td")[7].get_text(strip=True) == str(n)
     assert "bad" in faulty.find_all("td")[7]["class"]
+    # What the note says 1500 is, is what it is: the plain mean of the stored ratings of the
+    # rated bots (those with a two-sided interval), as on the ladder's page.
+    note = doc.select_one("p.note").get_text(" ", strip=True)
+    assert (
+        "1500 is the plain mean of the rated bots’ ratings, those with a two-sided interval" in note
+    )
+    rated = [
+        r["rating"] for r in db_rows if r["rating_low"] is not None and r["rating_high"] is not None
+    ]
+    assert len(rated) >= 2 and sum(rated) / len(rated) == pytest.approx(1500, abs=1e-6)
 
 
 def test_leaderboard_charts(built: dict[str, Any]) -> None:

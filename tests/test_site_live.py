@@ -198,7 +198,7 @@ def test_ladder_page(tmp_path: Path) -> None:
             assert tag.get_text() == f"provisional ({sets[name]} of {PROVISIONAL_SETS} sets)"
         else:
             assert tag is None
-    assert "1500 is the plain (unweighted) mean" in page.get_text(" ")
+    assert "1500 is the plain mean of the rated bots’ ratings" in page.get_text(" ")
     for r in rows:
         assert re.search(r"\d", r.select("td")[2].get_text())  # a rating and its interval
     # No run holds it: paused, nothing "playing now"; the set a stop cut short (step 8) is

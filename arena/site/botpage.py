@@ -7,8 +7,9 @@ a bot's source.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from arena.site.clones import CloneFlag, clone_flags
 from arena.site.data import (
     BotRef,
     FaultRow,
@@ -119,6 +120,8 @@ class BotDetail:
     max_think_seconds: float
     recent: list[MatchRow]
     think: list[ThinkRow]
+    clones: list[tuple[BotRef, CloneFlag]] = field(default_factory=list)
+    """Its versions flagged as possible clones of another owner's bot, with the evidence."""
 
     @property
     def href(self) -> str:
@@ -223,4 +226,5 @@ def bot_detail(
         max_think_seconds=timing.max_think_seconds,
         recent=recent_matches(store, refs, versions=ids, limit=RECENT_MATCHES),
         think=think_rows(timing),
+        clones=[(refs[v], f) for v, flags in clone_flags(store, refs, ids).items() for f in flags],
     )

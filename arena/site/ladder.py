@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from arena.ladder.ratings import PROVISIONAL_SETS
+from arena.site.clones import clone_flags
 from arena.site.data import BotRef, MatchRow, Standing, Tournament, recent_matches
 from arena.site.render import Writer
 from arena.store import Store
@@ -160,4 +161,7 @@ def page(
         epoch_count=store.ladder_epoch_count(t.id),
         sets_played=sum(b.sets for b in everyone) // 3,
         provisional_sets=PROVISIONAL_SETS,
+        # Versions whose code is another owner's, or whose decisions a collusion report
+        # flagged: a tag in the order and the evidence under it.
+        clones=clone_flags(store, refs),
     )

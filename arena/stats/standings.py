@@ -3,12 +3,13 @@ above each other bot (a rate with its interval, :mod:`arena.stats.vocabulary`). 
 computes them (:func:`compute`); the terminal, the JSON output, the database and the site all
 show what it returns.
 
-The rating scale: 1500 + 400·log10(e)·(θ - centre), the centre being the mean θ of the *rated*
-bots weighted by their Fisher information; a gap of 400 means the stronger bot places above
-the weaker one 10 times in 11. The rated bots are those with a maximum-likelihood strength and
-a two-sided interval; a bot that never placed above anybody (or never below), a bot without a
-finished match and a bot seen in a single duplicate unit do not take part in the centring, so
-none of them can move anybody else's number.
+The rating scale: 1500 + 400·log10(e)·(θ - centre), the centre being the plain mean θ of the
+*rated* bots (so their ratings average exactly 1500, on every surface and on a ladder alike); a
+gap of 400 means the stronger bot places above the weaker one 10 times in 11. The rated bots
+are those with a maximum-likelihood strength and a two-sided interval; a bot that never placed
+above anybody (or never below), a bot without a finished match and a bot seen in a single
+duplicate unit do not take part in the centring, so none of them can move anybody else's
+number.
 """
 
 from __future__ import annotations
@@ -146,12 +147,12 @@ def _rate(t: Tally, table: list[BotStanding]) -> None:
     g = int(unit_informs.sum())  # units with a result among the fitted bots
     where = np.flatnonzero(main)
     rated = (t.bot_units[where] >= MIN_UNITS) & (g >= MIN_UNITS)
-    # The centre: the rated bots' mean strength, each weighted by the information its
-    # results carry about it (the Fisher information, -hess[j, j]). In a round robin the
-    # weights are nearly equal; a bot that rarely placed above anybody is known only
-    # roughly and barely counts, so its noise cannot move the others' numbers.
-    info = np.where(rated if rated.any() else True, -np.diag(hess), 0.0)
-    centre = info / info.sum()
+    # The centre: the plain mean strength of the rated bots (of every fitted bot while none
+    # is rated), one definition for a tournament and a ladder (arena.ladder.ratings), which
+    # a reader can check by averaging the column. An information-weighted mean moved with
+    # the schedule on a ladder (docs/ladder.md) and was not what the pages said 1500 is.
+    members = rated if rated.any() else np.ones(len(where), dtype=bool)
+    centre = members.astype(float) / float(members.sum())
     anchor = float(centre @ theta)
     deffs = []
     for j, i in enumerate(where):

@@ -9,9 +9,11 @@ are read only by the tournament runner; listings and the site never select them.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import tokenize
 from base64 import b64decode, b64encode
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,60 @@ def unpack_files(blob: bytes) -> tuple[tuple[str, bytes], ...]:
 def one_file(language: str, source: str, filename: str) -> Artifact:
     """The artifact of a one-file bot (a ``.py`` file, a ``bot.c``)."""
     return Artifact(language, ((filename, source.encode("utf-8")),), filename)
+
+
+_LAYOUT: frozenset[int] = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+     tokenize.ENCODING, tokenize.ENDMARKER}
+)  # fmt: skip
+
+
+_STARTS: frozenset[int] = frozenset(
+    {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.NL}
+)
+
+
+def code_digest(source: str) -> str:
+    """The SHA-256 of a bot's code with what does not change how it plays set aside: its
+    comments, blank lines and layout (indentation as tokens, not spaces), its docstrings (a
+    string standing alone as a statement) and the strings assigned to ``name`` and ``author``
+    (the names a copy changes first). Two sources with one digest differ by nothing else:
+    the site's clone flag calls them near-identical (docs/ladder.md). A source Python cannot
+    tokenize keeps its plain SHA-256."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return sha256_text(source)
+    kept: list[str] = []
+    statement_start = True
+    for i, tok in enumerate(tokens):
+        if tok.type in _LAYOUT:
+            if tok.type in _STARTS:
+                statement_start = True
+            if tok.type in (tokenize.INDENT, tokenize.DEDENT):
+                kept.append(tokenize.tok_name[tok.type])
+            continue
+        follows = tokens[i + 1].type if i + 1 < len(tokens) else tokenize.ENDMARKER
+        if tok.type == tokenize.STRING and statement_start and follows in _LAYOUT:
+            continue  # a docstring, or a string statement: no effect on play
+        if (
+            tok.type == tokenize.STRING
+            and len(kept) >= 2
+            and kept[-1] == "="
+            and kept[-2] in ("name", "author")
+        ):
+            kept.append("''")
+        else:
+            kept.append(tok.string)
+        statement_start = False
+    return sha256_text("\x1f".join(kept))
+
+
+def _code_digest(artifact: Artifact, text: str) -> str:
+    """What the clone flag compares: a one-file Python bot's :func:`code_digest`; any other
+    bot's artifact hash (its code is compared byte for byte)."""
+    single = len(artifact.files) == 1
+    return code_digest(text) if artifact.language == "python" and single else artifact.sha256
 
 
 @dataclass(frozen=True)
@@ -136,14 +192,43 @@ class BotRecords(StoreBase):
                 )
             self.conn.execute(
                 "INSERT INTO bot_versions (bot_id, version, sha256, source, filename, name, "
-                "author, submitted_at, language, entry, files) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "author, submitted_at, language, entry, files, code_digest) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (bot_id, version, digest, text, filename, name, author, stamp)
-                + (artifact.language, artifact.entry, files),
+                + (artifact.language, artifact.entry, files, _code_digest(artifact, text)),
             )
         created = self.latest_version(name)
         assert created is not None
         return created, True
+
+    def code_twins(self, versions: Sequence[int] | None = None) -> list[tuple[int, int, str, str]]:
+        """Pairs of versions whose bots have different owners (a bot stored without one counts
+        as its own owner) and the same code, each pair in both orders: ``(version,
+        other version, "identical", its SHA-256)`` for the same SHA-256, ``(...,
+        "near-identical", the shared code digest)`` for the same :func:`code_digest` only.
+        Only the pairs of ``versions`` when given. Neither source leaves the store."""
+        mine = "" if versions is None else f" AND a.id IN ({', '.join('?' * len(versions))})"
+        rows = self.conn.execute(
+            "SELECT a.id, b.id, a.sha256 = b.sha256, a.sha256, a.code_digest FROM bot_versions a"
+            " JOIN bot_versions b ON b.code_digest = a.code_digest AND b.id != a.id"
+            " JOIN bots ba ON ba.id = a.bot_id JOIN bots bb ON bb.id = b.bot_id"
+            " WHERE ba.id != bb.id"
+            " AND (ba.owner IS NULL OR bb.owner IS NULL OR ba.owner != bb.owner)"
+            + mine
+            + " ORDER BY a.id, b.id",
+            [int(v) for v in versions or ()],
+        )
+        return [
+            (int(a), int(b), "identical", sha) if same else (int(a), int(b), "near-identical", code)
+            for a, b, same, sha, code in rows
+        ]
+
+    def flagged_clone_pairs(self) -> list[dict[str, Any]]:
+        """Every flagged row of ``clone_pairs`` (any tournament), the most alike first."""
+        return self.rows(
+            "SELECT tournament_id, bot_a, bot_b, comparable, identical, share FROM clone_pairs"
+            " WHERE flagged = 1 ORDER BY share DESC, bot_a, bot_b"
+        )
 
     def bot_owners(self) -> dict[str, str | None]:
         """Every bot name with its owner id (None: stored without one, by a library call)."""

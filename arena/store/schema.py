@@ -44,7 +44,7 @@ CREATE TABLE bot_versions (
     version INTEGER NOT NULL, sha256 TEXT NOT NULL, source TEXT NOT NULL,
     filename TEXT NOT NULL, name TEXT NOT NULL, author TEXT,
     submitted_at TEXT NOT NULL, language TEXT NOT NULL, entry TEXT NOT NULL, files BLOB,
-    UNIQUE (bot_id, version));
+    code_digest TEXT NOT NULL, UNIQUE (bot_id, version));
 CREATE TABLE deal_secrets (
     id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, secret TEXT NOT NULL,
     commitment TEXT NOT NULL UNIQUE, origin TEXT NOT NULL, created_at TEXT NOT NULL,
@@ -154,6 +154,7 @@ CREATE TABLE pair_totals (
 CREATE INDEX seat_totals_version ON seat_totals (bot_version_id);
 CREATE INDEX pair_totals_version ON pair_totals (bot_version_id);
 CREATE INDEX matches_tournament ON matches (tournament_id);
+CREATE INDEX bot_versions_code ON bot_versions (code_digest);
 CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id, place, faulted);
 CREATE INDEX match_seats_version ON match_seats (bot_version_id);
 CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);
