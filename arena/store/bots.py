@@ -204,12 +204,14 @@ class BotRecords(StoreBase):
     def code_twins(self, versions: Sequence[int] | None = None) -> list[tuple[int, int, str, str]]:
         """Pairs of versions whose bots have different owners (a bot stored without one counts
         as its own owner) and the same code, each pair in both orders: ``(version,
-        other version, "identical", its SHA-256)`` for the same SHA-256, ``(...,
+        other version, "identical", the SHA-256 of its text)`` for the same language and files
+        (whatever the files are called), ``(...,
         "near-identical", the shared code digest)`` for the same :func:`code_digest` only.
         Only the pairs of ``versions`` when given. Neither source leaves the store."""
         mine = "" if versions is None else f" AND a.id IN ({', '.join('?' * len(versions))})"
         rows = self.conn.execute(
-            "SELECT a.id, b.id, a.sha256 = b.sha256, a.sha256, a.code_digest FROM bot_versions a"
+            "SELECT a.id, b.id, a.language = b.language AND a.source = b.source"
+            " AND a.files IS b.files, a.source, a.code_digest FROM bot_versions a"
             " JOIN bot_versions b ON b.code_digest = a.code_digest AND b.id != a.id"
             " JOIN bots ba ON ba.id = a.bot_id JOIN bots bb ON bb.id = b.bot_id"
             " WHERE ba.id != bb.id"
@@ -219,8 +221,10 @@ class BotRecords(StoreBase):
             [int(v) for v in versions or ()],
         )
         return [
-            (int(a), int(b), "identical", sha) if same else (int(a), int(b), "near-identical", code)
-            for a, b, same, sha, code in rows
+            (int(a), int(b), "identical", sha256_text(text))
+            if same
+            else (int(a), int(b), "near-identical", code)
+            for a, b, same, text, code in rows
         ]
 
     def flagged_clone_pairs(self) -> list[dict[str, Any]]:
