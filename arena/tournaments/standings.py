@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from arena import stats
 from arena.engine import Rules
@@ -67,6 +68,54 @@ def save_collusion(store: Store, tid: str, ratings: dict[int, float]) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Standing:
+    """A bot's row in the standings, one type for a round robin, a ladder and a comparison's
+    field: what :meth:`arena.Arena.standings` returns and ``arena standings --json`` prints.
+
+    ``rating`` is None without an estimate (no finished match, or a one-sided result:
+    ``bound`` ``"upper"`` or ``"lower"``); ``low``/``high`` its 95 % interval (None below two
+    duplicate units); ``units`` the duplicate units (a set of six seatings of one deal) the
+    bot played; ``rank`` None before its first finished match."""
+
+    name: str
+    rank: int | None
+    rating: float | None
+    low: float | None
+    high: float | None
+    units: int
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    """Matches it forfeited by a fault."""
+    bound: str | None
+    bot_version_id: int
+    version: int | None
+    sha256: str | None
+
+    @classmethod
+    def of(cls, s: stats.BotStanding, versions: dict[int, BotVersion]) -> Standing:
+        """The row of ``s``, with its version from ``versions`` (by id)."""
+        v = versions.get(s.bot)
+        return cls(
+            s.name, s.rank, s.rating, s.rating_low, s.rating_high, s.units, s.matches, s.wins,
+            s.mean_place, s.faults, s.bound, s.bot, v.version if v else None,
+            v.sha256 if v else None,
+        )  # fmt: skip
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], versions: dict[int, BotVersion]) -> Standing:
+        """The row of a stored ``ratings`` row (docs/schema.md), with its version."""
+        v = versions.get(row["bot_version_id"])
+        return cls(
+            row["name"], row["rank"], row["rating"], row["rating_low"], row["rating_high"],
+            row["units"], row["matches"], row["wins"], row["mean_place"], row["faults"],
+            row["rating_bound"], row["bot_version_id"], v.version if v else None,
+            v.sha256 if v else None,
+        )  # fmt: skip
+
+
 @dataclass
 class StandingsReport:
     """What ``arena standings`` shows of one tournament, read and computed once
@@ -89,6 +138,12 @@ class StandingsReport:
     def names(self) -> dict[int, str]:
         """Each entrant's name by version id."""
         return {s.bot: s.name for s in self.table}
+
+    @property
+    def rows(self) -> list[Standing]:
+        """The standings, best first, one :class:`Standing` per bot."""
+        versions = {v.id: v for v in self.entrants}
+        return [Standing.of(s, versions) for s in self.table]
 
 
 def standings_report(
