@@ -2,7 +2,7 @@
 takes ``MyBot`` where it takes ``"my_bot.py"``.
 
 A match plays each bot in a process of its own, so the class is written out as a bot file:
-the imports at the top of its module, the class's own source, and a ``class Bot`` that
+the imports at the top of its module that the class uses, the class's own source, and a ``class Bot`` that
 inherits from it (named after ``MyBot.name``, else the class's name). So a class must be
 defined in a file (not typed at the interactive prompt), and whatever it uses beyond those
 imports must be defined in the class itself; its base classes other than ``object`` must be
@@ -37,10 +37,11 @@ def class_source(cls: BotClass) -> str:
         raise BadBotFile(
             f"the source of class {cls.__qualname__} cannot be read ({e}): define it in a file"
         ) from None
+    used = {n.id for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Name)}
     imports = [
         ast.get_source_segment(head, node) or ""
         for node in ast.parse(head).body
-        if isinstance(node, ast.Import | ast.ImportFrom)
+        if isinstance(node, ast.Import | ast.ImportFrom) and _binds(node) & used
     ]
     name = getattr(cls, "name", None)
     name = name if isinstance(name, str) and name else cls.__name__
@@ -55,6 +56,11 @@ def class_source(cls: BotClass) -> str:
             "",
         ]
     )
+
+
+def _binds(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The names an import statement binds (``import a.b`` binds ``a``)."""
+    return {a.asname or a.name.split(".")[0] for a in node.names}
 
 
 def class_files(classes: Sequence[BotClass], folder: Path) -> list[Path]:

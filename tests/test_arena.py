@@ -1,0 +1,123 @@
+"""``from arena import Arena``: the library under every command, on real worker processes and a
+real SQLite file (or ``:memory:``). It prints nothing, reports events, raises errors a caller
+can catch, and gives the same standings as before it was built."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from cli_support import arena as arena_cli
+from cli_support import ok, write_bot
+
+from arena import Arena, LadderSettings, RunSettings, Standing
+from arena.errors import AlreadyRunning, ArenaError, BadBotFile, DatabaseDamaged, NotFound
+from arena.events import FaultRecorded, Joined, MatchesStored, Planned, SetDone, Stopped
+from arena.store.runlock import RunLock
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "standings"
+
+
+class Greedy:
+    """A bot written in the test's own file: the lowest legal action."""
+
+    name = "greedy"
+
+    def act(self, obs: dict) -> object:
+        return min(obs["legal"], key=str)
+
+
+class Coin:
+    """A bot that uses a module-level import (``random``) and its seeded generator."""
+
+    def act(self, obs: dict) -> object:
+        return random.choice(obs["legal"])
+
+
+@pytest.mark.slow
+def test_standings_json_unchanged_for_a_fixed_seed_and_secret(tmp_path: Path) -> None:
+    # Recorded from main before Arena existed: the same seed and secret give the same rows.
+    db = tmp_path / "same.db"
+    settings = RunSettings(rounds=4, secret_file=GOLDEN / "secret.json")
+    with Arena(db, workers=2, unsafe=True) as arena:
+        done = arena.run(["random", "heuristic", GOLDEN / "first.py"], seed=5, settings=settings)
+    assert done.completed
+    out = ok(arena_cli("standings", "--json", "--db", db, cwd=tmp_path))
+    assert json.loads(out) == json.loads((GOLDEN / "seed5.json").read_text())
+    assert [(s.name, s.rank) for s in done.standings] == [
+        (b["name"], b["rank"]) for b in json.loads(out)["bots"]
+    ]
+
+
+@pytest.mark.slow
+def test_a_tournament_and_a_ladder_print_nothing_and_report_events(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[object] = []
+    with Arena(tmp_path / "quiet.db", workers=2, unsafe=True, on_event=seen.append) as arena:
+        done = arena.run(["random", "heuristic", Greedy], rounds=1, seed=3)
+        rows = arena.standings()
+        ladder = arena.ladder(["random", "heuristic", "montecarlo"], max_sets=2)
+    assert capfd.readouterr() == ("", "")  # nothing on stdout or stderr, not even a bar
+    assert done.completed and done.result.played == 6
+    assert all(isinstance(r, Standing) for r in [*rows, *ladder.status.standings])
+    assert {r.name for r in rows} == {"random", "heuristic", "greedy"}
+    kinds = [type(e) for e in seen]
+    assert kinds[0] is Planned and kinds.count(Stopped) == 2
+    stored = [e for e in seen if isinstance(e, MatchesStored) and e.tid == done.tid]
+    assert stored[-1].done == 6 and sum(e.added for e in stored) == 6
+    sets = [e for e in seen if isinstance(e, SetDone)]
+    assert sum(len(e.steps) for e in sets) == 2 and ladder.status.sets == 2
+    # A file (or class) played in a tournament is registered: it joins the ladder's field too.
+    joined = {e.name for e in seen if isinstance(e, Joined)}
+    assert joined == {"random", "heuristic", "montecarlo", "greedy"}
+    assert not [e for e in seen if isinstance(e, FaultRecorded)]
+
+
+@pytest.mark.slow
+def test_in_memory_with_python_classes(tmp_path: Path) -> None:
+    seen: list[object] = []
+    with Arena(":memory:", workers=2, unsafe=True, on_event=seen.append) as arena:
+        done = arena.run([Greedy, Coin, "random"], rounds=1)
+        assert {r.name for r in arena.standings()} == {"greedy", "Coin", "random"}
+        site = arena.render(tmp_path / "site")
+    assert done.completed and done.log_path is None
+    assert site.is_file()
+    assert not list(Path.cwd().glob(":memory:*"))  # no file named after it
+    with pytest.raises(ArenaError, match="unsafe") as refused:
+        Arena(":memory:").run([Greedy, "random", "heuristic"])
+    assert refused.value.settings == ("unsafe",)
+
+
+def test_errors_a_caller_can_catch(tmp_path: Path) -> None:
+    with pytest.raises(NotFound):
+        Arena(tmp_path / "missing.db", create=False)
+    with Arena(tmp_path / "empty.db") as arena:
+        with pytest.raises(NotFound):
+            arena.standings()
+        with pytest.raises(NotFound):
+            arena.ladder_status()
+        with pytest.raises(NotFound):
+            arena.run(["random", "heuristic", "no-such-bot"], rounds=1)
+        bad = write_bot(tmp_path, "broken.py", "class Bot:\n    def act(self, obs)\n")
+        with pytest.raises(BadBotFile, match="syntax error"):
+            arena.submit(bad)
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(DatabaseDamaged):
+        Arena(garbage)
+    with RunLock(tmp_path / "empty.db", "ladder"), Arena(tmp_path / "empty.db") as arena:
+        with pytest.raises(AlreadyRunning):
+            arena.ladder(["random", "heuristic", "montecarlo"], max_sets=1)
+    for cls in (NotFound, AlreadyRunning, BadBotFile, DatabaseDamaged):
+        assert issubclass(cls, ArenaError)
+
+
+def test_settings_are_checked_and_frozen() -> None:
+    with pytest.raises(ArenaError):
+        LadderSettings(max_sets=-1).check()
+    s = RunSettings(rounds=2)
+    with pytest.raises(AttributeError):
+        s.rounds = 3  # type: ignore[misc]
