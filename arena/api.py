@@ -216,7 +216,7 @@ class Arena:
     ) -> None:
         self.db = db
         self.in_memory = str(db) == MEMORY
-        self.workers = workers
+        self.workers = None if workers is None else tournament.check_worker_count(workers)
         self.executor = executor
         self.unsafe = unsafe
         self.on_event = on_event

@@ -4,7 +4,10 @@ can catch, and gives the same standings as before it was built."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
+import sys
 import random
 from pathlib import Path
 
@@ -121,3 +124,25 @@ def test_settings_are_checked_and_frozen() -> None:
     s = RunSettings(rounds=2)
     with pytest.raises(AttributeError):
         s.rounds = 3  # type: ignore[misc]
+
+
+@pytest.mark.slow
+def test_the_python_api_page_runs_as_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
+    assert "A tournament in ten lines" in page.split("```python", 1)[0]
+    assert [len(b.strip().splitlines()) <= 10 for b in blocks[:2]] == [True, True]
+    monkeypatch.chdir(tmp_path)
+    # The class of the last example must live in a file, as the page says: a module imported.
+    (tmp_path / "api_page_example.py").write_text("\n".join(blocks), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "api_page_example", raising=False)
+    importlib.import_module("api_page_example")
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    assert "finished 6 matches, " in lines[3] and lines[3].endswith(" events")
+    assert sorted(line.split()[1] for line in lines[:3]) == ["heuristic", "montecarlo", "random"]
+    assert lines[4].startswith("ladder ") and "after 3 sets" in lines[4]
+    assert out.err == ""
