@@ -39,8 +39,8 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
         if isinstance(e, Planned):
             seen.append((e.tid, e.workers, stored_matches(db)))
 
-    with Arena(db, workers=2, on_event=on_event) as arena:
-        done = arena.run([bot, "heuristic", "random"], rounds=1, site=tmp_path / "pub")
+    with Arena(db, workers=2, on_event=on_event) as library:
+        done = library.run([bot, "heuristic", "random"], rounds=1, site=tmp_path / "pub")
     assert isinstance(done, TournamentRun)
     assert seen == [(done.tid, 2, 0)]  # planned before any match was played
     assert done.completed and done.status == "finished" and done.reason is None
@@ -52,8 +52,8 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
         assert store.tournament(done.tid).status == "finished"
 
     # The same call again finds the tournament and plays nothing; no site unless asked.
-    with Arena(db, workers=1) as arena:
-        again = arena.run([bot, "heuristic", "random"], rounds=1)
+    with Arena(db, workers=1) as library:
+        again = library.run([bot, "heuristic", "random"], rounds=1)
     assert again.tid == done.tid and again.result.played == 0 and again.result.already == 6
     assert again.site is None
     assert [(s.name, s.rank) for s in again.standings] == [(s.name, s.rank) for s in done.standings]
@@ -61,8 +61,8 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
 
 def test_the_command_line_stores_what_the_library_does(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, "first.py", FIRST)
-    with Arena(tmp_path / "lib.db", workers=1) as arena:
-        lib = arena.run([bot, "heuristic", "random"], rounds=1)
+    with Arena(tmp_path / "lib.db", workers=1) as library:
+        lib = library.run([bot, "heuristic", "random"], rounds=1)
     out = ok(arena("run", bot, "heuristic", "random", "--rounds", "1", "--workers", "1",
                    "--db", tmp_path / "cli.db", "--no-site", cwd=tmp_path))  # fmt: skip
     assert f"Tournament {lib.tid}" in out
@@ -94,11 +94,11 @@ def test_run_comparison_decides_and_stores(tmp_path: Path) -> None:
     db = tmp_path / "cmp.db"
     seen: list[int] = []
     design = Design(0.5, 0.75, 0.05, 0.05, max_sets=2)
-    with Arena(db, workers=2) as arena:
-        arena.on_event = lambda e: (
-            seen.append(arena.comparison(e.tid).matches) if isinstance(e, Planned) else None
+    with Arena(db, workers=2) as library:
+        library.on_event = lambda e: (
+            seen.append(library.comparison(e.tid).matches) if isinstance(e, Planned) else None
         )
-        done = arena.compare("heuristic", "random", design=design)
+        done = library.compare("heuristic", "random", design=design)
     assert seen == [0]
     assert done.result.completed and done.workers == 2
     assert 0 < done.comparison.matches == stored_matches(db) <= 12

@@ -189,7 +189,7 @@ def submit(
     Example:
         arena submit my_bot.py --name greedy
     """
-    from arena import Arena
+    from arena.api import Arena
 
     with Arena(db_path, unsafe=unsafe) as arena:
         version, created, rejoined = arena.submit(
@@ -331,7 +331,7 @@ def run(
 
     from rich.console import Console
 
-    from arena import Arena, RunSettings
+    from arena.api import Arena, RunSettings
     from arena.cli.progress import Drawing
     from arena.views import terminal as views
 
@@ -405,7 +405,7 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from arena import Arena
+    from arena.api import Arena
     from arena.store import COMPARE, LADDER
     from arena.views import collusion as collusion_views
     from arena.views import terminal as views
@@ -454,7 +454,7 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
         arena verify 8b92a1
         arena verify 74ba87 --epoch 0
     """
-    from arena import Arena
+    from arena.api import Arena
 
     with Arena(db_path, create=False) as arena:
         report = arena.verify(tid, epoch=epoch)

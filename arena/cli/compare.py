@@ -114,7 +114,7 @@ def compare(
     """
     from rich.console import Console
 
-    from arena import Arena
+    from arena.api import Arena
     from arena.cli.progress import Drawing
     from arena.events import Planned
     from arena.stats.sequential import Design

@@ -132,7 +132,7 @@ def ladder(
     from rich.console import Console
     from rich.text import Text
 
-    from arena import Arena, LadderSettings
+    from arena.api import Arena, LadderSettings
     from arena.cli.progress import Drawing
     from arena.views.terminal import judge_lines
 
@@ -240,7 +240,7 @@ def retire_command(db_path: str, name: str, force: bool) -> None:
     Example:
         arena retire greedy
     """
-    from arena import Arena
+    from arena.api import Arena
 
     with Arena(db_path) as arena:
         version, changed = arena.retire(name, force=force)

@@ -52,7 +52,7 @@ def render(db_path: str, out_dir: str | None, with_logs: bool, full: bool, repla
         arena render                      # arena.db into arena-site/
         arena render --db other.db --out /var/www/euchre
     """
-    from arena import Arena
+    from arena.api import Arena
 
     with Arena(db_path, create=False) as arena:
         index = arena.render(out_dir, with_logs=with_logs, full=full, replays=replays)
