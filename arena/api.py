@@ -318,7 +318,7 @@ class Arena:
         :meth:`run` takes them. The same call again continues an interrupted comparison;
         A and B the same bot is :class:`arena.tournaments.entrants.SameBot`."""
         with self._bot_files([a, b, third]) as (fa, fb, ft):
-                return comparisons.run_comparison(
+            return comparisons.run_comparison(
                 self.store, fa, fb, ft, design=design, seed=seed, workers=self.workers,
                 max_source_bytes=max_source_bytes, unsafe=self.unsafe, executor=self.executor,
                 log_path=self.log_path, on_event=self.on_event,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import random
 import re
 import sys
-import random
 from pathlib import Path
 
 import pytest

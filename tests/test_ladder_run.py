@@ -16,9 +16,9 @@ from cli_support import write_bot
 
 from arena import Arena
 from arena.api import LadderRun, LadderStatus
-from arena.events import SetDone
 from arena.cli.common import option_of
 from arena.errors import ArenaError
+from arena.events import SetDone
 from arena.ladder.epochs import Epochs, verify_epoch
 from arena.ladder.policy import Parameters
 from arena.ladder.run import LadderSettings
@@ -295,6 +295,7 @@ def test_the_python_example_of_the_ladder_page_runs(
 def test_site_and_the_sets_stored_hook(tmp_path: Path) -> None:
     db = field_db(tmp_path, {"first": 0, "last": -1})
     seen: list[int] = []
+
     def on_event(e: object) -> None:
         if isinstance(e, SetDone):
             seen.extend(e.steps)

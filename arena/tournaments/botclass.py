@@ -2,11 +2,11 @@
 takes ``MyBot`` where it takes ``"my_bot.py"``.
 
 A match plays each bot in a process of its own, so the class is written out as a bot file:
-the imports at the top of its module that the class uses, the class's own source, and a ``class Bot`` that
-inherits from it (named after ``MyBot.name``, else the class's name). So a class must be
-defined in a file (not typed at the interactive prompt), and whatever it uses beyond those
-imports must be defined in the class itself; its base classes other than ``object`` must be
-importable. Only trusted code runs this way: the bot runs without the sandbox's isolation.
+the imports at the top of its module that the class uses, the class's own source, and a
+``class Bot`` that inherits from it (named after ``MyBot.name``, else the class's name). So a
+class must be defined in a file (not typed at the interactive prompt), and whatever it uses
+beyond those imports must be defined in the class itself (a base class other than ``object``
+is not written out). Only trusted code runs this way: the bot runs without the sandbox's isolation.
 """
 
 from __future__ import annotations
