@@ -298,6 +298,8 @@ class Arena:
             result, workers = self._play(the_plan)
         versions = {v.id: v for v in the_plan.versions}
         rows = [Standing.of(s, versions) for s in result.standings]
+        if result.standings:  # the run writes what `arena standings` reads, once
+            standings_with_reports(self.store, the_plan.tid)
         done = TournamentRun(the_plan, result, rows, workers, self.log_path)
         if site is not False and done.completed:
             done.site = self.render(None if site is True else site, feature=done.tid)
@@ -371,13 +373,15 @@ class Arena:
 
     def report(self, tid: str | None = None, *, refit: bool = False) -> StandingsReport:
         """What ``arena standings`` shows of tournament ``tid``: the standings, the clone
-        and kingmaking reports, the faults (``refit``: recomputed, not read back)."""
-        return standings_with_reports(self.store, tid, refit=refit)[0]
+        and kingmaking reports, the faults. A read: what is not stored up to date is computed
+        and shown, not written (``refit``: the standings recomputed and stored, with every
+        report)."""
+        return standings_with_reports(self.store, tid, refit=refit, save=refit)[0]
 
-    def duplicate(self, report: StandingsReport) -> Reports:
+    def duplicate(self, report: StandingsReport, *, save: bool = False) -> Reports:
         """The duplicate reports of the tournament of ``report`` (:meth:`report`): duplicate
-        scores, seat bias, non-transitive cycles."""
-        return tournament_reports(self.store, report.tournament.id, report.table)
+        scores, seat bias, non-transitive cycles (stored too with ``save``)."""
+        return tournament_reports(self.store, report.tournament.id, report.table, save=save)
 
     def is_retired(self, name: str) -> bool:
         """Whether bot ``name`` is retired from the ladder's field (:meth:`retire`)."""

@@ -8,6 +8,7 @@ import importlib
 import json
 import random
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -52,6 +53,16 @@ def test_standings_json_unchanged_for_a_fixed_seed_and_secret(tmp_path: Path) ->
     assert [(s.name, s.rank) for s in done.standings] == [
         (b["name"], b["rank"]) for b in json.loads(out)["bots"]
     ]
+    # A read writes nothing: with the stored reports gone, `arena standings` computes them,
+    # shows the same, and stores nothing.
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DELETE FROM reports")
+    before = conn.execute("PRAGMA data_version").fetchone()
+    again = ok(arena_cli("standings", "--json", "--db", db, cwd=tmp_path))
+    assert json.loads(again) == json.loads(out)
+    assert conn.execute("SELECT count(*) FROM reports").fetchone() == (0,)
+    assert conn.execute("PRAGMA data_version").fetchone() == before  # nobody else wrote
+    conn.close()
 
 
 @pytest.mark.slow

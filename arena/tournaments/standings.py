@@ -151,6 +151,7 @@ def standings_report(
     tid: str | None = None,
     *,
     refit: bool = False,
+    save: bool = True,
     collusion_reports: Callable[
         [list[stats.BotStanding]],
         tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]],
@@ -164,7 +165,7 @@ def standings_report(
     :func:`arena.views.reports.standings_with_reports`); without it they are computed here."""
     t = store.tournament(tid)
     tid = t.id
-    table = current_standings(store, tid, refit=refit)
+    table = current_standings(store, tid, refit=refit, save=save)
     if collusion_reports is not None:
         clones, king = collusion_reports(table)
     else:
@@ -185,9 +186,11 @@ def standings_report(
     )
 
 
-def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[stats.BotStanding]:
+def current_standings(
+    store: Store, tid: str, *, refit: bool = False, save: bool = True
+) -> list[stats.BotStanding]:
     """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
-    freshly computed ones, which are then stored too.
+    freshly computed ones, which are then stored too (``save=False``: a read, only shown).
 
     Up to date: computed with this version's statistics (:data:`arena.stats.METHOD`) from
     every match stored so far, for every entrant. Storing is a cache write: when another
@@ -204,6 +207,8 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[st
         ):
             return stats.from_rows(rows, pairs)
     table = fit_standings(store, tid)
+    if not save:
+        return table
     try:
         store.write_standings(tid, *stats.to_rows(tid, table, now()))
     except ArenaError:
