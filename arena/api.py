@@ -45,7 +45,6 @@ from arena.site import RECENT_REPLAYS, publish_site, site_folder
 from arena.site import update as site_update
 from arena.stats.sequential import Design
 from arena.store import (
-    LADDER,
     BotVersion,
     LadderEpoch,
     LadderMember,
@@ -406,7 +405,7 @@ class Arena:
             t = self.store.tournament(tournament_id(config))
         except NotFound:
             listed = self.store.tournaments()
-            ladders = [r.tournament for r in listed if r.tournament.kind == LADDER]
+            ladders = [r.tournament for r in listed if r.tournament.is_ladder]
             if not ladders:
                 raise NotFound(f"no ladder in {self.db} yet (arena ladder starts one)") from None
             t = ladders[0]
@@ -420,7 +419,7 @@ class Arena:
         if epoch is not None:
             return verify_epoch(self.store, tid, epoch)
         t = self.store.tournament(tid)
-        if t.kind == LADDER:
+        if t.is_ladder:
             raise ArenaError(
                 f"{t.id} is a ladder: it is verified an epoch at a time (`epoch`), once the "
                 "epoch is closed (`arena ladder --status` lists them)"

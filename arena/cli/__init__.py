@@ -406,19 +406,18 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     import json
 
     from arena.api import Arena
-    from arena.store import COMPARE, LADDER
     from arena.views import collusion as collusion_views
     from arena.views import terminal as views
     from arena.views.reports import terminal
 
     with Arena(db_path, create=refit) as arena:  # a read, unless the standings are refitted
         t = arena.tournament(tid)
-        if t.kind == COMPARE:
+        if t.is_comparison:
             cli_compare.show_comparison(arena.comparison(t.id), as_json=as_json)
             return
         report = arena.report(t.id, refit=refit)
         duplicate = arena.duplicate(report, save=refit)
-        retired = {s.name for s in report.table if t.kind == LADDER and arena.is_retired(s.name)}
+        retired = {s.name for s in report.table if t.is_ladder and arena.is_retired(s.name)}
     if collusion and as_json:
         click.echo(json.dumps(collusion_views.collusion_json(report)))
     elif collusion:

@@ -77,7 +77,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     """
     import json
 
-    from arena.store import LADDER, Store
+    from arena.store import Store
     from arena.views.terminal import tournament_record, tournaments_table
 
     with Store(db_path, create=False) as store:
@@ -94,7 +94,7 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
                 )
             return
         rows = store.tournaments()
-        ladders = [r.tournament.id for r in rows if r.tournament.kind == LADDER]
+        ladders = [r.tournament.id for r in rows if r.tournament.is_ladder]
         epochs = {lid: [e.to_dict() for e in store.ladder_epochs(lid)] for lid in ladders}
         fields = {
             lid: [m.name for m in store.ladder_members(lid) if m.left_step is None]

@@ -113,7 +113,7 @@ def ladder_epoch(store: Store, lid: str | None, epoch: int) -> tuple[StoredTourn
     """The ladder ``lid`` (an id or prefix; None: the latest ladder) and its epoch ``epoch``;
     ArenaError when it is not a ladder or has no such epoch."""
     t = store.tournament(lid, prefer=LADDER)
-    if t.kind != LADDER:
+    if not t.is_ladder:
         raise ArenaError(f"tournament {t.id} is not a ladder: `epoch` is for ladders").naming(
             "epoch"
         )

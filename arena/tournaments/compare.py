@@ -322,7 +322,7 @@ def comparison(store: Store, tid: str) -> Comparison:
     """The comparison ``tid`` as stored (an ArenaError if it is not one)."""
     t = store.tournament(tid)
     config = json.loads(t.config)
-    if t.kind != COMPARE:
+    if not t.is_comparison:
         raise ArenaError(f"tournament {t.id} is not a comparison")
     by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t.id)}
     bots = {b["role"]: by_identity[(b["name"], b["sha256"])] for b in config["bots"]}

@@ -13,7 +13,7 @@ from arena import stats
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.stats import collusion
-from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store, StoredTournament, now
+from arena.store import BotFault, BotVersion, Store, StoredTournament, now
 
 log = logging.getLogger(__name__)
 
@@ -220,5 +220,5 @@ def refresh_standings(store: Store) -> None:
     """Bring the stored standings of every tournament up to date (see
     :func:`current_standings`)."""
     for listed in store.tournaments():
-        if listed.tournament.kind == ROUND_ROBIN:  # a comparison has no standings
+        if listed.tournament.ranked:  # a comparison has no standings; a ladder its own
             current_standings(store, listed.tournament.id)

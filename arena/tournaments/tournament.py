@@ -35,7 +35,7 @@ from arena.matches.scheduler import (
 from arena.matches.secrecy import SecretFile
 from arena.sandbox import BotSource, Limits
 from arena.sandbox.layers import choose_isolation
-from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store
+from arena.store import BotFault, BotVersion, Store
 from arena.store.runlock import RunLock
 from arena.tournaments import runner
 from arena.tournaments.driving import Judge, drive, placing
@@ -461,7 +461,7 @@ def run(
     """
     check_worker_count(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
-    ranked = store.tournament(tid).kind == ROUND_ROBIN  # a comparison has no standings
+    ranked = store.tournament(tid).ranked  # a comparison has no standings; a ladder its own
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True

@@ -486,9 +486,9 @@ def tournaments_table(
         config = json.loads(r.config)
         bots = [str(b["name"]) for b in config.get("bots", ())]
         names, progress = ", ".join(bots), f"{listed.done}/{r.total_matches}"
-        if r.kind == "compare":  # A, B and the third seat
+        if r.is_comparison:  # A, B and the third seat
             names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
-        elif r.kind == "ladder":
+        elif r.is_ladder:
             names = "ladder: " + ", ".join((fields or {}).get(r.id, config.get("bundled", [])))
             progress = str(listed.done)
         extra = [str(r.seed), str(r.rounds), listed.commitment[:16]]
