@@ -34,8 +34,8 @@ from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.events import OnEvent, ignore
 from arena.matches.record import MatchRecord
-from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
-from arena.matches.secrecy import SecretFile, deal_seed
+from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, duplicate_set, tournament_id
+from arena.matches.secrecy import SecretFile
 from arena.sandbox import Limits
 from arena.stats.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
@@ -69,22 +69,12 @@ def set_matches(
     tournament_seed: int,
     secret: bytes | None,
 ) -> list[MatchSpec]:
-    """The six matches of set ``index``: ``members`` are A, B and the third."""
-    seed = match_seed(tournament_seed, members, index)
-    dealt = seed if secret is None else deal_seed(secret, seed)
-    key = set_key(members)
-    return [
-        MatchSpec(
-            compare_match_id(tid, index, k),
-            index,
-            k,
-            seed,
-            key,
-            (members[perm[0]], members[perm[1]], members[perm[2]]),
-            dealt,
-        )
-        for k, perm in enumerate(SEATINGS)
-    ]
+    """The six matches of set ``index``: ``members`` are A, B and the third (ids by set and
+    seating: the same bot may sit twice)."""
+    return duplicate_set(
+        members, index, tournament_seed, secret,
+        lambda seats, set_index, seating: compare_match_id(tid, set_index, seating),
+    )  # fmt: skip
 
 
 def points_of_a(seating: int, places: Sequence[int]) -> int:
