@@ -38,7 +38,7 @@ from arena.ladder.epochs import verify_epoch
 from arena.ladder.field import FieldChange
 from arena.ladder.run import LadderSettings, ladder_config, plan_ladder
 from arena.matches.scheduler import tournament_id
-from arena.matches.secrecy import Verification
+from arena.matches.secrecy import SecretFile, Verification, export_secret
 from arena.matches.secrecy import verify as verify_tournament
 from arena.sandbox import Limits
 from arena.site import RECENT_REPLAYS, publish_site, site_folder
@@ -49,6 +49,10 @@ from arena.store import (
     LadderEpoch,
     LadderMember,
     LadderSet,
+    ListedFault,
+    ListedMatch,
+    ListedTournament,
+    ListedVersion,
     Store,
     StoredTournament,
 )
@@ -363,6 +367,53 @@ class Arena:
         return done
 
     # --- reading -------------------------------------------------------------------------
+
+    def bots(self) -> list[ListedVersion]:
+        """Every submitted bot version, with its owner key (``arena bots``)."""
+        return self.store.bot_listing()
+
+    def tournaments(self) -> list[ListedTournament]:
+        """Every tournament, comparison and ladder, the most recently run first (``arena
+        tournaments``)."""
+        return self.store.tournaments()
+
+    def ladder_field(self, lid: str) -> list[str]:
+        """The names of the bots in ladder ``lid``'s field now."""
+        return [m.name for m in self.store.ladder_members(lid) if m.left_step is None]
+
+    def epochs(self, lid: str) -> list[LadderEpoch]:
+        """Ladder ``lid``'s deal-secret epochs: each with its commitment, its secret once
+        closed."""
+        return self.store.ladder_epochs(lid)
+
+    def export_secret(self, tid: str) -> tuple[SecretFile, bool]:
+        """Tournament ``tid``'s deal secret as a secret file (``arena tournaments --export``),
+        and whether it is revealed (False: whoever reads it knows every deal of the unfinished
+        tournaments of its seed)."""
+        return export_secret(self.store, tid)
+
+    def matches(
+        self, *, bot: str | None = None, tid: str | None = None, limit: int | None = None
+    ) -> tuple[list[ListedMatch], int]:
+        """The stored matches of tournament ``tid`` (default: the latest round robin), or
+        those ``bot`` played, at most ``limit``; and how many there are (``arena matches``)."""
+        self.store.check_bot(bot)
+        return self.store.match_listing(bot=bot, tid=self.tournament(tid).id, limit=limit)
+
+    def faults(
+        self,
+        *,
+        bot: str | None = None,
+        tid: str | None = None,
+        match: str | None = None,
+        limit: int | None = None,
+    ) -> tuple[list[ListedFault], int]:
+        """The faults of tournament ``tid`` (default: the latest round robin) or of one
+        ``match`` (an id or prefix), or only ``bot``'s; and how many (``arena faults``)."""
+        self.store.check_bot(bot)
+        if match is not None:
+            return self.store.fault_listing(bot=bot, match=self.store.match(match)[0].id)
+        return self.store.fault_listing(bot=bot, tid=self.tournament(tid).id, limit=limit)
 
     def standings(self, tid: str | None = None) -> list[Standing]:
         """The standings of tournament ``tid`` (an id or prefix; default: the latest round
