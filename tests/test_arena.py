@@ -17,7 +17,14 @@ from cli_support import arena as arena_cli
 from cli_support import ok, write_bot
 
 from arena import Arena, LadderSettings, RunSettings, Standing
-from arena.errors import AlreadyRunning, ArenaError, BadBotFile, DatabaseDamaged, NotFound
+from arena.errors import (
+    AlreadyRunning,
+    ArenaError,
+    BadBotFile,
+    DatabaseBusy,
+    DatabaseDamaged,
+    NotFound,
+)
 from arena.events import FaultRecorded, Joined, MatchesStored, Planned, SetDone, Stopped
 from arena.store.runlock import RunLock
 
@@ -129,7 +136,13 @@ def test_errors_a_caller_can_catch(tmp_path: Path) -> None:
     with RunLock(tmp_path / "empty.db", "ladder"), Arena(tmp_path / "empty.db") as arena:
         with pytest.raises(AlreadyRunning):
             arena.ladder(["random", "heuristic", "montecarlo"], max_sets=1)
-    for cls in (NotFound, AlreadyRunning, BadBotFile, DatabaseDamaged):
+    holder = sqlite3.connect(tmp_path / "empty.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process's write lock
+    with pytest.raises(DatabaseBusy, match="locked by another process"):
+        Arena(tmp_path / "empty.db")
+    holder.execute("ROLLBACK")
+    holder.close()
+    for cls in (NotFound, AlreadyRunning, BadBotFile, DatabaseBusy, DatabaseDamaged):
         assert issubclass(cls, ArenaError)
 
 
