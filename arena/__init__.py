@@ -12,9 +12,14 @@ modules at the top are the authors' API (``cards``, ``rules``, ``game``, ``solve
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# A library's logger stays silent until its user configures logging (a run writes its own
+# log file): without a handler, Python would print its warnings to stderr.
+logging.getLogger("arena").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from arena.api import Arena, LadderSettings, RunSettings, Standing

@@ -174,3 +174,13 @@ def test_the_python_api_page_runs_as_printed(
     assert sorted(line.split()[1] for line in lines[:3]) == ["heuristic", "montecarlo", "random"]
     assert lines[4].startswith("ladder ") and "after 3 sets" in lines[4]
     assert out.err == ""
+
+
+def test_the_library_logs_nothing_to_the_terminal_by_default() -> None:
+    # Without a handler, Python prints a library's warnings to stderr; arena's logger has one
+    # (a NullHandler) until its user configures logging.
+    import subprocess
+
+    code = "import arena, logging; logging.getLogger('arena.tournaments').error('not shown')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (done.stdout, done.stderr) == ("", "")
