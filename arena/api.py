@@ -1,125 +1,104 @@
-"""Running a tournament from Python: what ``arena run`` does, as one call.
+"""Euchre Arena from Python: one :class:`Arena` holds the database and how to play, and each
+``arena`` command is one call on it.
 
-:func:`run_tournament` resolves the bots (files registered, names looked up), plans the
-duplicate round robin, plays it on local worker processes or a given executor, stores every
-match and its standings in the SQLite database, and renders the standings site when asked.
-It returns a :class:`TournamentRun`: what was played, the standings, and whether the run
-finished. ``arena run`` only parses its options, calls it and prints the result; ``arena
-compare`` is :func:`arena.tournaments.compare.run_comparison` and ``arena render`` is
-:func:`arena.site.publish_site` the same way. ``arena ladder`` is :func:`run_ladder` (a
-ladder that runs until stopped), ``arena ladder --status`` :func:`ladder_status` and ``arena
-retire`` :func:`retire`.
+```python
+from arena import Arena
 
-Errors are :class:`~arena.errors.ArenaError`; a setting out of range is an
-:class:`~arena.errors.InvalidSetting` naming the parameter (``rounds must be at least 1, not
-0``).
+with Arena("arena.db", workers=2) as arena:
+    done = arena.run(["my_bot.py", "heuristic", "random"], rounds=4, seed=1)
+    for row in arena.standings():
+        print(row.rank, row.name, row.rating, row.low, row.high)
+```
+
+The library never prints: what happens while a run plays (planned, matches stored, a set
+done, a bot joined or left, a fault, stopped) is an event of :mod:`arena.events` passed to
+``on_event``. Errors are :class:`~arena.errors.ArenaError`, of a class a caller can catch
+(:class:`~arena.errors.NotFound`, :class:`~arena.errors.AlreadyRunning`,
+:class:`~arena.errors.BadBotFile`, :class:`~arena.errors.DatabaseBusy`,
+:class:`~arena.errors.DatabaseDamaged`; :class:`~arena.errors.InvalidSetting` names the
+parameter out of range).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+import dataclasses
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from types import TracebackType
 
-from rich.console import Console
-
-from arena import stats
 from arena.engine import Rules
-from arena.errors import ArenaError
+from arena.errors import AlreadyRunning, ArenaError, NotFound
+from arena.events import Event, Joined, Left, OnEvent, SetDone, ignore
 from arena.ladder import field as ladder_field
 from arena.ladder.epochs import verify_epoch
-from arena.ladder.field import FieldChanged
-from arena.ladder.run import LadderSettings, SetsStored, ladder_config, plan_ladder
+from arena.ladder.field import FieldChange
+from arena.ladder.run import LadderSettings, ladder_config, plan_ladder
 from arena.matches.scheduler import tournament_id
-from arena.matches.secrecy import Verification
+from arena.matches.secrecy import SecretFile, Verification, export_secret
 from arena.matches.secrecy import verify as verify_tournament
 from arena.sandbox import Limits
 from arena.sandbox.artifacts import load_artifact
 from arena.sandbox.check import check_bot as _check_artifact
-from arena.site import publish_site, site_folder
+from arena.site import RECENT_REPLAYS, publish_site, site_folder
 from arena.site import update as site_update
+from arena.stats.sequential import Design
 from arena.store import (
-    LADDER,
     BotVersion,
     LadderEpoch,
     LadderMember,
     LadderSet,
+    ListedFault,
+    ListedMatch,
+    ListedTournament,
+    ListedVersion,
     Store,
     StoredTournament,
 )
 from arena.store.runlock import RunLock
+from arena.tournaments import compare as comparisons
 from arena.tournaments import tournament
+from arena.tournaments.botclass import BotClass, class_files
+from arena.tournaments.compare import DEFAULT_THIRD, Comparison, ComparisonRun
+from arena.tournaments.entrants import Submitted
+from arena.tournaments.entrants import submit as submit_bot
 from arena.tournaments.owners import current_owner
-from arena.tournaments.tournament import Plan, RunResult
+from arena.tournaments.standings import Standing, StandingsReport
+from arena.tournaments.tournament import Plan, RunResult, RunSettings
+from arena.views.reports import Reports, standings_with_reports, tournament_reports
 
 __all__ = [
+    "Arena",
     "LadderRun",
+    "LadderSettings",
     "LadderStatus",
+    "RunSettings",
+    "Standing",
     "TournamentRun",
     "check_bot",
-    "ladder_status",
-    "retire",
-    "run_ladder",
-    "run_tournament",
-    "verify_deals",
 ]
 
-
-class _Played(NamedTuple):
-    plan: Plan
-    result: RunResult
-    workers: int
-    log_path: Path
-
-
-def _play(
-    db: str | Path,
-    plan: Callable[[Store], Plan],
-    workers: int | None,
-    executor: cf.Executor | None,
-    unsafe: bool,
-    log_path: str | Path | None,
-    console: Console | None,
-    on_plan: Callable[[Plan, int], object] | None,
-    one_at_a_time: Callable[[Path], AbstractContextManager[object]] | None = None,
-) -> _Played:
-    """What :func:`run_tournament` and :func:`run_ladder` share: ``plan`` in the database
-    (under ``one_at_a_time(path)`` when given), tell ``on_plan``, play the plan, and shut the
-    executor down whatever happened (``log_path`` defaults to the database's name with
-    ``.log``)."""
-    try:
-        workers = tournament.worker_count(workers, executor)
-        log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
-        with Store(db) as store:
-            with one_at_a_time(store.path) if one_at_a_time else nullcontext():
-                the_plan = plan(store)
-                if on_plan is not None:
-                    on_plan(the_plan, workers)
-                result = tournament.run(
-                    store, the_plan, workers=workers, unsafe=unsafe, console=console,
-                    log_path=log_file, executor=executor,
-                )  # fmt: skip
-    finally:
-        if executor is not None:  # already shut down when matches ran; idempotent
-            executor.shutdown(wait=False, cancel_futures=True)
-    return _Played(the_plan, result, workers, log_file)
+MEMORY = ":memory:"
+"""The database name of an in-memory database (gone when the :class:`Arena` closes)."""
 
 
 @dataclass
 class TournamentRun:
-    """What one :func:`run_tournament` did."""
+    """What one :meth:`Arena.run` did."""
 
     plan: Plan
     """The tournament: its id, configuration, bots and matches."""
     result: RunResult
-    """What was played in this call, and the standings."""
+    """What was played in this call."""
+    standings: list[Standing]
+    """The standings after the run, best first."""
     workers: int
     """Worker processes (or the executor's workers) that played."""
-    log_path: Path
-    """The run's log file."""
+    log_path: Path | None
+    """The run's log file (None: an in-memory database and no ``log_path`` given)."""
     site: Path | None = None
     """``index.html`` of the rendered site; None when not asked for or not finished."""
 
@@ -144,215 +123,6 @@ class TournamentRun:
         a fixed schedule."""
         return self.result.stopped
 
-    @property
-    def standings(self) -> list[stats.BotStanding]:
-        """The standings after the run, best first."""
-        return self.result.standings
-
-
-def run_tournament(
-    db: str | Path,
-    bots: Sequence[str | Path] = (),
-    *,
-    rounds: int | None = None,
-    seed: int = 1,
-    workers: int | None = None,
-    until_separated: bool = False,
-    decision_seconds: float | None = None,
-    match_cpu_seconds: float | None = None,
-    clock_bank_seconds: float | None = None,
-    clock_increment_seconds: float | None = None,
-    secret_file: str | Path | None = None,
-    max_source_bytes: int | None = None,
-    unsafe: bool = False,
-    executor: cf.Executor | None = None,
-    log_path: str | Path | None = None,
-    site: bool | str | Path = False,
-    console: Console | None = None,
-    on_plan: Callable[[Plan, int], object] | None = None,
-) -> TournamentRun:
-    """Run the duplicate round robin of ``bots`` in the database ``db`` (``arena run``).
-
-    ``bots``: bot files (registered under their ``Bot.name``, else their stem), bundled bots'
-    names (``random``, ``heuristic``, ``montecarlo``) or submitted bots' names; none: every
-    submitted bot. ``rounds`` deal seeds per set of three bots (default 20; with
-    ``until_separated``, the most: 200), each in all 6 seatings; ``seed`` the tournament seed.
-    ``workers`` local worker processes (default: the usable cores), or ``executor`` (a
-    cluster's, :func:`arena.cluster.client.open_executor`) plays instead and is shut down at the
-    end. ``decision_seconds``, ``match_cpu_seconds``, ``clock_bank_seconds`` and
-    ``clock_increment_seconds`` (each bot's match clock: docs/sandbox.md) override the
-    sandbox's limits;
-    ``secret_file`` deals from an exported deal secret; ``unsafe`` runs trusted bots without
-    the sandbox. ``log_path`` defaults to the database's name with ``.log``.
-
-    ``site``: render the standings site when the run finishes (True: into the database's
-    name with ``-site``; a path: into that folder). ``console`` shows the progress (default:
-    stdout); ``on_plan(plan, workers)`` is called once the tournament is planned, before
-    any match is played. The same call again after an interruption plays only the missing
-    matches. Raises :class:`~arena.errors.ArenaError` (one line) on any refusal.
-    """
-
-    def plan(store: Store) -> Plan:
-        limits = tournament.run_limits(
-            decision_seconds=decision_seconds, match_cpu_seconds=match_cpu_seconds,
-            clock_bank_seconds=clock_bank_seconds, clock_increment_seconds=clock_increment_seconds,
-        )  # fmt: skip
-        return tournament.prepare(
-            store, [str(b) for b in bots], rounds=rounds, seed=seed, limits=limits,
-            secret_file=secret_file, max_source_bytes=max_source_bytes,
-            until_separated=until_separated,
-        )  # fmt: skip
-
-    played = _play(db, plan, workers, executor, unsafe, log_path, console, on_plan)
-    done = TournamentRun(played.plan, played.result, played.workers, played.log_path)
-    if site is not False and done.completed:
-        done.site = publish_site(db, None if site is True else site, feature=done.tid)
-    return done
-
-
-def check_bot(path: str | Path, limits: Limits | None = None) -> list[str]:
-    """``arena check``: every protocol-v1 problem of the bot at ``path`` (a source file of
-    any supported language, or a directory with a manifest), one line each; empty when it
-    conforms. Runs it in the real sandbox (:mod:`arena.sandbox.check`). Raises
-    :class:`ArenaError` for a file that is no bot (unknown extension, missing toolchain)."""
-    limits = limits or Limits()
-    return _check_artifact(load_artifact(path, limits.source_bytes), limits)
-
-
-def verify_deals(db: str | Path, tid: str | None = None, epoch: int | None = None) -> Verification:
-    """Recompute the stored deals of a finished tournament (``tid``: an id or prefix; default
-    the latest round robin), or with ``epoch`` of one closed epoch of a ladder, from the
-    revealed secret (``arena verify``). A ladder is verified an epoch at a time: its secrets
-    are revealed epoch by epoch. Raises :class:`~arena.errors.ArenaError` when nothing can be
-    verified yet; a deal that differs is in the returned report."""
-    with Store(db, create=False) as store:
-        if epoch is not None:
-            return verify_epoch(store, tid, epoch)
-        t = store.tournament(tid)
-        if t.kind == LADDER:
-            raise ArenaError(
-                f"{t.id} is a ladder: it is verified an epoch at a time (`epoch`), once the "
-                "epoch is closed (`arena ladder --status` lists them)"
-            ).naming("epoch")
-        return verify_tournament(store, t.id)
-
-
-# --- ladders ---------------------------------------------------------------------------------
-
-
-@dataclass
-class LadderRun:
-    """What one :func:`run_ladder` did."""
-
-    plan: Plan
-    """The ladder: its id, configuration and the field it started with."""
-    result: RunResult
-    """What was played in this call (``completed`` False: Ctrl-C or SIGTERM; ``stopped``
-    says why it stopped)."""
-    workers: int
-    log_path: Path
-    status: LadderStatus
-    """The ladder after the run."""
-    site: Path | None = None
-    """``index.html`` of the site, when rendered."""
-
-    @property
-    def tid(self) -> str:
-        """The ladder's id."""
-        return self.plan.tid
-
-
-def run_ladder(
-    db: str | Path,
-    bundled: Sequence[str] = (),
-    *,
-    settings: LadderSettings | None = None,
-    workers: int | None = None,
-    unsafe: bool = False,
-    executor: cf.Executor | None = None,
-    log_path: str | Path | None = None,
-    site: bool | str | Path = False,
-    site_every: int = 5,
-    on_sets_stored: SetsStored | None = None,
-    console: Console | None = None,
-    on_plan: Callable[[Plan, int], object] | None = None,
-    on_field_change: FieldChanged | None = None,
-) -> LadderRun:
-    """Run the ladder of the database ``db`` until stopped (``arena ladder``).
-
-    The field is every submitted bot not retired, plus the ``bundled`` bots named
-    (``random``, ``heuristic``, ``montecarlo``); a bot submitted while it runs joins at the
-    next step, a new version replaces the old. ``settings`` (:class:`LadderSettings`): the
-    seed and the sets per deal-secret epoch (with ``bundled``, the ladder's identity: the
-    same call finds it again and resumes it), the lookahead, and this run's bounds
-    (``max_sets``, ``seconds``; None: until Ctrl-C or SIGTERM, which end it cleanly).
-    ``workers``, ``executor``, ``unsafe``, ``log_path`` and ``console`` are
-    :func:`run_tournament`'s. ``site``: render the standings site every ``site_every`` sets
-    stored and at the end (True: into the database's name with ``-site``; a path: there);
-    ``on_sets_stored(store, steps)`` is called after each stored set (the live pages' hook);
-    ``on_field_change(change)`` when a bot joins or leaves the field
-    (:class:`arena.ladder.field.FieldChange`; the run's log records each too). One ladder
-    runs on a database at a time. Raises :class:`~arena.errors.ArenaError`.
-    """
-    out = None if site is False else (None if site is True else Path(site))
-    lid: list[str] = []  # the ladder's id, once planned: its site features it
-    hook = on_sets_stored
-    if site is not False:
-        hook = _site_hook(db, out, site_every, on_sets_stored, lid)
-
-    def plan(store: Store) -> Plan:
-        found = plan_ladder(
-            store, bundled, settings, on_sets_stored=hook, on_field_change=on_field_change
-        )
-        lid.append(found.tid)
-        return found
-
-    played = _play(
-        db, plan, workers, executor, unsafe, log_path, console, on_plan,
-        one_at_a_time=_one_ladder,
-    )  # fmt: skip
-    with Store(db, create=False) as store:
-        status = _status(store, played.plan.tid)
-    done = LadderRun(played.plan, played.result, played.workers, played.log_path, status)
-    if site is not False:
-        done.site = publish_site(db, out, feature=played.plan.tid)
-    return done
-
-
-def _site_hook(
-    db: str | Path, out: Path | None, every: int, then: SetsStored | None, lid: list[str]
-) -> SetsStored:
-    """Bring the site up to date every ``every`` sets stored (:func:`arena.site.update`:
-    incremental, atomic page by page, so ``arena serve`` shows it while the ladder runs), its
-    front page featuring the ladder (``lid``: its id), then call ``then``."""
-    count = 0
-
-    def hook(store: Store, steps: Sequence[int]) -> None:
-        nonlocal count
-        before, count = count, count + len(steps)
-        if count // every > before // every:  # only the pages the new sets change
-            site_update(store, out or site_folder(db), feature=lid[-1] if lid else None)
-        if then is not None:
-            then(store, steps)
-
-    return hook
-
-
-class _one_ladder:
-    """One ladder at a time on a database: a run lock of its own beside the ladder's."""
-
-    def __init__(self, path: Path) -> None:
-        self.lock = RunLock(path, "ladder")
-
-    def __enter__(self) -> None:
-        try:
-            self.lock.__enter__()
-        except ArenaError as e:
-            raise ArenaError(f"a ladder is already running on this database: {e}") from None
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.__exit__(*exc)
-
 
 @dataclass
 class LadderStatus:
@@ -367,8 +137,8 @@ class LadderStatus:
     """Sets stored."""
     in_flight: list[LadderSet]
     """Sets scheduled and not stored (being played, or lost to a kill: played again first)."""
-    standings: list[dict[str, object]]
-    """Its latest ``ratings`` rows, best first."""
+    standings: list[Standing]
+    """Its latest standings, best first."""
 
     @property
     def tid(self) -> str:
@@ -390,45 +160,438 @@ class LadderStatus:
                 if m.left_reason is not None
             ],
             "in_flight": [{"step": s.step, "bots": list(s.bots)} for s in self.in_flight],
-            "standings": self.standings,
+            "standings": [dataclasses.asdict(s) for s in self.standings],
         }
 
 
-def _status(store: Store, lid: str) -> LadderStatus:
-    rows, _ = store.read_standings(lid)
-    keep = ("bot_version_id", "name", "rank", "rating", "rating_low", "rating_high", "units")
-    return LadderStatus(
-        store.tournament(lid),
-        store.ladder_epochs(lid),
-        store.ladder_members(lid),
-        store.finished_set_count(lid),
-        store.ladder_sets(lid, unfinished=True),
-        [{k: r[k] for k in keep} for r in sorted(rows, key=lambda r: r["rank"] or 0)],
-    )
+@dataclass
+class LadderRun:
+    """What one :meth:`Arena.ladder` did."""
+
+    plan: Plan
+    """The ladder: its id, configuration and the field it started with."""
+    result: RunResult
+    """What was played in this call (``completed`` False: Ctrl-C or SIGTERM; ``stopped``
+    says why it stopped)."""
+    workers: int
+    log_path: Path | None
+    status: LadderStatus
+    """The ladder after the run."""
+    site: Path | None = None
+    """``index.html`` of the site, when rendered."""
+
+    @property
+    def tid(self) -> str:
+        """The ladder's id."""
+        return self.plan.tid
 
 
-def ladder_status(
-    db: str | Path, bundled: Sequence[str] = (), settings: LadderSettings | None = None
-) -> LadderStatus:
-    """The ladder that :func:`run_ladder` with these ``bundled`` bots and ``settings`` runs,
-    or else the latest ladder of the database, as stored (ArenaError: none)."""
-    config = ladder_config(bundled, settings or LadderSettings(), Rules(), Limits())
-    with Store(db, create=False) as store:
-        lid = tournament_id(config)
+Bot = str | Path | type
+"""A bot as :meth:`Arena.run` takes it: a bot file, a bundled or submitted bot's name, or
+(with ``unsafe=True``) a Python class with an ``act(obs)`` method."""
+
+
+class Arena:
+    """An arena database and how its matches are played: the one object under every
+    ``arena`` command.
+
+    ``db``: the SQLite file (created when missing, unless ``create=False``: then a missing
+    file is :class:`~arena.errors.NotFound` and a read-only one is read as it is), or
+    ``":memory:"`` for a database that lives as long as this object (scripts and tests).
+    ``workers`` local worker processes (default: the usable cores), or ``executor`` (a
+    cluster's, :func:`arena.cluster.client.open_executor`; it is shut down at the end of the
+    run it plays); ``unsafe`` runs trusted bots without the sandbox's isolation layers (and
+    lets :meth:`run` take Python classes). ``on_event(event)`` hears what happens while runs
+    play (:mod:`arena.events`); nothing is printed. ``log_path``: the runs' log file (default:
+    the database's name with ``.log``; none for ``":memory:"``).
+
+    Use it in a ``with`` block, or call :meth:`close`: the database stays open between
+    calls.
+    """
+
+    def __init__(
+        self,
+        db: str | Path,
+        *,
+        workers: int | None = None,
+        executor: cf.Executor | None = None,
+        unsafe: bool = False,
+        on_event: OnEvent = ignore,
+        log_path: str | Path | None = None,
+        create: bool = True,
+    ) -> None:
+        self.db = db
+        self.in_memory = str(db) == MEMORY
+        self.workers = None if workers is None else tournament.check_worker_count(workers)
+        self.executor = executor
+        self.unsafe = unsafe
+        self.on_event = on_event
+        self.log_path = Path(log_path) if log_path else None
+        if self.log_path is None and not self.in_memory:
+            self.log_path = Path(db).with_suffix(".log")
+        self.store = Store(db, create=create)
+
+    def __repr__(self) -> str:
+        return f"Arena({str(self.db)!r}, workers={self.workers!r}, unsafe={self.unsafe!r})"
+
+    def close(self) -> None:
+        """Close the database (an in-memory one is gone)."""
+        self.store.close()
+
+    def __enter__(self) -> Arena:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.store.__exit__(kind, exc, tb)
+
+    # --- bots ----------------------------------------------------------------------------
+
+    def submit(
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        force: bool = False,
+        max_source_bytes: int | None = None,
+    ) -> Submitted:
+        """Check a bot file in the sandbox and store it as its bot's new version (``arena
+        submit``): it must load and play smoke matches without a fault
+        (:class:`~arena.errors.BadBotFile` otherwise; nothing is stored). The same content
+        again stores nothing; a retired bot comes back into the ladder's field. ``name``
+        overrides ``Bot.name``; ``force`` stores it under a name of another owner key (the
+        organiser's override)."""
+        return submit_bot(
+            self.store, path, name, Limits(), unsafe=self.unsafe, owner=current_owner(),
+            force=force, max_bytes=max_source_bytes,
+        )  # fmt: skip
+
+    def retire(self, name: str, *, force: bool = False) -> tuple[BotVersion, bool]:
+        """Retire bot ``name`` from the ladder's field (``arena retire``), checked against
+        this user's owner key (``force``: the organiser's override): its results stay, it
+        plays no new set. Returns its latest version and whether it changed (False: already
+        retired). Submitting it again brings it back."""
+        return ladder_field.retire_bot(self.store, name, owner=current_owner(), force=force)
+
+    # --- runs ----------------------------------------------------------------------------
+
+    def run(
+        self,
+        bots: Sequence[Bot] = (),
+        *,
+        rounds: int | None = None,
+        seed: int = 1,
+        settings: RunSettings | None = None,
+        site: bool | str | Path = False,
+    ) -> TournamentRun:
+        """Play the duplicate round robin of ``bots`` (``arena run``) and store every match.
+
+        ``bots``: bot files (registered under their ``Bot.name``, else their stem), bundled
+        bots' names (``random``, ``heuristic``, ``montecarlo``), submitted bots' names, or
+        with ``unsafe=True`` Python classes (:mod:`arena.tournaments.botclass`); none: every
+        submitted bot. ``rounds`` deal seeds per set of three bots (default 20), each in all
+        6 seatings; ``seed`` the tournament seed; ``settings`` the rest
+        (:class:`RunSettings`; ``rounds`` given here wins). ``site``: render the standings
+        site when the run finishes (True: beside the database; a path: there). The same call
+        again after an interruption plays only the missing matches.
+        """
+        settings = settings or RunSettings()
+        if rounds is not None:
+            settings = dataclasses.replace(settings, rounds=rounds)
+        with self._bot_files(bots) as names:
+            the_plan = tournament.prepare(self.store, names, seed=seed, settings=settings)
+            result, workers = self._play(the_plan)
+        versions = {v.id: v for v in the_plan.versions}
+        rows = [Standing.of(s, versions) for s in result.standings]
+        if result.standings:  # the run writes what `arena standings` reads, once
+            standings_with_reports(self.store, the_plan.tid)
+        done = TournamentRun(the_plan, result, rows, workers, self.log_path)
+        if site is not False and done.completed:
+            done.site = self.render(None if site is True else site, feature=done.tid)
+        return done
+
+    def compare(
+        self,
+        a: Bot,
+        b: Bot,
+        third: Bot = DEFAULT_THIRD,
+        *,
+        design: Design | None = None,
+        seed: int = 1,
+        max_source_bytes: int | None = None,
+    ) -> ComparisonRun:
+        """Is A stronger than B? Play duplicate sets until the sequential test of ``design``
+        decides (``arena compare``; docs/evaluation.md). A, B and the third are bots as
+        :meth:`run` takes them. The same call again continues an interrupted comparison;
+        A and B the same bot is :class:`arena.tournaments.entrants.SameBot`."""
+        with self._bot_files([a, b, third]) as (fa, fb, ft):
+            return comparisons.run_comparison(
+                self.store, fa, fb, ft, design=design, seed=seed, workers=self.workers,
+                max_source_bytes=max_source_bytes, unsafe=self.unsafe, executor=self.executor,
+                log_path=self.log_path, on_event=self.on_event,
+            )  # fmt: skip
+
+    def ladder(
+        self,
+        bundled: Sequence[str] = (),
+        *,
+        max_sets: int | None = None,
+        settings: LadderSettings | None = None,
+        site: bool | str | Path = False,
+        site_every: int = 5,
+    ) -> LadderRun:
+        """Run the database's ladder (``arena ladder``) until stopped: Ctrl-C, SIGTERM, or a
+        bound (``max_sets``, or ``settings.seconds``).
+
+        Its field is every submitted bot not retired, plus the ``bundled`` bots named; a bot
+        submitted while it runs joins at the next step (:class:`arena.events.Joined`), a new
+        version replaces the old (:class:`arena.events.Left`). ``settings``
+        (:class:`LadderSettings`): the seed and sets per epoch (with ``bundled``, the
+        ladder's identity: the same call resumes it), the lookahead, this run's bounds.
+        ``site``: render the site every ``site_every`` sets and at the end. One ladder runs
+        on a database at a time (:class:`~arena.errors.AlreadyRunning`)."""
+        settings = settings or LadderSettings()
+        if max_sets is not None:
+            settings = dataclasses.replace(settings, max_sets=max_sets)
+        out = None if site is False or site is True else Path(site)
+        lid: list[str] = []
+        hook = self._sets_hook(lid, out, site_every if site is not False else None)
+        with self._one_ladder():
+            the_plan = plan_ladder(
+                self.store, bundled, settings, on_sets_stored=hook,
+                on_field_change=lambda change: self.on_event(_field_event(lid[0], change)),
+            )  # fmt: skip
+            lid.append(the_plan.tid)
+            result, workers = self._play(the_plan)
+        done = LadderRun(the_plan, result, workers, self.log_path, self._status(the_plan.tid))
+        if site is not False:
+            done.site = self.render(out, feature=the_plan.tid)
+        return done
+
+    # --- reading -------------------------------------------------------------------------
+
+    def bots(self) -> list[ListedVersion]:
+        """Every submitted bot version, with its owner key (``arena bots``)."""
+        return self.store.bot_listing()
+
+    def tournaments(self) -> list[ListedTournament]:
+        """Every tournament, comparison and ladder, the most recently run first (``arena
+        tournaments``)."""
+        return self.store.tournaments()
+
+    def ladder_field(self, lid: str) -> list[str]:
+        """The names of the bots in ladder ``lid``'s field now."""
+        return [m.name for m in self.store.ladder_members(lid) if m.left_step is None]
+
+    def epochs(self, lid: str) -> list[LadderEpoch]:
+        """Ladder ``lid``'s deal-secret epochs: each with its commitment, its secret once
+        closed."""
+        return self.store.ladder_epochs(lid)
+
+    def export_secret(self, tid: str) -> tuple[SecretFile, bool]:
+        """Tournament ``tid``'s deal secret as a secret file (``arena tournaments --export``),
+        and whether it is revealed (False: whoever reads it knows every deal of the unfinished
+        tournaments of its seed)."""
+        return export_secret(self.store, tid)
+
+    def matches(
+        self, *, bot: str | None = None, tid: str | None = None, limit: int | None = None
+    ) -> tuple[list[ListedMatch], int]:
+        """The stored matches of tournament ``tid`` (default: the latest round robin), or
+        those ``bot`` played, at most ``limit``; and how many there are (``arena matches``)."""
+        self.store.check_bot(bot)
+        return self.store.match_listing(bot=bot, tid=self.tournament(tid).id, limit=limit)
+
+    def faults(
+        self,
+        *,
+        bot: str | None = None,
+        tid: str | None = None,
+        match: str | None = None,
+        limit: int | None = None,
+    ) -> tuple[list[ListedFault], int]:
+        """The faults of tournament ``tid`` (default: the latest round robin) or of one
+        ``match`` (an id or prefix), or only ``bot``'s; and how many (``arena faults``)."""
+        self.store.check_bot(bot)
+        if match is not None:
+            return self.store.fault_listing(bot=bot, match=self.store.match(match)[0].id)
+        return self.store.fault_listing(bot=bot, tid=self.tournament(tid).id, limit=limit)
+
+    def standings(self, tid: str | None = None) -> list[Standing]:
+        """The standings of tournament ``tid`` (an id or prefix; default: the latest round
+        robin), best first: one :class:`Standing` per bot, for a round robin and a ladder
+        alike."""
+        return self.report(tid).rows
+
+    def report(self, tid: str | None = None, *, refit: bool = False) -> StandingsReport:
+        """What ``arena standings`` shows of tournament ``tid``: the standings, the clone
+        and kingmaking reports, the faults. A read: what is not stored up to date is computed
+        and shown, not written (``refit``: the standings recomputed and stored, with every
+        report)."""
+        return standings_with_reports(self.store, tid, refit=refit, save=refit)[0]
+
+    def duplicate(self, report: StandingsReport, *, save: bool = False) -> Reports:
+        """The duplicate reports of the tournament of ``report`` (:meth:`report`): duplicate
+        scores, seat bias, non-transitive cycles (stored too with ``save``)."""
+        return tournament_reports(self.store, report.tournament.id, report.table, save=save)
+
+    def is_retired(self, name: str) -> bool:
+        """Whether bot ``name`` is retired from the ladder's field (:meth:`retire`)."""
+        return self.store.is_retired(name)
+
+    def tournament(self, tid: str | None = None) -> StoredTournament:
+        """Tournament ``tid`` (an id or prefix; default: the latest round robin) as stored
+        (:class:`~arena.errors.NotFound`: none)."""
+        return self.store.tournament(tid)
+
+    def comparison(self, tid: str) -> Comparison:
+        """The comparison ``tid`` as stored: its test, verdict and roles."""
+        return comparisons.comparison(self.store, self.store.tournament(tid).id)
+
+    def ladder_status(
+        self, bundled: Sequence[str] = (), settings: LadderSettings | None = None
+    ) -> LadderStatus:
+        """The ladder that :meth:`ladder` with these ``bundled`` bots and ``settings`` runs,
+        or else the latest ladder of the database (:class:`~arena.errors.NotFound`: none)."""
+        config = ladder_config(bundled, settings or LadderSettings(), Rules(), Limits())
         try:
-            t = store.tournament(lid)
-        except ArenaError:
-            ladders = [r.tournament for r in store.tournaments() if r.tournament.kind == LADDER]
+            t = self.store.tournament(tournament_id(config))
+        except NotFound:
+            listed = self.store.tournaments()
+            ladders = [r.tournament for r in listed if r.tournament.is_ladder]
             if not ladders:
-                raise ArenaError(f"no ladder in {db} yet (arena ladder starts one)") from None
+                raise NotFound(f"no ladder in {self.db} yet (arena ladder starts one)") from None
             t = ladders[0]
-        return _status(store, t.id)
+        return self._status(t.id)
+
+    def verify(self, tid: str | None = None, *, epoch: int | None = None) -> Verification:
+        """Recompute the stored deals of a finished tournament (``tid``: an id or prefix;
+        default the latest round robin), or with ``epoch`` of one closed epoch of a ladder,
+        from the revealed secret (``arena verify``). A deal that differs is in the returned
+        report; nothing to verify yet is an :class:`~arena.errors.ArenaError`."""
+        if epoch is not None:
+            return verify_epoch(self.store, tid, epoch)
+        t = self.store.tournament(tid)
+        if t.is_ladder:
+            raise ArenaError(
+                f"{t.id} is a ladder: it is verified an epoch at a time (`epoch`), once the "
+                "epoch is closed (`arena ladder --status` lists them)"
+            ).naming("epoch")
+        return verify_tournament(self.store, t.id)
+
+    def render(
+        self,
+        out: str | Path | None = None,
+        *,
+        with_logs: bool = False,
+        full: bool = False,
+        replays: int = RECENT_REPLAYS,
+        feature: str | None = None,
+    ) -> Path:
+        """Render the standings site (``arena render``) into ``out`` (default: beside the
+        database, named after it with ``-site``), writing only the pages whose data changed
+        (``full``: all), keeping ``replays`` replay pages per tournament. Returns the path
+        of ``index.html``."""
+        if not self.in_memory:
+            return publish_site(
+                self.db, out, with_logs=with_logs, full=full, replays=replays, feature=feature
+            )
+        if out is None:
+            raise ArenaError("an in-memory database has no folder beside it: give `out`")
+        site_update(self.store, out, with_logs=with_logs, replays=replays, feature=feature)
+        return Path(out) / "index.html"
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _play(self, the_plan: Plan) -> tuple[RunResult, int]:
+        workers = tournament.worker_count(self.workers, self.executor)
+        self.on_event(tournament.planned(self.store, the_plan, workers))
+        result = tournament.run(
+            self.store, the_plan, workers=workers, unsafe=self.unsafe, on_event=self.on_event,
+            log_path=self.log_path, executor=self.executor,
+        )  # fmt: skip
+        return result, workers
+
+    @contextmanager
+    def _bot_files(self, bots: Sequence[Bot]) -> Iterator[list[str]]:
+        """``bots`` as the names and files a plan takes: each Python class written to a file
+        of its own for the run (``unsafe`` only)."""
+        with ExitStack() as stack:
+            classes: list[BotClass] = [b for b in bots if isinstance(b, type)]
+            files: dict[int, Path] = {}
+            if classes:
+                if not self.unsafe:
+                    raise ArenaError(
+                        "a Python class plays only without the sandbox: make the Arena with "
+                        "`unsafe`=True (trusted bots only), or save the bot to a file"
+                    ).naming("unsafe")
+                folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+                written = class_files(classes, folder)
+                files = {id(c): f for c, f in zip(classes, written, strict=True)}
+            yield [str(files[id(b)]) if isinstance(b, type) else str(b) for b in bots]
+
+    def _sets_hook(
+        self, lid: list[str], out: Path | None, every: int | None
+    ) -> Callable[[Store, Sequence[int]], None]:
+        """After sets are stored: :class:`arena.events.SetDone`, and every ``every`` sets
+        (None: never) the site brought up to date, its front page featuring the ladder."""
+        count = 0
+
+        def hook(store: Store, steps: Sequence[int]) -> None:
+            nonlocal count
+            self.on_event(SetDone(lid[-1], tuple(steps)))
+            before, count = count, count + len(steps)
+            if every is not None and count // every > before // every:
+                target = out or (None if self.in_memory else site_folder(self.db))
+                if target is not None:
+                    site_update(store, target, feature=lid[-1])
+
+        return hook
+
+    @contextmanager
+    def _one_ladder(self) -> Iterator[None]:
+        """One ladder at a time on a database: a run lock of its own beside the ladder's."""
+        if self.in_memory:
+            yield
+            return
+        lock = RunLock(self.store.path, "ladder")
+        try:
+            lock.__enter__()
+        except AlreadyRunning as e:
+            raise AlreadyRunning(f"a ladder is already running on this database: {e}") from None
+        try:
+            yield
+        finally:
+            lock.__exit__(None, None, None)
+
+    def _status(self, lid: str) -> LadderStatus:
+        return LadderStatus(
+            self.store.tournament(lid),
+            self.store.ladder_epochs(lid),
+            self.store.ladder_members(lid),
+            self.store.finished_set_count(lid),
+            self.store.ladder_sets(lid, unfinished=True),
+            self._ladder_standings(lid),
+        )
+
+    def _ladder_standings(self, lid: str) -> list[Standing]:
+        # The ladder's own ratings, as it stored them (not a Plackett-Luce refit).
+        rows, _ = self.store.read_standings(lid)
+        versions = {r["bot_version_id"]: self.store.bot_version(r["bot_version_id"]) for r in rows}
+        table = sorted((Standing.from_row(r, versions) for r in rows), key=lambda s: s.rank or 0)
+        return table
 
 
-def retire(db: str | Path, name: str, *, force: bool = False) -> tuple[BotVersion, bool]:
-    """Retire bot ``name`` from the ladder's field (``arena retire``), checked against this
-    user's owner key (:func:`arena.ladder.field.retire_bot`): its results stay, it plays no
-    new set. Returns its latest version and whether it changed (False: already retired).
-    Submitting it again (``arena submit``) brings it back."""
-    with Store(db) as store:
-        return ladder_field.retire_bot(store, name, owner=current_owner(), force=force)
+def _field_event(lid: str, change: FieldChange) -> Event:
+    if change.joined:
+        return Joined(lid, change.step, change.name, change.version)
+    return Left(lid, change.step, change.name, change.version, change.reason or "retired")
+
+
+def check_bot(path: str | Path, limits: Limits | None = None) -> list[str]:
+    """``arena check``: every protocol-v1 problem of the bot at ``path`` (a file of any
+    supported language, or a directory with a manifest), one line each; empty when it conforms.
+    Runs it in the real sandbox; :class:`ArenaError` for a file that is no bot."""
+    limits = limits or Limits()
+    return _check_artifact(load_artifact(path, limits.source_bytes), limits)

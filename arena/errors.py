@@ -44,3 +44,26 @@ class InvalidSetting(ArenaError):
         super().__init__(f"{name} {problem}")
         self.name = name
         self.problem = problem
+
+
+class NotFound(ArenaError):
+    """What was asked for is not in the database: a tournament, bot, match or ladder (by name,
+    id or prefix), or the database file itself."""
+
+
+class AlreadyRunning(ArenaError):
+    """The tournament (or a ladder) is already being run on this database by another run; its
+    run lock names it. Wait for it, or stop it, and run again."""
+
+
+class BadBotFile(ArenaError):
+    """A bot file that cannot be a bot: not readable, too large, not a bot's source, or a bot
+    that faults when it is checked (loaded and played in the sandbox). Nothing is stored."""
+
+
+class DatabaseBusy(ArenaError):
+    """Another process holds the database's write lock; try again when it is done."""
+
+
+class DatabaseDamaged(ArenaError):
+    """The file is not a SQLite database, or SQLite found damaged pages or values in it."""

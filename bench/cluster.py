@@ -52,7 +52,6 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rich.console import Console  # noqa: E402
 
 from arena.cluster import client as cluster  # noqa: E402
 from arena.cluster import roles  # noqa: E402
@@ -233,13 +232,12 @@ def one_run(
         plan = tournament.plan_round_robin(
             store, versions, rounds=rounds, seed=7, rules=Rules(), limits=limits, secret_file=SECRET
         )
-        quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
         cpu0 = own_cpu() + tree_cpu(cluster_pids)
         started = time.perf_counter()
         executor = make() if make else None
         opened = time.perf_counter() - started
         workers = executor.workers if executor is not None else 2
-        result = tournament.run(store, plan, workers=workers, console=quiet, executor=executor)
+        result = tournament.run(store, plan, workers=workers, executor=executor)
         seconds = time.perf_counter() - started
         cpu = own_cpu() + tree_cpu(cluster_pids) - cpu0
     assert result.completed and result.played == plan.total, result

@@ -28,7 +28,7 @@ Each phase uses the real command line in subprocesses, as an organiser would:
    with the submission and the kill at the same shares of its time.
 4. The reference: a duplicate round robin of the same ``count + 1`` bots, one deal seed per
    triple, on a uniform sample of ``--reference-sets`` of the C(n, 3) triples (all of them
-   if fewer), through :func:`arena.api.run_tournament`; Kendall's tau between its order and
+   if fewer), through :func:`arena.tournaments.tournament.run`; Kendall's tau between its order and
    each ladder's.
 
 Everything stays in ``--dir`` (default: a new temporary folder): the databases, the logs,
@@ -61,12 +61,12 @@ sys.path.insert(0, str(BENCH.parent))
 
 import ladder_real_db as ldb  # noqa: E402
 import variants  # noqa: E402
-from rich.console import Console  # noqa: E402
 from scipy import stats  # type: ignore[import-untyped]  # noqa: E402
 
-from arena.api import run_tournament  # noqa: E402
+from arena.store import Store  # noqa: E402
+from arena.tournaments import tournament  # noqa: E402
 from arena.tournaments.schedules import FixedSchedule  # noqa: E402
-from arena.tournaments.tournament import Plan  # noqa: E402
+from arena.tournaments.tournament import Plan, RunSettings  # noqa: E402
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 POLL = 0.2
@@ -296,21 +296,22 @@ def reference(db: Path, files: list[Path], sets: int, seed: int, workers: int) -
         chosen.update(triples=len(keys), sets=len(keep))
 
     started = time.monotonic()
-    with open(os.devnull, "w") as quiet:
-        done = run_tournament(
-            db, files, rounds=1, seed=seed, workers=workers, on_plan=sample,
-            console=Console(file=quiet),
-        )  # fmt: skip
+    with Store(db) as store:  # planned, narrowed to the sample, then played
+        plan = tournament.prepare(
+            store, [str(f) for f in files], seed=seed, settings=RunSettings(rounds=1)
+        )
+        sample(plan, workers)
+        result = tournament.run(store, plan, workers=workers, log_path=Path(db).with_suffix(".log"))
     took = time.monotonic() - started
-    if not done.completed:
+    if not result.completed:
         raise RuntimeError("the round robin was interrupted: run the same command to finish it")
     return {
         "triples": chosen["triples"],
         "sets": chosen["sets"],
-        "matches": done.result.already + done.result.played,
-        "played_now": done.result.played,
+        "matches": result.already + result.played,
+        "played_now": result.played,
         "seconds": took,
-        "order": ldb.order(db, done.tid),
+        "order": ldb.order(db, result.tid),
     }
 
 

@@ -29,8 +29,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
-
 from arena.engine import Rules, deal_for, play_match
 from arena.matches import scheduler
 from arena.matches.secrecy import deal_seed, new_secret, verify
@@ -123,7 +121,7 @@ def build(workdir: Path, bots: int, rounds: int) -> Path:
         the_plan = plan_round_robin(
             store, versions, rounds=rounds, seed=1, rules=Rules(), limits=Limits().to_dict()
         )
-        result = run(store, the_plan, workers=2, console=Console(quiet=True))
+        result = run(store, the_plan, workers=2)
         assert result.completed
         print(f"played {result.played} sandboxed matches in {result.seconds:.1f} s")
     return db

@@ -26,8 +26,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rich.console import Console
-
 from arena.engine import Rules
 from arena.sandbox import Limits
 from arena.store import Store
@@ -67,7 +65,7 @@ def one_run(
         store, versions, rounds=rounds, seed=1, rules=Rules(), limits=limits
     )
     t0, busy0 = os.times(), busy_seconds()
-    result = run(store, the_plan, workers=workers, console=Console(quiet=True))
+    result = run(store, the_plan, workers=workers)
     t1, busy1 = os.times(), busy_seconds()
     assert result.completed and result.played == the_plan.total
     store.close()

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from cli_support import arena, ok, stored_matches, write_bot
 
-from arena.api import TournamentRun, run_tournament
+from arena import Arena
+from arena.api import TournamentRun
 from arena.errors import ArenaError, InvalidSetting
+from arena.events import Event, Planned
 from arena.stats.sequential import Design
 from arena.store import Store
-from arena.tournaments.compare import comparison, run_comparison
+from arena.tournaments.compare import comparison
 from arena.tournaments.entrants import SameBot
-from arena.tournaments.tournament import Plan
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -34,13 +35,12 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
     db = tmp_path / "lib.db"
     seen: list[tuple[str, int, int]] = []
 
-    def on_plan(the_plan: Plan, workers: int) -> None:
-        seen.append((the_plan.tid, workers, stored_matches(db)))
+    def on_event(e: Event) -> None:
+        if isinstance(e, Planned):
+            seen.append((e.tid, e.workers, stored_matches(db)))
 
-    done = run_tournament(
-        db, [bot, "heuristic", "random"], rounds=1, workers=2, site=tmp_path / "pub",
-        on_plan=on_plan,
-    )  # fmt: skip
+    with Arena(db, workers=2, on_event=on_event) as library:
+        done = library.run([bot, "heuristic", "random"], rounds=1, site=tmp_path / "pub")
     assert isinstance(done, TournamentRun)
     assert seen == [(done.tid, 2, 0)]  # planned before any match was played
     assert done.completed and done.status == "finished" and done.reason is None
@@ -52,7 +52,8 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
         assert store.tournament(done.tid).status == "finished"
 
     # The same call again finds the tournament and plays nothing; no site unless asked.
-    again = run_tournament(db, [bot, "heuristic", "random"], rounds=1, workers=1)
+    with Arena(db, workers=1) as library:
+        again = library.run([bot, "heuristic", "random"], rounds=1)
     assert again.tid == done.tid and again.result.played == 0 and again.result.already == 6
     assert again.site is None
     assert [(s.name, s.rank) for s in again.standings] == [(s.name, s.rank) for s in done.standings]
@@ -60,7 +61,8 @@ def test_run_tournament_plays_stores_rates_and_renders(tmp_path: Path) -> None:
 
 def test_the_command_line_stores_what_the_library_does(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, "first.py", FIRST)
-    lib = run_tournament(tmp_path / "lib.db", [bot, "heuristic", "random"], rounds=1, workers=1)
+    with Arena(tmp_path / "lib.db", workers=1) as library:
+        lib = library.run([bot, "heuristic", "random"], rounds=1)
     out = ok(arena("run", bot, "heuristic", "random", "--rounds", "1", "--workers", "1",
                    "--db", tmp_path / "cli.db", "--no-site", cwd=tmp_path))  # fmt: skip
     assert f"Tournament {lib.tid}" in out
@@ -81,7 +83,8 @@ def test_library_errors_name_the_parameter(
 ) -> None:
     db = tmp_path / "bad.db"
     with pytest.raises(InvalidSetting) as refused:
-        run_tournament(db, ["heuristic", "random", "montecarlo"], **settings)
+        with Arena(db, workers=settings.get("workers")) as a:
+            a.run(["heuristic", "random", "montecarlo"], rounds=settings.get("rounds"))
     assert str(refused.value) == line and "--" not in str(refused.value)
     assert isinstance(refused.value, ArenaError)
     assert stored_matches(db) == 0
@@ -91,10 +94,11 @@ def test_run_comparison_decides_and_stores(tmp_path: Path) -> None:
     db = tmp_path / "cmp.db"
     seen: list[int] = []
     design = Design(0.5, 0.75, 0.05, 0.05, max_sets=2)
-    done = run_comparison(
-        db, "heuristic", "random", design=design, workers=2,
-        on_plan=lambda before, the_plan, n: seen.append(before.matches),
-    )  # fmt: skip
+    with Arena(db, workers=2) as library:
+        library.on_event = lambda e: (
+            seen.append(library.comparison(e.tid).matches) if isinstance(e, Planned) else None
+        )
+        done = library.compare("heuristic", "random", design=design)
     assert seen == [0]
     assert done.result.completed and done.workers == 2
     assert 0 < done.comparison.matches == stored_matches(db) <= 12
@@ -102,7 +106,7 @@ def test_run_comparison_decides_and_stores(tmp_path: Path) -> None:
     with Store(db, create=False) as store:
         assert comparison(store, done.comparison.tid).to_dict() == done.comparison.to_dict()
     with pytest.raises(SameBot):
-        run_comparison(tmp_path / "same.db", "random", "random", design=design, workers=1)
+        Arena(tmp_path / "same.db", workers=1).compare("random", "random", design=design)
 
 
 def test_the_tournaments_page_example_runs_as_printed(

@@ -62,13 +62,9 @@ def test_the_quick_run_prints_places_and_scores_side_by_side() -> None:
 
 @pytest.mark.slow
 def test_a_real_ladders_sets_are_measured(tmp_path: Path) -> None:
-    import io
-
     import variants as made
-    from rich.console import Console
 
-    from arena.api import run_ladder
-    from arena.ladder.run import LadderSettings
+    from arena import Arena, LadderSettings
     from arena.store import Store
 
     db = tmp_path / "ladder.db"
@@ -76,13 +72,8 @@ def test_a_real_ladders_sets_are_measured(tmp_path: Path) -> None:
         for v in made.variants(6, seed=2):
             if v.family == "heuristic":
                 store.add_bot_version(v.name, v.source, v.filename)
-    run_ladder(
-        db,
-        ["random", "heuristic"],
-        workers=1,
-        settings=LadderSettings(seed=2, max_sets=14),
-        console=Console(file=io.StringIO()),
-    )
+    with Arena(db, workers=1) as arena:
+        arena.ladder(["random", "heuristic"], settings=LadderSettings(seed=2, max_sets=14))
     result = run_bench("ladder_information.py", "--db", str(db))
     assert result.returncode == 0, result.stderr
     out = result.stdout

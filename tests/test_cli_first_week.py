@@ -294,12 +294,16 @@ def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid = store_tournament(db, BOTS, rounds=2, seed=9)
     first = json.loads(ok(arena("standings", "--json", cwd=tmp_path)))
+    with Store(db, create=False) as store:  # a read computes them and writes nothing
+        assert store.read_reports(tid) is None
+    # recomputed and stored (--refit), the same documents
+    assert json.loads(ok(arena("standings", "--json", "--refit", cwd=tmp_path))) == first
     with Store(db, create=False) as store:
         reports = store.read_reports(tid)
     assert reports is not None
     matches, body = reports
     assert matches == 12 and {"duplicate", "clones", "kingmaking"} <= set(body)
-    # read back, the same documents; recomputed (--refit), the same again
+    # read back, the same again
     assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first
     collusion = json.loads(ok(arena("standings", "--collusion", "--json", cwd=tmp_path)))
     assert json.loads(ok(arena("standings", "--json", "--refit", cwd=tmp_path))) == first

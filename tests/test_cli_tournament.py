@@ -151,16 +151,16 @@ def test_run_standings_bots_and_replay(tmp_path: Path, three: list[Path]) -> Non
         assert r["matches"] == 6 and r["faults"] == 0
         assert 1 <= r["mean_place"] <= 3
         # One set of three bots and one round: nothing to resample, so no interval.
-        assert r["rating_low"] is None and r["rating_high"] is None
+        assert r["low"] is None and r["high"] is None
     # Best first. A bot that always placed first or never above a rated bot has a bound, not a
     # rating: it heads or ends the table (which outcomes happen depends on the fresh secret).
-    bounds = [r["rating_bound"] for r in rows if r["rating"] is None]
+    bounds = [r["bound"] for r in rows if r["rating"] is None]
     order = sorted(
         rows,
         key=lambda r: (
-            r["rating_bound"] != "lower",
+            r["bound"] != "lower",
             -(r["rating"] or 0.0),
-            r["rating_bound"] == "upper",
+            r["bound"] == "upper",
         ),
     )
     assert [r["name"] for r in rows] == [r["name"] for r in order]

@@ -1,11 +1,10 @@
-"""``arena ladder`` as a library call (:func:`arena.api.run_ladder`): real sandboxed bots, real
+"""``arena ladder`` as a library call (:meth:`arena.Arena.ladder`): real sandboxed bots, real
 worker processes, a real SQLite file. Serial equals parallel for a seed and a deal secret; a
 new version replaces the old, a retired bot leaves and comes back; no bot starves; the
 deal-secret epochs open, close and verify, and no set is scheduled on a revealed secret."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
@@ -14,11 +13,12 @@ from pathlib import Path
 
 import pytest
 from cli_support import write_bot
-from rich.console import Console
 
-from arena.api import LadderRun, ladder_status, retire, run_ladder
+from arena import Arena
+from arena.api import LadderRun, LadderStatus
 from arena.cli.common import option_of
 from arena.errors import ArenaError
+from arena.events import SetDone
 from arena.ladder.epochs import Epochs, verify_epoch
 from arena.ladder.policy import Parameters
 from arena.ladder.run import LadderSettings
@@ -51,16 +51,25 @@ def field_db(tmp_path: Path, bots: dict[str, int], db: str = "ladder.db") -> Pat
     return path
 
 
+def ladder_status(
+    db: Path, bundled: tuple[str, ...] = (), settings: LadderSettings | None = None
+) -> LadderStatus:
+    """:meth:`Arena.ladder_status` on ``db``."""
+    with Arena(db, create=False) as arena:
+        return arena.ladder_status(bundled, settings)
+
+
+def retire(db: Path, name: str, *, force: bool = False) -> tuple[object, bool]:
+    """:meth:`Arena.retire` on ``db``."""
+    with Arena(db) as arena:
+        return arena.retire(name, force=force)
+
+
 def play(db: Path, bundled: tuple[str, ...] = ("random",), **settings: object) -> LadderRun:
     """One bounded run of the ladder, quiet."""
     workers = settings.pop("workers", 2)
-    return run_ladder(
-        db,
-        bundled,
-        settings=LadderSettings(**settings),  # type: ignore[arg-type]
-        workers=int(str(workers)),
-        console=Console(file=io.StringIO()),
-    )
+    with Arena(db, workers=int(str(workers))) as arena:
+        return arena.ladder(bundled, settings=LadderSettings(**settings))  # type: ignore[arg-type]
 
 
 def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
@@ -268,13 +277,13 @@ def test_the_python_example_of_the_ladder_page_runs(
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "ladder.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
-    (code,) = [b for b in blocks if "run_ladder" in b]
+    (code,) = [b for b in blocks if ".ladder(" in b]
     monkeypatch.chdir(tmp_path)
     with Store(tmp_path / "arena.db") as store:
         store.add_bot_version("greedy", tiny("greedy", 0), "greedy.py", owner=current_owner())
     exec(compile(code, "docs/ladder.md", "exec"), {})
-    out = capsys.readouterr().out.splitlines()  # the progress line, then what it prints
-    assert any(line.startswith("ladder ") and "(6 sets played)" in line for line in out)
+    out = capsys.readouterr().out.splitlines()  # what it prints, and nothing else
+    assert out[0].startswith("ladder ") and "after 6 sets in this run" in out[0]
     table = [line.split() for line in out if re.fullmatch(r"\d \w+ \d+ \d+", line)]
     assert sorted(row[1] for row in table) == ["greedy", "heuristic", "random"]
     assert sum(int(row[3]) for row in table) == 3 * 6  # every set counted: 3 bots each
@@ -286,11 +295,16 @@ def test_the_python_example_of_the_ladder_page_runs(
 def test_site_and_the_sets_stored_hook(tmp_path: Path) -> None:
     db = field_db(tmp_path, {"first": 0, "last": -1})
     seen: list[int] = []
-    done = run_ladder(
-        db, ["random"], settings=LadderSettings(max_sets=4, lookahead=1), workers=2,
-        site=tmp_path / "site", site_every=2, console=Console(file=io.StringIO()),
-        on_sets_stored=lambda store, steps: seen.extend(steps),
-    )  # fmt: skip
+
+    def on_event(e: object) -> None:
+        if isinstance(e, SetDone):
+            seen.extend(e.steps)
+
+    with Arena(db, workers=2, on_event=on_event) as arena:
+        done = arena.ladder(
+            ["random"], settings=LadderSettings(max_sets=4, lookahead=1), site=tmp_path / "site",
+            site_every=2,
+        )  # fmt: skip
     assert sorted(seen) == [0, 1, 2, 3]  # once per stored set
     assert done.site == tmp_path / "site" / "index.html" and done.site.is_file()
     assert done.tid in (tmp_path / "site" / "index.html").read_text(encoding="utf-8") or any(

@@ -19,7 +19,7 @@ MAX_FUNCTION_LINES = 80
 # layer and the layers below it, never above: the rules know nothing of processes, the
 # store nothing of the command line (docs/architecture.md draws the same list).
 LAYERS: list[tuple[str, ...]] = [
-    ("__init__", "errors", "untrusted"),
+    ("__init__", "errors", "events", "untrusted"),
     ("cards",),
     ("rules",),
     ("game", "solver"),
@@ -331,3 +331,16 @@ def test_every_folder_of_the_package_ships() -> None:
         for init in PACKAGE.rglob("__init__.py")
     }
     assert folders <= listed, sorted(folders - listed)
+
+
+def test_the_front_door_is_lazy() -> None:
+    # `from arena import Arena` is the one import of arena/__init__.py that goes up the layers,
+    # and only when asked for (PEP 562): a bot's sandbox imports `arena.cards` without the
+    # library behind it, and `arena --help` starts without it.
+    import subprocess
+
+    code = (
+        "import sys, arena, arena.cards; assert 'arena.api' not in sys.modules; "
+        "from arena import Arena; assert Arena.__module__ == 'arena.api'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

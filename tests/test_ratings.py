@@ -247,7 +247,7 @@ def test_json_has_the_documented_keys() -> None:
     assert [r["rank"] for r in rows] == [1, 2, 3]
     for r in rows:
         assert {"name", "matches", "wins", "mean_place", "faults", "rating"} <= set(r)
-        assert {"rating_low", "rating_high", "rating_bound", "units", "rank"} <= set(r)
+        assert {"low", "high", "bound", "units", "rank"} <= set(r)
         assert set(r["placed_above"]) == {"a", "b", "c"} - {r["name"]}
         for p in r["placed_above"].values():
             assert set(p) == {"matches", "rate", "low", "high", "units"}

@@ -54,8 +54,8 @@ def stored(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
 def test_standings_are_read_from_the_store_until_a_refit(db: Path) -> None:
     fresh = standings(db)
     dee = fresh["dee"]  # faulted every match: never placed above anybody
-    assert (dee["rating"], dee["rating_bound"], dee["rank"]) == (None, "upper", 4)
-    assert dee["rating_high"] is not None and dee["faults"] == dee["matches"]
+    assert (dee["rating"], dee["bound"], dee["rank"]) == (None, "upper", 4)
+    assert dee["high"] is not None and dee["faults"] == dee["matches"]
 
     # Tamper with a stored figure: `arena standings` shows it, so it read the store...
     stored(db, "UPDATE ratings SET rating = rating + 1000 WHERE name = 'ann'")
@@ -73,14 +73,14 @@ def test_standings_are_read_from_the_store_until_a_refit(db: Path) -> None:
 def test_terminal_json_and_site_show_the_same_figures(db: Path, tmp_path: Path) -> None:
     rows = standings(db)
     text = arena("standings", "--db", db).stdout
-    assert f"<= {rows['dee']['rating_high']:.0f}" in text
+    assert f"<= {rows['dee']['high']:.0f}" in text
     assert "never placed above a rated bot" in text  # the mark is explained
     for name, r in rows.items():
         if r["rating"] is not None:  # JSON keeps one decimal, the table none
             line = next(ln for ln in text.splitlines() if f" {name} " in ln)
             shown = re.search(r"(\d+) \((\d+)-(\d+)\)", line)
             assert shown, line
-            expected = (r["rating"], r["rating_low"], r["rating_high"])
+            expected = (r["rating"], r["low"], r["high"])
             assert [float(x) for x in shown.groups()] == pytest.approx(expected, abs=0.56)
 
     arena("render", "--db", db, "--out", tmp_path / "site")
@@ -91,12 +91,12 @@ def test_terminal_json_and_site_show_the_same_figures(db: Path, tmp_path: Path) 
     }
     for name, r in rows.items():
         shown = cells[name].get_text(" ", strip=True)
-        if r["rating_bound"] == "upper":
-            assert shown == f"\u2264\u00a0{r['rating_high']:,.0f}"
+        if r["bound"] == "upper":
+            assert shown == f"\u2264\u00a0{r['high']:,.0f}"
             assert "never placed above" in cells[name].select_one("strong")["title"]
         else:
             numbers = [float(x.replace(",", "")) for x in re.findall(r"[\d,]+", shown)]
-            expected = [r["rating"], r["rating_low"], r["rating_high"]]
+            expected = [r["rating"], r["low"], r["high"]]
             assert numbers == pytest.approx(expected, abs=0.56)
 
 
@@ -126,8 +126,8 @@ def test_a_bot_that_forfeits_on_purpose_moves_nobody(tmp_path: Path) -> None:
     rows = standings(db)
     bag = rows["sandbag"]
     assert bag["faults"] == bag["matches"] == 3 * 3 * 6
-    assert (bag["rating"], bag["rating_bound"], bag["rank"]) == (None, "upper", 4)
-    assert bag["rating_high"] < min(rows[n]["rating_low"] for n in HONEST)
+    assert (bag["rating"], bag["bound"], bag["rank"]) == (None, "upper", 4)
+    assert bag["high"] < min(rows[n]["low"] for n in HONEST)
 
     # The honest bots' numbers from their own set alone (no sandbag in it): the full table
     # puts each of them inside that interval. The sandbag's matches tell only how the two
@@ -155,11 +155,11 @@ def test_two_bots_that_always_share_first_are_rated_equal_and_the_last_bounded(
     assert ann["wins"] == bob["wins"] == ann["matches"] == 18 and cy["wins"] == 0
     for r in (ann, bob):
         assert r["rating"] == pytest.approx(1500.0, abs=0.05)
-        assert r["rating_bound"] is None and r["rank"] == 1
-        assert r["rating_low"] < r["rating"] < r["rating_high"]
-    assert (ann["rating_low"], ann["rating_high"]) == (bob["rating_low"], bob["rating_high"])
-    assert (cy["rating"], cy["rating_bound"], cy["rank"]) == (None, "upper", 3)
-    assert cy["rating_high"] < ann["rating_low"]
+        assert r["bound"] is None and r["rank"] == 1
+        assert r["low"] < r["rating"] < r["high"]
+    assert (ann["low"], ann["high"]) == (bob["low"], bob["high"])
+    assert (cy["rating"], cy["bound"], cy["rank"]) == (None, "upper", 3)
+    assert cy["high"] < ann["low"]
     text = arena("standings", "--db", db).stdout
-    assert f"<= {cy['rating_high']:.0f}" in text
+    assert f"<= {cy['high']:.0f}" in text
     assert "never placed above a rated bot" in text

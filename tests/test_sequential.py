@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from arena.errors import ArenaError
 from arena.matches.scheduler import SEATINGS
+from arena.stats import sequential
 from arena.stats.sequential import (
     HALF_POINTS,
     SET_SCORES,
@@ -21,7 +22,6 @@ from arena.stats.sequential import (
     SetQueue,
     Status,
     capped,
-    constrained_mle,
     empirical_likelihood_interval,
     half_points,
     llr,
@@ -98,9 +98,19 @@ def test_matches_fishtest_pentanomial_llr() -> None:
 counts_13 = st.lists(st.integers(0, 40), min_size=13, max_size=13).filter(lambda c: sum(c) > 0)
 
 
+def constrained_mle(counts: list[int], s: float) -> np.ndarray:
+    """The most likely distribution over the set scores with mean ``s``, given ``counts``,
+    from the Lagrange multiplier that :func:`profile` solves for (the test's oracle of it)."""
+    n = sequential._regularised(np.asarray(counts, dtype=float))
+    d = SET_SCORES - s
+    x = sequential._multiplier(n, d)
+    q: np.ndarray = (n / n.sum()) / (1.0 + x * d)
+    return q
+
+
 @settings(max_examples=60, deadline=None)
 @given(counts_13, st.floats(0.02, 0.98))
-def test_constrained_mle_is_the_best_distribution_with_that_mean(
+def test_the_profile_multiplier_gives_the_best_distribution_with_that_mean(
     counts: list[int], s: float
 ) -> None:
     q = constrained_mle(counts, s)

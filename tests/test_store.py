@@ -74,7 +74,6 @@ def test_a_new_database_has_the_one_schema_and_wal(tmp_path: Path) -> None:
     for t in ("bots", "bot_versions", "tournaments", "matches", "match_seats", "hands"):
         assert t in tables
     assert {"faults", "bot_logs", "ratings", "pairwise", "reports", "schema_version"} <= tables
-    assert "schema_migrations" not in tables
     # Required for every tournament: its deal secret.
     secret = {c.name: c for c in s.db.table("tournaments").columns}["secret_id"]
     assert secret.notnull
@@ -173,8 +172,6 @@ def test_another_schema_or_program_is_refused_in_one_line_and_left_alone(tmp_pat
     conn.close()
     cases = {
         tmp_path / "newer.db": "has arena schema version 2; arena ",
-        made("dev.db", "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY);"
-             "INSERT INTO schema_migrations VALUES (1), (6)"): "has arena schema version 0",
         made("other.db", "CREATE TABLE notes (x TEXT)"): "is not an arena database",
     }  # fmt: skip
     for path, says in cases.items():

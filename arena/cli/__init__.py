@@ -193,23 +193,11 @@ def submit(
     Example:
         arena submit my_bot.py --name greedy
     """
-    from arena.sandbox import Limits
-    from arena.store import Store
-    from arena.tournaments.entrants import submit as submit_bot
-    from arena.tournaments.owners import current_owner
+    from arena.api import Arena
 
-    limits = Limits()
-    owner = current_owner()
-    with Store(db_path) as store:
-        version, created, rejoined = submit_bot(
-            store,
-            file,
-            name,
-            limits,
-            unsafe=unsafe,
-            owner=owner,
-            force=force,
-            max_bytes=max_source_bytes,
+    with Arena(db_path, unsafe=unsafe) as arena:
+        version, created, rejoined = arena.submit(
+            file, name=name, force=force, max_source_bytes=max_source_bytes
         )
     if created:
         said = f"Stored {version.name} version {version.version} (sha256 {version.sha256[:12]})"
@@ -347,20 +335,27 @@ def run(
 
     from rich.console import Console
 
-    from arena.api import run_tournament
+    from arena.api import Arena, RunSettings
+    from arena.cli.progress import Drawing
     from arena.views import terminal as views
 
     console = Console(markup=False)
     executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe, cross_check)
-    done = run_tournament(
-        db_path, bots_or_files, rounds=rounds, seed=seed, workers=workers,
-        until_separated=until_separated, decision_seconds=decision_seconds,
+    settings = RunSettings(
+        rounds=rounds, until_separated=until_separated, decision_seconds=decision_seconds,
         match_cpu_seconds=match_cpu_seconds, clock_bank_seconds=clock_bank_seconds,
         clock_increment_seconds=clock_increment_seconds, secret_file=secret_file,
-        max_source_bytes=max_source_bytes, unsafe=unsafe, executor=executor,
-        log_path=log_path, site=False if no_site else (out_dir or True), console=console,
-        on_plan=lambda the_plan, n: show(views.plan_lines(the_plan, n), console),
+        max_source_bytes=max_source_bytes,
     )  # fmt: skip
+    with Drawing(console, lambda e: show(views.plan_lines(e), console)) as draw:
+        with Arena(
+            db_path, workers=workers, executor=executor, unsafe=unsafe, on_event=draw,
+            log_path=log_path,
+        ) as arena:  # fmt: skip
+            done = arena.run(
+                bots_or_files, seed=seed, settings=settings,
+                site=False if no_site else (out_dir or True),
+            )  # fmt: skip
     show(views.run_lines(done.result, db_path, done.log_path), console)
     if not done.completed:
         click.echo(
@@ -414,18 +409,19 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     """
     import json
 
-    from arena.store import COMPARE, LADDER, Store
+    from arena.api import Arena
     from arena.views import collusion as collusion_views
     from arena.views import terminal as views
-    from arena.views.reports import standings_with_reports, terminal
+    from arena.views.reports import terminal
 
-    with Store(db_path, create=False) as store:
-        t = store.tournament(tid)
-        if t.kind == COMPARE:
-            cli_compare.show_comparison(store, t.id, as_json=as_json)
+    with Arena(db_path, create=refit) as arena:  # a read, unless the standings are refitted
+        t = arena.tournament(tid)
+        if t.is_comparison:
+            cli_compare.show_comparison(arena.comparison(t.id), as_json=as_json)
             return
-        report, duplicate = standings_with_reports(store, t.id, refit=refit)
-        retired = {s.name for s in report.table if t.kind == LADDER and store.is_retired(s.name)}
+        report = arena.report(t.id, refit=refit)
+        duplicate = arena.duplicate(report, save=refit)
+        retired = {s.name for s in report.table if t.is_ladder and arena.is_retired(s.name)}
     if collusion and as_json:
         click.echo(json.dumps(collusion_views.collusion_json(report)))
     elif collusion:
@@ -461,9 +457,10 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
         arena verify 8b92a1
         arena verify 74ba87 --epoch 0
     """
-    from arena.api import verify_deals
+    from arena.api import Arena
 
-    report = verify_deals(db_path, tid, epoch)
+    with Arena(db_path, create=False) as arena:
+        report = arena.verify(tid, epoch=epoch)
     if not report.ok:
         raise ArenaError(report.line())
     click.echo(report.line())

@@ -26,9 +26,7 @@ if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them (nor
     from rich.console import Console
     from rich.table import Table
 
-    from arena.store import Store
     from arena.tournaments.compare import Comparison
-    from arena.tournaments.tournament import Plan
 
 THIRD_SHOWN = "heuristic"
 """:data:`arena.tournaments.compare.DEFAULT_THIRD`, as ``--help`` shows it without importing the
@@ -116,8 +114,10 @@ def compare(
     """
     from rich.console import Console
 
+    from arena.api import Arena
+    from arena.cli.progress import Drawing
+    from arena.events import Planned
     from arena.stats.sequential import Design
-    from arena.tournaments.compare import run_comparison
     from arena.tournaments.entrants import SameBot
 
     if p0 >= p1:
@@ -127,16 +127,18 @@ def compare(
     # Progress and verdict on stderr with --json, so that stdout is the JSON object alone.
     console = Console(markup=False, stderr=as_json)
 
-    def started(before: Comparison, the_plan: Plan, n: int) -> None:
-        console.print(_header(before, n), soft_wrap=True)
-        console.print(f"Deal commitment {the_plan.commitment}", soft_wrap=True)
+    def started(e: Planned) -> None:
+        console.print(_header(arena.comparison(e.tid), e.workers), soft_wrap=True)
+        console.print(f"Deal commitment {e.commitment}", soft_wrap=True)
 
     try:
-        done = run_comparison(
-            db_path, a, b, third, design=Design(p0, p1, alpha, beta, max_sets), seed=seed,
-            workers=workers, max_source_bytes=max_source_bytes, unsafe=unsafe,
-            log_path=log_path, console=console, on_plan=started,
-        )  # fmt: skip
+        with Drawing(console, started) as draw, Arena(
+            db_path, workers=workers, unsafe=unsafe, on_event=draw, log_path=log_path
+        ) as arena:  # fmt: skip
+            done = arena.compare(
+                a, b, third, design=Design(p0, p1, alpha, beta, max_sets), seed=seed,
+                max_source_bytes=max_source_bytes,
+            )  # fmt: skip
     except SameBot as e:
         raise click.UsageError(clean_line(str(e), 200)) from None
     _report(done.comparison, console, as_json)
@@ -196,13 +198,10 @@ def roles_table(c: Comparison) -> Table:
     return fit(t)
 
 
-def show_comparison(store: Store, tid: str, *, as_json: bool) -> None:
+def show_comparison(c: Comparison, *, as_json: bool) -> None:
     """``arena standings --tournament ID`` of a comparison: its test, verdict and roles."""
     from rich.console import Console
 
-    from arena.tournaments import compare as comparisons
-
-    c = comparisons.comparison(store, tid)
     console = Console(markup=False, stderr=as_json)
     if not as_json:
         console.print(f"Comparison {c.tid} ({c.status}): {c.matches} matches", soft_wrap=True)

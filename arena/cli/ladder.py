@@ -1,5 +1,5 @@
-"""``arena ladder`` and ``arena retire``: thin wrappers over :func:`arena.api.run_ladder`,
-:func:`arena.api.ladder_status` and :func:`arena.api.retire` (docs/ladder.md)."""
+"""``arena ladder`` and ``arena retire``: thin wrappers over :meth:`arena.Arena.ladder`,
+:meth:`arena.Arena.ladder_status` and :meth:`arena.Arena.retire` (docs/ladder.md)."""
 
 from __future__ import annotations
 
@@ -23,12 +23,10 @@ from arena.cli.common import (
 from arena.untrusted import clean_line
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads none of them
-    from rich.console import Console
     from rich.text import Text
 
     from arena.api import LadderStatus
-    from arena.ladder.field import FieldChange
-    from arena.tournaments.tournament import Plan
+    from arena.events import Planned
 
 EPOCH_SETS_SHOWN = 200
 """:data:`arena.ladder.epochs.DEFAULT_EPOCH_SETS`, as ``--help`` shows it without importing
@@ -134,8 +132,8 @@ def ladder(
     from rich.console import Console
     from rich.text import Text
 
-    from arena.api import ladder_status, run_ladder
-    from arena.ladder.run import LadderSettings
+    from arena.api import Arena, LadderSettings
+    from arena.cli.progress import Drawing
     from arena.views.terminal import judge_lines
 
     settings = LadderSettings(
@@ -143,7 +141,8 @@ def ladder(
         seconds=seconds,
     )  # fmt: skip
     if status:
-        found = ladder_status(db_path, bundled, settings)
+        with Arena(db_path, create=False) as reading:
+            found = reading.ladder_status(bundled, settings)
         if as_json:
             import json
 
@@ -153,12 +152,12 @@ def ladder(
         return
     console = Console(markup=False)
     executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe, cross_check)
-    done = run_ladder(
-        db_path, bundled, settings=settings, workers=workers, unsafe=unsafe, executor=executor,
-        log_path=log_path, site=site_dir or False, console=console,
-        on_plan=lambda p, n: show([_plan_line(p, n)], console),
-        on_field_change=lambda change: _field_line(change, console),
-    )  # fmt: skip
+    with Drawing(console, lambda e: show([_plan_line(e)], console)) as draw:
+        with Arena(
+            db_path, workers=workers, executor=executor, unsafe=unsafe, on_event=draw,
+            log_path=log_path,
+        ) as arena:  # fmt: skip
+            done = arena.ladder(bundled, settings=settings, site=site_dir or False)
     show([Text(done.result.stopped or ""), *judge_lines(done.result.judge)], console)
     show(status_lines(done.status), console)
     if done.site is not None:
@@ -167,20 +166,12 @@ def ladder(
         sys.exit(130)
 
 
-def _field_line(change: FieldChange, console: Console) -> None:
-    # The bots of a new ladder's first set are the plan line's; every later change is a line.
-    if change.step > 0:
-        from rich.text import Text
-
-        show([Text(change.describe())], console)
-
-
-def _plan_line(the_plan: Plan, workers: int) -> Text:
+def _plan_line(e: Planned) -> Text:
     from rich.text import Text
 
-    names = ", ".join(clean_line(v.name, 40) for v in the_plan.versions)
+    names = ", ".join(clean_line(name, 40) for name in e.bots)
     return Text(
-        f"Ladder {the_plan.tid}: {len(the_plan.versions)} bots ({names}) on {workers} "
+        f"Ladder {e.tid}: {len(e.bots)} bots ({names}) on {e.workers} "
         f"worker(s); Ctrl-C or SIGTERM stops it, the same command resumes"
     )
 
@@ -212,14 +203,13 @@ def status_lines(s: LadderStatus) -> list[Text]:
             )
     left = {m.version_id: m.left_reason for m in s.members if m.left_reason is not None}
     for r in s.standings:
-        low, high = r["rating_low"], r["rating_high"]
-        shown = "" if low is None else f" [{low:.0f}, {high:.0f}]"
-        name = clean_line(str(r["name"]), 40)
-        gone = left.get(int(str(r.get("bot_version_id", -1))))
+        shown = "" if r.low is None or r.high is None else f" [{r.low:.0f}, {r.high:.0f}]"
+        name = clean_line(r.name, 40)
+        gone = left.get(r.bot_version_id)
         mark = f"  ({gone})" if gone else ""
-        lines.append(
-            Text(f"  {r['rank']:>3}. {name:<24} {r['rating']:7.0f}{shown}  {r['units']} sets{mark}")
-        )
+        rating = "-" if r.rating is None else f"{r.rating:7.0f}"
+        rank = "-" if r.rank is None else str(r.rank)
+        lines.append(Text(f"  {rank:>3}. {name:<24} {rating}{shown}  {r.units} sets{mark}"))
     for m in s.members:
         if m.left_reason is not None:
             lines.append(
@@ -250,9 +240,10 @@ def retire_command(db_path: str, name: str, force: bool) -> None:
     Example:
         arena retire greedy
     """
-    from arena.api import retire
+    from arena.api import Arena
 
-    version, changed = retire(db_path, name, force=force)
+    with Arena(db_path) as arena:
+        version, changed = arena.retire(name, force=force)
     shown = clean_line(version.name, 60)
     click.echo(f"Retired {shown}" if changed else f"{shown} was already retired")
 

@@ -31,12 +31,12 @@ def bots(db_path: str, as_json: bool, wide: bool) -> None:
     """
     import json
 
-    from arena.store import Store
+    from arena.api import Arena
     from arena.tournaments.owners import current_owner, describe
     from arena.views.terminal import bots_table
 
-    with Store(db_path, create=False) as store:
-        rows = store.bot_listing()
+    with Arena(db_path, create=False) as arena:
+        rows = arena.bots()
     me = current_owner(create=False)
     if as_json:
         shown = [
@@ -77,14 +77,12 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
     """
     import json
 
-    from arena.store import LADDER, Store
+    from arena.api import Arena
     from arena.views.terminal import tournament_record, tournaments_table
 
-    with Store(db_path, create=False) as store:
+    with Arena(db_path, create=False) as arena:
         if export_tid is not None:
-            from arena.matches.secrecy import export_secret
-
-            secret, revealed = export_secret(store, export_tid)
+            secret, revealed = arena.export_secret(export_tid)
             click.echo(secret.to_json())
             if not revealed:
                 click.echo(
@@ -93,13 +91,10 @@ def tournaments(db_path: str, as_json: bool, export_tid: str | None, wide: bool)
                     err=True,
                 )
             return
-        rows = store.tournaments()
-        ladders = [r.tournament.id for r in rows if r.tournament.kind == LADDER]
-        epochs = {lid: [e.to_dict() for e in store.ladder_epochs(lid)] for lid in ladders}
-        fields = {
-            lid: [m.name for m in store.ladder_members(lid) if m.left_step is None]
-            for lid in ladders
-        }
+        rows = arena.tournaments()
+        ladders = [r.tournament.id for r in rows if r.tournament.is_ladder]
+        epochs = {lid: [e.to_dict() for e in arena.epochs(lid)] for lid in ladders}
+        fields = {lid: arena.ladder_field(lid) for lid in ladders}
     if as_json:
         docs = [tournament_record(r) for r in rows]
         for doc in docs:  # a ladder's deal secrets: one per epoch
@@ -149,16 +144,11 @@ def faults(
     """
     import json
 
-    from arena.store import Store
+    from arena.api import Arena
     from arena.views import terminal as views
 
-    with Store(db_path, create=False) as store:
-        store.check_bot(bot)
-        if match_id is not None:
-            found = store.fault_listing(bot=bot, match=store.match(match_id)[0].id)
-        else:
-            t = store.tournament(tid).id
-            found = store.fault_listing(bot=bot, tid=t, limit=limit or None)
+    with Arena(db_path, create=False) as arena:
+        found = arena.faults(bot=bot, tid=tid, match=match_id, limit=limit or None)
     records, total = views.fault_records(found[0]), found[1]
     if as_json:
         click.echo(json.dumps(records, indent=2))
@@ -194,13 +184,12 @@ def matches(
     """
     import json
 
-    from arena.store import Store
+    from arena.api import Arena
     from arena.views import terminal as views
 
-    with Store(db_path, create=False) as store:
-        store.check_bot(bot)
-        t = store.tournament(tid).id
-        found, total = store.match_listing(bot=bot, tid=t, limit=limit or None)
+    with Arena(db_path, create=False) as arena:
+        found, total = arena.matches(bot=bot, tid=tid, limit=limit or None)
+        t = arena.tournament(tid).id
     records = views.match_records(found)
     if as_json:
         click.echo(json.dumps(records, indent=2))
@@ -221,11 +210,11 @@ def replay(db_path: str, match_id: str) -> None:
     Example:
         arena replay 3f2a9c
     """
-    from arena.store import Store
+    from arena.api import Arena
     from arena.views.terminal import replay_text
 
-    with Store(db_path, create=False) as store:
-        click.echo(replay_text(store, match_id))
+    with Arena(db_path, create=False) as arena:
+        click.echo(replay_text(arena.store, match_id))
 
 
 @click.command()
@@ -243,11 +232,11 @@ def logs(db_path: str, match_id: str) -> None:
     Example:
         arena logs 3f2a9c
     """
-    from arena.store import Store
+    from arena.api import Arena
     from arena.views.terminal import match_log_lines
 
-    with Store(db_path, create=False) as store:
-        show(match_log_lines(store, match_id))
+    with Arena(db_path, create=False) as arena:
+        show(match_log_lines(arena.store, match_id))
 
 
 COMMANDS = (bots, tournaments, matches, faults, replay, logs)

@@ -52,9 +52,10 @@ def render(db_path: str, out_dir: str | None, with_logs: bool, full: bool, repla
         arena render                      # arena.db into arena-site/
         arena render --db other.db --out /var/www/euchre
     """
-    from arena.site import publish_site
+    from arena.api import Arena
 
-    index = publish_site(db_path, out_dir, with_logs=with_logs, full=full, replays=replays)
+    with Arena(db_path, create=False) as arena:
+        index = arena.render(out_dir, with_logs=with_logs, full=full, replays=replays)
     click.echo(f"Site written to {index}")
 
 

@@ -24,10 +24,9 @@ from arena.matches.scheduler import (
     SEATINGS,
     Entrant,
     MatchSpec,
-    deal_seed,
-    match_id,
+    by_seats,
+    duplicate_set,
     match_seed,
-    set_key,
 )
 from arena.matches.secrecy import Verification, check_match, commitment
 from arena.store import LADDER, LadderEpoch, LadderSet, Store, StoredTournament
@@ -52,15 +51,7 @@ def set_matches(
 ) -> list[MatchSpec]:
     """The six matches of the set at ``step``: one public seed, its deal keyed by the
     epoch's ``secret``, every seating."""
-    members = members_of(entrants)
-    public = match_seed(seed, members, step)
-    dealt = deal_seed(secret, public)
-    key = set_key(members)
-    specs = []
-    for k, perm in enumerate(SEATINGS):
-        seats = (members[perm[0]], members[perm[1]], members[perm[2]])
-        specs.append(MatchSpec(match_id(lid, seats, step), step, k, public, key, seats, dealt))
-    return specs
+    return duplicate_set(members_of(entrants), step, seed, secret, by_seats(lid))
 
 
 class Epochs:
@@ -113,7 +104,7 @@ def ladder_epoch(store: Store, lid: str | None, epoch: int) -> tuple[StoredTourn
     """The ladder ``lid`` (an id or prefix; None: the latest ladder) and its epoch ``epoch``;
     ArenaError when it is not a ladder or has no such epoch."""
     t = store.tournament(lid, prefer=LADDER)
-    if t.kind != LADDER:
+    if not t.is_ladder:
         raise ArenaError(f"tournament {t.id} is not a ladder: `epoch` is for ladders").naming(
             "epoch"
         )

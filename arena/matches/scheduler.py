@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import itertools
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
@@ -109,6 +109,38 @@ def set_key(members: Sequence[Entrant]) -> str:
     return ",".join(str(v) for v in sorted(e.version_id for e in members))
 
 
+MatchIdRule = Callable[[tuple[Entrant, Entrant, Entrant], int, int], str]
+"""``rule(seats, round, seating)``: a match's id, from its seats in seat order, its round (or
+set, or step) and its seating."""
+
+
+def duplicate_set(
+    members: tuple[Entrant, Entrant, Entrant],
+    round_: int,
+    tournament_seed: int,
+    secret: bytes | None,
+    ids: MatchIdRule,
+) -> list[MatchSpec]:
+    """The six matches of one duplicate set: ``members`` in the order ``SEATINGS`` indexes,
+    one public seed (:func:`match_seed` of the members and ``round_``), its deal keyed by
+    ``secret`` (None: the public seed, for research and tests), every seating; each match's
+    id by the caller's rule (a round robin's, a comparison's and a ladder's differ only in
+    it). The one constructor of a set's matches."""
+    seed = match_seed(tournament_seed, members, round_)
+    dealt = seed if secret is None else deal_seed(secret, seed)
+    key = set_key(members)
+    specs = []
+    for k, perm in enumerate(SEATINGS):
+        seats = (members[perm[0]], members[perm[1]], members[perm[2]])
+        specs.append(MatchSpec(ids(seats, round_, k), round_, k, seed, key, seats, dealt))
+    return specs
+
+
+def by_seats(tid: str) -> MatchIdRule:
+    """The id rule of a round robin and a ladder: :func:`match_id` of the seats and round."""
+    return lambda seats, round_, seating: match_id(tid, seats, round_)
+
+
 def match_count(n_bots: int, rounds: int) -> int:
     """How many matches a tournament of ``n_bots`` and ``rounds`` has: C(n, 3) x rounds x 6."""
     return comb(n_bots, 3) * rounds * len(SEATINGS)
@@ -130,12 +162,7 @@ def schedule(
     field = sorted(entrants, key=lambda e: e.key)
     if len({e.name for e in field}) != len(field):
         raise ValueError("entrants must have distinct names")
+    ids = by_seats(tid)
     for round_ in range(rounds):
-        for members in itertools.combinations(field, 3):
-            seed = match_seed(tournament_seed, members, round_)
-            dealt = seed if secret is None else deal_seed(secret, seed)
-            key = set_key(members)
-            for k, perm in enumerate(SEATINGS):
-                seats = (members[perm[0]], members[perm[1]], members[perm[2]])
-                mid = match_id(tid, seats, round_)
-                yield MatchSpec(mid, round_, k, seed, key, seats, dealt)
+        for a, b, c in itertools.combinations(field, 3):
+            yield from duplicate_set((a, b, c), round_, tournament_seed, secret, ids)

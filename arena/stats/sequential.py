@@ -138,17 +138,6 @@ def profile(
     return result
 
 
-def constrained_mle(
-    counts: Sequence[float], s: float, values: np.ndarray = SET_SCORES
-) -> np.ndarray:
-    """The most likely distribution over ``values`` with mean ``s``, given ``counts``."""
-    n = _regularised(np.asarray(counts, dtype=float))
-    d = np.asarray(values, dtype=float) - s
-    x = _multiplier(n, d)
-    q: np.ndarray = (n / n.sum()) / (1.0 + x * d)
-    return q
-
-
 def llr(
     counts: Sequence[float] | np.ndarray,
     p0: float,

@@ -275,7 +275,8 @@ def _ranked(table: list[BotStanding]) -> list[BotStanding]:
 
 
 def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]]) -> list[dict]:
-    """The ``arena standings --json`` list: one object per bot (docs/statistics.md)."""
+    """The ``arena standings --json`` list: one object per bot (docs/statistics.md), its keys
+    the names of :class:`arena.tournaments.standings.Standing`'s fields (and ``placed_above``)."""
     names = {s.bot: s.name for s in standings}
     r1 = _round(1)
     r4 = _round(4)
@@ -287,9 +288,9 @@ def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]
             "mean_place": r4(s.mean_place),
             "faults": s.faults,
             "rating": r1(s.rating),
-            "rating_low": r1(s.rating_low),
-            "rating_high": r1(s.rating_high),
-            "rating_bound": s.bound,
+            "low": r1(s.rating_low),
+            "high": r1(s.rating_high),
+            "bound": s.bound,
             "rank": s.rank,
             "units": s.units,
             "version": versions.get(s.bot, {}).get("version"),

@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NotFound
 from arena.store import dbfile, schema
 from arena.store.runlock import holder
 
@@ -35,8 +35,10 @@ class StoreBase:
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = Path(path)
+        self.in_memory = str(path) == ":memory:"
+        """An in-memory database (``":memory:"``): no file, no WAL, gone when closed."""
         self.writer = create
-        self.created = dbfile.create_private(self.path, create)
+        self.created = False if self.in_memory else dbfile.create_private(self.path, create)
         try:
             self.conn, immutable = dbfile.connect(self.path, writer=create)
         except BaseException:
@@ -45,7 +47,8 @@ class StoreBase:
         try:
             self.conn.execute("PRAGMA schema_version").fetchone()
             schema.check_arena_schema(self.conn, self.path)
-            if not immutable and self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            journal = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if not immutable and not self.in_memory and journal != "wal":
                 mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if mode != "wal":
                     raise ArenaError(f"cannot switch {self.path} to WAL mode (got {mode})")
@@ -59,7 +62,7 @@ class StoreBase:
             self.conn.close()
             self._discard()
             if isinstance(e, sqlite3.DatabaseError):
-                raise ArenaError(dbfile.explain(self.path, e)) from None
+                raise dbfile.error(self.path, e) from None
             raise
 
     def _discard(self) -> None:
@@ -95,7 +98,7 @@ class StoreBase:
             # The one boundary of SQLite errors met while the store is open (damaged pages
             # found by a query, a full disk): one ArenaError line naming the database and
             # what to run, for the library's caller and the command line alike.
-            raise ArenaError(dbfile.explain(self.path, exc)) from None
+            raise dbfile.error(self.path, exc) from None
 
     def _transaction(self) -> dbfile.Transaction:
         return dbfile.Transaction(self.conn, self.path)
@@ -131,7 +134,7 @@ class StoreBase:
             [len(prefix), prefix.lower()],
         )
         if not rows or not prefix:
-            raise ArenaError(f"no {what} with id {prefix!r} in {self.path}")
+            raise NotFound(f"no {what} with id {prefix!r} in {self.path}")
         if len(rows) > 1:
             ids = ", ".join(r["id"] for r in rows[:10])
             more = " and more" if len(rows) > 10 else ""

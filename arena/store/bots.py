@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import NotFound
 from arena.sandbox.runtime import Artifact
 from arena.store.base import StoreBase
 from arena.store.rows import ListedVersion
@@ -251,7 +251,7 @@ class BotRecords(StoreBase):
         """The bot version with this id."""
         rows = self.rows("SELECT * FROM bot_versions WHERE id = ?", [version_id])
         if not rows:
-            raise ArenaError(f"no bot version {version_id}")
+            raise NotFound(f"no bot version {version_id}")
         return BotVersion.from_row(rows[0])
 
     def bot_listing(self) -> list[ListedVersion]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import quote
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, DatabaseBusy, DatabaseDamaged, NotFound
 
 LOCK_TIMEOUT_SECONDS: Final = 2.0
 """How long to wait for another process's write lock before refusing the database."""
@@ -32,7 +32,7 @@ def create_private(path: Path, create: bool) -> bool:
     if path.exists():
         return False
     if not create:
-        raise ArenaError(f"no database at {path} (run `arena submit` or `arena run`)")
+        raise NotFound(f"no database at {path} (run `arena submit` or `arena run`)")
     try:
         # A new database is private to its owner (SQLite gives its -wal/-shm files the same
         # mode): bot sources and logs are in it.
@@ -69,7 +69,7 @@ def connect(path: Path, *, writer: bool) -> tuple[sqlite3.Connection, bool]:
             target, timeout=LOCK_TIMEOUT_SECONDS, isolation_level=None, uri=immutable
         )
     except sqlite3.Error as e:
-        raise ArenaError(explain(path, e)) from None
+        raise error(path, e) from None
     return conn, immutable
 
 
@@ -96,16 +96,29 @@ class Transaction:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
-            raise ArenaError(explain(self.path, e)) from None
+            raise error(self.path, e) from None
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         try:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
         except sqlite3.Error as e:
             if exc_type is None:
-                raise ArenaError(explain(self.path, e)) from None
+                raise error(self.path, e) from None
         if isinstance(exc, sqlite3.OperationalError):
-            raise ArenaError(explain(self.path, exc)) from None
+            raise error(self.path, exc) from None
+
+
+def error(path: Path, e: sqlite3.Error) -> ArenaError:
+    """The :class:`ArenaError` to raise for a SQLite error on the database at ``path``: a
+    :class:`~arena.errors.DatabaseBusy` when another process holds its lock, a
+    :class:`~arena.errors.DatabaseDamaged` when it is not SQLite or damaged, with
+    :func:`explain`'s line."""
+    line = explain(path, e)
+    if " is locked by another process" in line:
+        return DatabaseBusy(line)
+    if " is damaged " in line or " is not a SQLite database" in line:
+        return DatabaseDamaged(line)
+    return ArenaError(line)
 
 
 def explain(path: Path, e: sqlite3.Error) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import NotFound
 from arena.store.base import StoreBase
 from arena.store.rows import BotFault, ListedFault, ListedMatch, StoredFault
 
@@ -30,7 +30,7 @@ class ListingReads(StoreBase):
         if name is None:
             return
         if self.conn.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone() is None:
-            raise ArenaError(f"no bot named {name!r} in {self.path} (arena bots lists them)")
+            raise NotFound(f"no bot named {name!r} in {self.path} (arena bots lists them)")
 
     def fault_listing(
         self,

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arena.store.kinds import KINDS
+
 
 def _three(row: Mapping[str, Any], prefix: str) -> tuple[Any, Any, Any]:
     return (row[f"{prefix}0"], row[f"{prefix}1"], row[f"{prefix}2"])
@@ -95,6 +97,21 @@ class StoredTournament:
     updated_at: str
     finished_at: str | None
     secret_id: int
+
+    @property
+    def ranked(self) -> bool:
+        """Its standings are a Plackett-Luce fit stored by its run (a round robin)."""
+        return KINDS[self.kind].ranked
+
+    @property
+    def is_ladder(self) -> bool:
+        """A ladder: its field changes while it runs, its deals verified an epoch at a time."""
+        return KINDS[self.kind].ladder
+
+    @property
+    def is_comparison(self) -> bool:
+        """A comparison of two bots: a test and a verdict, no standings."""
+        return KINDS[self.kind].comparison
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> StoredTournament:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from arena.errors import ArenaError
+from arena.errors import AlreadyRunning, ArenaError
 
 PROBE_GRACE_SECONDS: Final = 1.0
 """How long a starting run retries while the lock is busy: a reader's :func:`holder` probe
@@ -112,7 +112,7 @@ class RunLock:
         key = _key(self.path)
         other = _HELD.get(key)
         if other is not None:
-            raise ArenaError(f"tournament {self.tid} is already being played ({other.holder})")
+            raise AlreadyRunning(f"tournament {self.tid} is already being played ({other.holder})")
         deadline = time.monotonic() + PROBE_GRACE_SECONDS
         while True:
             try:
@@ -130,7 +130,7 @@ class RunLock:
                 if time.monotonic() < deadline:
                     time.sleep(0.05)
                     continue
-                raise ArenaError(
+                raise AlreadyRunning(
                     f"tournament {self.tid} is already being played by {running}; wait for "
                     "it to finish (or stop it) and run this again to resume"
                 ) from None

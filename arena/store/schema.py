@@ -182,8 +182,6 @@ def check_arena_schema(conn: sqlite3.Connection, path: Path) -> None:
     if not tables:
         return
     found = version(conn) if "schema_version" in tables else None
-    if found is None and "schema_migrations" in tables:  # a development build's, unreleased
-        found = 0
     if found is None:  # someone else's database
         raise ArenaError(f"{path} is not an arena database (another program's SQLite file)")
     if found != VERSION:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NotFound
 from arena.matches import secrecy
 from arena.matches.secrecy import DealSecret
 from arena.store.base import StoreBase
@@ -171,7 +171,7 @@ class TournamentRecords(StoreBase):
                 [prefer],
             )
             if not rows:
-                raise ArenaError(f"no tournament in {self.path} yet (run `arena run`)")
+                raise NotFound(f"no tournament in {self.path} yet (run `arena run`)")
             return self._live_tournament(rows[0])
         return self._live_tournament(self._by_prefix("tournaments", "tournament", tid))
 

@@ -25,18 +25,17 @@ import concurrent.futures as cf
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from rich.console import Console
-
 from arena.engine import Rules
 from arena.errors import ArenaError
+from arena.events import OnEvent, ignore
 from arena.matches.record import MatchRecord
-from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, match_seed, set_key, tournament_id
-from arena.matches.secrecy import SecretFile, deal_seed
+from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, duplicate_set, tournament_id
+from arena.matches.secrecy import SecretFile
 from arena.sandbox import Limits
 from arena.stats.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
@@ -44,7 +43,7 @@ from arena.tournaments.entrants import DEFAULT_SOURCE_BYTES, resolve
 from arena.tournaments.owners import current_owner
 from arena.tournaments.runner import Wait
 from arena.tournaments.schedules import ScheduleBase
-from arena.tournaments.tournament import Plan, RunResult, run, worker_count
+from arena.tournaments.tournament import Plan, RunResult, planned, run, worker_count
 from arena.untrusted import clean_line
 
 ROLES: Final = ("a", "b", "third")
@@ -70,22 +69,12 @@ def set_matches(
     tournament_seed: int,
     secret: bytes | None,
 ) -> list[MatchSpec]:
-    """The six matches of set ``index``: ``members`` are A, B and the third."""
-    seed = match_seed(tournament_seed, members, index)
-    dealt = seed if secret is None else deal_seed(secret, seed)
-    key = set_key(members)
-    return [
-        MatchSpec(
-            compare_match_id(tid, index, k),
-            index,
-            k,
-            seed,
-            key,
-            (members[perm[0]], members[perm[1]], members[perm[2]]),
-            dealt,
-        )
-        for k, perm in enumerate(SEATINGS)
-    ]
+    """The six matches of set ``index``: ``members`` are A, B and the third (ids by set and
+    seating: the same bot may sit twice)."""
+    return duplicate_set(
+        members, index, tournament_seed, secret,
+        lambda seats, set_index, seating: compare_match_id(tid, set_index, seating),
+    )  # fmt: skip
 
 
 def points_of_a(seating: int, places: Sequence[int]) -> int:
@@ -323,7 +312,7 @@ def comparison(store: Store, tid: str) -> Comparison:
     """The comparison ``tid`` as stored (an ArenaError if it is not one)."""
     t = store.tournament(tid)
     config = json.loads(t.config)
-    if t.kind != COMPARE:
+    if not t.is_comparison:
         raise ArenaError(f"tournament {t.id} is not a comparison")
     by_identity = {(v.name, v.sha256): v for v in store.tournament_entrants(t.id)}
     bots = {b["role"]: by_identity[(b["name"], b["sha256"])] for b in config["bots"]}
@@ -368,11 +357,11 @@ class ComparisonRun:
     result: RunResult
     """What was played in this call (``completed`` False: interrupted)."""
     workers: int
-    log_path: Path
+    log_path: Path | None
 
 
 def run_comparison(
-    db: str | Path,
+    store: Store,
     a: str | Path,
     b: str | Path,
     third: str | Path = DEFAULT_THIRD,
@@ -383,39 +372,35 @@ def run_comparison(
     max_source_bytes: int | None = None,
     unsafe: bool = False,
     executor: cf.Executor | None = None,
-    log_path: str | Path | None = None,
-    console: Console | None = None,
-    on_plan: Callable[[Comparison, Plan, int], object] | None = None,
+    log_path: Path | None = None,
+    on_event: OnEvent = ignore,
 ) -> ComparisonRun:
-    """Is A stronger than B? Play duplicate sets in the database ``db`` until the sequential
-    test of ``design`` decides (``arena compare``).
+    """Is A stronger than B? Play duplicate sets in ``store`` until the sequential test of
+    ``design`` decides (``arena compare``; :meth:`arena.Arena.compare` is the documented call).
 
     A, B and the third are bot files or bot names (:func:`plan_comparison`); ``design`` defaults to
     ``Design(max_sets=DEFAULT_MAX_SETS)``. ``workers`` local worker processes (default: the
-    usable cores) or ``executor`` play, as in :func:`arena.api.run_tournament`; ``log_path``
-    defaults to the database's name with ``.log``. ``on_plan(comparison, plan, workers)`` is
-    called with the comparison as stored before any match is played. The same call again
-    continues an interrupted comparison. Refusals are :class:`~arena.errors.ArenaError`
-    (:class:`arena.tournaments.entrants.SameBot` when A and B are one bot).
+    usable cores) or ``executor`` play. ``on_event`` hears :class:`arena.events.Planned` with
+    the comparison as stored before any match is played, then the run's progress. The same
+    call again continues an interrupted comparison. Refusals are
+    :class:`~arena.errors.ArenaError` (:class:`arena.tournaments.entrants.SameBot` when A and
+    B are one bot).
     """
     design = design or Design(max_sets=DEFAULT_MAX_SETS)
     if design.max_sets is None:
         design = dataclasses.replace(design, max_sets=DEFAULT_MAX_SETS)
     workers = worker_count(workers, executor)
-    log_file = Path(log_path) if log_path else Path(db).with_suffix(".log")
     bots = (str(a), str(b), str(third))
     limits = Limits()
     owner = current_owner() if any(Path(x).is_file() for x in bots) else None
     max_bytes = limits.source_bytes if max_source_bytes is None else max_source_bytes
-    with Store(db) as store:
-        the_plan = plan_comparison(
-            store, *bots, design=design, seed=seed, rules=Rules(), limits=limits, owner=owner,
-            max_bytes=max_bytes,
-        )  # fmt: skip
-        if on_plan is not None:
-            on_plan(comparison(store, the_plan.tid), the_plan, workers)
-        result = run(
-            store, the_plan, workers=workers, unsafe=unsafe, console=console,
-            log_path=log_file, executor=executor,
-        )  # fmt: skip
-        return ComparisonRun(comparison(store, the_plan.tid), result, workers, log_file)
+    the_plan = plan_comparison(
+        store, *bots, design=design, seed=seed, rules=Rules(), limits=limits, owner=owner,
+        max_bytes=max_bytes,
+    )  # fmt: skip
+    on_event(planned(store, the_plan, workers))
+    result = run(
+        store, the_plan, workers=workers, unsafe=unsafe, on_event=on_event, log_path=log_path,
+        executor=executor,
+    )  # fmt: skip
+    return ComparisonRun(comparison(store, the_plan.tid), result, workers, log_path)

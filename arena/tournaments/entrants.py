@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from arena.engine import Rules
-from arena.errors import ArenaError
+from arena.errors import ArenaError, BadBotFile, NotFound
 from arena.sandbox import BotPool, BotSource, faults, validate_bot
 from arena.sandbox.artifacts import load_artifact, read_manifest
 from arena.sandbox.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
@@ -101,19 +101,19 @@ def _read_source(path: Path, max_bytes: int) -> str:
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            raise ArenaError(f"{path} is not a regular file")
+            raise BadBotFile(f"{path} is not a regular file")
         if st.st_size > max_bytes:
-            raise ArenaError(_too_big(path, st.st_size, max_bytes)).naming("source_bytes")
+            raise BadBotFile(_too_big(path, st.st_size, max_bytes)).naming("source_bytes")
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1)
     except OSError as e:
-        raise ArenaError(f"cannot read bot file {path}: {e.strerror or e}") from None
+        raise BadBotFile(f"cannot read bot file {path}: {e.strerror or e}") from None
     if len(data) > max_bytes:
-        raise ArenaError(_too_big(path, len(data), max_bytes)).naming("source_bytes")
+        raise BadBotFile(_too_big(path, len(data), max_bytes)).naming("source_bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ArenaError(f"cannot read bot file {path}: not UTF-8 text ({e.reason})") from None
+        raise BadBotFile(f"cannot read bot file {path}: not UTF-8 text ({e.reason})") from None
 
 
 def _too_big(path: Path, size: int, max_bytes: int) -> str:
@@ -127,13 +127,13 @@ def _parse(source: str, path: Path) -> ast.Module:
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as e:
-        raise ArenaError(f"{path}: syntax error on line {e.lineno}: {e.msg}") from None
+        raise BadBotFile(f"{path}: syntax error on line {e.lineno}: {e.msg}") from None
     except ValueError as e:  # e.g. NUL bytes
-        raise ArenaError(f"{path}: {e}") from None
+        raise BadBotFile(f"{path}: {e}") from None
     except (RecursionError, MemoryError):
-        raise ArenaError(f"{path}: too deeply nested to parse") from None
+        raise BadBotFile(f"{path}: too deeply nested to parse") from None
     if not any(isinstance(n, ast.ClassDef) and n.name == "Bot" for n in tree.body):
-        raise ArenaError(f"{path} defines no class Bot")
+        raise BadBotFile(f"{path} defines no class Bot")
     return tree
 
 
@@ -257,7 +257,7 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
     me = runnable(bot)
     fault = validate_bot(me, limits, unsafe_no_sandbox=unsafe)
     if fault is not None:
-        raise ArenaError(
+        raise BadBotFile(
             f"{bot.filename} failed its sandbox check: {faults.describe(fault, bot.filename)}"
         )
     if not smoke:
@@ -279,7 +279,7 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
             outcome = pool.play_match(seats, seed, Rules())
             mine = outcome.fault_of(seats.index(me))
             if mine is not None:
-                raise ArenaError(
+                raise BadBotFile(
                     f"{bot.filename} failed its smoke match (seed {seed}): "
                     f"{faults.describe(mine, bot.filename)}"
                 )
@@ -436,7 +436,7 @@ def resolve(
         else:
             version = store.latest_version(a)
             if version is None:
-                raise ArenaError(
+                raise NotFound(
                     f"unknown bot {clean_line(a, 80)!r}: neither a bot file, a bundled bot "
                     f"({', '.join(sorted({bundled_name(p) for p in bundled_bots()}))}) nor a "
                     "submitted bot's name"

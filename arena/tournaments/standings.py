@@ -7,12 +7,13 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from arena import stats
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.stats import collusion
-from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store, StoredTournament, now
+from arena.store import BotFault, BotVersion, Store, StoredTournament, now
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,54 @@ def save_collusion(store: Store, tid: str, ratings: dict[int, float]) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Standing:
+    """A bot's row in the standings, one type for a round robin, a ladder and a comparison's
+    field: what :meth:`arena.Arena.standings` returns and ``arena standings --json`` prints.
+
+    ``rating`` is None without an estimate (no finished match, or a one-sided result:
+    ``bound`` ``"upper"`` or ``"lower"``); ``low``/``high`` its 95 % interval (None below two
+    duplicate units); ``units`` the duplicate units (a set of six seatings of one deal) the
+    bot played; ``rank`` None before its first finished match."""
+
+    name: str
+    rank: int | None
+    rating: float | None
+    low: float | None
+    high: float | None
+    units: int
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    """Matches it forfeited by a fault."""
+    bound: str | None
+    bot_version_id: int
+    version: int | None
+    sha256: str | None
+
+    @classmethod
+    def of(cls, s: stats.BotStanding, versions: dict[int, BotVersion]) -> Standing:
+        """The row of ``s``, with its version from ``versions`` (by id)."""
+        v = versions.get(s.bot)
+        return cls(
+            s.name, s.rank, s.rating, s.rating_low, s.rating_high, s.units, s.matches, s.wins,
+            s.mean_place, s.faults, s.bound, s.bot, v.version if v else None,
+            v.sha256 if v else None,
+        )  # fmt: skip
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], versions: dict[int, BotVersion]) -> Standing:
+        """The row of a stored ``ratings`` row (docs/schema.md), with its version."""
+        v = versions.get(row["bot_version_id"])
+        return cls(
+            row["name"], row["rank"], row["rating"], row["rating_low"], row["rating_high"],
+            row["units"], row["matches"], row["wins"], row["mean_place"], row["faults"],
+            row["rating_bound"], row["bot_version_id"], v.version if v else None,
+            v.sha256 if v else None,
+        )  # fmt: skip
+
+
 @dataclass
 class StandingsReport:
     """What ``arena standings`` shows of one tournament, read and computed once
@@ -90,12 +139,19 @@ class StandingsReport:
         """Each entrant's name by version id."""
         return {s.bot: s.name for s in self.table}
 
+    @property
+    def rows(self) -> list[Standing]:
+        """The standings, best first, one :class:`Standing` per bot."""
+        versions = {v.id: v for v in self.entrants}
+        return [Standing.of(s, versions) for s in self.table]
+
 
 def standings_report(
     store: Store,
     tid: str | None = None,
     *,
     refit: bool = False,
+    save: bool = True,
     collusion_reports: Callable[
         [list[stats.BotStanding]],
         tuple[list[collusion.ClonePair], list[collusion.KingmakingRow]],
@@ -109,7 +165,7 @@ def standings_report(
     :func:`arena.views.reports.standings_with_reports`); without it they are computed here."""
     t = store.tournament(tid)
     tid = t.id
-    table = current_standings(store, tid, refit=refit)
+    table = current_standings(store, tid, refit=refit, save=save)
     if collusion_reports is not None:
         clones, king = collusion_reports(table)
     else:
@@ -130,9 +186,11 @@ def standings_report(
     )
 
 
-def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[stats.BotStanding]:
+def current_standings(
+    store: Store, tid: str, *, refit: bool = False, save: bool = True
+) -> list[stats.BotStanding]:
     """The stored standings of ``tid`` when they are up to date, else (or with ``refit``)
-    freshly computed ones, which are then stored too.
+    freshly computed ones, which are then stored too (``save=False``: a read, only shown).
 
     Up to date: computed with this version's statistics (:data:`arena.stats.METHOD`) from
     every match stored so far, for every entrant. Storing is a cache write: when another
@@ -149,6 +207,8 @@ def current_standings(store: Store, tid: str, *, refit: bool = False) -> list[st
         ):
             return stats.from_rows(rows, pairs)
     table = fit_standings(store, tid)
+    if not save:
+        return table
     try:
         store.write_standings(tid, *stats.to_rows(tid, table, now()))
     except ArenaError:
@@ -160,5 +220,5 @@ def refresh_standings(store: Store) -> None:
     """Bring the stored standings of every tournament up to date (see
     :func:`current_standings`)."""
     for listed in store.tournaments():
-        if listed.tournament.kind == ROUND_ROBIN:  # a comparison has no standings
+        if listed.tournament.ranked:  # a comparison has no standings; a ladder its own
             current_standings(store, listed.tournament.id)

@@ -18,25 +18,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Concatenate, Final, ParamSpec
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Column
-from rich.text import Text
+from typing import Any, Concatenate, ParamSpec
 
 from arena import stats
 from arena.engine import Rules
 from arena.errors import ArenaError, InvalidSetting
+from arena.events import FaultRecorded, MatchesStored, OnEvent, Planned, Stopped, ignore
 from arena.matches.record import MatchRecord
 from arena.matches.scheduler import (
     DEFAULT_ROUNDS,
@@ -49,7 +36,7 @@ from arena.matches.secrecy import SecretFile
 from arena.sandbox import BotSource, Limits
 from arena.sandbox.layers import choose_isolation
 from arena.sandbox.runtime import Artifact
-from arena.store import ROUND_ROBIN, BotFault, BotVersion, Store
+from arena.store import BotFault, BotVersion, Store
 from arena.store.runlock import RunLock
 from arena.tournaments import runner
 from arena.tournaments.driving import Judge, drive, placing
@@ -71,6 +58,7 @@ P = ParamSpec("P")
 __all__ = [
     "Plan",
     "RunResult",
+    "RunSettings",
     "check_rounds",
     "check_worker_count",
     "plan_round_robin",
@@ -156,39 +144,64 @@ def run_limits(
     return Limits(**{k: v for k, v in given.items() if v is not None})
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """How a round robin is played, beyond its bots and seed (:meth:`arena.Arena.run`).
+
+    ``rounds`` deal seeds per set of three bots (None: 20; with ``until_separated``, the
+    most: 200); ``until_separated`` adds rounds only until every pair of bots adjacent in the
+    standings is separated. The four limits override the sandbox's (each bot's match clock:
+    docs/sandbox.md); ``secret_file`` deals from an exported deal secret, to reproduce a
+    tournament of another database; ``max_source_bytes`` refuses larger bot files unread.
+    The limits are part of the tournament's identity: other limits, another tournament.
+    """
+
+    rounds: int | None = None
+    until_separated: bool = False
+    decision_seconds: float | None = None
+    match_cpu_seconds: float | None = None
+    clock_bank_seconds: float | None = None
+    clock_increment_seconds: float | None = None
+    secret_file: str | Path | None = None
+    max_source_bytes: int | None = None
+
+    def limits(self) -> Limits:
+        """The sandbox's limits with these overrides (:func:`run_limits`)."""
+        return run_limits(
+            decision_seconds=self.decision_seconds, match_cpu_seconds=self.match_cpu_seconds,
+            clock_bank_seconds=self.clock_bank_seconds,
+            clock_increment_seconds=self.clock_increment_seconds,
+        )  # fmt: skip
+
+
 def prepare(
     store: Store,
     bots_or_files: Sequence[str],
     *,
-    rounds: int | None = None,
     seed: int = 1,
+    settings: RunSettings | None = None,
     rules: Rules | None = None,
-    limits: Limits | None = None,
-    secret_file: str | Path | None = None,
-    max_source_bytes: int | None = None,
-    until_separated: bool = False,
 ) -> Plan:
     """The tournament ``arena run BOTS_OR_FILES`` plays: its bots (:func:`resolve`: files
     registered, names looked up) and its :func:`plan_round_robin`.
 
     An owner key is read (or made) only when a file may be stored; bundled and submitted
-    names need none. Files larger than ``max_source_bytes`` (default: the limits'
-    ``source_bytes``) are refused unread. ``secret_file``: deal from the secret it holds
-    (:meth:`arena.matches.secrecy.SecretFile.read`), to reproduce a tournament of another database.
-    ``rounds`` defaults to :data:`arena.matches.scheduler.DEFAULT_ROUNDS`; with ``until_separated``
-    it is the most rounds played (see :func:`plan_round_robin`).
+    names need none.
     """
+    settings = settings or RunSettings()
+    rounds = settings.rounds
     if rounds is None:
-        rounds = UNTIL_SEPARATED_ROUNDS if until_separated else DEFAULT_ROUNDS
+        rounds = UNTIL_SEPARATED_ROUNDS if settings.until_separated else DEFAULT_ROUNDS
     rounds = check_rounds(rounds)  # before registering
-    limits = limits or Limits()
-    imported = SecretFile.read(secret_file) if secret_file else None
+    limits = settings.limits()
+    imported = SecretFile.read(settings.secret_file) if settings.secret_file else None
     files = any(Path(a).is_file() for a in bots_or_files)
+    cap = settings.max_source_bytes
     versions = resolve(
         store,
         bots_or_files,
         owner=current_owner() if files else None,
-        max_bytes=limits.source_bytes if max_source_bytes is None else max_source_bytes,
+        max_bytes=limits.source_bytes if cap is None else cap,
     )
     return plan_round_robin(
         store,
@@ -198,7 +211,7 @@ def prepare(
         rules=rules or Rules(),
         limits=limits,
         secret_file=imported,
-        until_separated=until_separated,
+        until_separated=settings.until_separated,
     )
 
 
@@ -261,6 +274,16 @@ def plan_round_robin(
     )  # fmt: skip
 
 
+def planned(store: Store, the_plan: Plan, workers: int) -> Planned:
+    """The event of ``the_plan`` planned in ``store``, to be played by ``workers``."""
+    t = store.tournament(the_plan.tid)
+    names = tuple(v.name for v in the_plan.versions)
+    return Planned(
+        t.id, t.kind, names, workers, the_plan.schedule.total, the_plan.schedule.exact,
+        the_plan.stored, the_plan.commitment,
+    )  # fmt: skip
+
+
 def check_key(secret: bytes) -> bytes:
     """The cross-check key of a tournament with deal secret ``secret`` (:attr:`Plan.check_key`)."""
     return hmac.new(secret, b"arena/cross-check-key", hashlib.sha256).digest()
@@ -309,18 +332,6 @@ class Sources(dict[str, BotSource | Artifact]):
         return source
 
 
-BAR: Final = 16
-"""The progress bar's width in columns (the line fits 80 columns)."""
-
-
-class _RateColumn(ProgressColumn):
-    """Matches per second."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:.1f} matches/s", style="progress.data.speed")
-
-
 def _under_run_lock(
     play: Callable[Concatenate[Store, Plan, P], RunResult],
 ) -> Callable[Concatenate[Store, Plan, P], RunResult]:
@@ -333,45 +344,12 @@ def _under_run_lock(
 
     @functools.wraps(play)
     def locked(store: Store, the_plan: Plan, *args: P.args, **kwargs: P.kwargs) -> RunResult:
+        if store.in_memory:  # no other process can open it: nothing to lock
+            return play(store, the_plan, *args, **kwargs)
         with RunLock(store.path, the_plan.tid):
             return play(store, the_plan, *args, **kwargs)
 
     return locked
-
-
-def _progress(console: Console, total: int | None) -> Progress:
-    """The run's progress line: a bar of matches stored towards ``total``, rate and ETA; or
-    (None: a schedule with no bound) the count, the rate and the time."""
-
-    # One line in any width (80 columns): the description is cut with an ellipsis to the room
-    # the figures beside it leave, so they never wrap onto a line of their own.
-    def fixed(width: int) -> Column:
-        return Column(no_wrap=True, min_width=width)
-
-    def title(markup: str, figures: int) -> TextColumn:
-        room = max(8, console.width - figures)
-        return TextColumn(
-            markup, table_column=Column(no_wrap=True, overflow="ellipsis", max_width=room)
-        )
-
-    if total is None:
-        columns: tuple[ProgressColumn, ...] = (
-            title("{task.description}", 15 + 8 + 3),
-            _RateColumn(table_column=fixed(15)),
-            TimeElapsedColumn(table_column=fixed(8)),
-        )
-        return Progress(*columns, console=console, transient=False)
-    return Progress(
-        title("[bold]{task.description}", BAR + 2 * len(str(total)) + 1 + 15 + 8 + 3 + 8 + 7),
-        BarColumn(bar_width=BAR),
-        MofNCompleteColumn(),
-        _RateColumn(table_column=fixed(15)),
-        TimeElapsedColumn(table_column=fixed(8)),
-        TextColumn("ETA"),
-        TimeRemainingColumn(table_column=fixed(8)),
-        console=console,
-        transient=False,
-    )
 
 
 def _play_todo(
@@ -381,29 +359,38 @@ def _play_todo(
     *,
     workers: int,
     unsafe: bool,
-    console: Console,
+    on_event: OnEvent,
     executor: cf.Executor | None,
     judge: Judge | None = None,
 ) -> tuple[int, bool]:
-    """Play ``work`` with a progress bar, storing each batch; return how many matches were
-    stored and whether every batch ran (False: Ctrl-C). Any failure of the arena itself
-    marks the tournament ``interrupted`` and is one ArenaError line. ``judge``: a cluster's
-    workers are held to their records (:mod:`arena.tournaments.driving`), the arena machine
-    playing a disputed match itself."""
+    """Play ``work``, storing each batch and reporting it to ``on_event``
+    (:class:`~arena.events.MatchesStored`, a :class:`~arena.events.FaultRecorded` per fault);
+    return how many matches were stored and whether every batch ran (False: Ctrl-C). Any
+    failure of the arena itself marks the tournament ``interrupted`` and is one ArenaError
+    line. ``judge``: a cluster's workers are held to their records
+    (:mod:`arena.tournaments.driving`), the arena machine playing a disputed match itself."""
     tid, played, unfolds = the_plan.tid, 0, the_plan.schedule
-    with runner.interrupts() as interrupted, _progress(console, unfolds.total) as progress:
+    names = {v.id: v.name for v in the_plan.versions}
+    with runner.interrupts() as interrupted:
         stop = runner.fork_context().Event()
         done = store.match_count(tid)
-        task = progress.add_task(unfolds.describe(), total=unfolds.total, completed=done)
+
+        def report(added: int) -> None:
+            on_event(MatchesStored(tid, added, done + played, unfolds.total, unfolds.describe()))
 
         def store_batch(records: list[MatchRecord]) -> None:
             nonlocal played
             kept = unfolds.write(store, records)
             played += len(kept)
-            progress.advance(task, len(kept))
             unfolds.stored(kept)
-            progress.update(task, description=unfolds.describe())
+            report(len(kept))
+            for r in kept:
+                for f in r.faults:
+                    bot = r.bots[f.seat]
+                    name = names.get(bot) or names.setdefault(bot, store.bot_version(bot).name)
+                    on_event(FaultRecorded(tid, r.match_id, name, f.kind, f.message))
 
+        report(0)
         if executor is None:
             executor = runner.make_executor(workers, the_plan.limits, unsafe, stop)
         try:
@@ -418,7 +405,7 @@ def _play_todo(
                 referee=lambda: _referee(the_plan.limits, unsafe, stop),
             )
             # Its last check came after the last result.
-            progress.update(task, description=unfolds.describe())
+            report(0)
         except ArenaError:
             store.set_status(tid, "interrupted")
             raise
@@ -457,7 +444,7 @@ def run(
     *,
     workers: int,
     unsafe: bool = False,
-    console: Console | None = None,
+    on_event: OnEvent = ignore,
     log_path: Path | None = None,
     executor: cf.Executor | None = None,
 ) -> RunResult:
@@ -472,7 +459,7 @@ def run(
     """
     check_worker_count(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
-    ranked = store.tournament(tid).kind == ROUND_ROBIN  # a comparison has no standings
+    ranked = store.tournament(tid).ranked  # a comparison has no standings; a ladder its own
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True
@@ -500,7 +487,7 @@ def run(
                 unfold(unfolds, make),
                 workers=workers,
                 unsafe=unsafe,
-                console=console or Console(),
+                on_event=on_event,
                 executor=executor,
                 judge=judge,
             )
@@ -524,4 +511,5 @@ def run(
         rated = {s.bot: s.rating for s in result.standings if s.rating is not None}
         save_collusion(store, tid, rated)
     result.faults = store.faults_by_bot(tid)
+    on_event(Stopped(tid, completed, played, result.stopped))
     return result

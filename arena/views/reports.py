@@ -98,23 +98,25 @@ def build(records: Sequence[SeatRecord], table: Sequence[stats.BotStanding]) -> 
 
 
 def tournament_reports(
-    store: Store, tid: str, table: Sequence[stats.BotStanding] | None = None
+    store: Store, tid: str, table: Sequence[stats.BotStanding] | None = None, *, save: bool = True
 ) -> Reports:
     """The reports of round robin ``tid`` (``table``: its standings, read when not given),
-    as stored with them when they are up to date, else made and stored."""
-    standings = current_standings(store, tid) if table is None else table
+    as stored with them when they are up to date, else made (and stored, with ``save``)."""
+    standings = current_standings(store, tid, save=save) if table is None else table
     records = store.duplicate_seats
     return _stored(
-        store, tid, "duplicate", Reports, lambda: build(seat_records(records(tid)), standings)
-    )
+        store, tid, "duplicate", Reports, lambda: build(seat_records(records(tid)), standings),
+        save,
+    )  # fmt: skip
 
 
 def standings_with_reports(
-    store: Store, tid: str | None = None, *, refit: bool = False
+    store: Store, tid: str | None = None, *, refit: bool = False, save: bool = True
 ) -> tuple[StandingsReport, Reports]:
     """``arena standings``: the standings of tournament ``tid`` (default: the latest round
     robin) with every report, each read from the database when stored with the current
-    standings, else made and stored (``refit``: the standings are recomputed, so all are)."""
+    standings, else made, and stored with ``save`` (a read, ``save=False``, writes nothing;
+    ``refit``: the standings are recomputed, so all are)."""
     t = store.tournament(tid)
 
     def collusion_reports(
@@ -123,16 +125,18 @@ def standings_with_reports(
         rated = {s.bot: s.rating for s in table if s.rating is not None}
         clones = _stored(
             store, t.id, "clones", list[collusion.ClonePair],
-            lambda: clone_report(store, t.id),
+            lambda: clone_report(store, t.id), save,
         )  # fmt: skip
         king = _stored(
             store, t.id, "kingmaking", list[collusion.KingmakingRow],
-            lambda: kingmaking_report(store, t.id, rated),
+            lambda: kingmaking_report(store, t.id, rated), save,
         )  # fmt: skip
         return clones, king
 
-    report = standings_report(store, t.id, refit=refit, collusion_reports=collusion_reports)
-    return report, tournament_reports(store, t.id, report.table)
+    report = standings_report(
+        store, t.id, refit=refit, save=save, collusion_reports=collusion_reports
+    )
+    return report, tournament_reports(store, t.id, report.table, save=save)
 
 
 # --- stored with the standings ----------------------------------------------------------------
@@ -145,16 +149,21 @@ VERSION: Final = 2
 (2: forfeits count 0 points, the luck share, kingmaking given each match's shared places)."""
 
 
-def _stored(store: Store, tid: str, part: str, kind: Any, make: Callable[[], T]) -> T:
+def _stored(
+    store: Store, tid: str, part: str, kind: Any, make: Callable[[], T], save: bool = True
+) -> T:
     """Report ``part`` of tournament ``tid``: the stored one when it was made from every match
     stored so far (the standings it was made with are current: storing them drops it), else
-    ``make()``, then stored. A database that cannot be written now is only read."""
+    ``make()``, then stored with ``save``. A database that cannot be written now is only
+    read."""
     matches = store.match_count(tid)
     found = store.read_reports(tid)
     current = found is not None and found[0] == matches and found[1].get("version") == VERSION
     if found is not None and current and part in found[1]:
         return typing.cast(T, decode(kind, found[1][part]))
     value = make()
+    if not save:
+        return value
     body = found[1] if found is not None and current else {"version": VERSION}
     try:
         store.write_reports(tid, matches, {**body, part: encode(value)})

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from arena import stats
 from arena.engine import HandResult
+from arena.events import Planned
 from arena.sandbox import faults
 from arena.store import (
     BotFault,
@@ -36,7 +37,7 @@ from arena.store import (
 from arena.tournaments.driving import Judge
 from arena.tournaments.owners import describe as describe_owner
 from arena.tournaments.standings import StandingsReport
-from arena.tournaments.tournament import Plan, RunResult
+from arena.tournaments.tournament import RunResult
 from arena.untrusted import clean, clean_line
 from arena.views.collusion import collusion_flags
 from arena.views.tables import fit, grid, name_column, plain, short_time
@@ -50,25 +51,22 @@ def _name(names: dict[int, str], bot: int) -> Text:
 # --- runs ---------------------------------------------------------------------------------
 
 
-def plan_lines(the_plan: Plan, workers: int) -> list[RenderableType]:
+def plan_lines(e: Planned) -> list[RenderableType]:
     """``arena run`` before it plays: the tournament, its size, and its deal commitment."""
-    done = the_plan.stored
-    exact = the_plan.schedule.exact
-    bots = len(the_plan.versions)  # "at most": a schedule that stops by its own rule
     head = (
-        f"Tournament {the_plan.tid}: {bots} bots, "
-        + ("" if exact else "at most ")
-        + f"{the_plan.total} matches"
-        + (f" ({done} already stored)" if done else "")
-        + f", {workers} worker{'s' * (workers != 1)}"
+        f"Tournament {e.tid}: {len(e.bots)} bots, "
+        + ("" if e.exact else "at most ")
+        + f"{e.total or 0} matches"
+        + (f" ({e.stored} already stored)" if e.stored else "")
+        + f", {e.workers} worker{'s' * (e.workers != 1)}"
     )
-    finished = exact and done == the_plan.total
+    finished = e.exact and e.stored == e.total
     when = (
         "its secret is revealed: arena verify checks every deal"
         if finished
         else "the secret is revealed when it finishes"
     )
-    deals = Text(f"Deal commitment {the_plan.commitment} ({when})")
+    deals = Text(f"Deal commitment {e.commitment} ({when})")
     return [head, deals]
 
 
@@ -488,9 +486,9 @@ def tournaments_table(
         config = json.loads(r.config)
         bots = [str(b["name"]) for b in config.get("bots", ())]
         names, progress = ", ".join(bots), f"{listed.done}/{r.total_matches}"
-        if r.kind == "compare":  # A, B and the third seat
+        if r.is_comparison:  # A, B and the third seat
             names = f"compare {bots[0]} with {bots[1]} (third {bots[2]})"
-        elif r.kind == "ladder":
+        elif r.is_ladder:
             names = "ladder: " + ", ".join((fields or {}).get(r.id, config.get("bundled", [])))
             progress = str(listed.done)
         extra = [str(r.seed), str(r.rounds), listed.commitment[:16]]

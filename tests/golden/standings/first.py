@@ -1,0 +1,5 @@
+class Bot:
+    name = "first"
+
+    def act(self, obs):
+        return obs["legal"][0]
