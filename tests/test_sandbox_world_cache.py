@@ -60,6 +60,31 @@ def test_the_key_names_the_code_and_the_loader_path(monkeypatch: pytest.MonkeyPa
     assert world._list_key() != before
 
 
+def test_a_probe_is_kept_while_its_files_are_unchanged(tmp_path: Path) -> None:
+    marker = tmp_path / "binding.so"
+    marker.write_text("v1")
+    calls: list[int] = []
+
+    def probe(ok: bool = True) -> tuple[bool, str]:
+        calls.append(1)
+        return ok, f"probed {len(calls)}"
+
+    kept = tmp_path / "cache"
+    kept.mkdir()
+    assert world.kept_probe("x", [str(marker)], probe, kept) == (True, "probed 1")
+    assert world.kept_probe("x", [str(marker)], probe, kept) == (True, "probed 1")
+    assert len(calls) == 1
+    marker.write_text("v2, another size")  # an upgraded file: probed again
+    assert world.kept_probe("x", [str(marker)], probe, kept) == (True, "probed 2")
+    marker.unlink()  # gone: probed again
+    assert world.kept_probe("x", [str(marker)], probe, kept) == (True, "probed 3")
+    # A failure is never kept.
+    assert world.kept_probe("y", [], lambda: probe(False), kept) == (False, "probed 4")
+    assert world.kept_probe("y", [], lambda: probe(False), kept) == (False, "probed 5")
+    next(kept.glob("probe-x-*.json")).write_text("[]")  # unreadable: probed again
+    assert world.kept_probe("x", [str(marker)], probe, kept) == (True, "probed 6")
+
+
 def test_validate_bot_plays_in_a_given_pool_and_leaves_it_open() -> None:
     good = BotSource(
         "good", "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"

@@ -21,6 +21,7 @@ import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -207,6 +208,10 @@ def _stamp(files: HostFiles) -> list[list[object]]:
     for path in [*(o for o, _ in files.binds), *(o for o, _ in files.copies), *files.read_paths]:
         paths |= {path, os.path.dirname(path)}
     paths.discard(str(_cache_dir()))
+    return _stat_rows(paths)
+
+
+def _stat_rows(paths: set[str]) -> list[list[object]]:
     out: list[list[object]] = []
     for path in sorted(paths):
         try:
@@ -217,6 +222,35 @@ def _stamp(files: HostFiles) -> list[list[object]]:
     return out
 
 
+def kept_probe(
+    name: str, paths: list[str], probe: Callable[[], tuple[bool, str]], cache: Path | None = None
+) -> tuple[bool, str]:
+    """``probe()``'s ``(ok, detail)``, kept on disk (in ``cache``, by default beside the
+    standard library's zip) while ``paths``, the host interpreter, the loader's cache and this
+    module are unchanged: a probe that starts the host interpreter costs 50-80 ms a process.
+    Only a success is kept; a failure is probed again every time."""
+    cache = cache or _cache_dir()
+    if cache is None:
+        return probe()
+    saved = cache / f"probe-{name}-{_list_key()}.json"
+    stamp = _stat_rows({*paths, HOST_PYTHON, "/etc/ld.so.cache"})
+    try:
+        data = json.loads(saved.read_text())
+        if data["stamp"] == stamp and isinstance(data["detail"], str):
+            return True, data["detail"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    ok, detail = probe()
+    if ok:
+        tmp = saved.with_name(f".{saved.name}.{os.getpid()}")
+        try:
+            tmp.write_text(json.dumps({"stamp": stamp, "detail": detail}))
+            tmp.replace(saved)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+    return ok, detail
+
+
 def _saved_list(saved: Path | None) -> HostFiles | None:
     """The list kept in ``saved`` if every file it names is as it was when it was made."""
     if saved is None:
@@ -224,8 +258,8 @@ def _saved_list(saved: Path | None) -> HostFiles | None:
     try:
         data = json.loads(saved.read_text())
         files = HostFiles(
-            tuple(map(tuple, data["binds"])),  # type: ignore[arg-type]
-            tuple(map(tuple, data["copies"])),  # type: ignore[arg-type]
+            tuple(map(tuple, data["binds"])),
+            tuple(map(tuple, data["copies"])),
             tuple(data["read_paths"]),
             data["detail"],
             data["private"],
