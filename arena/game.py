@@ -79,12 +79,15 @@ _PICKUP_LEGAL: Final = list(_PICKUP)
 _FIXED: Final = {"bid1": _BID1_LEGAL, "alone": _ALONE_LEGAL, "pickup": _PICKUP_LEGAL}
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
-_KEY: Final = cards._KEY.__getitem__  # the canonical order's key of a card
+_KEY: Final = {
+    c: i for i, c in enumerate(sorted(cards._KEY, key=cards._KEY.__getitem__))
+}.__getitem__
+"""A card's place in the canonical order (:func:`~arena.cards.sort_cards`'s, as one int)."""
 _FOLLOW: Final = {
-    t: {c: frozenset(d for d in e if e[d] == e[c]) for c in e}
+    t: {c: frozenset(d for d in e if e[d] == e[c]).__contains__ for c in e}
     for t, e in ((t, suit_table(t)) for t in SUITS)
 }
-"""``_FOLLOW[trump][lead]``: the cards that follow the card ``lead`` (filtered in C by play)."""
+"""``_FOLLOW[trump][lead]``: whether a card follows the card ``lead`` (filtered in C by play)."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -208,7 +211,7 @@ class GameState:
         self.discards: list[list[str]] = [[], [], []]
         self.log: list[tuple[int, str, Any]] = []
         self._legal: list[Any] | None = None
-        self._follows: dict[str, frozenset[str]] | None = None
+        self._follows: dict[str, Callable[[object], bool]] | None = None
         self._asked = 0  # seats asked about going alone so far
         self._next: Sequence[int] = _CLOCKWISE
         self._players = 3
@@ -245,13 +248,12 @@ class GameState:
             hand = self.hands[self.turn]  # type: ignore[index]
             trick = self.trick
             if trick:
-                follows = self._follows[trick[0][1]]  # type: ignore[index]
-                legal = [*filter(follows.__contains__, hand)] or hand
+                legal = [*filter(self._follows[trick[0][1]], hand)] or hand  # type: ignore[index]
             else:
                 legal = hand
         elif phase == "keep":
             pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
-            return list(combinations(sort_cards(pool), 5))
+            return list(combinations(sorted(pool, key=_KEY), 5))
         elif phase == OVER:
             return []
         else:
@@ -434,9 +436,8 @@ class GameState:
         if len(trick) < self._players:
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
-            follows = self._follows[trick[0][1]]  # type: ignore[index]
             hand = self.hands[turn]
-            self._legal = [*filter(follows.__contains__, hand)] or hand
+            self._legal = [*filter(self._follows[trick[0][1]], hand)] or hand  # type: ignore[index]
             return
         winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
         self.tricks.append((trick[0][0], tuple(trick), winner))
@@ -531,10 +532,10 @@ class GameState:
         pool = self.hands[seat] + self.dummy
         if not _is_keep(action, pool):
             raise _refuse(seat, "keep", action, self._keep_lists())
-        kept = sort_cards(action)
+        kept = sorted(action, key=_KEY)
         self._legal = None
         self.log.append((seat, "keep", kept))
-        self.discards[seat].extend(sort_cards(set(pool).difference(kept)))
+        self.discards[seat].extend(sorted(set(pool).difference(kept), key=_KEY))
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 
