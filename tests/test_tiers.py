@@ -66,7 +66,8 @@ def test_the_stale_check_names_every_stale_entry() -> None:
 
 
 def test_the_marks_follow_the_lists() -> None:
-    # Collected for real: of these files only the one listed test of test_store.py is slow.
+    # Collected for real: of these files only the listed tests of test_store.py and
+    # test_tiers.py are slow.
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow"]
         + ["tests/test_store.py", "tests/test_tiers.py"],
@@ -76,7 +77,10 @@ def test_the_marks_follow_the_lists() -> None:
         timeout=300,
     )
     selected = [line for line in run.stdout.splitlines() if "::" in line]
-    assert selected == ["tests/test_store.py::test_a_locked_database_is_refused"], run.stdout
+    assert selected == [
+        "tests/test_store.py::test_a_locked_database_is_refused",
+        "tests/test_tiers.py::test_the_fast_tier_leaves_the_slow_files_unimported",
+    ], run.stdout
 
 
 def test_the_fast_tier_leaves_the_slow_files_unimported() -> None:
