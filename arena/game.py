@@ -28,10 +28,12 @@ and :func:`arena.worlds.sample_state` guesses uniformly), then plays it out with
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any, Final
 
+from arena import cards
 from arena.cards import JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table, winning_play
 from arena.rules import (
     _ALONE,
@@ -73,13 +75,19 @@ OVER: Final = "over"
 # The fixed answers, as the lists the state offers: shared, never changed (callers get copies).
 _BID1_LEGAL: Final = list(_BID1)
 _ALONE_LEGAL: Final = list(_ALONE)
+_PICKUP_LEGAL: Final = list(_PICKUP)
+_FIXED: Final = {"bid1": _BID1_LEGAL, "alone": _ALONE_LEGAL, "pickup": _PICKUP_LEGAL}
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
-_EFF: Final = {t: suit_table(t) for t in SUITS}
-_SUITED: Final = {
-    t: {s: frozenset(c for c in e if e[c] == s) for s in SUITS} for t, e in _EFF.items()
+_KEY: Final = {
+    c: i for i, c in enumerate(sorted(cards._KEY, key=cards._KEY.__getitem__))
+}.__getitem__
+"""A card's place in the canonical order (:func:`~arena.cards.sort_cards`'s, as one int)."""
+_FOLLOW: Final = {
+    t: {c: frozenset(d for d in e if e[d] == e[c]).__contains__ for c in e}
+    for t, e in ((t, suit_table(t)) for t in SUITS)
 }
-"""``_SUITED[trump][led]``: the cards that follow a lead of ``led`` (filtered in C by play)."""
+"""``_FOLLOW[trump][lead]``: whether a card follows the card ``lead`` (filtered in C by play)."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -127,7 +135,7 @@ class GameState:
         "log",
         "_legal",
         "_asked",
-        "_eff",
+        "_follows",
         "_next",
         "_players",
         "_rules_dict",
@@ -203,6 +211,7 @@ class GameState:
         self.discards: list[list[str]] = [[], [], []]
         self.log: list[tuple[int, str, Any]] = []
         self._legal: list[Any] | None = None
+        self._follows: dict[str, Callable[[object], bool]] | None = None
         self._asked = 0  # seats asked about going alone so far
         self._next: Sequence[int] = _CLOCKWISE
         self._players = 3
@@ -211,7 +220,7 @@ class GameState:
         if self.upcard == JOKER:  # the dealer names trump blind (docs/rules.md 5.4)
             self.phase, self.turn = "joker_trump", dealer
         else:
-            self.phase, self.turn = "bid1", next_seat(dealer)
+            self.phase, self.turn, self._legal = "bid1", _CLOCKWISE[dealer], _BID1_LEGAL
 
     # ----- queries -----
 
@@ -232,32 +241,23 @@ class GameState:
         return legal[:] if legal is self._legal else legal  # keep options: made fresh already
 
     def _compute_legal(self) -> list[Any]:
-        """The legal actions, kept in ``_legal`` until the next :meth:`apply`.
-
-        Keep options (tuples) are not kept: they are many, asked for once, and never compared
-        against.
-        """
+        """The legal actions, kept in ``_legal`` until the next :meth:`apply` (not the keep
+        options: they are many, asked for once, and never compared against)."""
         phase = self.phase
         if phase == "play":
             hand = self.hands[self.turn]  # type: ignore[index]
             trick = self.trick
             if trick:
-                eff = self._eff
-                led = eff[trick[0][1]]
-                legal = [c for c in hand if eff[c] == led] or hand
+                legal = [*filter(self._follows[trick[0][1]], hand)] or hand  # type: ignore[index]
             else:
                 legal = hand
-        elif phase == "bid1":
-            legal = _BID1_LEGAL
-        elif phase == "alone":
-            legal = _ALONE_LEGAL
         elif phase == "keep":
             pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
-            return list(combinations(sort_cards(pool), 5))
+            return list(combinations(sorted(pool, key=_KEY), 5))
         elif phase == OVER:
             return []
         else:
-            legal = self._other_legal(phase)
+            legal = _FIXED.get(phase) or self._other_legal(phase)
         self._legal = legal
         return legal
 
@@ -277,8 +277,6 @@ class GameState:
             return named if stuck else ["pass", *named]
         if phase == "discard":
             return [c for c in self.hands[seat] if c != self.upcard]  # type: ignore[index]
-        if phase == "pickup":
-            return list(_PICKUP)
         return list(SUITS)  # joker_trump
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -386,12 +384,12 @@ class GameState:
         new.tricks_won = self.tricks_won[:]
         new.discards = [self.discards[0][:], self.discards[1][:], self.discards[2][:]]
         new.log = self.log[:]
-        new._legal = None
+        legal = self._legal  # the fixed answers are shared (copied on the way out)
+        new._legal = legal if legal is _FIXED.get(self.phase) else None
         new._asked = self._asked
         new._next = self._next
         new._players = self._players
-        if self.trump is not None:
-            new._eff = self._eff
+        new._follows = self._follows
         return new
 
     def __repr__(self) -> str:
@@ -438,9 +436,8 @@ class GameState:
         if len(trick) < self._players:
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
-            follows = _SUITED[self.trump][self._eff[trick[0][1]]]  # type: ignore[index]
             hand = self.hands[turn]
-            self._legal = [*filter(follows.__contains__, hand)] or hand
+            self._legal = [*filter(self._follows[trick[0][1]], hand)] or hand  # type: ignore[index]
             return
         winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
         self.tricks.append((trick[0][0], tuple(trick), winner))
@@ -455,15 +452,15 @@ class GameState:
     def _bid1(self, seat: int, action: str) -> None:
         self.bids.append({"seat": seat, "round": 1, "action": action})
         if action == "order":
-            self._make(self.upcard[1], seat)
+            self.trump, self.maker, self._follows = (up := self.upcard[1]), seat, _FOLLOW[up]
             if seat == self.dealer or self.rules.dealer_pickup == "mandatory":
                 self._take_upcard()
             else:
-                self.phase, self.turn = "pickup", self.dealer
+                self.phase, self.turn, self._legal = "pickup", self.dealer, _PICKUP_LEGAL
         elif seat == self.dealer:  # all passed: the up-card is turned down
             self.phase, self.turn = "bid2", _CLOCKWISE[seat]
-        else:
-            self.turn = _CLOCKWISE[seat]  # nobody sits out while bidding
+        else:  # nobody sits out while bidding
+            self.turn, self._legal = _CLOCKWISE[seat], _BID1_LEGAL
 
     def _bid2(self, seat: int, action: str) -> None:
         self.bids.append({"seat": seat, "round": 2, "action": action})
@@ -482,7 +479,7 @@ class GameState:
 
     def _make(self, trump: str, maker: int) -> None:
         self.trump, self.maker = trump, maker
-        self._eff = _EFF[trump]
+        self._follows = _FOLLOW[trump]
 
     def _pickup(self, seat: int, action: str) -> None:
         if action == "pickup":
@@ -492,11 +489,12 @@ class GameState:
             self._ask_alone()
 
     def _take_upcard(self) -> None:
-        dealer = self.dealer
+        dealer, up = self.dealer, self.upcard
         self.pickup = True
-        self.hands[dealer] = sort_cards([*self.hands[dealer], self.upcard])
+        insort(hand := self.hands[dealer], up, key=_KEY)  # kept sorted
         if self.maker != dealer:
-            self.phase, self.turn = "discard", dealer
+            self.phase, self.turn, self._legal = "discard", dealer, hand[:]
+            self._legal.remove(up)  # any card but the up-card
         else:  # a dealer-maker gets back to 5 later: by the keep, or a discard if alone
             self._ask_alone()
 
@@ -510,8 +508,7 @@ class GameState:
 
     def _ask_alone(self) -> None:
         # The maker first (before seeing the dummy), then defenders clockwise.
-        self.phase, self.turn = "alone", self.maker
-        self._asked = 0
+        self.phase, self.turn, self._legal, self._asked = "alone", self.maker, _ALONE_LEGAL, 0
 
     def _alone(self, seat: int, action: str) -> None:
         self._asked += 1
@@ -520,8 +517,8 @@ class GameState:
             if seat != self.maker:  # the other defender sits out; nobody else is asked
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
-        if self._asked < 3:
-            self.turn = _CLOCKWISE[seat]  # the sitter, if any, is known only once all are asked
+        if self._asked < 3:  # the sitter, if any, is known only once all are asked
+            self.turn, self._legal = _CLOCKWISE[seat], _ALONE_LEGAL
             return
         maker: int = self.maker  # type: ignore[assignment]
         if maker not in self.alone:
@@ -535,10 +532,10 @@ class GameState:
         pool = self.hands[seat] + self.dummy
         if not _is_keep(action, pool):
             raise _refuse(seat, "keep", action, self._keep_lists())
-        kept = sort_cards(action)
+        kept = sorted(action, key=_KEY)
         self._legal = None
         self.log.append((seat, "keep", kept))
-        self.discards[seat].extend(sort_cards(set(pool).difference(kept)))
+        self.discards[seat].extend(sorted(set(pool).difference(kept), key=_KEY))
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 
@@ -547,10 +544,12 @@ class GameState:
         if sitting is not None:  # the seat before the sitter passes to the seat after it
             self._next = tuple(next_seat(s, sitting) for s in (0, 1, 2))
             self._players = 2
-        maker: int = self.maker  # type: ignore[assignment]
-        self.phase = "play"
-        leader = self.turn = opening_leader(self.rules, self.dealer, maker, self.alone, sitting)
-        self._legal = self.hands[leader]
+        alone = self.alone
+        if alone:
+            leader = opening_leader(self.rules, self.dealer, self.maker, alone, sitting)  # type: ignore[arg-type]
+        else:
+            leader = _CLOCKWISE[self.dealer]  # the dealer's left
+        self.phase, self.turn, self._legal = "play", leader, self.hands[leader]
 
     # ----- determinization -----
 

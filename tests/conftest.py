@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from tiers import slow_reason
+from tiers import slow_as_a_whole, slow_reason
 
 _SESSION_TMP: str | None = None
 
@@ -119,6 +119,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         reason = slow_reason(item)
         if reason is not None:
             item.add_marker(pytest.mark.slow(reason=reason))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under exactly ``-m "not slow"`` (the fast tier) the files slow as a whole are not even
+    imported: every test in them would be deselected, and importing them (Dask, Selenium, ...)
+    and rewriting their asserts is seconds of the tier's time."""
+    if config.getoption("markexpr", "") == "not slow" and slow_as_a_whole(collection_path.name):
+        return True
+    return None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

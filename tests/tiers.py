@@ -78,11 +78,20 @@ _SLOW_TESTS: dict[str, str] = {
     "test_bench_ladder.py::test_the_quick_run_measures_every_schedule": "simulated ladders",
     "test_api.py::test_the_command_line_stores_what_the_library_does": "two tournaments",
     "test_api.py::test_run_tournament_plays_stores_rates_and_renders": "a sandboxed tournament",
+    "test_sandbox_world_cache.py::test_validate_bot_plays_in_a_given_pool_and_leaves_it_open": (
+        "real sandboxed matches"
+    ),
+    "test_tiers.py::test_the_fast_tier_leaves_the_slow_files_unimported": "collects every test",
     # The three tests of the module's sandboxed tournament and comparison (its fixture).
     "test_reports.py::test_the_comparison_stays_off_the_leaderboard": "a tournament",
     "test_reports.py::test_the_comparison_page_shows_its_chart_and_verdict": "a tournament",
     "test_reports.py::test_the_round_robin_pages_show_the_reports": "a tournament",
 }
+
+
+def slow_as_a_whole(name: str) -> bool:
+    """Whether the test file ``name`` (``test_x.py``) is slow as a whole."""
+    return name in _SLOW_FILES
 
 
 def slow_reason(item: pytest.Item) -> str | None:

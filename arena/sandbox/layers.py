@@ -29,6 +29,7 @@ from arena.sandbox.world import (
     HostFiles,
     bwrap_argv,
     host_files,
+    kept_probe,
     warm_page_cache,
 )
 
@@ -116,6 +117,12 @@ def _run(argv: list[str], **kw: Any) -> tuple[bool, str]:
 def _probe_python() -> tuple[bool, str]:
     if not os.access(HOST_PYTHON, os.X_OK):
         return False, f"{HOST_PYTHON} not found"
+    return kept_probe("python", [], _run_python)
+
+
+def _run_python() -> tuple[bool, str]:
+    if not os.access(HOST_PYTHON, os.X_OK):
+        return False, f"{HOST_PYTHON} not found"
     ok, out = _run([HOST_PYTHON, "-s", "-S", "-c", "import sys; print(sys.version.split()[0])"])
     if not ok:
         return False, f"{HOST_PYTHON} does not run: {out}"
@@ -124,6 +131,10 @@ def _probe_python() -> tuple[bool, str]:
 
 @functools.cache
 def _probe_seccomp() -> tuple[bool, str]:
+    return kept_probe("seccomp", [DIST_PACKAGES], _run_seccomp)
+
+
+def _run_seccomp() -> tuple[bool, str]:
     code = (
         f"import sys; sys.path.append({DIST_PACKAGES!r})\n"
         "try:\n import seccomp\nexcept ImportError:\n import pyseccomp as seccomp\n"

@@ -299,15 +299,21 @@ def validate_bot(
     limits: Limits | None = None,
     *,
     unsafe_no_sandbox: bool = False,
+    pool: BotPool | None = None,
 ) -> Fault | None:
     """Load ``source`` in the sandbox and play one match with it; its fault or ``None``.
 
     Catches syntax errors, a missing ``Bot`` class, a raising constructor, import-time loops and
     memory bombs (``load`` faults) and a bot that fails on its first decisions. A ``str`` is
-    taken as the source text of ``bot.py``; an artifact may be of any language.
+    taken as the source text of ``bot.py``; an artifact may be of any language. With ``pool``
+    the match is played there (its limits and isolation; it stays open, and the bot's host
+    stays warm for more matches), else in a pool of its own.
     """
     if isinstance(source, str):
         source = BotSource("bot", source)
-    with BotPool(limits, unsafe_no_sandbox) as pool:
-        out = pool.play_match([source, _ALWAYS_ORDER, _ALWAYS_ORDER], "validate", DEFAULT_RULES)
+    seats = [source, _ALWAYS_ORDER, _ALWAYS_ORDER]
+    if pool is not None:
+        return pool.play_match(seats, "validate", DEFAULT_RULES).fault_of(0)
+    with BotPool(limits, unsafe_no_sandbox) as own:
+        out = own.play_match(seats, "validate", DEFAULT_RULES)
     return out.fault_of(0)

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import functools
 import glob
+import hashlib
 import json
 import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -174,12 +176,112 @@ def host_files() -> HostFiles:
     about half a second) the standard library's zip of compiled modules; once per process,
     about 60 ms. The zip is built by the host interpreter itself, so its compiled files match
     it, and kept in a cache keyed by the interpreter's version and every source file's time
-    and size.
+    and size. The list itself (a run of the interpreter and of ``ldd``, about 0.1-0.5 s) is
+    kept beside the zip and used while none of its files, their directories, the loader's
+    cache and this module have changed (:func:`_saved_list`).
 
     Falls back to all of ``/usr`` (and says so) when the list cannot be made, e.g. without
     ``ldd``, and to binding the standard library's directory when its zip cannot be made.
     """
     cache = _cache_dir()
+    saved = cache / f"host-files-{_list_key()}.json" if cache else None
+    files = _saved_list(saved)
+    if files is None:
+        files = _list_host_files(cache)
+        if saved is not None and files.private:
+            _save_list(saved, files)
+    return files
+
+
+def _list_key() -> str:
+    """What the list depends on besides files: this module's code, the interpreter's path
+    and the loader's search path."""
+    key = [Path(__file__).read_bytes(), HOST_PYTHON.encode(), os.environ.get("LD_LIBRARY_PATH")]
+    return hashlib.sha256(repr(key).encode()).hexdigest()[:20]
+
+
+def _stamp(files: HostFiles) -> list[list[object]]:
+    """Identity of every file of the list, the directories they are in (a package upgrade
+    renames files into them; not the cache's own) and the loader's cache: inode, size,
+    modification and change times (``None`` for a missing path)."""
+    paths = {"/etc/ld.so.cache", HOST_PYTHON, DIST_PACKAGES}
+    for path in [*(o for o, _ in files.binds), *(o for o, _ in files.copies), *files.read_paths]:
+        paths |= {path, os.path.dirname(path)}
+    paths.discard(str(_cache_dir()))
+    return _stat_rows(paths)
+
+
+def _stat_rows(paths: set[str]) -> list[list[object]]:
+    out: list[list[object]] = []
+    for path in sorted(paths):
+        try:
+            st = os.stat(path)
+            out.append([path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+        except OSError:
+            out.append([path, None])
+    return out
+
+
+def kept_probe(
+    name: str, paths: list[str], probe: Callable[[], tuple[bool, str]], cache: Path | None = None
+) -> tuple[bool, str]:
+    """``probe()``'s ``(ok, detail)``, kept on disk (in ``cache``, by default beside the
+    standard library's zip) while ``paths``, the host interpreter, the loader's cache and this
+    module are unchanged: a probe that starts the host interpreter costs 50-80 ms a process.
+    Only a success is kept; a failure is probed again every time."""
+    cache = cache or _cache_dir()
+    if cache is None:
+        return probe()
+    saved = cache / f"probe-{name}-{_list_key()}.json"
+    stamp = _stat_rows({*paths, HOST_PYTHON, "/etc/ld.so.cache"})
+    try:
+        data = json.loads(saved.read_text())
+        if data["stamp"] == stamp and isinstance(data["detail"], str):
+            return True, data["detail"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    ok, detail = probe()
+    if ok:
+        tmp = saved.with_name(f".{saved.name}.{os.getpid()}")
+        try:
+            tmp.write_text(json.dumps({"stamp": stamp, "detail": detail}))
+            tmp.replace(saved)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+    return ok, detail
+
+
+def _saved_list(saved: Path | None) -> HostFiles | None:
+    """The list kept in ``saved`` if every file it names is as it was when it was made."""
+    if saved is None:
+        return None
+    try:
+        data = json.loads(saved.read_text())
+        files = HostFiles(
+            tuple(map(tuple, data["binds"])),
+            tuple(map(tuple, data["copies"])),
+            tuple(data["read_paths"]),
+            data["detail"],
+            data["private"],
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return files if data.get("stamp") == _stamp(files) else None
+
+
+def _save_list(saved: Path, files: HostFiles) -> None:
+    """Keep ``files`` in ``saved`` (written whole, then renamed into place)."""
+    data = {**files.__dict__, "stamp": _stamp(files)}
+    tmp = saved.with_name(f".{saved.name}.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(data))
+        tmp.replace(saved)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def _list_host_files(cache: Path | None) -> HostFiles:
+    """:func:`host_files` without the saved list."""
     try:
         p = subprocess.run(
             [HOST_PYTHON, "-s", "-S", "-c", _LIST_FILES, *([str(cache)] if cache else [])],

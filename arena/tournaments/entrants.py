@@ -255,13 +255,21 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
     the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
     where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
     me = runnable(bot)
-    fault = validate_bot(me, limits, unsafe_no_sandbox=unsafe)
-    if fault is not None:
-        raise BadBotFile(
-            f"{bot.filename} failed its sandbox check: {faults.describe(fault, bot.filename)}"
-        )
-    if not smoke:
-        return
+    pool = BotPool(limits, unsafe_no_sandbox=unsafe)  # one pool: the bot's host starts once
+    try:
+        fault = validate_bot(me, pool=pool)
+        if fault is not None:
+            raise BadBotFile(
+                f"{bot.filename} failed its sandbox check: {faults.describe(fault, bot.filename)}"
+            )
+        if smoke:
+            _smoke(bot, me, pool)
+    finally:
+        pool.close()
+
+
+def _smoke(bot: BotFile, me: BotSource | Artifact, pool: BotPool) -> None:
+    """The smoke matches of :func:`validate`, in ``pool``."""
     by_name = {bundled_name(p): p for p in bundled_bots()}
     others = [
         BotSource(name, by_name[name].read_text(encoding="utf-8"), by_name[name].name)
@@ -270,21 +278,17 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
     ]
     if not others:
         raise ArenaError("no bundled bots to play the smoke matches against")
-    pool = BotPool(limits, unsafe_no_sandbox=unsafe)
-    try:
-        for k, seed in enumerate(SMOKE_SEEDS):
-            # Sit the new bot at a different seat each time, between two bundled bots.
-            a, b = others[k % len(others)], others[(k + 1) % len(others)]
-            seats = [me, a, b][-k % 3 :] + [me, a, b][: -k % 3]
-            outcome = pool.play_match(seats, seed, Rules())
-            mine = outcome.fault_of(seats.index(me))
-            if mine is not None:
-                raise BadBotFile(
-                    f"{bot.filename} failed its smoke match (seed {seed}): "
-                    f"{faults.describe(mine, bot.filename)}"
-                )
-    finally:
-        pool.close()
+    for k, seed in enumerate(SMOKE_SEEDS):
+        # Sit the new bot at a different seat each time, between two bundled bots.
+        a, b = others[k % len(others)], others[(k + 1) % len(others)]
+        seats = [me, a, b][-k % 3 :] + [me, a, b][: -k % 3]
+        outcome = pool.play_match(seats, seed, Rules())
+        mine = outcome.fault_of(seats.index(me))
+        if mine is not None:
+            raise BadBotFile(
+                f"{bot.filename} failed its smoke match (seed {seed}): "
+                f"{faults.describe(mine, bot.filename)}"
+            )
 
 
 class Submitted(NamedTuple):
