@@ -12,13 +12,9 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-
 from arena.sandbox import BotPool, BotSource, Limits
 from arena.sandbox.botfile import bundled
 from arena.sandbox.runtime import Artifact
-
-pytestmark = pytest.mark.slow
 
 ATTACKS = Path(__file__).parent / "attacks"
 LIMITS = Limits(decision_seconds=2.0, match_cpu_seconds=20.0, load_seconds=10.0)
@@ -101,3 +97,24 @@ def test_two_native_bots_in_one_match_cannot_reach_each_other() -> None:
             assert lines(log, "REACHED") == [], log
             assert "WROTE shared memory" not in log and "MAPPED shared map" not in log, log
             assert int(lines(log, "PIDS")[0]) <= 2, log  # itself and its world's launcher
+
+
+def test_a_java_bot_sees_nothing_of_the_machine_in_its_own_proc() -> None:
+    """The JVM gets a /proc of its own (it reads /proc/self); in it the bot sees its world's
+    two processes and nothing machine-wide that other bots move: /proc/stat, loadavg, meminfo,
+    uptime, pressure/, sys/ and the rest are covered, and sysinfo(2) (load, free memory) is
+    refused, so the JDK's load average is -1. A second Java bot in the match sees the same."""
+    bot = Artifact(
+        "java",
+        (("NativeProc.java", (ATTACKS / "NativeProc.java").read_bytes()),),
+        "NativeProc.java",
+    )
+    with BotPool(LIMITS) as pool:
+        out = pool.play_match([bot, bot, victim()], 6)
+    assert out.faults == [], out.faults
+    for seat in (0, 1):
+        log = out.logs[seat]
+        assert lines(log, "ESCAPED") == [], log
+        assert len(lines(log, "BLOCKED")) == 16, log  # every path it tried
+        assert lines(log, "PIDS") == ["2"], log  # the launcher (pid 1) and itself
+        assert "load=-1.0" in log, log
