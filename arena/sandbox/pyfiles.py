@@ -3,8 +3,9 @@
 A Python bot may be a directory with a manifest (docs/writing-a-bot.md, "Multi-file bots"):
 its entry file holds the class ``Bot`` and imports the others (``import helpers``, a package
 ``strategy/``), or reads data files beside it (``os.path.dirname(__file__)``). Every file sits
-in the entry's directory or below it (the manifest at the top aside); the bot host finds them on ``sys.path`` after the
-arena's and the standard library's own modules (a bot's ``json.py`` shadows nothing).
+in the entry's directory or below it (the manifest at the top aside); the bot host finds them
+on ``sys.path`` after the arena's and the standard library's own modules (a bot's ``json.py``
+shadows nothing).
 
 The files go where the entry goes: into the staging directory of its zygote and, under
 bubblewrap, copied into the sandbox's tmpfs at ``/bot/...`` (no host directory is bound, so no
