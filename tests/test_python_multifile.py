@@ -126,3 +126,16 @@ def test_an_entry_below_the_manifest_has_its_directory(tmp_path: Path) -> None:
     (tmp_path / "src" / "util.py").write_text("")
     source = python_source(load_artifact(tmp_path))
     assert not isinstance(source, str) and source.files == (("util.py", b""),), source
+
+
+def test_staging_never_writes_outside_the_bots_directory(tmp_path: Path) -> None:
+    from arena.sandbox.pyfiles import write_bot_files
+    from arena.sandbox.values import BotSource
+
+    (tmp_path / "bot").mkdir()
+    for bad in ("../escaped.py", "/abs.py", "a/../../x.py"):
+        with pytest.raises(ValueError, match="not a plain relative file name"):
+            write_bot_files(
+                tmp_path / "bot" / "bot.py", BotSource("b", "", "bot.py", ((bad, b""),))
+            )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["bot", "bot.py"]

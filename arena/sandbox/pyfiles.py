@@ -75,10 +75,14 @@ def python_source(artifact: Artifact, name: str = "bot") -> BotSource | str:
 
 
 def write_bot_files(path: Path, source: BotSource) -> None:
-    """Write the entry at ``path`` and the bot's other files beside it (read-only to others)."""
+    """Write the entry at ``path`` and the bot's other files beside it (read-only to others).
+    Raises ValueError for a path that could leave the directory (:func:`python_source` makes
+    none)."""
     path.write_text(source.source, encoding="utf-8")
     path.chmod(0o644)
     for rel, data in source.files:
+        if not all(_PART.fullmatch(part) for part in PurePosixPath(rel).parts):
+            raise ValueError(f"{rel!r}: not a plain relative file name")  # never outside
         out = path.parent / rel
         for d in reversed(out.relative_to(path.parent).parents[:-1]):
             (path.parent / d).mkdir(mode=0o755, exist_ok=True)
