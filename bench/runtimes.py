@@ -9,8 +9,10 @@ runtime, medians: ``start`` (a world started until the bot's ready line, native 
 ``round trip`` (one act request until its answer line, native only: the Python host's is inside
 its seat), ``match`` (a whole match's wall time, starts included) and ``per decision`` (match
 time over the decisions made: the figure to compare with the Python host), ``peak RSS`` (the
-bot process's high-water mark at the match's end, native only). Builds are cached and not
-counted (the first line says how long each took when it was not).
+bot process's high-water mark at the match's end, native only), ``pool match`` (a match of
+three copies played by the arena's own ``BotPool``, as a tournament plays it). The round trips
+go through the arena's seat proxy for every runtime (JSON lines both ways). Builds are cached
+and not counted.
 """
 
 from __future__ import annotations
@@ -108,6 +110,21 @@ def native(language: str, matches: int, isolation: Any) -> dict[str, Any]:
     }
 
 
+def native_pool(language: str, matches: int) -> float:
+    """Median wall time of a match of three copies of the kit played by the arena's own
+    ``BotPool`` (seats, clocks, the pool starting the three worlds), in ms."""
+    artifact = kit(language, str(ROOT / KITS[language]))
+    walls = []
+    with BotPool(Limits()) as pool:
+        pool.play_match([artifact] * 3, 999)  # the build, cached
+        for m in range(matches):
+            t = time.perf_counter()
+            out = pool.play_match([artifact] * 3, m)
+            walls.append(time.perf_counter() - t)
+            assert not out.faults, out.faults
+    return statistics.median(walls) * 1e3
+
+
 class _Count:
     def __init__(self) -> None:
         self.n = 0
@@ -173,21 +190,24 @@ def rtt_python(obs: dict[str, Any], n: int) -> list[float]:
 
 
 def rtt_native(language: str, obs: dict[str, Any], n: int, isolation: Any) -> list[float]:
-    """A native kit's round trip of ``obs`` (JSON line out, resume, answer, stop)."""
+    """A native kit's round trip of ``obs`` through the arena's own seat proxy, as the Python
+    host's above (JSON line out, resume, answer line read and checked, stop)."""
     launcher = runtime_for(language).launcher(
         kit(language, str(ROOT / KITS[language])), Limits(), isolation
     )
-    seat = Seat(launcher.start(), 0)
-    seat.hello()
+    channel = launcher.start()
+    proxy = SeatProxy(0, channel, Limits())
+    proxy.load(bot_random_seed(1, 0))
     times = []
     try:
         for _ in range(n):
             t = time.perf_counter()
-            seat.act(obs)
+            proxy.act(obs)
             times.append(time.perf_counter() - t)
-        assert not seat.faults, seat.faults
+        assert proxy.fault is None, proxy.fault
     finally:
-        seat.channel.close()
+        channel.close()
+        launcher.close()
     return times
 
 
@@ -207,15 +227,20 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=6)
     ap.add_argument("--languages", default=",".join(KITS))
     ap.add_argument("--round-trips", type=int, default=2000)
+    ap.add_argument("--only-round-trips", action="store_true", help="skip the matches")
     args = ap.parse_args()
     isolation = choose_isolation()
     round_trips(args.languages.split(","), args.round_trips, isolation)
+    if args.only_round_trips:
+        return
     rows = [python(args.matches)]
     for language in args.languages.split(","):
         rows.append(native(language, args.matches, isolation))
+        if "error" not in rows[-1]:
+            rows[-1]["pool_ms"] = native_pool(language, args.matches)
     base = rows[0]["per_decision_us"]
     print(f"{'runtime':22} {'start ms':>9} {'rtt us':>8} {'match ms':>9} {'per dec us':>11} "
-          f"{'x python':>8} {'RSS MB':>7}")  # fmt: skip
+          f"{'x python':>8} {'RSS MB':>7} {'pool match ms':>13}")  # fmt: skip
     for r in rows:
         if "error" in r:
             print(f"{r['language']:22} {r['error']}")
@@ -224,8 +249,9 @@ def main() -> None:
         rtt = f"{r['rtt_us']:8.0f}" if "rtt_us" in r else f"{'-':>8}"
         rss = f"{r['rss_mb']:7.1f}" if "rss_mb" in r else f"{'-':>7}"
         ratio = r["per_decision_us"] / base
+        pool = f"{r.get('pool_ms', r['match_ms']):13.1f}"
         print(f"{r['language']:22} {start} {rtt} {r['match_ms']:9.1f} "
-              f"{r['per_decision_us']:11.0f} {ratio:8.2f} {rss}")  # fmt: skip
+              f"{r['per_decision_us']:11.0f} {ratio:8.2f} {rss} {pool}")  # fmt: skip
     print(f"python first (cold) match: {rows[0]['first_match_ms']:.0f} ms")
 
 

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from arena.errors import ArenaError
+from arena.sandbox.pyfiles import python_source
 from arena.sandbox.runtime import Artifact
 from arena.sandbox.runtimes import RUNTIMES, runtime_for, runtime_of
 
@@ -100,7 +101,12 @@ def _directory(d: Path, max_bytes: int) -> Artifact:
     if entry not in {rel for rel, _ in files}:
         raise ArenaError(f"{d}: the manifest's entry {entry!r} is not a file of the directory")
     _named(d, language)  # a missing toolchain: one line naming the language
-    return Artifact(language, tuple(sorted(files)), entry)
+    artifact = Artifact(language, tuple(sorted(files)), entry)
+    if language == "python":  # its files as the bot host will stage them
+        why = python_source(artifact)
+        if isinstance(why, str):
+            raise ArenaError(f"{d}: {why}")
+    return artifact
 
 
 def _named(d: Path, language: str) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from arena.sandbox.cgroup import make_cgroup
 from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
+from arena.sandbox.pyfiles import bot_copies, write_bot_files
 from arena.sandbox.values import BotSource, FaultKind, Limits
 from arena.sandbox.world import bwrap_argv, host_files, open_copies
 from arena.untrusted import clean
@@ -99,8 +100,7 @@ class Stage:
         d = Path(tempfile.mkdtemp(dir=self.root / "bots"))
         d.chmod(0o755)
         path = d / name
-        path.write_text(source.source, encoding="utf-8")
-        path.chmod(0o644)
+        write_bot_files(path, source)  # and the bot's other files beside it
         return path
 
     def remove(self) -> None:
@@ -324,7 +324,7 @@ class Zygote:
         copies: list[tuple[int, str]] = []
         if isolation.bwrap:  # copies of the same files at fixed paths inside the sandbox
             ours_in = [(str(p), f"/arena/{p.relative_to(stage.lib)}") for p in stage.lib_files()]
-            ours_in.append((str(self.bot_path), f"/bot/{self.bot_path.name}"))
+            ours_in += bot_copies(self.bot_path.parent)
             copies = open_copies(ours_in)
             lib, bot_dir = "/arena", "/bot"
             argv = bwrap_argv(copies, isolation.python, f"{lib}/host.py", fd)

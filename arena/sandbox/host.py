@@ -448,6 +448,7 @@ def zygote(ctrl_fd: int) -> None:
         os._exit(0)  # the parent died before PDEATHSIG was armed
     cfg = json.loads(ctrl.recv(1 << 20))
     sys.path.insert(0, cfg["lib"])
+    sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
         _set_limit(resource.RLIMIT_CORE, 0)

@@ -22,6 +22,7 @@ from arena.errors import ArenaError
 from arena.sandbox.client import Child, Stage, Zygote
 from arena.sandbox.layers import HOST_PYTHON, Isolation
 from arena.sandbox.native import NATIVE_RUNTIMES
+from arena.sandbox.pyfiles import python_source
 from arena.sandbox.runtime import Artifact, Runtime
 from arena.sandbox.values import BotSource, Limits
 
@@ -42,18 +43,6 @@ def as_artifact(bot: BotSource | Artifact) -> Artifact:
     if isinstance(bot, Artifact):
         return bot
     return Artifact("python", ((bot.filename, bot.source.encode("utf-8")),), bot.filename)
-
-
-def python_source(artifact: Artifact, name: str = "bot") -> BotSource | str:
-    """The single Python file of ``artifact`` as a :class:`BotSource`, or why it is not one."""
-    if len(artifact.files) != 1:
-        return "a Python bot is one file (multi-file Python bots are not supported yet)"
-    path, data = artifact.files[0]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return f"{path}: not UTF-8 text (byte {e.start})"
-    return BotSource(name, text, PurePosixPath(path).name)
 
 
 class PythonLauncher:

@@ -126,11 +126,13 @@ def _seconds(value: object) -> bool:
 
 @dataclass(frozen=True)
 class BotSource:
-    """One bot file: a display ``name``, its Python ``source`` and the ``filename`` it had."""
+    """One bot file: a display ``name``, its Python ``source`` and the ``filename`` it had;
+    ``files``, a bot of several files' others, ``(path from the entry's directory, bytes)``."""
 
     name: str
     source: str
     filename: str = "bot.py"
+    files: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def sha256(self) -> str:

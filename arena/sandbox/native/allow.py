@@ -136,7 +136,6 @@ JVM: Final = (
         "writable; its pages are the page cache any read sees)",
         (((2, "masked_eq", 0x2, 0), (3, "masked_eq", _MAP_TYPE, 0x01)),),
     ),
-    Allowed("sysinfo", "the JVM sizes its heap by the machine's memory"),
 )
 """The JVM's extras."""
 

@@ -11,6 +11,7 @@ reserve large address ranges they never touch).
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import signal
@@ -65,6 +66,25 @@ class Plan:
     """A command the world runs under (``strace -f -o FILE`` for bench/native_syscalls.py)."""
 
 
+@functools.cache
+def _proc_masks() -> tuple[str, ...]:
+    """What hides the machine in a world's own ``/proc``: its processes' directories (only the
+    world's own) and ``self``/``thread-self`` stay; every other entry is a figure of the whole
+    machine (``stat``, ``loadavg``, ``meminfo``, ``uptime``, ``pressure/``, ``sys/``, ...) that
+    other bots move, so each file is covered by an empty one and each directory by an empty
+    read-only tmpfs (the symbolic links, ``mounts`` and ``net``, lead into ``self``)."""
+    masks: list[str] = []
+    for name in sorted(os.listdir("/proc")):
+        path = f"/proc/{name}"
+        if name.isdigit() or name in ("self", "thread-self") or os.path.islink(path):
+            continue
+        if os.path.isdir(path):
+            masks += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            masks += ["--ro-bind", "/dev/null", path]
+    return tuple(masks)
+
+
 def _bwrap(plan: Plan, fds: list[tuple[int, str]]) -> list[str]:
     argv = [
         "bwrap",
@@ -96,7 +116,7 @@ def _bwrap(plan: Plan, fds: list[tuple[int, str]]) -> list[str]:
             argv += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
     argv += ["--dev", "/dev"]
     if plan.proc:
-        argv += ["--proc", "/proc"]
+        argv += ["--proc", "/proc", *_proc_masks()]
     for fd, inside in fds:
         argv += ["--perms", "0555", "--file", str(fd), inside]
     return [*argv, "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", "/bot", "--"]
