@@ -234,7 +234,7 @@ def main() -> None:
             db = Path(tmp) / "site.db"
             start = time.perf_counter()
             lid = site_db.build(db, size, args.bots)
-            _command(ROOT, ["standings", "--tournament", lid, "--db", str(db)])  # the reports
+            _command(ROOT, ["standings", "--tournament", lid, "--db", str(db), "--refit"])  # the reports
             print(f"{size} matches written in {time.perf_counter() - start:.0f} s", flush=True)
             measured = {}
             for name, code in sides.items():

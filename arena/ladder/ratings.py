@@ -38,15 +38,18 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-from scipy import linalg  # type: ignore[import-untyped]
-
+from arena.lazy import lazy_module
 from arena.stats import BASE, ELO_SCALE
 from arena.stats import intervals as ivals
 from arena.stats.outcomes import NO_BOT, order_choices
 from arena.stats.plackett_luce import Choices, gradient_hessian
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 PRIOR_SD: Final = 2.0
 """Prior sd of a log-strength around the field's mean (2 logits, about 350 rating points).
@@ -290,6 +293,8 @@ class LadderRatings:
         """The full maximum-a-posteriori fit (Newton from the running estimate) and the
         information re-taken there. Cost ``O(choices + n³)``: once per
         :data:`REFIT_EVERY` sets."""
+        from scipy import linalg  # type: ignore[import-untyped]  # loaded when computed
+
         self._since_refit, self._refit_at = 0, self.set_count
         if not self.n:
             return
