@@ -141,6 +141,7 @@ def _command(code: Path, args: list[str]) -> tuple[float, float]:
     subprocess.run(
         [sys.executable, "-c", "from arena.cli import main; main()", *args],
         env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=code,  # "-c" puts the working folder first on the path, before PYTHONPATH
     )  # fmt: skip
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
