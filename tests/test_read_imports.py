@@ -68,7 +68,7 @@ def test_a_read_command_loads_no_numpy_scipy_or_jinja(
     assert json.loads(loaded) == [], loaded
     if "--json" in command:
         doc = json.loads(printed)
-        assert (doc["bots"] if "bots" in doc else doc["standings"]), doc
+        assert doc["bots"] if "bots" in doc else doc["standings"], doc
     else:
         assert "bot000" in printed and ("Ladder" in printed or "Standings" in printed), printed
 

@@ -156,8 +156,8 @@ class LadderRatings:
     >>> r = LadderRatings()
     >>> r.add_bots([1, 2, 3])
     >>> r.add_set(SetResult((1, 2, 3), ((1, 2, 3),) * 4 + ((2, 1, 3),) * 2))
-    >>> r.theta_of(1) > r.theta_of(2) > r.theta_of(3)
-    True
+    >>> [s.bot for s in r.standings()]
+    [1, 2, 3]
     """
 
     def __init__(
@@ -211,10 +211,6 @@ class LadderRatings:
         self.theta = np.concatenate([self.theta, np.zeros(k)])
         self.info = np.concatenate([self.info, np.zeros(k)])
         self.sets = np.concatenate([self.sets, np.zeros(k, dtype=np.int64)])
-
-    def theta_of(self, bot: int) -> float:
-        """A bot's current log-strength (mean 0 over the field, up to the prior's pull)."""
-        return float(self.theta[self.index[bot]])
 
     def add_set(self, result: SetResult) -> None:
         """Count one finished set: the new mode and a rank-3 update of the covariance;

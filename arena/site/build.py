@@ -257,17 +257,8 @@ def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
                 for t in tids
             ],
         )
-        latest = mine[-1]
         render = functools.partial(_bot, site, writer, bot, by_bot, tids)
-        yield Page(latest.href, key, render)
-        if latest.slug != str(bot.id):
-            # Bot pages used to be bots/<id>.html: links saved from then still arrive.
-            path = f"bots/{bot.id}.html"
-            yield Page(
-                path,
-                _key(site.frame, site.bot_states[bot.id]),
-                functools.partial(writer.html, path, "redirect.html", bot=latest),
-            )
+        yield Page(mine[-1].href, key, render)
 
 
 def _bot(
