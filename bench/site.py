@@ -235,7 +235,8 @@ def main() -> None:
             db = Path(tmp) / "site.db"
             start = time.perf_counter()
             lid = site_db.build(db, size, args.bots)
-            _command(ROOT, ["standings", "--tournament", lid, "--db", str(db), "--refit"])  # the reports
+            # The ladder's reports, stored once (a read computes them but stores nothing).
+            _command(ROOT, ["standings", "--tournament", lid, "--db", str(db), "--refit"])
             print(f"{size} matches written in {time.perf_counter() - start:.0f} s", flush=True)
             measured = {}
             for name, code in sides.items():
