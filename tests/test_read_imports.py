@@ -79,3 +79,21 @@ def test_the_probe_sees_numpy_when_it_runs(stored: tuple[Path, str]) -> None:
     done = _arena(["standings", "--tournament", lid, "--db", str(db), "--refit"])
     assert done.returncode == 0, done.stderr
     assert "numpy._core" in json.loads(done.stdout.rsplit("\n", 2)[1])
+
+
+def test_the_reads_bench_prints_a_row_per_command(stored: tuple[Path, str]) -> None:
+    db, _ = stored
+    done = run_bench(
+        "reads.py", str(db), "--against", str(Path(__file__).parents[1]), "--repeat", "1"
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [ln for ln in done.stdout.splitlines() if ln.startswith("arena ")]
+    assert [r.split("  ")[0] for r in rows] == [
+        "arena ladder --status",
+        "arena standings",
+        "arena standings --json",
+        "arena standings --tournament LADDER",
+    ]
+    for row in rows:
+        before, after, ratio = row.split()[-3:]
+        assert float(before) > 0 and float(after) > 0 and ratio.endswith("x")
