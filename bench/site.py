@@ -141,6 +141,7 @@ def _command(code: Path, args: list[str]) -> tuple[float, float]:
     subprocess.run(
         [sys.executable, "-c", "from arena.cli import main; main()", *args],
         env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=code,  # "-c" puts the working folder first on the path, before PYTHONPATH
     )  # fmt: skip
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -234,7 +235,8 @@ def main() -> None:
             db = Path(tmp) / "site.db"
             start = time.perf_counter()
             lid = site_db.build(db, size, args.bots)
-            _command(ROOT, ["standings", "--tournament", lid, "--db", str(db)])  # the reports
+            # The ladder's reports, stored once (a read computes them but stores nothing).
+            _command(ROOT, ["standings", "--tournament", lid, "--db", str(db), "--refit"])
             print(f"{size} matches written in {time.perf_counter() - start:.0f} s", flush=True)
             measured = {}
             for name, code in sides.items():

@@ -106,7 +106,7 @@ def test_1500_is_the_plain_mean_of_the_rated_bots_however_the_sets_fall() -> Non
     r = LadderRatings()
     for result in random_sets(12, 60, seed=3):
         r.add_set(result)
-    top = sorted(range(12), key=lambda b: -r.theta_of(b))[:3]
+    top = sorted(range(12), key=lambda b: -r.theta[r.index[b]])[:3]
     for result in random_sets(3, 400, seed=4):
         r.add_set(SetResult(tuple(top[b] for b in result.bots), result.places))  # type: ignore[arg-type]
     r.add_bots([12])  # a bot without sets: not rated, not in the centre

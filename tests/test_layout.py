@@ -19,7 +19,7 @@ MAX_FUNCTION_LINES = 80
 # layer and the layers below it, never above: the rules know nothing of processes, the
 # store nothing of the command line (docs/architecture.md draws the same list).
 LAYERS: list[tuple[str, ...]] = [
-    ("__init__", "errors", "events", "untrusted"),
+    ("__init__", "errors", "events", "lazy", "untrusted"),
     ("cards",),
     ("rules",),
     ("game", "solver"),

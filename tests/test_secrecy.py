@@ -187,6 +187,27 @@ def test_a_tampered_database_is_reported_in_one_line(
         assert re.search(r"match [0-9a-f]{12} ", line) and "of 12 matches" in line
 
 
+@pytest.mark.parametrize(
+    ("sql", "says"),
+    [
+        ("UPDATE seat_totals SET hands = hands + 1 WHERE rowid = (SELECT MIN(rowid) "
+         "FROM seat_totals)", " hands: stored "),
+        ("UPDATE seat_totals SET max_clock_seconds = max_clock_seconds * 2", "max_clock_seconds"),
+        ("DELETE FROM pair_totals WHERE rowid = (SELECT MIN(rowid) FROM pair_totals)", "missing"),
+    ],
+    ids=["count", "maximum", "deleted"],
+)  # fmt: skip
+def test_a_running_total_that_differs_is_reported_like_a_deal(
+    played: Played, tmp_path: Path, sql: str, says: str
+) -> None:
+    # The per-bot totals the site shows are kept as running sums: one that is not what the
+    # stored matches add up to fails verification, in one line, exit 1.
+    copy = tampered(played, tmp_path, sql)
+    line = one_error_line(arena("verify", played.tid, "--db", copy, ok=False))
+    assert line.startswith("Error: running total "), line
+    assert says in line and f"of tournament {played.tid} differ from its stored matches" in line
+
+
 def extract(kind: str) -> str:
     """The code block of ``kind`` in the doc's section on verifying by hand."""
     section = DOC.read_text(encoding="utf-8").split("### Verifying a published database")[1]

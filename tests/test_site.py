@@ -61,11 +61,7 @@ def test_render_writes_every_page(built: dict[str, Any]) -> None:
     assert (out / "tournaments" / f"{built['tid']}.html").is_file()
     for name, bot_id in bot_ids(built).items():
         assert soup(out / "bots" / f"{name}.html").h1.get_text(strip=True) == name
-        # The page's old address (bots/<id>.html) sends readers to the page by name.
-        old = soup(out / "bots" / f"{bot_id}.html")
-        refresh = old.select_one("meta[http-equiv=refresh]")["content"]
-        assert refresh == f"0; url=../bots/{name}.html"
-        assert old.select_one("link[rel=canonical]")["href"] == f"../bots/{name}.html"
+        assert not (out / "bots" / f"{bot_id}.html").exists()  # one page a bot, by name
     match_ids = [m.id for m in stored(built).match_rows()]
     assert len(match_ids) == 4 * 6  # C(4,3) sets x 1 round x 6 seatings
     assert sorted(p.stem for p in (out / "matches").glob("*.html")) == sorted(match_ids)

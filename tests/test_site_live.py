@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -21,7 +23,6 @@ from arena.errors import ArenaError
 from arena.ladder.ratings import PROVISIONAL_SETS
 from arena.site import RECENT_REPLAYS, render_site, update
 from arena.site.output import MANIFEST
-from arena.site.replay import play_stats
 from arena.store import Store
 from arena.tournaments.standings import current_standings
 
@@ -231,6 +232,27 @@ def test_ladder_page(tmp_path: Path) -> None:
     assert left == {("bea", "replaced"), ("dot", "retired")}
     # A ladder's matches count on its bots' pages.
     assert soup(out / "bots" / "ace.html").select("table.matches tbody tr a[href*='matches/']")
+
+
+def play_stats(hands: Sequence[Mapping[str, Any]], seat: int) -> dict[str, int]:
+    """The oracle of the stored play counts: one seat's counts over a match's hands (hands,
+    made trump, went alone, made it, euchred, defended), read from the hands themselves."""
+    out = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
+    for h in hands:
+        if h["trump"] is None:
+            continue
+        out["hands"] += 1
+        if seat in h["alone"]:
+            out["alone"] += 1
+        if h["maker"] == seat:
+            out["maker"] += 1
+            if h["points"][seat] > 0:
+                out["made"] += 1
+            else:
+                out["euchred"] += 1
+        elif h["points"][seat] > 0:
+            out["defended"] += 1
+    return out
 
 
 def test_bot_play_counts_equal_the_replays(two_kinds: tuple[Path, str]) -> None:

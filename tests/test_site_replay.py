@@ -13,7 +13,7 @@ from test_engine_worked_example import DEAL, STEPS
 from arena.cards import deck, sort_cards
 from arena.engine import Rules, play_hand, play_match
 from arena.site.render import make_env
-from arena.site.replay import hand_view, play_stats
+from arena.site.replay import hand_view
 
 NAMES = ["North <i>", "East", "West"]
 
@@ -175,11 +175,3 @@ def test_passed_out_hand(record: dict[str, Any]) -> None:
     assert [b.action for b in v.bids] == ["passes"] * 6
     html = make_env().get_template("_partials/hand.html").render(h=v, names=NAMES, root="")
     assert "Everybody passed" in html and "trick-table" not in html
-    assert play_stats([h], 1)["hands"] == 0
-
-
-def test_play_stats(record: dict[str, Any]) -> None:
-    assert play_stats([record], 1) == {
-        "hands": 1, "maker": 1, "alone": 0, "made": 1, "euchred": 0, "defended": 0
-    }  # fmt: skip
-    assert play_stats([record], 0)["maker"] == 0

@@ -448,8 +448,9 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
     """Recompute every stored deal of a finished tournament from its revealed secret.
 
     Checks the secret against the tournament's commitment, each match's public seed against
-    the schedule, and each hand's cards, dealer and up-card. Prints "N deals verified", or
-    which match differs (exit 1). TOURNAMENT: an id or prefix (default: the latest round robin).
+    the schedule, each hand's cards, dealer and up-card, and the running totals the site shows
+    against the stored matches. Prints "N deals verified", or which match or total differs
+    (exit 1). TOURNAMENT: an id or prefix (default: the latest round robin).
     A ladder is verified an epoch at a time, once the epoch is closed (--epoch N).
 
     \b

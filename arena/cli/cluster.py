@@ -11,7 +11,6 @@ from typing import Any, TypeVar
 import click
 
 from arena.cli.common import reports_errors
-from arena.cluster.security import add_worker, commands, init_certificates, revoke
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -106,6 +105,8 @@ def init(directory: Path, host: str, port: int, names: tuple[str, ...]) -> None:
     Example:
         arena cluster init ~/.arena-cluster --host 10.0.0.5 --worker gpu1 --worker gpu2
     """
+    from arena.cluster.security import commands, init_certificates
+
     made = init_certificates(directory, host, names)
     click.echo(f"made {len(made)} certificates in {directory} (keys readable by you only)")
     for line in commands(directory, host, port):
@@ -126,6 +127,8 @@ def add_worker_command(directory: Path, name: str) -> None:
     Example:
         arena cluster add-worker ~/.arena-cluster gpu3
     """
+    from arena.cluster.security import add_worker
+
     cert, key = add_worker(directory, name)
     click.echo(f"made {cert.name} and {key.name} in {directory}: copy them with ca.pem to {name}")
 
@@ -146,6 +149,8 @@ def revoke_command(directory: Path, name: str) -> None:
     Example:
         arena cluster revoke ~/.arena-cluster gpu3
     """
+    from arena.cluster.security import revoke
+
     serial = revoke(directory, name)
     click.echo(f"revoked worker {name} (serial {serial:x}) in {directory / 'revoked.pem'}")
 

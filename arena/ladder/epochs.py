@@ -121,7 +121,8 @@ def verify_epoch(store: Store, lid: str | None, epoch: int) -> Verification:
     Checks the secret against the commitment published when the epoch opened, that each set
     of the epoch has its six matches, seats the bots it was scheduled with, has the public
     seed of its bots and step, and that every hand's cards, dealer and up-card are those of
-    the deal seed. An open epoch is refused (ArenaError): its secret is not revealed yet.
+    the deal seed, and that the ladder's running totals are what its stored matches add up
+    to. An open epoch is refused (ArenaError): its secret is not revealed yet.
     """
     t, e = ladder_epoch(store, lid, epoch)
     lid = t.id
@@ -168,4 +169,5 @@ def verify_epoch(store: Store, lid: str | None, epoch: int) -> Verification:
     for step, count in sorted(seen.items()):
         if count != len(SEATINGS):
             report.differing.append((f"set {step}", f"has {count} of its 6 matches stored"))
+    report.totals = store.totals_problems(lid)  # the ladder's, all epochs so far
     return report

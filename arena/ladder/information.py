@@ -8,18 +8,20 @@ millisecond of numpy.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-from scipy import special  # type: ignore[import-untyped]
+from arena.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
+
 
 MATCHES_PER_SET: Final = 6
 """The six seatings of a duplicate set: six placings of the same three bots."""
 
 PAIRS: Final = ((0, 1), (0, 2), (1, 2))
-
-Z95: Final = float(special.ndtri(0.975))
-"""The normal quantile of a two-sided 95 % interval."""
 
 
 def set_information(theta: np.ndarray) -> np.ndarray:
@@ -32,6 +34,8 @@ def set_information(theta: np.ndarray) -> np.ndarray:
     ``p_w``), the pairwise choice between the other two. Shared places (which make fewer
     choices) are ignored: the figure is an upper bound used only to compare triples.
     """
+    from scipy import special  # type: ignore[import-untyped]  # loaded when computed
+
     z = theta - theta.max(axis=1, keepdims=True)
     e = np.exp(z)
     p = e / e.sum(axis=1, keepdims=True)
@@ -56,6 +60,8 @@ def posterior(cov: np.ndarray, info: np.ndarray) -> np.ndarray:
 def misorder(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
     """Chance that the shown order of two bots is wrong, doubled (1 for a pair the data
     cannot tell apart, 0 for a settled one): ``2 Φ(-|Δ| / sd(Δ))``."""
+    from scipy import special  # loaded when computed
+
     sd = np.sqrt(np.maximum(var, 1e-300))
     return np.asarray(2 * special.ndtr(-np.abs(theta) / sd))
 

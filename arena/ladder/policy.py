@@ -43,12 +43,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Final
-
-import numpy as np
+from typing import TYPE_CHECKING, Final
 
 from arena.ladder import information
 from arena.ladder.ratings import LadderRatings, SetResult
+from arena.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 
 @dataclass(frozen=True)

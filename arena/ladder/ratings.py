@@ -38,15 +38,18 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-from scipy import linalg  # type: ignore[import-untyped]
-
+from arena.lazy import lazy_module
 from arena.stats import BASE, ELO_SCALE
 from arena.stats import intervals as ivals
 from arena.stats.outcomes import NO_BOT, order_choices
 from arena.stats.plackett_luce import Choices, gradient_hessian
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 PRIOR_SD: Final = 2.0
 """Prior sd of a log-strength around the field's mean (2 logits, about 350 rating points).
@@ -153,8 +156,8 @@ class LadderRatings:
     >>> r = LadderRatings()
     >>> r.add_bots([1, 2, 3])
     >>> r.add_set(SetResult((1, 2, 3), ((1, 2, 3),) * 4 + ((2, 1, 3),) * 2))
-    >>> r.theta_of(1) > r.theta_of(2) > r.theta_of(3)
-    True
+    >>> [s.bot for s in r.standings()]
+    [1, 2, 3]
     """
 
     def __init__(
@@ -208,10 +211,6 @@ class LadderRatings:
         self.theta = np.concatenate([self.theta, np.zeros(k)])
         self.info = np.concatenate([self.info, np.zeros(k)])
         self.sets = np.concatenate([self.sets, np.zeros(k, dtype=np.int64)])
-
-    def theta_of(self, bot: int) -> float:
-        """A bot's current log-strength (mean 0 over the field, up to the prior's pull)."""
-        return float(self.theta[self.index[bot]])
 
     def add_set(self, result: SetResult) -> None:
         """Count one finished set: the new mode and a rank-3 update of the covariance;
@@ -290,6 +289,8 @@ class LadderRatings:
         """The full maximum-a-posteriori fit (Newton from the running estimate) and the
         information re-taken there. Cost ``O(choices + n³)``: once per
         :data:`REFIT_EVERY` sets."""
+        from scipy import linalg  # type: ignore[import-untyped]  # loaded when computed
+
         self._since_refit, self._refit_at = 0, self.set_count
         if not self.n:
             return

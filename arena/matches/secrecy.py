@@ -150,11 +150,15 @@ class Verification:
     deals: int = 0
     matches: int = 0
     differing: list[tuple[str, str]] = field(default_factory=list)  # (match id, why)
+    totals: list[str] = field(default_factory=list)
+    """The tournament's running totals (what the site shows per bot) that differ from a
+    recomputation over its stored matches, one line each (:meth:`Store.totals_problems`)."""
 
     @property
     def ok(self) -> bool:
-        """True when every stored deal is the deal of the secret."""
-        return not self.differing
+        """True when every stored deal is the deal of the secret and every running total
+        is what the stored matches add up to."""
+        return not self.differing and not self.totals
 
     def line(self) -> str:
         """The one line ``arena verify`` prints."""
@@ -163,6 +167,11 @@ class Verification:
             return (
                 f"match {mid} {why} ({len(self.differing)} of {self.matches} matches of "
                 f"tournament {self.tournament} differ)"
+            )
+        if self.totals:
+            return (
+                f"running total {self.totals[0]} ({len(self.totals)} of the totals of "
+                f"tournament {self.tournament} differ from its stored matches)"
             )
         return (
             f"{self.deals} deals verified in {self.matches} matches of tournament "
@@ -208,8 +217,8 @@ def verify(store: Store, tid: str | None = None) -> Verification:
 
     Checks that the secret matches its commitment, that each match's public seed is the one
     the schedule gives its three bots and round, and that every stored hand's cards (the three
-    hands, the dummy and the kitty in order), dealer and up-card are those the deal seed gives.
-    Refuses (an
+    hands, the dummy and the kitty in order), dealer and up-card are those the deal seed gives,
+    and that its running totals are what its stored matches add up to. Refuses (an
     :class:`ArenaError`) a tournament that has not finished: its secret is not revealed yet.
     """
     t = store.tournament(tid)
@@ -249,6 +258,7 @@ def verify(store: Store, tid: str | None = None) -> Verification:
         report.deals += n
         if why is not None:
             report.differing.append((mid, why))
+    report.totals = store.totals_problems(tid)
     return report
 
 

@@ -162,7 +162,7 @@ def _opponents(
 
 def _play(store: Store, ids: list[int]) -> dict[str, int]:
     """How the bot bid and fared, over every hand it played in any seat (the counts of
-    :func:`arena.site.replay.play_stats`, summed by the database)."""
+    :meth:`arena.store.Store.play_counts`, kept as running totals)."""
     return store.play_counts(ids)
 
 

@@ -21,7 +21,8 @@ from arena.site.fairness import fairness
 from arena.site.history import rating_history
 from arena.site.output import Page
 from arena.site.render import Writer, template_dir
-from arena.store import COMPARE, ROUND_ROBIN, Store, StoredBot
+from arena.store import Store, StoredBot
+from arena.store.kinds import KINDS
 from arena.views.reports import Reports, tournament_reports
 
 RECENT_REPLAYS = 300
@@ -80,7 +81,7 @@ class SiteData:
             options,
         )
         self.status = {t.id: t.status for t in self.tours}
-        self.kind = {t.id: t.kind for t in self.tours}
+        self.kind = {t.id: KINDS[t.kind] for t in self.tours}
 
     def state(self, tid: str) -> tuple[str | None, str | None]:
         """A tournament's fingerprint with its live status (a killed run reads interrupted
@@ -92,7 +93,7 @@ class SiteData:
         """The tournament whose rating over time the pages chart: the current one when it is
         a round robin (bounded); a ladder's would refit its whole, growing history."""
         current = self.current
-        return current if current is not None and current.kind == ROUND_ROBIN else None
+        return current if current is not None and current.ranked else None
 
     @functools.cached_property
     def states(self) -> dict[str, str]:
@@ -122,7 +123,7 @@ class SiteData:
     def duplicate(self) -> dict[str, Reports]:
         """Each round robin's duplicate reports. (A ladder's page shows its own: the reports
         would refit its standings, which the ladder keeps itself, over its whole history.)"""
-        robins = [t for t in self.ranked if t.kind == ROUND_ROBIN]
+        robins = [t for t in self.ranked if t.ranked]
         return {t.id: tournament_reports(self.store, t.id) for t in robins}
 
     @functools.cached_property
@@ -251,22 +252,13 @@ def _bot_pages(site: SiteData, writer: Writer) -> Iterator[Page]:
             [(seats.get(r.version_id), rated.get(r.version_id)) for r in mine],
             [
                 site.state(t)
-                if site.kind.get(t) in (ROUND_ROBIN, COMPARE)  # a comparison's table row
+                if t in site.kind and not site.kind[t].ladder  # a comparison's table row
                 else site.status.get(t)
                 for t in tids
             ],
         )
-        latest = mine[-1]
         render = functools.partial(_bot, site, writer, bot, by_bot, tids)
-        yield Page(latest.href, key, render)
-        if latest.slug != str(bot.id):
-            # Bot pages used to be bots/<id>.html: links saved from then still arrive.
-            path = f"bots/{bot.id}.html"
-            yield Page(
-                path,
-                _key(site.frame, site.bot_states[bot.id]),
-                functools.partial(writer.html, path, "redirect.html", bot=latest),
-            )
+        yield Page(mine[-1].href, key, render)
 
 
 def _bot(
@@ -277,7 +269,7 @@ def _bot(
     tids: list[str],
 ) -> str:
     ids = {r.version_id for r in by_bot[bot.id]}
-    tids_compared = {t for t in tids if site.kind.get(t) == COMPARE}
+    tids_compared = {t for t in tids if t in site.kind and site.kind[t].comparison}
     placed = [
         (t, s) for t in site.ranked for s in site.standings.get(t.id, []) if s.bot.version_id in ids
     ]

@@ -18,7 +18,8 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.site.replay import HandView, hand_view
 from arena.stats import BOUND_NOTES
-from arena.store import COMPARE, LADDER, ROUND_ROBIN, Store, StoredMatch
+from arena.store import ROUND_ROBIN, Store, StoredMatch
+from arena.store.kinds import KINDS
 from arena.untrusted import name_problem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -140,12 +141,18 @@ class Tournament:
     @property
     def is_ladder(self) -> bool:
         """Whether this is a continuous ladder (``arena ladder``)."""
-        return self.kind == LADDER
+        return KINDS[self.kind].ladder
 
     @property
     def is_comparison(self) -> bool:
         """Whether this is an ``arena compare`` run rather than a round robin."""
-        return self.kind == COMPARE
+        return KINDS[self.kind].comparison
+
+    @property
+    def ranked(self) -> bool:
+        """A round robin: its standings are a fit of all its matches (bounded, charted, with
+        duplicate reports); a ladder keeps its own, a comparison has a test."""
+        return KINDS[self.kind].ranked
 
     @property
     def progress(self) -> float:

@@ -11,10 +11,12 @@ import functools
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 from arena.site.charts import PLACE_COLOURS, rate_colour
 from arena.site.output import atomic_write
@@ -149,6 +151,8 @@ def fact(value: object) -> str:
 
 def make_env() -> Environment:
     """The site's Jinja2 environment (autoescape everywhere, strict undefined)."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined  # a read need not load it
+
     env = Environment(
         loader=FileSystemLoader(str(template_dir())),
         autoescape=True,

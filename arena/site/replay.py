@@ -27,7 +27,6 @@ class SeatDeal:
     roles: list[str]
     tricks_won: int
     points: int
-    score_after: int
 
 
 @dataclass(frozen=True)
@@ -185,9 +184,7 @@ def hand_view(h: Mapping[str, Any]) -> HandView:
             roles.append("alone")
         if s == h["sitting_out"]:
             roles.append("sits out")
-        seats.append(
-            SeatDeal(s, sort_cards(hands[s]), roles, h["tricks_won"][s], points[s], after[s])
-        )
+        seats.append(SeatDeal(s, sort_cards(hands[s]), roles, h["tricks_won"][s], points[s]))
     bids = [
         BidView(
             b["seat"],
@@ -235,23 +232,3 @@ def hand_view(h: Mapping[str, Any]) -> HandView:
         tricks=tricks,
         outcome="" if trump is None else _outcome(h),
     )
-
-
-def play_stats(hands: Sequence[Mapping[str, Any]], seat: int) -> dict[str, int]:
-    """Counts for one seat over a match: hands, made trump, went alone, made it, euchred."""
-    out = {"hands": 0, "maker": 0, "alone": 0, "made": 0, "euchred": 0, "defended": 0}
-    for h in hands:
-        if h["trump"] is None:
-            continue
-        out["hands"] += 1
-        if seat in h["alone"]:
-            out["alone"] += 1
-        if h["maker"] == seat:
-            out["maker"] += 1
-            if h["points"][seat] > 0:
-                out["made"] += 1
-            else:
-                out["euchred"] += 1
-        elif h["points"][seat] > 0:
-            out["defended"] += 1
-    return out

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-
+from arena.lazy import lazy_module
 from arena.stats.vocabulary import Interval
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 BET_CAP: Final = 0.9
 """The most a gambler can lose on one set, as a share of its capital (see :func:`capped`)."""

@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from arena.lazy import lazy_module
 from arena.stats.vocabulary import LEVEL, MIN_DEFF, MIN_UNITS, Interval, t_quantile
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 
 def information_inverse(hessian: np.ndarray) -> np.ndarray:

@@ -18,11 +18,15 @@ beating it) has a one-sided bound instead (:func:`boundary_bound`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-
+from arena.lazy import lazy_module
 from arena.stats.outcomes import NO_BOT, Tally
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 MAX_NEWTON: Final = 100
 TOLERANCE: Final = 1e-10

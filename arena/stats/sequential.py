@@ -48,14 +48,14 @@ so the test sees exactly the sequence a serial run would.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from arena.errors import ArenaError
+from arena.lazy import lazy_module
 from arena.matches.scheduler import SEATINGS
 from arena.stats.betting import BET_CAP as BET_CAP  # the gamblers live in arena.stats.betting
 from arena.stats.betting import PRIOR_SETS as PRIOR_SETS
@@ -64,11 +64,34 @@ from arena.stats.betting import bets as bets
 from arena.stats.betting import capped as capped
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval
 
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
+
 HALF_POINTS: Final = 2 * len(SEATINGS)
 """Half-points in a duplicate set: 2 per seating (placed above B), 1 for a shared place."""
 
-SET_SCORES: Final = np.arange(HALF_POINTS + 1) / HALF_POINTS
-"""The possible set scores 0, 1/12, ..., 1, indexed by half-points."""
+SCORE_VALUES: Final = tuple(k / HALF_POINTS for k in range(HALF_POINTS + 1))
+"""The possible set scores 0, 1/12, ..., 1, indexed by half-points (``SET_SCORES`` as a
+numpy array, made when first read, so that importing this module does not load numpy)."""
+
+if TYPE_CHECKING:
+    SET_SCORES: np.ndarray
+
+
+@functools.cache
+def _set_scores() -> np.ndarray:
+    scores = np.asarray(SCORE_VALUES)
+    scores.flags.writeable = False
+    return scores
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: SET_SCORES, made on first use
+    if name == "SET_SCORES":
+        return _set_scores()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 REGULARISATION: Final = 1e-3
 """Count given to an outcome not seen yet (fishtest's value)."""
@@ -121,7 +144,9 @@ def _multiplier(weights: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def profile(
-    counts: Sequence[float] | np.ndarray, s: float, values: np.ndarray = SET_SCORES
+    counts: Sequence[float] | np.ndarray,
+    s: float,
+    values: Sequence[float] | np.ndarray = SCORE_VALUES,
 ) -> np.ndarray:
     """``l(s)``: log-likelihood lost by forcing the mean of the outcome distribution to ``s``.
 
@@ -142,7 +167,7 @@ def llr(
     counts: Sequence[float] | np.ndarray,
     p0: float,
     p1: float,
-    values: np.ndarray = SET_SCORES,
+    values: Sequence[float] | np.ndarray = SCORE_VALUES,
 ) -> np.ndarray:
     """The generalized log-likelihood ratio of mean ``p1`` against mean ``p0``."""
     result: np.ndarray = profile(counts, p0, values) - profile(counts, p1, values)
@@ -164,7 +189,9 @@ def threshold(sets: int, level: float = LEVEL) -> float:
 
 
 def empirical_likelihood_interval(
-    counts: Sequence[float] | np.ndarray, level: float = LEVEL, values: np.ndarray = SET_SCORES
+    counts: Sequence[float] | np.ndarray,
+    level: float = LEVEL,
+    values: Sequence[float] | np.ndarray = SCORE_VALUES,
 ) -> Interval:
     """The ``level`` empirical-likelihood interval for the mean set score (see the module
     docstring): a fixed-sample interval, kept to measure the interval shown against it
@@ -382,7 +409,7 @@ class SequentialTest:
     def rate(self) -> float | None:
         """A's mean placed-above rate over B (None before the first set)."""
         sets = self.sets
-        return float(self.counts @ SET_SCORES / sets) if sets else None
+        return float(self.counts @ _set_scores() / sets) if sets else None
 
     def add(self, half_points: int) -> Decision | None:
         """Add the next set's score (A's half-points over B in its six matches)."""
@@ -392,7 +419,7 @@ class SequentialTest:
             raise ValueError(f"a set score is 0..{HALF_POINTS} half-points, not {half_points}")
         assert self.gamblers is not None
         self.counts[half_points] += 1
-        self.gamblers.add(float(SET_SCORES[half_points]))
+        self.gamblers.add(SCORE_VALUES[half_points])
         self.trail.append(self.gamblers.evidence)
         self.history.append(signed(self.gamblers.evidence, self.design))
         self.decision = self.design.decide(self.history[-1], self.sets)

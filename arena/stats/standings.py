@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-import numpy as np
-
+from arena.lazy import lazy_module
 from arena.stats import intervals, plackett_luce
 from arena.stats.outcomes import Outcomes, SeatResult, Tally, tally
 from arena.stats.vocabulary import (
@@ -31,6 +30,11 @@ from arena.stats.vocabulary import (
     rate_interval,
     rate_variance,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
 
 ELO_SCALE: Final = 400 / math.log(10)
 """Rating points per unit of Plackett-Luce log-strength."""

@@ -22,9 +22,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
+from arena.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a read command need not pay for them
+    np = lazy_module("numpy")
+
 
 LEVEL: Final = 0.95
 """The confidence level of every interval shown."""

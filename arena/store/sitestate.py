@@ -13,11 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.store.base import StoreBase
+from arena.store.kinds import KINDS
 from arena.store.rows import StoredMatch
-from arena.store.schema import LADDER, ROUND_ROBIN
 
-SHOWN_KINDS = (ROUND_ROBIN, LADDER)
+SHOWN_KINDS = tuple(k.name for k in KINDS.values() if not k.comparison)
 """The kinds of tournament whose matches count on the bot pages (a comparison has its own)."""
+
+LADDER_KINDS = ",".join(f"'{k.name}'" for k in KINDS.values() if k.ladder)
+"""The ladders' kinds, for SQL's ``kind IN (...)``."""
 
 
 def _digest(rows: Sequence[Any]) -> str:
@@ -62,7 +65,7 @@ class SiteState(StoreBase):
         stand for them. A ladder keeps its own standings, updated as it goes: they count."""
         out: dict[str, str] = {}
         for tid, kind in self.conn.execute("SELECT id, kind FROM tournaments ORDER BY id"):
-            queries = _ROW_STATE + (_LADDER_STATE if kind == LADDER else ())
+            queries = _ROW_STATE + (_LADDER_STATE if KINDS[kind].ladder else ())
             parts = [self.conn.execute(sql, (tid,)).fetchall() for sql in queries]
             out[tid] = _digest([tuple(tuple(r) for r in p) for p in parts])
         return out
@@ -107,7 +110,7 @@ class SiteState(StoreBase):
         out: dict[int, list[tuple[Any, ...]]] = {}
         for r in self.conn.execute(
             "SELECT * FROM ratings WHERE tournament_id IN "
-            f"(SELECT id FROM tournaments WHERE kind = '{LADDER}') "
+            f"(SELECT id FROM tournaments WHERE kind IN ({LADDER_KINDS})) "
             "ORDER BY tournament_id, bot_version_id"
         ).fetchall():
             out.setdefault(int(r[1]), []).append(tuple(r))

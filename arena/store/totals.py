@@ -164,10 +164,10 @@ class Totals(StoreBase):
                 + _PAIR_SQL.format(where="1")
             )
 
-    def totals_problems(self) -> list[str]:
-        """Where the stored totals differ from a recomputation over every stored match, one
-        line each (empty: they agree). Sums of seconds agree to a relative 1e-9 (the order
-        of a floating-point sum)."""
+    def totals_problems(self, tid: str | None = None) -> list[str]:
+        """Where the stored totals (of the tournament ``tid``, or of all) differ from a
+        recomputation over every stored match, one line each (empty: they agree). Sums of
+        seconds agree to a relative 1e-9 (the order of a floating-point sum)."""
         out: list[str] = []
         for table, key, columns, sql in (
             ("seat_totals", _SEAT_KEY, SEAT_COLUMNS, _SEAT_SQL.format(where="1")),
@@ -178,6 +178,8 @@ class Totals(StoreBase):
             names = ", ".join([*key, *columns])
             have = {tuple(r[:n]): r[n:] for r in self.conn.execute(f"SELECT {names} FROM {table}")}
             for k in sorted(set(want) | set(have), key=repr):
+                if tid is not None and k[0] != tid:
+                    continue
                 a, b = have.get(k), want.get(k)
                 if a is None or b is None:
                     out.append(f"{table} {k}: {'missing' if a is None else 'no such seats'}")

@@ -12,6 +12,7 @@ read back, since at 100k matches they take seconds to compute.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -183,14 +184,20 @@ def encode(value: Any) -> Any:
     return value
 
 
+@functools.cache
+def _init_fields(kind: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's ``__init__`` fields and their types, resolved once per class (resolving
+    the string annotations per row took most of a stored report's reading)."""
+    hints = typing.get_type_hints(kind)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(kind) if f.init)
+
+
 def decode(kind: Any, data: Any) -> Any:
     """The value of type ``kind`` that :func:`encode` made ``data`` from."""
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if dataclasses.is_dataclass(kind):
-        hints = typing.get_type_hints(kind)
-        fields = [f.name for f in dataclasses.fields(kind) if f.init]
         make: Any = kind
-        return make(**{name: decode(hints[name], data[name]) for name in fields})
+        return make(**{name: decode(hint, data[name]) for name, hint in _init_fields(make)})
     if origin in (types.UnionType, typing.Union):
         if data is None:
             return None
