@@ -113,6 +113,17 @@ class Seat:
         return action
 
 
+KITS: dict[str, str] = {
+    "c": "kits/c/bot.c",
+    "cpp": "kits/cpp/bot.cpp",
+    "rust": "kits/rust/bot.rs",
+    "go": "kits/go/bot.go",
+    "javascript": "kits/javascript/bot.js",
+    "java": "kits/java/Bot.java",
+}
+"""Each starter kit's file, from the repository's root, by language."""
+
+
 def kit(language: str, path: str) -> Artifact:
     """The artifact of one kit file."""
     with open(path, "rb") as f:

@@ -15,16 +15,9 @@ from arena.tournaments.entrants import name_comment, read_bot_file
 
 sys.path.insert(0, str(Path(__file__).parent))
 from cli_support import arena, ok  # noqa: E402
+from native_driver import KITS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-KITS = {
-    "c": "kits/c/bot.c",
-    "cpp": "kits/cpp/bot.cpp",
-    "rust": "kits/rust/bot.rs",
-    "go": "kits/go/bot.go",
-    "javascript": "kits/javascript/bot.js",
-    "java": "kits/java/Bot.java",
-}
 
 
 @pytest.mark.parametrize("language", list(KITS))

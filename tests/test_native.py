@@ -21,17 +21,9 @@ from arena.sandbox.runtime import Artifact, Channel, Launcher, Runtime
 from arena.sandbox.values import Limits
 
 sys.path.insert(0, str(Path(__file__).parent))
-from native_driver import Seat, kit, play  # noqa: E402
+from native_driver import KITS, Seat, kit, play  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-KITS = {
-    "c": "kits/c/bot.c",
-    "cpp": "kits/cpp/bot.cpp",
-    "rust": "kits/rust/bot.rs",
-    "go": "kits/go/bot.go",
-    "javascript": "kits/javascript/bot.js",
-    "java": "kits/java/Bot.java",
-}
 ATTACKS = ROOT / "tests" / "attacks"
 
 
