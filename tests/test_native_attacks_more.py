@@ -34,6 +34,11 @@ ATTEMPTS = {
         "list /root", "write /tmp", "write /bot", "write /etc/passwd", "kill 1", "kill -1",
         "raw kill 1",
     ],
+    "rust": [
+        "Command", "raw fork", "raw execve", "tcp connect", "udp send", "raw socket",
+        "read /etc/passwd", "read /proc/1/environ", "read /root/.bashrc", "list /root",
+        "write /tmp", "write /bot", "write /etc/passwd", "kill 1", "kill -1", "raw kill 1",
+    ],
 }  # fmt: skip
 LANGUAGES = sorted(ATTEMPTS)
 
