@@ -39,6 +39,11 @@ ATTEMPTS = {
         "read /etc/passwd", "read /proc/1/environ", "read /root/.bashrc", "list /root",
         "write /tmp", "write /bot", "write /etc/passwd", "kill 1", "kill -1", "raw kill 1",
     ],
+    "cpp": [
+        "std::system", "fork", "execv", "raw clone", "tcp connect", "udp send", "raw socket",
+        "read /etc/passwd", "read /proc/1/environ", "read /root/.bashrc", "list /root",
+        "write /tmp", "write /bot", "write /etc/passwd", "kill 1", "kill -1", "raw kill 1",
+    ],
 }  # fmt: skip
 LANGUAGES = sorted(ATTEMPTS)
 
