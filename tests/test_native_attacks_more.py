@@ -5,9 +5,10 @@ tests/attacks/native_attack.{go,rs,cpp} try, at their first decision: a child pr
 exec, TCP and UDP, reading and writing the machine's files (/etc/passwd, /root, /proc/1/environ,
 /tmp, their own directory), signals to pid 1 and -1. Each writes "refused <what>: <error>" to
 its log for a refusal and "ESCAPED <what>" for anything that got through, then plays legally.
-The test switches a bot's mode to "threads" (OS threads until the pids cgroup stops them) or
-"memory" (allocate until the memory cgroup ends it). In every case the match finishes and the
-honest seats are untouched.
+The test switches a bot's mode to "threads" (OS threads until the pids cgroup stops them),
+"memory" (allocate until the memory cgroup ends it) or "marks" (look for files an earlier match
+left, then try to leave some: the channel harness's "nothing outlives a match"). In every case
+the match finishes and the honest seats are untouched.
 """
 
 from __future__ import annotations
@@ -99,3 +100,19 @@ def test_memory_bomb_is_ended_by_its_cgroup(language: str) -> None:
     assert out.fault_of(0) is not None  # killed: its answer never came
     assert out.fault_of(1) is None and out.fault_of(2) is None, out.faults
     assert after.faults == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_nothing_the_bot_writes_outlives_its_match(language: str) -> None:
+    """Marks in /tmp, /dev/shm, its cwd, its directory and /: the next match, in the same seat
+    and in another, and a second copy of it in the same match, find none of them."""
+    bot = attacker(language, "marks")
+    with BotPool(LIMITS) as pool:
+        first = pool.play_match([bot, victim(), victim()], 5)
+        again = pool.play_match([bot, victim(), victim()], 6)  # same seat, same launcher
+        other = pool.play_match([victim(), bot, bot], 7)  # other seats, a second copy
+    for out, seat in ((first, 0), (again, 0), (other, 1), (other, 2)):
+        assert out.faults == [], out.faults
+        log = out.logs[seat]
+        assert re.findall(r"^(?:FOUND|WROTE) .+$", log, re.M) == [], log
+        assert len(re.findall(r"^BLOCKED .+$", log, re.M)) == 5, log

@@ -3,7 +3,8 @@
 // the machine's files, signals to pid 1 and -1. It writes "refused <what>: <error>" for each
 // refusal and "ESCAPED <what>" for anything that should have been refused and was not; then it
 // plays the first legal action. The test switches `mode` to "threads" (std::thread until the
-// pids cgroup stops them) or "memory" (allocate until the memory cgroup ends the bot).
+// pids cgroup stops them), "memory" (allocate until the memory cgroup ends the bot) or "marks"
+// (look for files an earlier match left, then try to leave some).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -103,6 +104,17 @@ static void threads() {
     for (auto &t : made) t.detach();
 }
 
+// marks: look for what an earlier match left, then try to leave marks for a later one.
+static void marks() {
+    for (const char *p : {"/tmp/mark", "/dev/shm/mark", "mark", "/bot/mark", "/mark"}) {
+        std::error_code error;
+        if (std::filesystem::exists(p, error)) std::cerr << "FOUND " << p << std::endl;
+        std::ofstream out(p);
+        out << "x" << std::flush;
+        std::cerr << (out ? "WROTE " : "BLOCKED ") << p << std::endl;
+    }
+}
+
 static std::vector<std::unique_ptr<char[]>> hoard;
 
 static void memory() {
@@ -134,6 +146,7 @@ int main() {
             attacked = true;
             if (mode == "threads") threads();
             else if (mode == "memory") memory();
+            else if (mode == "marks") marks();
             else attack();
         }
         long id = std::atol(line.c_str() + line.find("\"id\":") + 5);

@@ -3,7 +3,8 @@
 // the machine's files, signals to pid 1 and -1. It writes "refused <what>: <error>" for each
 // refusal and "ESCAPED <what>" for anything that should have been refused and was not; then it
 // plays the first legal action. The test switches `mode` to "threads" (OS threads until the
-// pids cgroup stops them) or "memory" (allocate until the memory cgroup ends the bot).
+// pids cgroup stops them), "memory" (allocate until the memory cgroup ends the bot) or "marks"
+// (look for files an earlier match left, then try to leave some).
 package main
 
 import (
@@ -99,6 +100,20 @@ func threads() {
 	escaped("threads 1000")
 }
 
+// marks: look for what an earlier match left, then try to leave marks for a later one.
+func marks() {
+	for _, p := range []string{"/tmp/mark", "/dev/shm/mark", "mark", "/bot/mark", "/mark"} {
+		if _, err := os.Stat(p); err == nil {
+			fmt.Fprintf(os.Stderr, "FOUND %s\n", p)
+		}
+		if os.WriteFile(p, []byte("x"), 0o644) == nil {
+			fmt.Fprintf(os.Stderr, "WROTE %s\n", p)
+		} else {
+			fmt.Fprintf(os.Stderr, "BLOCKED %s\n", p)
+		}
+	}
+}
+
 var hoard [][]byte
 
 func memory() {
@@ -141,6 +156,8 @@ func main() {
 				threads()
 			case "memory":
 				memory()
+			case "marks":
+				marks()
 			default:
 				attack()
 			}

@@ -3,8 +3,9 @@
 // syscall(2) alike: a child process, fork and exec, TCP and UDP, the machine's files, signals
 // to pid 1 and -1. It writes "refused <what>: <error>" for each refusal and "ESCAPED <what>"
 // for anything that should have been refused and was not; then it plays the first legal
-// action. The test switches MODE to "threads" (std::thread until the pids cgroup stops them)
-// or "memory" (allocate until the memory cgroup ends the bot).
+// action. The test switches MODE to "threads" (std::thread until the pids cgroup stops them),
+// "memory" (allocate until the memory cgroup ends the bot) or "marks" (look for files an
+// earlier match left, then try to leave some).
 use std::fs;
 use std::io::{self, BufRead, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
@@ -100,6 +101,17 @@ fn threads() {
     }
 }
 
+// marks: look for what an earlier match left, then try to leave marks for a later one.
+fn marks() {
+    for p in ["/tmp/mark", "/dev/shm/mark", "mark", "/bot/mark", "/mark"] {
+        if fs::metadata(p).is_ok() {
+            eprintln!("FOUND {}", p);
+        }
+        let done = if fs::write(p, "x").is_ok() { "WROTE" } else { "BLOCKED" };
+        eprintln!("{} {}", done, p);
+    }
+}
+
 fn memory() {
     let mut hoard: Vec<Vec<u8>> = Vec::new();
     for mb in (64..=8192).step_by(64) {
@@ -142,6 +154,7 @@ fn main() {
             match MODE {
                 "threads" => threads(),
                 "memory" => memory(),
+                "marks" => marks(),
                 _ => attack(),
             }
         }
