@@ -26,6 +26,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_sandbox_where.py": "real sandboxed bots that run out of time",
     "test_native.py": "native bots built and run in real bubblewrap worlds, every toolchain",
     "test_native_channels.py": "hostile native bots in real matches through the pool",
+    "test_native_attacks_more.py": "hostile Go, Rust and C++ bots in real matches through the pool",
     "test_kits_cli.py": "every starter kit built, checked and run through the command line",
     "test_sandbox_kernel.py": "real sandboxed bots timing the kernel's caches, a cgroup per host",
     "test_cluster.py": "a local Dask cluster",
