@@ -6,6 +6,7 @@ Every command takes ``--db`` (default ``arena.db``), exits 0 on success, 1 on a 
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,12 @@ def main() -> None:
         arena run --rounds 4
         arena standings
     """
+    # The library's logger is silent until its user configures logging (arena/__init__.py);
+    # the command line is a program of its own: a warning that nothing else takes (a run's log
+    # file takes them) reaches the terminal, as Python does for any program.
+    silent = logging.getLogger("arena")
+    for handler in [h for h in silent.handlers if isinstance(h, logging.NullHandler)]:
+        silent.removeHandler(handler)
 
 
 @main.command()
