@@ -71,7 +71,12 @@ def cluster_executor(
     # The terminal shows the arena's own lines: Dask's client warns on stderr when a result it
     # fetched is refused or lost ("Couldn't gather ..., rescheduling"), which the arena handles
     # and logs itself (arena.log); Dask's errors still show.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    # Dask gives some of its loggers a level and a handler of their own when it is imported
+    # (just above): "distributed.client" warns through its own, which a level on "distributed"
+    # does not reach. Every Dask logger there is is set.
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] == "distributed"]
+    for name in ["distributed", *names]:
+        logging.getLogger(name).setLevel(logging.ERROR)
     return open_executor(
         cluster, certs=certs, insecure=insecure, unsafe_no_sandbox=unsafe, cross_check=cross_check
     )
