@@ -121,20 +121,11 @@ class RecordsRefused(ArenaError):
     """Matches whose records were refused or not returned, even when sent again."""
 
 
-CLOCK_DECISIONS: Final = 100
-"""Decisions a seat is taken to make in a long match, for the wall time its match clock allows
-(a match to 10 points is 8 to 15 hands of 5 to 8 decisions a seat)."""
-
-
 def match_seconds(limits: Limits) -> float:
-    """The most one match of bots may take: for each of the three seats, the larger of its whole
-    CPU budget (loading included) with the wall-clock allowance of a decision
-    (:data:`arena.sandbox.proxy.WALL_FACTOR` times its CPU) and what its match clock allows over
-    :data:`CLOCK_DECISIONS` decisions (a bot that waits without computing is bounded by its
-    clock, not its CPU: an organiser's long ``--clock-bank`` lengthens the deadline with it)."""
-    clock = limits.clock()
-    by_clock = clock.bank + CLOCK_DECISIONS * clock.increment
-    return len(SEATINGS[0]) * max(WALL_FACTOR * limits.match_cpu_seconds, by_clock)
+    """The most one match of bots that compute may take: each of the three seats its whole CPU
+    budget (loading included), with the wall-clock allowance of a decision
+    (:data:`arena.sandbox.proxy.WALL_FACTOR` times its CPU)."""
+    return len(SEATINGS[0]) * WALL_FACTOR * limits.match_cpu_seconds
 
 
 def batch_deadline(batch: Batch) -> float:
