@@ -407,6 +407,11 @@ def guard_of(server: Any) -> Guard | None:
 
 def dask_setup(server: Any) -> None:
     """Dask's preload hook: put ``server`` (a Scheduler, Worker or Nanny) behind a guard."""
+    # A Dask process is a program of its own: what the guard refuses reaches its log (stderr)
+    # when nothing else takes it, not the silence the library keeps in a user's program.
+    arena_log = logging.getLogger("arena")
+    for handler in [h for h in arena_log.handlers if isinstance(h, logging.NullHandler)]:
+        arena_log.removeHandler(handler)
     kind = type(server).__name__.lower()
     if kind not in ("scheduler", "worker", "nanny"):
         raise SecurityError(f"arena.cluster.roles guards a scheduler, worker or nanny, not {kind}")
