@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-__all__ = ["HOST_PYTHON", "HostFiles", "host_files", "warm_page_cache", "bwrap_argv"]
+__all__ = [
+    "HOST_PYTHON",
+    "HostFiles",
+    "host_files",
+    "warm_page_cache",
+    "bwrap_argv",
+    "bwrap_prefix",
+]
 
 HOST_PYTHON: Final = "/usr/bin/python3"
 """The host interpreter: world-readable, so a bot uid can run it (a pyenv under /root is not)."""
@@ -351,6 +358,18 @@ def warm_page_cache() -> float:
     return time.monotonic() - start
 
 
+def bwrap_prefix(hostname: str) -> list[str]:
+    """How every bubblewrap command of the arena starts (bot hosts, native bots' worlds, their
+    builds): namespaces of every kind, none for the process to make inside, bound to its
+    parent's life, a session of its own, no capability, a fixed uid, gid and ``hostname``, and
+    an empty environment."""
+    return [
+        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+        "--new-session", "--cap-drop", "ALL", "--uid", "1000", "--gid", "1000",
+        "--hostname", hostname, "--clearenv",
+    ]  # fmt: skip
+
+
 def bwrap_argv(copies: list[tuple[int, str]], python: str, script: str, ctrl_fd: int) -> list[str]:
     """The bubblewrap command for a host: only the host files and ``copies`` exist.
 
@@ -361,25 +380,11 @@ def bwrap_argv(copies: list[tuple[int, str]], python: str, script: str, ctrl_fd:
     uid, gid and host name inside are fixed, so they tell nothing either.
     """
     argv = [
-        "bwrap",
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
+        *bwrap_prefix("arena"),
         # Only to give each match child a pid namespace of its own (host.py, _fork_match):
         # the zygote holds it within the sandbox's namespaces, each child drops it first.
         "--cap-add",
         "CAP_SYS_ADMIN",
-        "--uid",
-        "1000",
-        "--gid",
-        "1000",
-        "--hostname",
-        "arena",
-        "--clearenv",
         "--setenv",
         "PATH",
         "/usr/bin",

@@ -26,7 +26,7 @@ from typing import Any, Final
 from arena.sandbox.cgroup import make_cgroup
 from arena.sandbox.layers import lease_uid
 from arena.sandbox.runtime import Artifact
-from arena.sandbox.world import _cache_dir
+from arena.sandbox.world import _cache_dir, bwrap_prefix
 from arena.untrusted import clean
 
 __all__ = ["BuildLimits", "BUILD_LIMITS", "build", "cache_root", "first_error", "safe_path"]
@@ -101,21 +101,7 @@ def _one(line: str) -> str:
 
 def _build_argv(argv: list[str], env: dict[str, str]) -> list[str]:
     out = [
-        "bwrap",
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--uid",
-        "1000",
-        "--gid",
-        "1000",
-        "--hostname",
-        "build",
-        "--clearenv",
+        *bwrap_prefix("build"),
         "--ro-bind",
         "/usr",
         "/usr",

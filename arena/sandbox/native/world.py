@@ -23,6 +23,7 @@ from typing import Any, Final
 from arena.sandbox.cgroup import PIDS, HostCgroup, make_cgroup
 from arena.sandbox.client import Child
 from arena.sandbox.layers import UidLease, become_subreaper, lease_uid, processes_of_uid
+from arena.sandbox.world import bwrap_prefix
 
 __all__ = ["Plan", "NativeChannel", "start_world"]
 
@@ -86,27 +87,7 @@ def _proc_masks() -> tuple[str, ...]:
 
 
 def _bwrap(plan: Plan, fds: list[tuple[int, str]]) -> list[str]:
-    argv = [
-        "bwrap",
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--die-with-parent",
-        "--new-session",
-        "--as-pid-1",
-        "--cap-drop",
-        "ALL",
-        "--uid",
-        "1000",
-        "--gid",
-        "1000",
-        "--hostname",
-        "arena",
-        "--clearenv",
-        "--setenv",
-        "PATH",
-        "/usr/bin",
-    ]
+    argv = [*bwrap_prefix("arena"), "--as-pid-1", "--setenv", "PATH", "/usr/bin"]
     for key, value in plan.env:
         argv += ["--setenv", key, value]
     for outside, inside in plan.binds:
