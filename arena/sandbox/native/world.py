@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.sandbox.cgroup import PIDS, HostCgroup, make_cgroup
-from arena.sandbox.client import Child
+from arena.sandbox.client import Child, _parent, _reap
 from arena.sandbox.layers import UidLease, become_subreaper, lease_uid, processes_of_uid
 from arena.sandbox.world import bwrap_prefix
 
@@ -163,7 +163,9 @@ class NativeChannel(Child):
         except subprocess.TimeoutExpired:
             pass
         super().close()
-        _reap_orphans([p for p in (self.launcher, self.pid) if p])
+        # The launcher and the bot come to us (the subreaper) once bubblewrap is gone.
+        mine = {p for p in (self.launcher, self.pid) if p}
+        _reap(set(mine), mine | {self.proc.pid})
         if self._procstat is not None:
             os.close(self._procstat)
             self._procstat = None
@@ -181,33 +183,6 @@ class NativeChannel(Child):
             if not processes_of_uid(self.lease.uid):
                 self.lease.release()
             self.lease = None
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _reap_orphans(pids: list[int], patience: float = 1.0) -> None:
-    """Reap the launcher and the bot once they come to us (the arena is their subreaper when
-    bubblewrap's monitor dies first), so their uid is free at once; at most ``patience`` s."""
-    deadline = time.monotonic() + patience
-    left = set(pids)
-    while left and time.monotonic() < deadline:
-        for pid in list(left):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    left.discard(pid)
-                    continue
-            except ChildProcessError:
-                if not os.path.exists(f"/proc/{pid}"):
-                    left.discard(pid)
-                    continue
-        if left:
-            time.sleep(0.002)
 
 
 def _bot_pid(root: int) -> int | None:
