@@ -1,7 +1,7 @@
 """Every starter kit through the real command line, as an author arriving with one file would
 use it: `arena check`, then a round robin with `random` and `heuristic` (`arena run`), in
 subprocesses, real sandboxes and a real SQLite file. Each kit must play with no fault of its
-own, and beat `random`."""
+own, and place ahead of `random` on average."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("language", list(KITS))
-def test_a_kit_passes_check_and_beats_random_in_a_round_robin(
+def test_a_kit_passes_check_and_places_ahead_of_random_in_a_round_robin(
     language: str, tmp_path: Path
 ) -> None:
     kit = str(ROOT / KITS[language])
@@ -32,7 +32,9 @@ def test_a_kit_passes_check_and_beats_random_in_a_round_robin(
     mine = rows[f"{language}-kit"]  # the name from its `arena: name=` comment
     assert mine["matches"] == 12 and mine["faults"] == 0, mine
     assert rows["random"]["faults"] == 0 and rows["heuristic"]["faults"] == 0
-    assert mine["wins"] > rows["random"]["wins"], rows
+    # Beating random is placing ahead of it on average: with heuristic in every match, a kit can
+    # take second place in all twelve and still win none, as random does.
+    assert mine["mean_place"] < rows["random"]["mean_place"], rows
 
 
 def test_a_one_file_bot_names_itself_in_a_comment(tmp_path: Path) -> None:
