@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("views",),
     ("site",),
     ("api",),
+    ("web",),
     ("cli",),
 ]
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
