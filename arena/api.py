@@ -67,7 +67,7 @@ from arena.tournaments.botclass import BotClass, class_files
 from arena.tournaments.compare import DEFAULT_THIRD, Comparison, ComparisonRun
 from arena.tournaments.entrants import Submitted
 from arena.tournaments.entrants import submit as submit_bot
-from arena.tournaments.owners import current_owner, owner_id
+from arena.tournaments.owners import current_owner
 from arena.tournaments.standings import Standing, StandingsReport
 from arena.tournaments.tournament import Plan, RunResult, RunSettings
 from arena.views.reports import Reports, standings_with_reports, tournament_reports
@@ -217,16 +217,16 @@ class Arena:
         name: str | None = None,
         force: bool = False,
         max_source_bytes: int | None = None,
-        owner_key: str | None = None,
+        author: str | None = None,
     ) -> Submitted:
         """Check a bot file in the sandbox and store it as its bot's new version (``arena
         submit``): it must load and play smoke matches without a fault
         (:class:`~arena.errors.BadBotFile` otherwise; nothing is stored). The same content
         again stores nothing; a retired bot comes back into the ladder's field. ``name``
         overrides ``Bot.name``; ``force`` stores it under a name of another owner key (the
-        organiser's override); ``owner_key``: the owner key to store it with (an author's
-        token; default ``$ARENA_OWNER_KEY`` or the user's key file)."""
-        owner = current_owner() if owner_key is None else owner_id(owner_key)
+        organiser's override). ``author``: store it as that author's bot (``arena web``: the
+        owner key is their token) instead of with ``$ARENA_OWNER_KEY`` or the key file."""
+        owner = current_owner() if author is None else author_tokens.owner_of(self.store, author)
         return submit_bot(
             self.store, path, name, Limits(), unsafe=self.unsafe, owner=owner,
             force=force, max_bytes=max_source_bytes,

@@ -61,6 +61,14 @@ def author_for_token(store: Store, token: str) -> Author | None:
     return None if author is None or author.revoked else author
 
 
+def owner_of(store: Store, name: str) -> str:
+    """The owner id author ``name`` stores bots with (:class:`ArenaError`: revoked)."""
+    author = store.author(name)
+    if author.revoked:
+        raise ArenaError(f"author {name!r} is revoked: they may store no more bots")
+    return author.owner
+
+
 def may_upload(store: Store, author: Author, name: str) -> bool:
     """Whether ``author`` may store a version of bot ``name``: a new name, or one of theirs.
     (The bundled bots' reserved names are refused by the submit's own checks.)"""
