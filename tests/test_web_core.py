@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from web_support import web_server
 
 from arena.api import Arena
 from arena.cli import main
@@ -21,9 +22,12 @@ from arena.tournaments.owners import owner_id
 from arena.web.context import WebSettings
 from arena.web.guard import CSP
 from arena.web.ratelimit import RateRules
-from web_support import web_server
 
-BOT = b"class Bot:\n    name = 'alicebot'\n\n    def act(self, obs):\n        return obs['legal'][0]\n"
+BOT = (
+    b"class Bot:\n    name = 'alicebot'\n\n"
+    b"    def act(self, obs):\n        return obs['legal'][0]\n"
+)
+
 
 SECURITY = {
     "content-security-policy": CSP,
