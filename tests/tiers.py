@@ -42,6 +42,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_separation.py": "tournaments played until the bots separate",
     "test_site_install.py": "a non-editable install in a fresh virtualenv",
     "test_site_serve.py": "a real HTTP server",
+    "test_web_upload.py": "uploads checked in the real sandbox through arena web",
     "test_rerun_in_venv.py": "pytest rerun in a fresh environment",
     "test_play.py": "arena play in a pseudo-terminal",
     "test_ratings_cli.py": "tournaments through the command line",
