@@ -58,6 +58,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_site_layout.py": "headless Chromium",
     "test_site_ladder.py": "headless Chromium",
     "test_site_organiser.py": "headless Chromium",
+    "test_web_author.py": "headless Chromium, arena web and a real ladder beside it",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",
