@@ -290,6 +290,9 @@ def test_an_author_cannot_read_anothers_bot_status_or_page(site: Site) -> None:
         mine = c.get("/me")
         assert mine.status_code == 200 and "alice" in mine.text and "bobbot" not in mine.text
         assert c.get("/api/bots/bobbot").status_code == 403  # the session, not a token
+        # an upload through the API needs the token itself, never the session's cookie
+        up = c.post("/api/bots", files={"file": ("alicebot.py", BOT)})
+        assert up.status_code == 401
     with site.client() as c:
         login(c, site.tokens["bob"])
         assert "bobbot" in c.get("/me").text

@@ -149,16 +149,21 @@ class Accounts:
             return None
         return author
 
-    def api_author(self, request: Request) -> Author:
-        """The author of a request of the API: its bearer token, else its session."""
+    def api_author(self, request: Request, *, session: bool = True) -> Author:
+        """The author of a request of the API: its bearer token, else (``session``: a read)
+        its session. An upload needs the token: a form of another site cannot send it."""
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if header and scheme.lower() == "bearer":
             return self.token_author(request, token.strip())
-        author = self.session_author(request)
+        author = self.session_author(request) if session else None
         if author is None:
             return self.token_author(request, None)
         return author
+
+    def bearer_author(self, request: Request) -> Author:
+        """The author of the request's bearer token (401: none or not valid)."""
+        return self.api_author(request, session=False)
 
     # --- uploads -----------------------------------------------------------------------------
 
@@ -211,7 +216,7 @@ class Accounts:
         """``POST /api/bots``: 202 with ``{name, status, version, status_url}``."""
         try:
             self.spend("address", client(request))
-            author = await run_in_threadpool(self.api_author, request)
+            author = await run_in_threadpool(self.bearer_author, request)
             self.spend("upload", author.name)
             upload, _ = await self.read_upload(request, author)
             check = self.start_check(author, upload)
