@@ -92,7 +92,13 @@ __all__ = [
 
 class Store(
     AuthorRecords,
-    BotRecords, TournamentRecords, LadderRecords, MatchRecords, PageReads, ListingReads, SiteState
+    BotRecords,
+    TournamentRecords,
+    LadderRecords,
+    MatchRecords,
+    PageReads,
+    ListingReads,
+    SiteState,
 ):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

@@ -332,8 +332,14 @@ class Accounts:
             faults, fault_count = store.fault_listing(bot=name, limit=FAULTS_SHOWN)
             retired = latest is not None and store.is_retired(name)
             bots.append(
-                {"name": name, "latest": latest, "check": checks.get(name), "retired": retired,
-                 "faults": faults, "fault_count": fault_count}  # fmt: skip
+                {
+                    "name": name,
+                    "latest": latest,
+                    "check": checks.get(name),
+                    "retired": retired,
+                    "faults": faults,
+                    "fault_count": fault_count,
+                }  # fmt: skip
             )
         logs = store.owned_logs(author.owner, LOGS_SHOWN)
         return {"author": author, "bots": bots, "logs": logs}

@@ -171,9 +171,7 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [
-                    (k, v) for k, v in message.get("headers", []) if k.lower() != b"server"
-                ]
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"server"]
                 present = {k.lower() for k, _ in headers}
                 headers += [(k, v) for k, v in self.extra if k not in present]
                 if b"cache-control" not in present:
