@@ -147,7 +147,13 @@ def test_arena_web_refuses_a_public_address_without_tls(tmp_path: Path) -> None:
     db = str(tmp_path / "w.db")
     Arena(db).close()
     runner = CliRunner()
-    for args in (["--host", "0.0.0.0"], ["--host", "192.0.2.1", "--tls-cert", db]):
+    refused = (
+        ["--host", "0.0.0.0"],
+        ["--host", "192.0.2.1", "--tls-cert", db],
+        ["--behind-proxy"],  # without --server-name every request would be 421
+        ["--host", "192.0.2.1", "--behind-proxy"],
+    )
+    for args in refused:
         done = runner.invoke(main, ["web", "--db", db, *args])
         assert done.exit_code == 1
         assert done.output.count("\n") == 1 and "Traceback" not in done.output
@@ -203,6 +209,17 @@ def test_the_host_check_refuses_a_rebinding_name(site: Site, host: str) -> None:
 def test_the_host_check_answers_loopback_names(site: Site, host: str) -> None:
     with site.client() as c:
         assert c.get("/login", headers={"host": host}).status_code == 200
+
+
+def test_the_server_names_are_answered(tmp_path: Path) -> None:
+    db = tmp_path / "names.db"
+    make_db(db)
+    settings = WebSettings(db, server_names=("arena.example.org",))
+    with web_server(settings) as url, httpx.Client(base_url=url) as c:
+        assert c.get("/login", headers={"host": "arena.example.org"}).status_code == 200
+        assert c.get("/login", headers={"host": "ARENA.example.org:443"}).status_code == 200
+        assert c.get("/login", headers={"host": "evil.example.org"}).status_code == 421
+        assert c.get("/login").status_code == 200  # served on loopback: 127.0.0.1 too
 
 
 def test_a_body_over_the_cap_is_refused_before_it_is_read(site: Site) -> None:

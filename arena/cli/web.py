@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,16 +76,6 @@ def authors_revoke(name: str, db_path: str) -> None:
     with Arena(db_path, create=False) as arena:
         _, changed = arena.revoke_author(name)
     click.echo(f"Revoked {name}'s token." if changed else f"{name}'s token was already revoked.")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address (or ``localhost``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def read_secret(path: Path) -> bytes:
@@ -187,11 +176,19 @@ def web(
         raise ArenaError(
             f"arena web needs the web extra ({e.name} is missing): pip install 'euchre-arena[web]'"
         ) from None
+    from arena.web.guard import is_loopback_address
+
     tls = _tls(tls_cert, tls_key)
-    if not is_loopback(host) and tls is None and not behind_proxy:
+    loopback = is_loopback_address(host)
+    if not loopback and tls is None and not behind_proxy:
         raise ArenaError(
             f"refusing to serve on {host} without TLS: give --tls-cert and --tls-key, or run "
             "behind a reverse proxy that terminates TLS with --behind-proxy (docs/web.md)"
+        )
+    if (behind_proxy or not loopback) and not server_names:
+        raise ArenaError(
+            "give the public name the browsers use with --server-name (e.g. --server-name "
+            "arena.example.org): requests for any other name are refused"
         )
     Arena(db_path, create=False).close()  # a missing or foreign database: one line, now
     settings = WebSettings(

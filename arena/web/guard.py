@@ -14,6 +14,7 @@ The error pages they send are :func:`error_response` (the site's look, or JSON u
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from typing import Any, Final
@@ -74,13 +75,21 @@ def name_of(host_header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+def is_loopback_address(host: str) -> bool:
+    """Whether ``host`` (a bind address) is a loopback address or ``localhost``."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class HostGuard:
     """421 Misdirected Request for a ``Host`` this server does not answer to."""
 
     def __init__(self, app: ASGIApp, web: Web) -> None:
         self.app = app
         self.web = web
-        self.loopback = is_loopback_name(web.settings.host) or web.settings.host == "localhost"
+        self.loopback = is_loopback_address(web.settings.host)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
