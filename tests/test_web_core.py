@@ -5,8 +5,12 @@ in tests/test_web_upload.py."""
 
 from __future__ import annotations
 
+import io
 import re
 import sqlite3
+import stat
+import tempfile
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -394,3 +398,63 @@ def test_what_an_author_controls_comes_back_escaped(site: Site) -> None:
     assert "<script>" not in re.sub(
         r'<script src="/static/[a-z]+\.js" defer></script>', "", page.text
     )
+
+
+# --- zip archives: a bot of several files ------------------------------------------------
+
+
+def zipped(members: list[tuple[str, bytes]], *, symlink: str | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(name, data)
+        if symlink is not None:
+            link = zipfile.ZipInfo(symlink)
+            link.external_attr = (stat.S_IFLNK | 0o777) << 16
+            z.writestr(link, "/etc/passwd")
+    return buffer.getvalue()
+
+
+MANIFEST = ("bot.toml", b'language = "python"\nentry = "main.py"\n')
+
+
+@pytest.mark.parametrize(
+    ("archive", "status", "said"),
+    [
+        # a zip bomb: 64 MB of zeros in about 64 KB, cut at 1 MiB unpacked
+        (zipped([MANIFEST, ("main.py", b"\0" * (64 << 20))]), 413, "unpacks to over"),
+        (zipped([MANIFEST, ("../evil.py", BOT)]), 400, "path that is not allowed"),
+        (zipped([MANIFEST, ("/etc/evil.py", BOT)]), 400, "path that is not allowed"),
+        (zipped([MANIFEST, ("a\\..\\evil.py", BOT)]), 400, "path that is not allowed"),
+        (zipped([MANIFEST, (".hidden/x.py", BOT)]), 400, "path that is not allowed"),
+        (zipped([MANIFEST, ("main.py", BOT)], symlink="link.py"), 400, "not a plain file"),
+        (zipped([MANIFEST, *[(f"f{i}.py", b"") for i in range(200)]]), 400, "members"),
+        (zipped([MANIFEST, ("main.py", BOT), ("MAIN.py", BOT)]), 400, "same name"),
+        (zipped([("main.py", BOT)]), 400, "no manifest"),
+        (b"PK\x03\x04 not really a zip", 400, "not a zip archive"),
+    ],
+    ids=[
+        "bomb",
+        "dotdot",
+        "absolute",
+        "backslash",
+        "hidden",
+        "symlink",
+        "count",
+        "twins",
+        "no-manifest",
+        "garbage",
+    ],  # fmt: skip
+)
+def test_hostile_archives_are_refused_before_any_check(
+    site: Site, archive: bytes, status: int, said: str
+) -> None:
+    before = set(Path(tempfile.gettempdir()).glob("arena-upload-*"))
+    with site.client() as c:
+        r = c.post(
+            "/api/bots", headers=site.bearer("alice"), files={"file": ("bundle.zip", archive)}
+        )
+    assert r.status_code == status, r.text
+    assert said in r.json()["error"]
+    assert "arena-upload-" not in r.json()["error"]  # the private folder is never named
+    assert set(Path(tempfile.gettempdir()).glob("arena-upload-*")) <= before  # removed

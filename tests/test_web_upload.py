@@ -4,10 +4,12 @@ the author's page show the outcome; the token is the owner key of ``arena submit
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,3 +141,24 @@ def test_the_authors_page_shows_checks_and_escapes_what_bots_print(
         me = c.get("/me").text
     assert "crash2" in me and "refused" in me
     assert "<b>boom</b>" not in me and "&lt;b&gt;boom&lt;/b&gt;" in me
+
+
+def test_a_bot_of_several_files_uploads_as_a_zip_archive(
+    served: tuple[str, Path, dict[str, str]],
+) -> None:
+    url, db, tokens = served
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("crab/bot.toml", 'language = "python"\nentry = "main.py"\nname = "zipped"\n')
+        z.writestr("crab/main.py", "from helpers import first\n\nclass Bot:\n"
+                   "    def act(self, obs):\n        return first(obs)\n")  # fmt: skip
+        z.writestr("crab/helpers.py", "def first(obs):\n    return obs['legal'][0]\n")
+    with httpx.Client(base_url=url, timeout=60) as c:
+        r = upload(c, tokens["alice"], "crab.zip", buffer.getvalue())
+        assert r.status_code == 202, r.text
+        assert r.json()["name"] == "zipped"
+        done = wait_for(c, r.json()["status_url"], tokens["alice"])
+    assert done["status"] == "stored", done
+    with Arena(db, create=False) as arena:
+        latest = arena.store.latest_version("zipped")
+        assert latest is not None and latest.files is not None

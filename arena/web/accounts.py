@@ -34,7 +34,8 @@ from arena.sandbox import Limits
 from arena.store import Author
 from arena.tournaments.authors import may_upload
 from arena.tournaments.entrants import check_owner, read_bot_file
-from arena.web.checks import Check, Checks, safe_filename, save_upload
+from arena.web import unzip
+from arena.web.checks import Check, Checks, safe_filename, upload_folder
 from arena.web.context import Web
 from arena.web.guard import error_response, render_page
 from arena.web.ratelimit import RateLimits
@@ -61,9 +62,11 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Upload:
-    """An upload read from a multipart form: the saved file and the bot's name."""
+    """An upload read from a multipart form: the saved bot (a file, or the folder of an
+    unpacked zip archive) in its private temporary ``folder``, and the bot's name."""
 
     path: Path
+    folder: Path
     name: str
 
 
@@ -90,10 +93,10 @@ def check_csrf(request: Request, form: Any) -> None:
         raise Refused(403, "the form's CSRF token is not this session's: reload the page")
 
 
-def one_line(e: ArenaError, path: Path) -> str:
+def one_line(e: ArenaError, folder: Path) -> str:
     """The message of ``e`` about an uploaded file, without the private folder it was saved in
     and naming the form's fields for the library's settings."""
-    return e.spelled(lambda setting: f"the {setting!r} field").replace(f"{path.parent}/", "")
+    return e.spelled(lambda setting: f"the {setting!r} field").replace(f"{folder}/", "")
 
 
 class Accounts:
@@ -182,33 +185,48 @@ class Accounts:
             raise Refused(413, f"a bot file may have at most {MAX_SOURCE_BYTES:,} bytes")
         given = form.get("name")
         name = given.strip() if isinstance(given, str) and given.strip() else None
-        path = save_upload(filename, content)
+        folder = upload_folder()
         try:
-            bot_name = await run_in_threadpool(self._bot_name, author, path, name)
+            path = await run_in_threadpool(self._save, folder, filename, content)
+            bot_name = await run_in_threadpool(self._bot_name, author, path, folder, name)
         except BaseException:
-            shutil.rmtree(path.parent, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
             raise
-        return Upload(path, bot_name), form
+        return Upload(path, folder, bot_name), form
 
-    def _bot_name(self, author: Author, path: Path, name: str | None) -> str:
+    @staticmethod
+    def _save(folder: Path, filename: str, content: bytes) -> Path:
+        """The upload saved in ``folder``: a bot file as it is, a zip archive unpacked."""
+        if not filename.lower().endswith(".zip"):
+            path = folder / filename
+            path.write_bytes(content)
+            return path
+        try:
+            return unzip.unpack(content, folder, filename[:-4], MAX_SOURCE_BYTES)
+        except unzip.TooLarge as e:
+            raise Refused(413, str(e)) from None
+        except ArenaError as e:
+            raise Refused(400, one_line(e, folder)) from None
+
+    def _bot_name(self, author: Author, path: Path, folder: Path, name: str | None) -> str:
         store = self.web.arena().store
         try:
             bot = read_bot_file(path, name, max_bytes=MAX_SOURCE_BYTES)
         except ArenaError as e:
-            raise Refused(400, one_line(e, path)) from None
+            raise Refused(400, one_line(e, folder)) from None
         if not may_upload(store, author, bot.name):
             raise Refused(403, f"bot {bot.name!r} belongs to another author: choose another name")
         try:  # the reserved names of the bundled bots, and names that read like another's
             check_owner(store, bot, author.owner)
         except ArenaError as e:
-            raise Refused(403, one_line(e, path)) from None
+            raise Refused(403, one_line(e, folder)) from None
         return bot.name
 
     def start_check(self, author: Author, upload: Upload) -> Check:
         """Queue the upload's check, or refuse (429: too many checks waiting)."""
-        check = self.checks.start(author.name, upload.name, upload.path)
+        check = self.checks.start(author.name, upload.name, upload.path, upload.folder)
         if check is None:
-            shutil.rmtree(upload.path.parent, ignore_errors=True)
+            shutil.rmtree(upload.folder, ignore_errors=True)
             raise Refused(429, "too many uploads are being checked: try again in a minute", 60)
         return check
 
@@ -312,7 +330,7 @@ class Accounts:
             try:
                 check_csrf(request, form)
             except Refused:
-                shutil.rmtree(upload.path.parent, ignore_errors=True)
+                shutil.rmtree(upload.folder, ignore_errors=True)
                 raise
             self.start_check(author, upload)
         except Refused as e:

@@ -1,9 +1,10 @@
 """The checks of uploaded bots: :meth:`arena.api.Arena.submit` (the sandbox checks of
 ``arena submit``) run off the event loop, a bounded number at once.
 
-An upload is saved to a private temporary folder under a cleaned file name
-(:func:`save_upload`) and queued; a worker thread (one of :data:`CHECKS`) submits it through
-its own :class:`~arena.api.Arena` as its author's bot and records the outcome. At most
+An upload is saved to a private temporary folder under a cleaned file name (a zip archive
+unpacked: :mod:`arena.web.unzip`) and queued; a worker thread (one of :data:`CHECKS`)
+submits it through its own :class:`~arena.api.Arena` as its author's bot and records the
+outcome. At most
 :data:`QUEUED` uploads wait at once; beyond that an upload is refused (429) instead of
 piling up. Outcomes live in memory until the process stops; a stored bot's status is read
 from the database after that.
@@ -74,12 +75,9 @@ def safe_filename(filename: str | None) -> str | None:
     return base
 
 
-def save_upload(filename: str, content: bytes) -> Path:
-    """``content`` saved as ``filename`` alone in a new private temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-upload-"))
-    path = folder / filename
-    path.write_bytes(content)
-    return path
+def upload_folder() -> Path:
+    """A new private temporary folder for one upload (mode 0700)."""
+    return Path(tempfile.mkdtemp(prefix="arena-upload-"))
 
 
 class Checks:
@@ -103,10 +101,11 @@ class Checks:
         with self.lock:
             return sorted((c for c in self.checks.values() if c.author == author), key=_name)
 
-    def start(self, author: str, name: str, path: Path) -> Check | None:
-        """Queue the bot file at ``path`` (alone in a temporary folder, which this removes
-        once checked) as ``author``'s bot ``name``; None when the queue is full or this bot's
-        previous upload is still being checked (then the caller keeps the folder)."""
+    def start(self, author: str, name: str, path: Path, folder: Path) -> Check | None:
+        """Queue the bot at ``path`` (a file or a directory in the temporary ``folder``,
+        which this removes once checked) as ``author``'s bot ``name``; None when the queue is
+        full or this bot's previous upload is still being checked (then the caller keeps the
+        folder)."""
         with self.lock:
             busy = self.checks.get(name)
             if self.waiting >= self.queued or (busy is not None and busy.status == "pending"):
@@ -114,26 +113,26 @@ class Checks:
             self.waiting += 1
             check = Check(name, author, "pending", now())
             self.checks[name] = check
-        self.pool.submit(self._run, check, path)
+        self.pool.submit(self._run, check, path, folder)
         return check
 
-    def _run(self, check: Check, path: Path) -> None:
+    def _run(self, check: Check, path: Path, folder: Path) -> None:
         try:
-            done = self._submit(check, path)
+            done = self._submit(check, path, folder)
         finally:
-            shutil.rmtree(path.parent, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
         with self.lock:
             self.waiting -= 1
             self.checks[check.name] = done
 
-    def _submit(self, check: Check, path: Path) -> Check:
+    def _submit(self, check: Check, path: Path, folder: Path) -> Check:
         try:
             version, created, _ = self.web.arena().submit(
                 path, name=check.name, author=check.author
             )
         except ArenaError as e:
             text = e.spelled(lambda setting: f"the {setting!r} field")
-            reason = clean_line(text.replace(f"{path.parent}/", ""), REASON_CHARS)
+            reason = clean_line(text.replace(f"{folder}/", ""), REASON_CHARS)
             return replace(check, status="refused", reason=reason)
         except Exception:  # a bug of ours: logged for the organiser, one line for the author
             log.exception("checking %s's upload of %s failed", check.author, check.name)
