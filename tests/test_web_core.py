@@ -267,8 +267,11 @@ def test_rate_limits_per_address_and_per_author(tmp_path: Path) -> None:
         assert [r.status_code for r in ups][-1] == 429
     rates = RateRules(per_address="2/minute")
     with web_server(WebSettings(db), rates=rates) as url, httpx.Client(base_url=url) as c:
-        codes = [c.get("/api/bots/bobbot", headers=bob).status_code for _ in range(3)]
-    assert codes == [200, 200, 429]
+        file = {"file": ("x.py", b"!")}
+        codes = [c.post("/api/bots", headers=bob, files=file).status_code for _ in range(3)]
+        polls = [c.get("/api/bots/bobbot", headers=bob).status_code for _ in range(5)]
+    assert codes == [400, 400, 429]
+    assert polls == [200] * 5  # polling a check's status is not limited per address
 
 
 # --- authentication and what an author sees ------------------------------------------------

@@ -247,8 +247,7 @@ class Accounts:
     def api_status(self, request: Request) -> Response:
         """``GET /api/bots/NAME``: the bot's latest check, to its author only."""
         name = request.path_params["name"]
-        try:
-            self.spend("address", client(request))
+        try:  # polled: only a wrong token counts against the address
             author = self.api_author(request)
             return JSONResponse(self.status_of(author, name))
         except Refused as e:

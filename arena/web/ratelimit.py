@@ -5,7 +5,7 @@ forgets them, which is harmless, since they only slow down guessing and flooding
 pages are not limited here (many viewers may share one address behind a proxy); what costs
 the server or could guess a secret is:
 
-* every login attempt and every request of the upload API, per client address;
+* every login attempt and every upload, per client address;
 * failed logins and requests with a wrong token, per client address (a token has 256 bits:
   this only keeps the log and the CPU quiet);
 * uploads per author, whatever address they come from (each costs seconds of sandbox checks).
@@ -28,7 +28,7 @@ class RateRules:
     """The limits, each a ``limits`` string such as ``"10/minute;100/hour"``."""
 
     per_address: str = "60/minute"
-    """Logins and upload-API requests from one client address."""
+    """Logins and uploads from one client address."""
     failures: str = "10/minute;50/hour"
     """Failed logins and wrong tokens from one client address."""
     uploads: str = "10/minute;60/hour"
