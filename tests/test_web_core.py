@@ -461,3 +461,13 @@ def test_hostile_archives_are_refused_before_any_check(
     assert said in r.json()["error"]
     assert "arena-upload-" not in r.json()["error"]  # the private folder is never named
     assert set(Path(tempfile.gettempdir()).glob("arena-upload-*")) <= before  # removed
+
+
+def test_over_tls_the_cookie_is_secure_and_hsts_is_sent(tmp_path: Path) -> None:
+    db = tmp_path / "tls.db"
+    make_db(db)
+    # https=True is what --tls-cert/--tls-key and --behind-proxy set (served plain here)
+    with web_server(WebSettings(db, https=True)) as url, httpx.Client(base_url=url) as c:
+        page = c.get("/login")
+    assert "secure" in page.headers["set-cookie"].lower()
+    assert page.headers["strict-transport-security"].startswith("max-age=")
