@@ -74,7 +74,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     db = tmp_path_factory.mktemp("web") / "arena.db"
     tokens = make_db(db)
     # Every test comes from 127.0.0.1: the limits are test_rate_limits_per_address_...'s.
-    rates = RateRules(per_address="10000/minute", failures="10000/minute")
+    rates = RateRules(per_address="10000/minute", failures="10000/minute", uploads="10000/minute")
     with web_server(WebSettings(db), rates=rates) as url:
         yield Site(url, db, tokens)
 
@@ -424,8 +424,8 @@ MANIFEST = ("bot.toml", b'language = "python"\nentry = "main.py"\n')
 @pytest.mark.parametrize(
     ("archive", "status", "said"),
     [
-        # a zip bomb: 64 MB of zeros in about 64 KB, cut at 1 MiB unpacked
-        (zipped([MANIFEST, ("main.py", b"\0" * (64 << 20))]), 413, "unpacks to over"),
+        # a zip bomb: 16 MB of zeros in about 16 KB, cut at 1 MiB unpacked
+        (zipped([MANIFEST, ("main.py", b"\0" * (16 << 20))]), 413, "unpacks to over"),
         (zipped([MANIFEST, ("../evil.py", BOT)]), 400, "path that is not allowed"),
         (zipped([MANIFEST, ("/etc/evil.py", BOT)]), 400, "path that is not allowed"),
         (zipped([MANIFEST, ("a\\..\\evil.py", BOT)]), 400, "path that is not allowed"),
