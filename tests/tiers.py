@@ -43,6 +43,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_site_install.py": "a non-editable install in a fresh virtualenv",
     "test_site_serve.py": "a real HTTP server",
     "test_web_upload.py": "uploads checked in the real sandbox through arena web",
+    "test_web_cli.py": "arena web in a subprocess, over TLS",
     "test_rerun_in_venv.py": "pytest rerun in a fresh environment",
     "test_play.py": "arena play in a pseudo-terminal",
     "test_ratings_cli.py": "tournaments through the command line",

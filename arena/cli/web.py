@@ -201,7 +201,10 @@ def web(
     scheme = "https" if tls else "http"
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"Serving {db_path} at {scheme}://{shown}:{port}/ (Ctrl-C stops)")
-    serve(settings, tls=tls)
+    try:
+        serve(settings, tls=tls)
+    except KeyboardInterrupt:  # uvicorn stopped cleanly, then raised the signal again
+        pass
 
 
 def _tls(cert: str | None, key: str | None) -> tuple[Path, Path] | None:
