@@ -138,9 +138,9 @@ def test_the_authors_page_shows_checks_and_escapes_what_bots_print(
         assert posted.status_code == 303 and posted.headers["location"] == "/me"
         assert "pending" in c.get("/me").text or "refused" in c.get("/me").text
         wait_for(c, "/api/bots/crash2", tokens["alice"])
-        me = c.get("/me").text
-    assert "crash2" in me and "refused" in me
-    assert "<b>boom</b>" not in me and "&lt;b&gt;boom&lt;/b&gt;" in me
+        mine = c.get("/me").text
+    assert "crash2" in mine and "refused" in mine
+    assert "<b>boom</b>" not in mine and "&lt;b&gt;boom&lt;/b&gt;" in mine
 
 
 def test_a_bot_of_several_files_uploads_as_a_zip_archive(
