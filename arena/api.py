@@ -37,6 +37,8 @@ from arena.ladder import field as ladder_field
 from arena.ladder.epochs import verify_epoch
 from arena.ladder.field import FieldChange
 from arena.ladder.run import LadderSettings, ladder_config, plan_ladder
+from arena.ladder.status import LadderStatus
+from arena.ladder.status import ladder_status as stored_ladder
 from arena.matches.scheduler import tournament_id
 from arena.matches.secrecy import SecretFile, Verification, export_secret
 from arena.matches.secrecy import verify as verify_tournament
@@ -47,10 +49,9 @@ from arena.site import RECENT_REPLAYS, publish_site, site_folder
 from arena.site import update as site_update
 from arena.stats.sequential import Design
 from arena.store import (
+    Author,
     BotVersion,
     LadderEpoch,
-    LadderMember,
-    LadderSet,
     ListedFault,
     ListedMatch,
     ListedTournament,
@@ -59,6 +60,7 @@ from arena.store import (
     StoredTournament,
 )
 from arena.store.runlock import RunLock
+from arena.tournaments import authors as author_tokens
 from arena.tournaments import compare as comparisons
 from arena.tournaments import tournament
 from arena.tournaments.botclass import BotClass, class_files
@@ -122,46 +124,6 @@ class TournamentRun:
         """Why a tournament that stops by its own rule (``until_separated``) stopped; None for
         a fixed schedule."""
         return self.result.stopped
-
-
-@dataclass
-class LadderStatus:
-    """A ladder as stored (``arena ladder --status``)."""
-
-    tournament: StoredTournament
-    """Its ``tournaments`` row, with the live status."""
-    epochs: list[LadderEpoch]
-    """Each with its commitment, and its secret once closed."""
-    members: list[LadderMember]
-    sets: int
-    """Sets stored."""
-    in_flight: list[LadderSet]
-    """Sets scheduled and not stored (being played, or lost to a kill: played again first)."""
-    standings: list[Standing]
-    """Its latest standings, best first."""
-
-    @property
-    def tid(self) -> str:
-        """The ladder's id."""
-        return self.tournament.id
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready (names are checked bot names)."""
-        return {
-            "id": self.tid,
-            "status": self.tournament.status,
-            "sets": self.sets,
-            "matches": self.tournament.total_matches,
-            "epochs": [e.to_dict() for e in self.epochs],
-            "field": [m.name for m in self.members if m.left_reason is None],
-            "left": [
-                {"name": m.name, "version_id": m.version_id, "reason": m.left_reason}
-                for m in self.members
-                if m.left_reason is not None
-            ],
-            "in_flight": [{"step": s.step, "bots": list(s.bots)} for s in self.in_flight],
-            "standings": [dataclasses.asdict(s) for s in self.standings],
-        }
 
 
 @dataclass
@@ -255,15 +217,18 @@ class Arena:
         name: str | None = None,
         force: bool = False,
         max_source_bytes: int | None = None,
+        author: str | None = None,
     ) -> Submitted:
         """Check a bot file in the sandbox and store it as its bot's new version (``arena
         submit``): it must load and play smoke matches without a fault
         (:class:`~arena.errors.BadBotFile` otherwise; nothing is stored). The same content
         again stores nothing; a retired bot comes back into the ladder's field. ``name``
         overrides ``Bot.name``; ``force`` stores it under a name of another owner key (the
-        organiser's override)."""
+        organiser's override). ``author``: store it as that author's bot (``arena web``: the
+        owner key is their token) instead of with ``$ARENA_OWNER_KEY`` or the key file."""
+        owner = current_owner() if author is None else author_tokens.owner_of(self.store, author)
         return submit_bot(
-            self.store, path, name, Limits(), unsafe=self.unsafe, owner=current_owner(),
+            self.store, path, name, Limits(), unsafe=self.unsafe, owner=owner,
             force=force, max_bytes=max_source_bytes,
         )  # fmt: skip
 
@@ -273,6 +238,31 @@ class Arena:
         plays no new set. Returns its latest version and whether it changed (False: already
         retired). Submitting it again brings it back."""
         return ladder_field.retire_bot(self.store, name, owner=current_owner(), force=force)
+
+    # --- authors (arena web) --------------------------------------------------------------
+
+    def add_author(self, name: str) -> tuple[Author, str]:
+        """Add an author who may upload bots through ``arena web`` (``arena authors add``):
+        the author and their token, a new random secret shown only now (the database keeps
+        its hash). The token is the owner key of the author's bots."""
+        return author_tokens.add_author(self.store, name)
+
+    def authors(self) -> list[Author]:
+        """Every author, by name (``arena authors list``)."""
+        return self.store.author_list()
+
+    def revoke_author(self, name: str) -> tuple[Author, bool]:
+        """Take author ``name``'s token back (``arena authors revoke``): it logs in and
+        uploads no more; their bots stay. Whether it changed (False: already revoked)."""
+        return self.store.revoke_author(name)
+
+    def author_for_token(self, token: str) -> Author | None:
+        """The author whose valid (unrevoked) token is ``token``, or None."""
+        return author_tokens.author_for_token(self.store, token)
+
+    def author_bots(self, name: str) -> list[str]:
+        """The names of the bots author ``name`` owns (stored with their token)."""
+        return self.store.owned_bots(self.store.author(name).owner)
 
     # --- runs ----------------------------------------------------------------------------
 
@@ -364,7 +354,8 @@ class Arena:
             )  # fmt: skip
             lid.append(the_plan.tid)
             result, workers = self._play(the_plan)
-        done = LadderRun(the_plan, result, workers, self.log_path, self._status(the_plan.tid))
+        status = stored_ladder(self.store, the_plan.tid)
+        done = LadderRun(the_plan, result, workers, self.log_path, status)
         if site is not False:
             done.site = self.render(out, feature=the_plan.tid)
         return done
@@ -463,7 +454,7 @@ class Arena:
             if not ladders:
                 raise NotFound(f"no ladder in {self.db} yet (arena ladder starts one)") from None
             t = ladders[0]
-        return self._status(t.id)
+        return stored_ladder(self.store, t.id)
 
     def verify(self, tid: str | None = None, *, epoch: int | None = None) -> Verification:
         """Recompute the stored deals of a finished tournament (``tid``: an id or prefix;
@@ -564,23 +555,6 @@ class Arena:
             yield
         finally:
             lock.__exit__(None, None, None)
-
-    def _status(self, lid: str) -> LadderStatus:
-        return LadderStatus(
-            self.store.tournament(lid),
-            self.store.ladder_epochs(lid),
-            self.store.ladder_members(lid),
-            self.store.finished_set_count(lid),
-            self.store.ladder_sets(lid, unfinished=True),
-            self._ladder_standings(lid),
-        )
-
-    def _ladder_standings(self, lid: str) -> list[Standing]:
-        # The ladder's own ratings, as it stored them (not a Plackett-Luce refit).
-        rows, _ = self.store.read_standings(lid)
-        versions = {r["bot_version_id"]: self.store.bot_version(r["bot_version_id"]) for r in rows}
-        table = sorted((Standing.from_row(r, versions) for r in rows), key=lambda s: s.rank or 0)
-        return table
 
 
 def _field_event(lid: str, change: FieldChange) -> Event:

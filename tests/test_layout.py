@@ -61,6 +61,7 @@ FUNCTION_LEVEL: dict[str, str] = {
             "arena/cli/lists.py",
             "arena/cli/play.py",
             "arena/cli/check.py",
+            "arena/cli/web.py",
         ),
         "a command imports the library when it runs, so that `arena` starts fast",
     ),

@@ -42,6 +42,8 @@ _SLOW_FILES: dict[str, str] = {
     "test_separation.py": "tournaments played until the bots separate",
     "test_site_install.py": "a non-editable install in a fresh virtualenv",
     "test_site_serve.py": "a real HTTP server",
+    "test_web_upload.py": "uploads checked in the real sandbox through arena web",
+    "test_web_cli.py": "arena web in a subprocess, over TLS",
     "test_rerun_in_venv.py": "pytest rerun in a fresh environment",
     "test_play.py": "arena play in a pseudo-terminal",
     "test_ratings_cli.py": "tournaments through the command line",
@@ -57,6 +59,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_site_layout.py": "headless Chromium",
     "test_site_ladder.py": "headless Chromium",
     "test_site_organiser.py": "headless Chromium",
+    "test_web_author.py": "headless Chromium, arena web and a real ladder beside it",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",

@@ -19,6 +19,7 @@ from arena.cli import compare as cli_compare
 from arena.cli import ladder as cli_ladder
 from arena.cli import lists as cli_lists
 from arena.cli import site as cli_site
+from arena.cli import web as cli_web
 from arena.cli.cluster import cluster_executor, cluster_options, play_on_cluster_options
 from arena.cli.common import (
     Group,
@@ -39,8 +40,8 @@ from arena.errors import ArenaError
     cls=Group,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Documentation: docs/ in the repository (getting-started, writing-a-bot, rules, "
-    "protocol, tournaments, ladder, site, statistics, evaluation, sandbox, schema, benchmarks, "
-    "api); "
+    "protocol, tournaments, ladder, site, web, statistics, evaluation, sandbox, schema, "
+    "benchmarks, api); "
     "`make docs` builds it into a site.",
 )
 @click.version_option(__version__, prog_name="arena")
@@ -483,6 +484,7 @@ for _command in (
     *cli_cluster.COMMANDS,
     *cli_ladder.COMMANDS,
     *cli_site.COMMANDS,
+    *cli_web.COMMANDS,
 ):
     main.add_command(_command)
 

@@ -17,12 +17,14 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.ladder`: a ladder's field, deal-secret epochs and sets, retiring bots
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
+- :mod:`arena.store.authors`: the authors of ``arena web`` (token hashes) and their own page
 - :mod:`arena.store.sitestate`: what an incremental render compares, bounded match lists,
   a ladder's tables as its page reads them
 """
 
 from __future__ import annotations
 
+from arena.store.authors import Author, AuthorLog, AuthorRecords
 from arena.store.bots import BotRecords, BotVersion, sha256_text
 from arena.store.ladder import LadderEpoch, LadderMember, LadderRecords, LadderSet
 from arena.store.listings import ListingReads
@@ -53,6 +55,8 @@ from arena.store.sitestate import SiteState
 from arena.store.tournaments import TournamentRecords
 
 __all__ = [
+    "Author",
+    "AuthorLog",
     "BotFault",
     "FinishedSeat",
     "ListedFault",
@@ -87,7 +91,14 @@ __all__ = [
 
 
 class Store(
-    BotRecords, TournamentRecords, LadderRecords, MatchRecords, PageReads, ListingReads, SiteState
+    AuthorRecords,
+    BotRecords,
+    TournamentRecords,
+    LadderRecords,
+    MatchRecords,
+    PageReads,
+    ListingReads,
+    SiteState,
 ):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

@@ -159,6 +159,9 @@ CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id, plac
 CREATE INDEX match_seats_version ON match_seats (bot_version_id);
 CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);
 CREATE INDEX deal_secrets_seed ON deal_secrets (seed, origin, revealed_at);
+CREATE TABLE authors (
+    name TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,
+    revoked_at TEXT);
 CREATE TABLE schema_version (version INTEGER NOT NULL, created_at TEXT NOT NULL)
 """
 """Every table and index of version :data:`VERSION`, as ``docs/schema.md`` describes them."""

@@ -8,6 +8,7 @@ that opened them, so each thread opens the database once, through the library, a
 from __future__ import annotations
 
 import secrets
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,14 @@ class WebSettings:
     secret_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     """Signs the session cookies; a new one each start logs everybody out (``--secret-file``
     keeps one across restarts)."""
+    server_names: tuple[str, ...] = ()
+    """The names (``Host`` headers) the application answers to besides the loopback names it
+    answers to on a loopback address: the public name behind a proxy or with TLS."""
+    https: bool = False
+    """Served over TLS (its own, or a proxy's): the session cookie is ``Secure``."""
+    behind_proxy: bool = False
+    """Behind a reverse proxy on this machine: the client's address is the proxy's
+    ``X-Forwarded-For`` (for the rate limits)."""
 
 
 class Web:
@@ -64,4 +73,7 @@ class Web:
         with self._lock:
             opened, self._opened = self._opened, []
         for arena in opened:
-            arena.close()
+            try:
+                arena.close()
+            except sqlite3.ProgrammingError:
+                pass  # opened by another thread: SQLite closes it when it is collected
