@@ -57,6 +57,8 @@ _SLOW_FILES: dict[str, str] = {
     "test_site_layout.py": "headless Chromium",
     "test_site_ladder.py": "headless Chromium",
     "test_site_organiser.py": "headless Chromium",
+    "test_web_live.py": "headless Chromium",
+    "test_web_pages.py": "a real uvicorn server in a thread",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",
