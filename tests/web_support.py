@@ -21,7 +21,6 @@ from arena.site.render import template_dir
 from arena.web.context import Web, WebSettings
 from arena.web.pages import LivePages
 
-
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
     "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
@@ -42,8 +41,8 @@ async def _csp(request: Request, call_next: RequestResponseEndpoint) -> Response
 @contextmanager
 def live_site(db: Path) -> Iterator[tuple[str, LivePages]]:
     """``Starlette(routes=LivePages(web).routes())`` with the site's static files at
-    ``/static/`` and the application's CSP header, served by a real uvicorn in a thread on a free port; yields its base URL
-    and the pages (to count their renders)."""
+    ``/static/`` and the application's CSP header, served by a real uvicorn in a thread on a
+    free port; yields its base URL and the pages (to count their renders)."""
     web = Web(WebSettings(db))
     pages = LivePages(web)
     static = Mount("/static", StaticFiles(directory=template_dir() / "static"))
