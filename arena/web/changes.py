@@ -105,7 +105,8 @@ class Watch:
                     now = store.conn.execute("PRAGMA data_version").fetchone()[0]
                 except (ArenaError, OSError, sqlite3.Error) as e:
                     log.warning("cannot read %s for changes: %s", self.db, e)
-                    now, store = None, _closed(store)
+                    _closed(store)
+                    now, store = None, None
                 if now != seen and now is not None:
                     # The first reading counts too: what was committed before this thread
                     # started (or while it was stopped) was not seen.
@@ -118,7 +119,6 @@ class Watch:
 
 
 def _closed(store: Store | None) -> None:
-    # Returns None, so that ``store = _closed(store)`` forgets it.
     if store is not None:
         with contextlib.suppress(Exception):
             store.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -141,7 +142,7 @@ class LivePages:
         key = "&".join(f"{k}={fields[k]}" for k in sorted(fields))
         return await self.page(request, live.LIST_PAGE, query, key=f"{live.LIST_PAGE}?{key}")
 
-    def _folder(self, folder: str):  # noqa: ANN202 (a Starlette endpoint)
+    def _folder(self, folder: str) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             name = request.path_params["file"]
             if len(name) > _NAME or not name.endswith(".html"):
