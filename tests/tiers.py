@@ -52,6 +52,7 @@ _SLOW_FILES: dict[str, str] = {
     "test_bench_strength.py": "benchmark scripts on worker processes",
     "test_bench_trick_noise.py": "benchmark scripts on worker processes",
     "test_bench_site_scale.py": "a benchmark script building ladder databases and sites",
+    "test_bench_web_load.py": "a real ladder and two servers under load",
     "test_site_browser.py": "headless Chromium",
     "test_site_compare.py": "headless Chromium",
     "test_site_layout.py": "headless Chromium",
