@@ -196,7 +196,13 @@ def test_a_stored_set_is_announced_and_rendered_again(served, db) -> None:
     assert after.headers["x-arena-version"] != before.headers["x-arena-version"]
     assert pages.renders == rendered + 1
     assert client.get(f"/matches/{new[0]}.html").status_code == 200
-    assert client.get("/api/version").json()["version"] == after.headers["x-arena-version"]
+    # The version moves on (the set is stored in two commits), never back.
+    now = client.get("/api/version").json()["version"]
+    assert _moves(now) >= _moves(after.headers["x-arena-version"]) > _moves(opened[1])
+
+
+def _moves(version: str) -> int:
+    return int(version.split(".")[1])
 
 
 def _event(lines: Iterator[str]) -> tuple[str, str]:
@@ -209,6 +215,45 @@ def _event(lines: Iterator[str]) -> tuple[str, str]:
         elif line == "" and kind:
             return kind, data
     raise AssertionError("the stream ended")
+
+
+def test_a_render_that_finds_no_turn_is_503_with_retry_after(served) -> None:
+    client, pages = served
+    pages.render_wait = 0.2
+    taken = [pages._slots.acquire(timeout=5) for _ in range(2)]  # every render slot busy
+    assert all(taken)
+    try:
+        busy = client.get("/bots/bea.html")
+        assert busy.status_code == 503 and busy.headers["retry-after"]
+    finally:
+        for _ in taken:
+            pages._slots.release()
+    assert client.get("/bots/bea.html").status_code == 200
+
+
+def test_a_stream_ends_after_its_time_and_a_second_from_one_address_is_refused(
+    db: tuple[Path, dict[str, str]],
+) -> None:
+    with live_site(db[0]) as (url, pages), httpx.Client(base_url=url, timeout=30) as client:
+        pages.stream_seconds = 1.0
+        pages.streams.per_address = 1
+        with client.stream("GET", "/api/changes") as events:
+            refused = client.get("/api/changes")
+            assert refused.status_code == 429 and refused.headers["retry-after"]
+            lines = list(events.iter_lines())  # ends by itself
+        assert lines[0].startswith("retry: ") and "event: version" in lines
+        assert pages.streams.count() == 0
+        with client.stream("GET", "/api/changes") as again:
+            assert again.status_code == 200
+
+
+def test_an_empty_database_has_a_front_page(tmp_path: Path) -> None:
+    db = tmp_path / "empty.db"
+    Store(db).close()
+    with live_site(db) as (url, _), httpx.Client(base_url=url, timeout=30) as client:
+        for path in ("/", "/h2h.html"):
+            assert client.get(path).status_code == 200
+        assert client.get("/bots/anyone.html").status_code == 404
 
 
 def test_streams_are_bounded_per_address_and_in_all() -> None:

@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.errors import ArenaError
 from arena.site import live
-from arena.web.changes import Streams, Watch, stream
+from arena.web.changes import STREAM_SECONDS, Streams, Watch, stream
 from arena.web.context import Web
 
 RENDERS: Final = 2
@@ -104,6 +104,8 @@ class LivePages:
         self.cache = PageCache()
         self.renders = 0
         """Pages rendered so far (not counting ids found unknown; the tests count them)."""
+        self.render_wait = RENDER_WAIT_SECONDS
+        self.stream_seconds = STREAM_SECONDS
         self._slots = threading.BoundedSemaphore(RENDERS)
         self._lock = threading.Lock()
         self._rendering: dict[str, tuple[threading.Lock, int]] = {}
@@ -152,7 +154,7 @@ class LivePages:
         return endpoint
 
     async def _changes(self, request: Request) -> Response:
-        return stream(request, self.watch, self.streams)
+        return stream(request, self.watch, self.streams, self.stream_seconds)
 
     async def _version(self, request: Request) -> Response:
         return JSONResponse({"version": self.watch.current()}, headers=_FRESH)
@@ -187,14 +189,14 @@ class LivePages:
         # result (rendered at this version or a later one).
         lock = self._claim(key)
         try:
-            if not lock.acquire(timeout=RENDER_WAIT_SECONDS):
+            if not lock.acquire(timeout=self.render_wait):
                 raise Busy
             try:
                 now = self.watch.current()
                 found = self.cache.get(key, now) or self.cache.get(key, version)
                 if found is not None:
                     return found
-                if not self._slots.acquire(timeout=RENDER_WAIT_SECONDS):
+                if not self._slots.acquire(timeout=self.render_wait):
                     raise Busy
                 try:
                     html = live.render_web(self.web.arena().store, path, query, version=now)
