@@ -54,12 +54,15 @@ _SLOW_FILES: dict[str, str] = {
     "test_bench_strength.py": "benchmark scripts on worker processes",
     "test_bench_trick_noise.py": "benchmark scripts on worker processes",
     "test_bench_site_scale.py": "a benchmark script building ladder databases and sites",
+    "test_bench_web_load.py": "a real ladder and two servers under load",
     "test_site_browser.py": "headless Chromium",
     "test_site_compare.py": "headless Chromium",
     "test_site_layout.py": "headless Chromium",
     "test_site_ladder.py": "headless Chromium",
     "test_site_organiser.py": "headless Chromium",
     "test_web_author.py": "headless Chromium, arena web and a real ladder beside it",
+    "test_web_live.py": "headless Chromium",
+    "test_web_pages.py": "a real uvicorn server in a thread",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",

@@ -183,6 +183,27 @@ def pages(site: SiteData, writer: Writer) -> Iterator[Page]:
     yield from _replays(site, writer)
 
 
+def page_html(site: SiteData, writer: Writer, path: str) -> str | None:
+    """One page of the site, rendered now (``arena web`` serves it live): ``index.html``,
+    ``h2h.html``, ``tournaments/<id>.html`` or ``bots/<name>.html`` (``path`` as in the
+    site's links, unquoted); None when the site has no such page. The same functions as a
+    render's, so a served page is the page a render would write."""
+    if path == "index.html":
+        return _index(site, writer)
+    if path == "h2h.html":
+        return _h2h(site, writer)
+    for t in site.tours:
+        if t.href == path:
+            return _tournament(site, writer, t)
+    by_bot = botpage.versions_by_bot(site.refs)
+    for bot in site.store.bot_rows():
+        mine = by_bot.get(bot.id)
+        if mine and f"bots/{mine[-1].slug}.html" == path:
+            tids = sorted(site.store.bot_tournaments().get(bot.id, set()))
+            return _bot(site, writer, bot, by_bot, tids)
+    return None
+
+
 def _index(site: SiteData, writer: Writer) -> str:
     current = site.current
     rows = site.standings[current.id] if current else []

@@ -17,7 +17,7 @@ from typing import Final
 
 from arena import __version__
 from arena.site import data
-from arena.site.build import Options, SiteData, replay_html
+from arena.site.build import Options, SiteData, page_html, replay_html
 from arena.site.output import read_options
 from arena.site.render import Writer, site_env
 from arena.store import Store
@@ -30,6 +30,8 @@ PER_PAGE: Final = 200
 """Matches per page of a served list."""
 
 _REPLAY = re.compile(r"/matches/([A-Za-z0-9_-]{1,64})\.html")
+_TOURNAMENT = re.compile(r"tournaments/([A-Za-z0-9_-]{1,64})\.html")
+_BOT = re.compile(r"bots/([^/]{1,200})\.html")
 _PAGE = re.compile(r"[1-9][0-9]{0,6}")
 _FIELDS: Final = ("tournament", "bot", "page")
 _MAX_QUERY: Final = 512
@@ -40,13 +42,14 @@ class BadRequest(ValueError):
     ``tournament=ID`` or ``bot=NAME`` with an optional ``page=N`` (HTTP 400)."""
 
 
-def _writer(site: SiteData) -> Writer:
+def _writer(site: SiteData, *, live: str = "") -> Writer:
     common = {
         "version": __version__,
         "generated_at": None,
         "current": site.current,
         "with_logs": site.options.with_logs,
         "served": LIST_PAGE,
+        "live": live,
     }
     return Writer(Path("."), site_env(), common)
 
@@ -102,7 +105,7 @@ def render_request(db_path: Path, site_dir: Path, path: str, query: str) -> str 
         if found:
             m = data.match_row(store, site.refs, found.group(1))
             return None if m is None else replay_html(site, _writer(site), m)
-        return _list(site, fields)
+        return _list(site, fields, _writer(site))
 
 
 def _is_stored(store: Store, match_id: str | None, fields: dict[str, str]) -> bool:
@@ -125,7 +128,7 @@ class _Listing:
     param: str
 
 
-def _list(site: SiteData, query: dict[str, str]) -> str | None:
+def _list(site: SiteData, query: dict[str, str], writer: Writer) -> str | None:
     page = int(query["page"])
     if "tournament" in query:
         tid = query["tournament"]
@@ -155,7 +158,7 @@ def _list(site: SiteData, query: dict[str, str]) -> str | None:
     pages = max(1, -(-total // PER_PAGE))
     if page > pages:
         return None
-    return _writer(site).html(
+    return writer.html(
         LIST_PAGE,
         "matches.html",
         title=what.title,
@@ -166,3 +169,40 @@ def _list(site: SiteData, query: dict[str, str]) -> str | None:
         total=total,
         matches=rows,
     )
+
+
+def render_web(store: Store, path: str, query: str = "", *, version: str = "0") -> str | None:
+    """A page of the site rendered now from ``store`` for ``arena web``: ``path`` is its URL
+    relative to the site's root, unquoted (``index.html``, ``h2h.html``,
+    ``tournaments/<id>.html``, ``bots/<name>.html``, ``matches/<id>.html``, or
+    :data:`LIST_PAGE` with its ``query``). None when it names nothing stored: the id is looked
+    up (one indexed query) before anything is read for the page; a malformed list query
+    raises :class:`BadRequest` before the database is read. The page loads ``live.js``,
+    which follows the database's changes from ``version``, the data version it is rendered
+    at (bot logs are never shown: they are their authors')."""
+    fields = parse_query(query) if path == LIST_PAGE else {}
+    if not _web_is_stored(store, path, fields):
+        return None
+    site = SiteData(store, Options(with_logs=False))
+    writer = _writer(site, live=version)
+    found = _REPLAY.fullmatch("/" + path)
+    if found:
+        m = data.match_row(store, site.refs, found.group(1))
+        return None if m is None else replay_html(site, writer, m)
+    if path == LIST_PAGE:
+        return _list(site, fields, writer)
+    return page_html(site, writer, path)
+
+
+def _web_is_stored(store: Store, path: str, fields: dict[str, str]) -> bool:
+    if path in ("index.html", "h2h.html"):
+        return True
+    if path == LIST_PAGE:
+        return _is_stored(store, None, fields)
+    if found := _REPLAY.fullmatch("/" + path):
+        return _is_stored(store, found.group(1), {})
+    if found := _TOURNAMENT.fullmatch(path):
+        return _is_stored(store, None, {"tournament": found.group(1)})
+    if found := _BOT.fullmatch(path):
+        return _is_stored(store, None, {"bot": found.group(1)})
+    return False

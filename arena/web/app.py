@@ -31,6 +31,7 @@ from arena.web.accounts import MAX_SOURCE_BYTES, Accounts
 from arena.web.checks import Checks
 from arena.web.context import Web, WebSettings
 from arena.web.guard import BodyLimit, HostGuard, SecurityHeaders, error_response
+from arena.web.pages import LivePages
 from arena.web.ratelimit import RateLimits, RateRules
 
 log = logging.getLogger(__name__)
@@ -63,14 +64,6 @@ def body_cap(path: str) -> int:
     return UPLOAD_BODY_BYTES if path in UPLOAD_PATHS else FORM_BODY_BYTES
 
 
-def other_routes(web: Web) -> list[BaseRoute]:
-    """The routes of the other parts of the service (the live pages of
-    :mod:`arena.web.pages`, playing in the browser with :mod:`arena.web.play`), mounted
-    beside the authors' routes."""
-    del web
-    return []
-
-
 def create_app(
     settings: WebSettings,
     *,
@@ -80,11 +73,13 @@ def create_app(
     """The web application over ``settings.db``: every route, guard and limit.
 
     ``rates``: the rate limits (default :class:`~arena.web.ratelimit.RateRules`); ``routes``:
-    the routes beside the authors' (default: :func:`other_routes`).
+    the routes beside the authors' (default: the live pages of :mod:`arena.web.pages`; the
+    pages are ``app.state.pages``).
     """
     web = Web(settings)
     checks = Checks(web)
     accounts = Accounts(web, checks, RateLimits(rates or RateRules()))
+    pages = LivePages(web)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -92,6 +87,7 @@ def create_app(
             yield
         finally:
             checks.close()
+            pages.close()
             web.close()
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -103,7 +99,7 @@ def create_app(
     app = Starlette(
         routes=[
             *accounts.routes(),
-            *(other_routes(web) if routes is None else routes),
+            *(pages.routes() if routes is None else routes),
             Mount("/static", static, name="static"),
         ],
         middleware=[
@@ -124,6 +120,7 @@ def create_app(
     )
     app.state.web = web
     app.state.checks = checks
+    app.state.pages = pages
     return app
 
 

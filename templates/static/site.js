@@ -138,11 +138,15 @@
     el.parentNode.insertBefore(ago, el.nextSibling);
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
+  function enhance() {
     document.querySelectorAll("table.sortable").forEach(makeSortable);
     document.querySelectorAll(".tricks").forEach(makeStepper);
     document.querySelectorAll("time.rel[datetime]").forEach(addRelative);
     document.querySelectorAll(".table-scroll").forEach(addScrollHint);
     titleCutNames();
-  });
+  }
+
+  document.addEventListener("DOMContentLoaded", enhance);
+  // live.js (pages served by `arena web`) swaps in a page's new content: enhance it again.
+  document.addEventListener("arena:updated", enhance);
 })();
