@@ -37,6 +37,7 @@ from arena.ladder import field as ladder_field
 from arena.ladder.epochs import verify_epoch
 from arena.ladder.field import FieldChange
 from arena.ladder.run import LadderSettings, ladder_config, plan_ladder
+from arena.ladder.status import LadderStatus
 from arena.matches.scheduler import tournament_id
 from arena.matches.secrecy import SecretFile, Verification, export_secret
 from arena.matches.secrecy import verify as verify_tournament
@@ -49,8 +50,6 @@ from arena.stats.sequential import Design
 from arena.store import (
     BotVersion,
     LadderEpoch,
-    LadderMember,
-    LadderSet,
     ListedFault,
     ListedMatch,
     ListedTournament,
@@ -63,8 +62,9 @@ from arena.tournaments import compare as comparisons
 from arena.tournaments import tournament
 from arena.tournaments.botclass import BotClass, class_files
 from arena.tournaments.compare import DEFAULT_THIRD, Comparison, ComparisonRun
-from arena.tournaments.entrants import Submitted
+from arena.tournaments.entrants import Submitted, resolve
 from arena.tournaments.entrants import submit as submit_bot
+from arena.tournaments.human import HUMAN_SECONDS, HumanGame, start_game
 from arena.tournaments.owners import current_owner
 from arena.tournaments.standings import Standing, StandingsReport
 from arena.tournaments.tournament import Plan, RunResult, RunSettings
@@ -74,6 +74,7 @@ __all__ = [
     "Arena",
     "LadderRun",
     "LadderSettings",
+    "HumanGame",
     "LadderStatus",
     "RunSettings",
     "Standing",
@@ -122,46 +123,6 @@ class TournamentRun:
         """Why a tournament that stops by its own rule (``until_separated``) stopped; None for
         a fixed schedule."""
         return self.result.stopped
-
-
-@dataclass
-class LadderStatus:
-    """A ladder as stored (``arena ladder --status``)."""
-
-    tournament: StoredTournament
-    """Its ``tournaments`` row, with the live status."""
-    epochs: list[LadderEpoch]
-    """Each with its commitment, and its secret once closed."""
-    members: list[LadderMember]
-    sets: int
-    """Sets stored."""
-    in_flight: list[LadderSet]
-    """Sets scheduled and not stored (being played, or lost to a kill: played again first)."""
-    standings: list[Standing]
-    """Its latest standings, best first."""
-
-    @property
-    def tid(self) -> str:
-        """The ladder's id."""
-        return self.tournament.id
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready (names are checked bot names)."""
-        return {
-            "id": self.tid,
-            "status": self.tournament.status,
-            "sets": self.sets,
-            "matches": self.tournament.total_matches,
-            "epochs": [e.to_dict() for e in self.epochs],
-            "field": [m.name for m in self.members if m.left_reason is None],
-            "left": [
-                {"name": m.name, "version_id": m.version_id, "reason": m.left_reason}
-                for m in self.members
-                if m.left_reason is not None
-            ],
-            "in_flight": [{"step": s.step, "bots": list(s.bots)} for s in self.in_flight],
-            "standings": [dataclasses.asdict(s) for s in self.standings],
-        }
 
 
 @dataclass
@@ -368,6 +329,30 @@ class Arena:
         if site is not False:
             done.site = self.render(out, feature=the_plan.tid)
         return done
+
+    def play_human(
+        self,
+        opponents: Sequence[str],
+        *,
+        seat: int = 0,
+        seed: int | None = None,
+        name: str = "human",
+        seconds: float = HUMAN_SECONDS,
+    ) -> HumanGame:
+        """Start a match of a person (``name``, at ``seat``) against two bots, played in a
+        background thread; the bots are ``opponents`` (bundled or submitted bots' names, or
+        files) and run sandboxed as in every match. ``seconds``: the person's time per
+        decision (the bots keep their limits). The returned :class:`HumanGame` says what to
+        decide and takes the answers; at the end the match is stored as a human game
+        (replayable, never rated). ``seed``: the public seed (default: a fresh one); the deals
+        come from a deal secret drawn for the game and revealed at its end."""
+        versions = resolve(self.store, list(opponents), owner=current_owner(), minimum=2)
+        if len(versions) != 2:
+            raise ArenaError(f"name two opponents, not {len(versions)}").naming("opponents")
+        return start_game(
+            self.store, versions, seat=seat, seed=seed, name=name, seconds=seconds,
+            unsafe=self.unsafe,
+        )  # fmt: skip
 
     # --- reading -------------------------------------------------------------------------
 

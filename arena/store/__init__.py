@@ -48,7 +48,7 @@ from arena.store.rows import (
     VersionRef,
     VersionSummary,
 )
-from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN, VERSION, now
+from arena.store.schema import COMPARE, HUMAN, LADDER, ROUND_ROBIN, VERSION, now
 from arena.store.sitestate import SiteState
 from arena.store.tournaments import TournamentRecords
 
@@ -72,6 +72,7 @@ __all__ = [
     "VersionRef",
     "VersionSummary",
     "COMPARE",
+    "HUMAN",
     "LADDER",
     "LadderEpoch",
     "LadderMember",

@@ -20,6 +20,7 @@ from typing import Any
 from arena.errors import NotFound
 from arena.sandbox.runtime import Artifact
 from arena.store.base import StoreBase
+from arena.store.kinds import HUMAN_OWNER
 from arena.store.rows import ListedVersion
 from arena.store.schema import now
 
@@ -243,7 +244,9 @@ class BotRecords(StoreBase):
         rows = self.rows(
             "SELECT v.* FROM bot_versions v JOIN ("
             "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
-            ") last USING (bot_id, version) ORDER BY v.name"
+            ") last USING (bot_id, version) JOIN bots b ON b.id = v.bot_id "
+            "WHERE b.owner IS NOT ? ORDER BY v.name",
+            [HUMAN_OWNER],
         )
         return [BotVersion.from_row(r) for r in rows]
 
@@ -254,11 +257,27 @@ class BotRecords(StoreBase):
             raise NotFound(f"no bot version {version_id}")
         return BotVersion.from_row(rows[0])
 
+    def human_version(self, name: str) -> BotVersion:
+        """The stand-in bot version that holds the seat of the person called ``name`` in a
+        stored human game: bot ``name (human)`` (no submission can take such a name), owned by
+        :data:`~arena.store.kinds.HUMAN_OWNER`, retired at once so it never enters a field."""
+        label = f"{name} (human)"
+        artifact = Artifact("human", (("human", b""),), "human")
+        version, created = self.add_bot_version(label, artifact, "human", None, HUMAN_OWNER)
+        if created:
+            with self._transaction():
+                self.conn.execute(
+                    "UPDATE bots SET retired_at = ? WHERE id = ? AND retired_at IS NULL",
+                    (now(), version.bot_id),
+                )
+        return version
+
     def bot_listing(self) -> list[ListedVersion]:
         """Every bot version with its bot's name and owner, oldest first within each bot."""
         rows = self.conn.execute(
             "SELECT v.id, v.name, v.version, v.sha256, v.author, v.filename, v.submitted_at, "
             "length(v.source) AS size, b.owner FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
-            "ORDER BY v.name, v.version"
+            "WHERE b.owner IS NOT ? ORDER BY v.name, v.version",
+            (HUMAN_OWNER,),
         )
         return [ListedVersion(*r) for r in rows]

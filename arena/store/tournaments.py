@@ -16,7 +16,7 @@ from arena.matches.secrecy import DealSecret
 from arena.store.base import StoreBase
 from arena.store.bots import BotVersion
 from arena.store.rows import ListedTournament, StoredTournament
-from arena.store.schema import ROUND_ROBIN, now
+from arena.store.schema import HUMAN, ROUND_ROBIN, now
 
 
 class TournamentRecords(StoreBase):
@@ -167,8 +167,10 @@ class TournamentRecords(StoreBase):
         """
         if tid is None:
             rows = self.rows(
-                "SELECT * FROM tournaments ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
-                [prefer],
+                # A human game is one match, never "the latest tournament" of a command.
+                "SELECT * FROM tournaments ORDER BY kind IS NOT ?, kind = ?, updated_at DESC, "
+                "rowid DESC",
+                [prefer, HUMAN],
             )
             if not rows:
                 raise NotFound(f"no tournament in {self.path} yet (run `arena run`)")
