@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena import Arena
 from arena.site.render import template_dir
@@ -63,6 +64,29 @@ def _login(request: Request) -> JSONResponse:
     return JSONResponse({"author": "alice"})
 
 
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+"""The Content-Security-Policy of the web app (docs/web.md): the pages must work under it."""
+
+
+class _Headers:
+    """Adds the app's Content-Security-Policy to every response (web-core's app does)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"].append((b"content-security-policy", CSP.encode()))
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
 def app(
     db: Path, policy: PlayPolicy = "anyone", limits: play.PlayLimits | None = None
 ) -> Starlette:
@@ -74,7 +98,10 @@ def app(
         Route("/test-login", _login, methods=["POST"]),
         Mount("/static", StaticFiles(directory=template_dir() / "static"), name="static"),
     ]
-    middleware = [Middleware(SessionMiddleware, secret_key="test", session_cookie="arena_session")]
+    middleware = [
+        Middleware(_Headers),
+        Middleware(SessionMiddleware, secret_key="test", session_cookie="arena_session"),
+    ]
     return Starlette(routes=routes, middleware=middleware)
 
 

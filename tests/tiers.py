@@ -57,6 +57,9 @@ _SLOW_FILES: dict[str, str] = {
     "test_site_layout.py": "headless Chromium",
     "test_site_ladder.py": "headless Chromium",
     "test_site_organiser.py": "headless Chromium",
+    "test_play_browser.py": "headless Chromium playing against sandboxed bots",
+    "test_play_human.py": "whole matches of a person against real sandboxed bots",
+    "test_web_play.py": "games against sandboxed bots through a real uvicorn server",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",

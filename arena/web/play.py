@@ -95,7 +95,7 @@ class Games:
         for gid, e in entries:
             if e.game.finished:
                 e.ended = e.ended or now
-                if now - e.ended > self.limits.keep_seconds:
+                if now - e.ended >= self.limits.keep_seconds:
                     with self._lock:
                         self._games.pop(gid, None)
             elif now - e.seen > self.limits.idle_seconds:
