@@ -17,6 +17,7 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.ladder`: a ladder's field, deal-secret epochs and sets, retiring bots
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
+- :mod:`arena.store.humans`: human games (a person against two bots), each stored whole
 - :mod:`arena.store.sitestate`: what an incremental render compares, bounded match lists,
   a ladder's tables as its page reads them
 """
@@ -24,6 +25,7 @@ One module per concern, all of them methods of the one :class:`Store`:
 from __future__ import annotations
 
 from arena.store.bots import BotRecords, BotVersion, sha256_text
+from arena.store.humans import HumanGames
 from arena.store.ladder import LadderEpoch, LadderMember, LadderRecords, LadderSet
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
@@ -88,7 +90,14 @@ __all__ = [
 
 
 class Store(
-    BotRecords, TournamentRecords, LadderRecords, MatchRecords, PageReads, ListingReads, SiteState
+    HumanGames,
+    BotRecords,
+    TournamentRecords,
+    LadderRecords,
+    MatchRecords,
+    PageReads,
+    ListingReads,
+    SiteState,
 ):
     """An open ``arena.db`` (see :class:`arena.store.base.StoreBase` for opening it): every
     read and write of the arena's database goes through one of these."""

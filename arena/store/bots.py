@@ -257,21 +257,6 @@ class BotRecords(StoreBase):
             raise NotFound(f"no bot version {version_id}")
         return BotVersion.from_row(rows[0])
 
-    def human_version(self, name: str) -> BotVersion:
-        """The stand-in bot version that holds the seat of the person called ``name`` in a
-        stored human game: bot ``name (human)`` (no submission can take such a name), owned by
-        :data:`~arena.store.kinds.HUMAN_OWNER`, retired at once so it never enters a field."""
-        label = f"{name} (human)"
-        artifact = Artifact("human", (("human", b""),), "human")
-        version, created = self.add_bot_version(label, artifact, "human", None, HUMAN_OWNER)
-        if created:
-            with self._transaction():
-                self.conn.execute(
-                    "UPDATE bots SET retired_at = ? WHERE id = ? AND retired_at IS NULL",
-                    (now(), version.bot_id),
-                )
-        return version
-
     def bot_listing(self) -> list[ListedVersion]:
         """Every bot version with its bot's name and owner, oldest first within each bot."""
         rows = self.conn.execute(

@@ -58,7 +58,8 @@ MAX_NAME: Final = 32
 @dataclass(frozen=True)
 class Decision:
     """What the person must decide now: their observation (docs/protocol.md), its legal
-    actions and the question in words."""
+    actions and the question in words. A decision with one legal action is never asked: it is
+    answered for the person."""
 
     turn: int
     """The decision's number among the seat's (what :meth:`HumanGame.answer` may name)."""
@@ -216,7 +217,10 @@ class HumanGame:
             turn, obs = request
             with self._cond:
                 self._obs = obs
-                self._decision = Decision(turn, obs, question(obs))
+                if len(obs["legal"]) == 1:  # nothing to decide: played for the person, as
+                    self._end.answer(obs["legal"][0], turn)  # `arena play` does
+                else:
+                    self._decision = Decision(turn, obs, question(obs))
                 self._bump()
 
     def _finish(self, result: GameResult | None, error: str | None) -> None:
@@ -335,9 +339,7 @@ def _store(plan: _Plan, outcome: MatchOutcome, secret: bytes, took: float) -> Ga
     )  # fmt: skip
     store = Store(plan.db, create=False)
     try:
-        store.ensure_tournament(plan.tid, plan.config, v, 1, secret=secret, kind=HUMAN)
-        store.write_results(plan.tid, [record])
-        store.set_status(plan.tid, "finished")
+        store.write_human_game(plan.tid, plan.config, v, record, secret)
     finally:
         store.close()
     return GameResult(
