@@ -66,6 +66,8 @@ def test_a_whole_game_through_the_api(client: httpx.Client, db: Path) -> None:
     game = r.json()
     assert game["url"] == f"/games/{game['id']}" and len(game["secret"]) >= 32
     assert client.get(game["url"]).status_code == 200
+    bad = client.get('/games/"><script>x</script>')
+    assert bad.status_code == 404 and "<script>x" not in bad.text
     first = _state(client, game)
     assert first["seat"] == 1 and first["names"][1] == "bob"
     state = _finish(client, game)

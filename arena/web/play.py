@@ -13,8 +13,10 @@ game nobody has looked at for a while is ended (the person's seat forfeits) and 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -38,6 +40,9 @@ GAME_HEADER: Final = "X-Arena-Game"
 
 MAX_BODY: Final = 4096
 """The largest JSON body the game API reads (a keep's five cards fit many times over)."""
+
+_GAME_ID: Final = re.compile(r"[0-9a-f]{16}")
+"""A game's id (:func:`secrets.token_hex` of 8 bytes)."""
 
 POLL_SECONDS: Final = 20.0
 """How long ``GET /api/games/{id}?after=N`` waits for a change before it answers anyway."""
@@ -150,6 +155,7 @@ class Games:
 def routes(web: Web, limits: PlayLimits | None = None) -> list[BaseRoute]:
     """The play page, the game API and the game page, over ``web``'s database."""
     games = Games(limits or PlayLimits())
+    atexit.register(games.close)  # the people's seats forfeit; the bots' processes end
     return [
         Route("/play", _page(web, games, "play.html"), methods=["GET"]),
         Route("/games/{gid}", _page(web, games, "game.html"), methods=["GET"]),
@@ -188,6 +194,8 @@ def _page(web: Web, games: Games, template: str) -> Any:
             return HTMLResponse(_html(web, "play_refused.html", message=str(e)), e.status)
         games.sweep()
         gid = request.path_params.get("gid", "")
+        if "gid" in request.path_params and not _GAME_ID.fullmatch(gid):
+            return HTMLResponse(_html(web, "play_refused.html", message="No such game."), 404)
         context = {"bots": _opponents(web), "gid": gid, "limits": games.limits}
         return HTMLResponse(_html(web, template, **context))
 

@@ -130,7 +130,7 @@
   }
 
   Game.prototype.show = function (s) {
-    if (s.version < this.version) return;
+    if (s.version <= this.version) return;  // nothing new (an answer's reply, then the poll's)
     this.version = s.version;
     this.state = s;
     showTable(s);
@@ -169,6 +169,18 @@
       li.appendChild(cardNode("span", play[1]));
       trick.appendChild(li);
     });
+    var last = document.getElementById("last-trick");
+    clear(last);
+    if (s.tricks && s.tricks.length) {
+      var t = s.tricks[s.tricks.length - 1];
+      last.appendChild(el("span", null, "Last trick: "));
+      t.cards.forEach(function (play, i) {
+        if (i) last.appendChild(el("span", null, ", "));
+        last.appendChild(el("span", null, nameOf(s, play[0]) + " "));
+        last.appendChild(cardNode("span", play[1]));
+      });
+      last.appendChild(el("span", null, " \u2192 " + nameOf(s, t.winner)));
+    }
     var won = [0, 0, 0];
     (s.tricks || []).forEach(function (t) { won[t.winner] += 1; });
     document.getElementById("tricks").textContent = s.tricks && s.tricks.length

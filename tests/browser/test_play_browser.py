@@ -10,6 +10,7 @@ from pathlib import Path
 from browser_support import PHONE, clear_viewport, console_errors, set_viewport
 from play_support import app, serving, stored_bots
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -22,10 +23,13 @@ def _tap_once(browser: webdriver.Chrome) -> bool:
     if not turn.is_displayed():
         return False
     keep = browser.find_elements(By.ID, "keep")
-    if keep:  # the maker takes the dummy: tap five cards, then Keep
-        for card in browser.find_elements(By.CSS_SELECTOR, "button.play-card.playable")[:5]:
-            card.click()
-        browser.find_element(By.ID, "keep").click()
+    if keep:  # the maker takes the dummy: tap five cards, one at a time, then Keep
+        picked = browser.find_elements(By.CSS_SELECTOR, "button.play-card.picked")
+        if len(picked) < 5:
+            css = "button.play-card.playable:not(.picked)"
+            browser.find_elements(By.CSS_SELECTOR, css)[0].click()
+        else:
+            keep[0].click()
         return True
     playable = browser.find_elements(By.CSS_SELECTOR, "#hand button.play-card.playable")
     if playable:  # play or discard: tap a highlighted card
@@ -57,7 +61,11 @@ def test_a_person_plays_a_whole_hand_by_tapping(browser: webdriver.Chrome, tmp_p
             while not browser.find_elements(By.CSS_SELECTOR, "#history li"):
                 assert time.monotonic() < deadline, "no hand was finished"
                 assert not browser.find_element(By.ID, "result").is_displayed()
-                if _tap_once(browser):
+                try:
+                    tapped = _tap_once(browser)
+                except StaleElementReferenceException:  # the page showed a new state meanwhile
+                    tapped = False
+                if tapped:
                     taps += 1
                     time.sleep(0.3)  # the page answers, then polls for the next turn
                 else:
@@ -73,6 +81,7 @@ def test_a_person_plays_a_whole_hand_by_tapping(browser: webdriver.Chrome, tmp_p
             for card in browser.find_elements(By.CSS_SELECTOR, "#hand button.play-card"):
                 assert card.size["height"] >= 40 and card.size["width"] >= 40
             assert console_errors(browser) == []
+            assert browser.find_elements(By.TAG_NAME, "i") == []  # the name stayed text
             browser.find_element(By.ID, "leave").click()
             WebDriverWait(browser, 60).until(
                 lambda d: d.find_element(By.ID, "result").is_displayed()
