@@ -4,6 +4,7 @@ refused, the bounds on games at once, and the organiser's policy ("anyone", "aut
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from play_support import OPPONENTS, app, serving, stored_bots
 
 from arena import Arena
+from arena.tournaments.entrants import resolve
 from arena.web.play import GAME_HEADER, MAX_BODY, PlayLimits
 
 NEW = {"opponents": list(OPPONENTS), "seat": 1, "name": "bob"}
@@ -189,3 +191,24 @@ def test_the_policy_authors(db: Path) -> None:
         game = r.json()
         assert _state(c, game)["names"][0] == "alice"  # the author's name by default
         c.post(f"/api/games/{game['id']}/leave", headers=_key(game))
+
+
+def test_a_hostile_opponent_cannot_reach_the_web_process(tmp_path: Path) -> None:
+    # The bots of a human game run in the web process's own sandboxes: one that signals
+    # the arena (this process serves the app), its parent, its group and pid 1 reaches none.
+    attack = Path(__file__).parent / "attacks" / "kill_arena.py"
+    bot = tmp_path / "kill_arena.py"
+    bot.write_text(attack.read_text().replace("@@ARENA_PID@@", str(os.getpid())))
+    db = tmp_path / "arena.db"
+    with Arena(db) as arena:
+        resolve(arena.store, [str(bot), "random"], minimum=2)
+    with serving(app(db)) as url, httpx.Client(base_url=url, timeout=60) as c:
+        body = {"opponents": ["kill_arena", "random"], "seat": 2}
+        game = c.post("/api/games", json=body).json()
+        state = _finish(c, game)
+        assert c.get("/play").status_code == 200  # the server lives on
+    result = state["result"]
+    assert all(f["seat"] != 2 for f in result["faults"])
+    with Arena(db) as arena:
+        logs = arena.store.match_logs(result["match_id"])
+    assert "RAN" in logs[0] and "ESCAPED" not in logs[0]
