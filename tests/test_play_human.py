@@ -9,9 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from play_support import OPPONENTS, first_legal, play_out, stored_bots
 
 from arena import Arena
+from arena.cli import main
 from arena.errors import ArenaError
 from arena.sandbox.human import LEFT, human_limits
 from arena.store.kinds import HUMAN_OWNER, KINDS
@@ -58,6 +60,8 @@ def test_a_whole_match_is_stored_as_a_human_game(arena: Arena, tmp_path: Path) -
     [(stand_in, retired)] = owners.fetchall()
     assert stand_in == "<b>alice</b> (human)" and retired is not None
     assert arena.store.conn.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
+    listing = CliRunner().invoke(main, ["tournaments", "--db", str(arena.db)])
+    assert listing.exit_code == 0 and "<b>alice</b> (hu" in listing.output
     # Replayable and marked on the site; escaped; no page for the stand-in; not on the front page.
     index = arena.render(tmp_path / "site")
     site = index.parent

@@ -284,7 +284,8 @@ def start_game(
     tid = secrets.token_hex(8)
     config = {
         "kind": HUMAN, "game": tid, "seed": seed, "rounds": 1, "seat": seat,
-        "bots": [e.key for e in entrants], "rules": rules.to_dict(),
+        "bots": [{"name": e.name, "sha256": e.sha256} for e in entrants],
+        "rules": rules.to_dict(),
         "limits": limits.to_dict(), "human_seconds": seconds,
     }  # fmt: skip
     plan = _Plan(store.path, tid, versions, entrants, public, config, rules, limits, unsafe)
