@@ -14,7 +14,7 @@ from play_support import OPPONENTS, first_legal, play_out, stored_bots
 
 from arena import Arena
 from arena.cli import main
-from arena.errors import ArenaError
+from arena.errors import ArenaError, NotFound
 from arena.sandbox.human import LEFT, human_limits
 from arena.store.kinds import HUMAN_OWNER, KINDS
 from arena.tournaments.human import HumanGame
@@ -51,6 +51,8 @@ def test_a_whole_match_is_stored_as_a_human_game(arena: Arena, tmp_path: Path) -
     assert not listed.tournament.ranked and listed.tournament.status == "finished"
     assert listed.secret == r.secret and listed.commitment == game.commitment
     assert arena.verify(game.id).ok
+    with pytest.raises(NotFound):  # never "the latest tournament" of a command
+        arena.standings()
     # The person's stand-in is no bot: not listed, in no field, never rated.
     assert sorted(v.name for v in arena.bots()) == sorted(OPPONENTS)
     assert sorted(v.name for v in arena.store.latest_versions()) == sorted(OPPONENTS)

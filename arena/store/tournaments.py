@@ -184,9 +184,9 @@ class TournamentRecords(StoreBase):
         if tid is None:
             rows = self.rows(
                 # A human game is one match, never "the latest tournament" of a command.
-                "SELECT * FROM tournaments ORDER BY kind IS NOT ?, kind = ?, updated_at DESC, "
-                "rowid DESC",
-                [prefer, HUMAN],
+                "SELECT * FROM tournaments WHERE kind IS NOT ? "
+                "ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
+                [HUMAN, prefer],
             )
             if not rows:
                 raise NotFound(f"no tournament in {self.path} yet (run `arena run`)")
