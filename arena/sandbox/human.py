@@ -44,7 +44,7 @@ def human_limits(seconds: float = HUMAN_SECONDS) -> Limits:
         raise ValueError("a human seat's time per decision is 1 to 3600 seconds")
     return Limits(
         decision_seconds=seconds / WALL_FACTOR,
-        load_seconds=1.0,
+        load_seconds=10.0,  # the hello is answered at once, by a thread of ours
         clock_bank_seconds=5400.0,
         clock_increment_seconds=float(seconds),
         log_bytes=0,
