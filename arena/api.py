@@ -65,8 +65,9 @@ from arena.tournaments import compare as comparisons
 from arena.tournaments import tournament
 from arena.tournaments.botclass import BotClass, class_files
 from arena.tournaments.compare import DEFAULT_THIRD, Comparison, ComparisonRun
-from arena.tournaments.entrants import Submitted
+from arena.tournaments.entrants import Submitted, resolve
 from arena.tournaments.entrants import submit as submit_bot
+from arena.tournaments.human import HUMAN_SECONDS, HumanGame, start_game
 from arena.tournaments.owners import current_owner
 from arena.tournaments.standings import Standing, StandingsReport
 from arena.tournaments.tournament import Plan, RunResult, RunSettings
@@ -76,6 +77,7 @@ __all__ = [
     "Arena",
     "LadderRun",
     "LadderSettings",
+    "HumanGame",
     "LadderStatus",
     "RunSettings",
     "Standing",
@@ -359,6 +361,30 @@ class Arena:
         if site is not False:
             done.site = self.render(out, feature=the_plan.tid)
         return done
+
+    def play_human(
+        self,
+        opponents: Sequence[str],
+        *,
+        seat: int = 0,
+        seed: int | None = None,
+        name: str = "human",
+        seconds: float = HUMAN_SECONDS,
+    ) -> HumanGame:
+        """Start a match of a person (``name``, at ``seat``) against two bots, played in a
+        background thread; the bots are ``opponents`` (bundled or submitted bots' names, or
+        files) and run sandboxed as in every match. ``seconds``: the person's time per
+        decision (the bots keep their limits). The returned :class:`HumanGame` says what to
+        decide and takes the answers; at the end the match is stored as a human game
+        (replayable, never rated). ``seed``: the public seed (default: a fresh one); the deals
+        come from a deal secret drawn for the game and revealed at its end."""
+        versions = resolve(self.store, list(opponents), owner=current_owner(), minimum=2)
+        if len(versions) != 2:
+            raise ArenaError(f"name two opponents, not {len(versions)}").naming("opponents")
+        return start_game(
+            self.store, versions, seat=seat, seed=seed, name=name, seconds=seconds,
+            unsafe=self.unsafe,
+        )  # fmt: skip
 
     # --- reading -------------------------------------------------------------------------
 

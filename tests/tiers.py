@@ -63,6 +63,9 @@ _SLOW_FILES: dict[str, str] = {
     "test_web_author.py": "headless Chromium, arena web and a real ladder beside it",
     "test_web_live.py": "headless Chromium",
     "test_web_pages.py": "a real uvicorn server in a thread",
+    "test_play_browser.py": "headless Chromium playing against sandboxed bots",
+    "test_play_human.py": "whole matches of a person against real sandboxed bots",
+    "test_web_play.py": "games against sandboxed bots through a real uvicorn server",
 }
 _SLOW_TESTS: dict[str, str] = {
     "test_site_xss.py::test_no_injected_markup_in_pages_served_on_request": "a real HTTP server",

@@ -20,6 +20,7 @@ from typing import Any
 from arena.engine import DEFAULT_RULES, Rules, play_match
 from arena.errors import ArenaError
 from arena.sandbox.client import Stage, _descendants
+from arena.sandbox.human import HumanChannel, HumanSeat
 from arena.sandbox.layers import Isolation, become_subreaper, choose_isolation
 from arena.sandbox.proxy import SeatProxy
 from arena.sandbox.runtime import Artifact, Channel, Launcher
@@ -145,12 +146,13 @@ class BotPool:
 
     def play_match(
         self,
-        sources: Sequence[BotSource | Artifact],
+        sources: Sequence[BotSource | Artifact | HumanSeat],
         seed: int | str,
         rules: Rules = DEFAULT_RULES,
     ) -> MatchOutcome:
         """Play one match of the three bots (by seat; Python sources or artifacts of any
-        language); faults become values, never exceptions."""
+        language); faults become values, never exceptions. A :class:`HumanSeat` is a seat
+        played by a person (:mod:`arena.sandbox.human`): the same checks, its own limits."""
         if len(sources) != 3:
             raise ValueError(f"a match needs exactly three bots, got {len(sources)}")
         if not self._closer.alive:
@@ -159,6 +161,9 @@ class BotPool:
         seen: dict[str, int] = {}
         started = []
         for seat, src in enumerate(sources):
+            if isinstance(src, HumanSeat):
+                proxies[seat] = SeatProxy(seat, src.channel, src.limits)
+                continue
             too_big = self._too_big(src)
             if too_big is not None:  # refused before hashing or staging it
                 proxies[seat].fault = Fault(seat, "load", too_big, None)
@@ -179,7 +184,9 @@ class BotPool:
                 proxies[seat].child = finish(request) if finish is not None else z.start()
             except OSError:
                 # The host died (killed from outside, say): not the bot's fault; one new host.
-                z = self._zygote(sources[seat], copy, replace=z)
+                bot = sources[seat]
+                assert not isinstance(bot, HumanSeat)
+                z = self._zygote(bot, copy, replace=z)
                 try:
                     proxies[seat].child = z.start()
                 except OSError as e:
@@ -193,8 +200,9 @@ class BotPool:
             stats = [p.stats() for p in proxies]
         finally:
             children = [p.child for p in proxies if p.child is not None]
+            bots = [c for c in children if not isinstance(c, HumanChannel)]
             if not (self.isolation.seccomp or self.isolation.nproc or self.isolation.bwrap):
-                self._kill_strays(children)  # bots could fork: take their trees down too
+                self._kill_strays(bots)  # bots could fork: take their trees down too
             for child in children:
                 child.kill()
         logs = []

@@ -204,6 +204,10 @@ class SeatProxy:
 
     def _died(self, decision: int | None) -> None:
         assert self.child is not None
+        ended = getattr(self.child, "ended", lambda: None)()  # a channel that knows (a person)
+        if ended is not None:
+            self.set_fault(ended[0], ended[1], decision)
+            return
         status = None
         for _ in range(50):  # the pipe can close a moment before the process is a zombie
             status = _exit_status(self.child.pid)

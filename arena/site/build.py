@@ -68,8 +68,9 @@ class SiteData:
         self.options = options
         self.refs = data.bot_refs(store)
         self.tours = data.tournaments(store, self.refs)
-        # A comparison has a test, not standings: it stays off the leaderboard and bot pages.
-        self.ranked = [t for t in self.tours if not t.is_comparison]
+        # A comparison has a test, not standings: it stays off the leaderboard and bot pages;
+        # a human game is one match of a person, never rated: its replay only.
+        self.ranked = [t for t in self.tours if not t.is_comparison and not t.is_human]
         featured = [t for t in self.ranked if t.id == options.feature]
         running = [t for t in self.ranked if t.status == "running"]
         first = featured or running or self.ranked
@@ -212,7 +213,7 @@ def _index(site: SiteData, writer: Writer) -> str:
         "leaderboard.html",
         generated_at=site.as_of([t.id for t in site.tours]),
         standings=rows,
-        tournaments=site.tours,
+        tournaments=[t for t in site.tours if not t.is_human],
         rating_chart=line_chart(site.history, x_label="matches played", y_label="rating"),
         empty_note=LADDER_CHART if current is not None and current.is_ladder else None,
         place_chart=place_chart([(s.bot.name, s.bot.href, s.places) for s in rows]),
@@ -340,4 +341,5 @@ def replay_html(site: SiteData, writer: Writer, m: data.MatchRow) -> str:
         m=m,
         detail=detail,
         score_chart=score_chart,
+        human_game=m.tournament_id in site.kind and site.kind[m.tournament_id].human,
     )

@@ -101,9 +101,17 @@ def bot_refs(store: Store) -> dict[int, BotRef]:
     slugs = bot_slugs(store)
     rows = store.version_refs()
     return {
+        # A person's stand-in in a human game has no page: its numeric id as the slug.
         r.id: BotRef(
-            r.id, r.bot_id, r.name, r.version, r.author, r.latest, slugs[r.bot_id], r.retired
-        )
+            r.id,
+            r.bot_id,
+            r.name,
+            r.version,
+            r.author,
+            r.latest,
+            slugs.get(r.bot_id, str(r.bot_id)),
+            r.retired,
+        )  # fmt: skip
         for r in rows
     }
 
@@ -147,6 +155,11 @@ class Tournament:
     def is_comparison(self) -> bool:
         """Whether this is an ``arena compare`` run rather than a round robin."""
         return KINDS[self.kind].comparison
+
+    @property
+    def is_human(self) -> bool:
+        """A human game: one match of a person against two bots, never rated."""
+        return KINDS[self.kind].human
 
     @property
     def ranked(self) -> bool:

@@ -18,6 +18,7 @@ One module per concern, all of them methods of the one :class:`Store`:
 - :mod:`arena.store.pages`: what the static site reads
 - :mod:`arena.store.listings`: what the listing commands read
 - :mod:`arena.store.authors`: the authors of ``arena web`` (token hashes) and their own page
+- :mod:`arena.store.humans`: human games (a person against two bots), each stored whole
 - :mod:`arena.store.sitestate`: what an incremental render compares, bounded match lists,
   a ladder's tables as its page reads them
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from arena.store.authors import Author, AuthorLog, AuthorRecords
 from arena.store.bots import BotRecords, BotVersion, sha256_text
+from arena.store.humans import HumanGames
 from arena.store.ladder import LadderEpoch, LadderMember, LadderRecords, LadderSet
 from arena.store.listings import ListingReads
 from arena.store.pages import PageReads
@@ -50,7 +52,7 @@ from arena.store.rows import (
     VersionRef,
     VersionSummary,
 )
-from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN, VERSION, now
+from arena.store.schema import COMPARE, HUMAN, LADDER, ROUND_ROBIN, VERSION, now
 from arena.store.sitestate import SiteState
 from arena.store.tournaments import TournamentRecords
 
@@ -76,6 +78,7 @@ __all__ = [
     "VersionRef",
     "VersionSummary",
     "COMPARE",
+    "HUMAN",
     "LADDER",
     "LadderEpoch",
     "LadderMember",
@@ -92,6 +95,7 @@ __all__ = [
 
 class Store(
     AuthorRecords,
+    HumanGames,
     BotRecords,
     TournamentRecords,
     LadderRecords,

@@ -20,6 +20,7 @@ from typing import Any
 from arena.errors import NotFound
 from arena.sandbox.runtime import Artifact
 from arena.store.base import StoreBase
+from arena.store.kinds import HUMAN_OWNER
 from arena.store.rows import ListedVersion
 from arena.store.schema import now
 
@@ -243,7 +244,9 @@ class BotRecords(StoreBase):
         rows = self.rows(
             "SELECT v.* FROM bot_versions v JOIN ("
             "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
-            ") last USING (bot_id, version) ORDER BY v.name"
+            ") last USING (bot_id, version) JOIN bots b ON b.id = v.bot_id "
+            "WHERE b.owner IS NOT ? ORDER BY v.name",
+            [HUMAN_OWNER],
         )
         return [BotVersion.from_row(r) for r in rows]
 
@@ -259,6 +262,7 @@ class BotRecords(StoreBase):
         rows = self.conn.execute(
             "SELECT v.id, v.name, v.version, v.sha256, v.author, v.filename, v.submitted_at, "
             "length(v.source) AS size, b.owner FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
-            "ORDER BY v.name, v.version"
+            "WHERE b.owner IS NOT ? ORDER BY v.name, v.version",
+            (HUMAN_OWNER,),
         )
         return [ListedVersion(*r) for r in rows]

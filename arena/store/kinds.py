@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from arena.store.schema import COMPARE, LADDER, ROUND_ROBIN
+from arena.store.schema import COMPARE, HUMAN, LADDER, ROUND_ROBIN
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,9 @@ class Kind:
     """A field that changes while it runs, its deals verified an epoch at a time."""
     comparison: bool
     """Two bots and a sequential test, shown as a verdict rather than standings."""
+    human: bool = False
+    """One match of a person against two bots: replayable, never rated, never a
+    leaderboard, never counted on a bot's page or in anyone's standings."""
 
 
 KINDS: Final = {
@@ -32,6 +35,12 @@ KINDS: Final = {
         Kind(ROUND_ROBIN, "arena run", ranked=True, ladder=False, comparison=False),
         Kind(COMPARE, "arena compare", ranked=False, ladder=False, comparison=True),
         Kind(LADDER, "arena ladder", ranked=False, ladder=True, comparison=False),
+        Kind(HUMAN, "Arena.play_human", ranked=False, ladder=False, comparison=False, human=True),
     )
 }
 """Every kind of run, by name."""
+
+HUMAN_OWNER: Final = "arena:human-seat"
+"""The owner key of the stand-in bots that hold a person's seat in a stored human game (a
+bot name no submission can take: ``alice (human)``). They are retired at once, so they never
+enter a field, and listings of bots leave them out."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.store.base import StoreBase
+from arena.store.kinds import HUMAN_OWNER
 from arena.store.rows import (
     FinishedSeat,
     LogText,
@@ -44,8 +45,10 @@ class PageReads(StoreBase):
     """The site's queries: bots and versions, entrants, matches, faults, hands, logs, reports."""
 
     def bot_rows(self) -> list[StoredBot]:
-        """Every bot, oldest first."""
-        rows = self.conn.execute("SELECT id, name, created_at FROM bots ORDER BY id")
+        """Every bot, oldest first (not the stand-ins of people in human games)."""
+        rows = self.conn.execute(
+            "SELECT id, name, created_at FROM bots WHERE owner IS NOT ? ORDER BY id", (HUMAN_OWNER,)
+        )
         return [StoredBot(*r) for r in rows]
 
     def version_refs(self) -> list[VersionRef]:

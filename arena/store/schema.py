@@ -26,6 +26,10 @@ COMPARE: Final = "compare"
 LADDER: Final = "ladder"
 """The ``kind`` of a ladder that never stops (``arena ladder``)."""
 
+HUMAN: Final = "human"
+"""The ``kind`` of a human game: one match of a person against two bots (``Arena.play_human``,
+the web's play page), never rated."""
+
 
 def now() -> str:
     """The current UTC time as stored: ``2026-11-30T09:12:03Z``."""

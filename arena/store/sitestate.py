@@ -16,8 +16,9 @@ from arena.store.base import StoreBase
 from arena.store.kinds import KINDS
 from arena.store.rows import StoredMatch
 
-SHOWN_KINDS = tuple(k.name for k in KINDS.values() if not k.comparison)
-"""The kinds of tournament whose matches count on the bot pages (a comparison has its own)."""
+SHOWN_KINDS = tuple(k.name for k in KINDS.values() if not k.comparison and not k.human)
+"""The kinds of tournament whose matches count on the bot pages (a comparison has its own;
+a human game counts nowhere)."""
 
 LADDER_KINDS = ",".join(f"'{k.name}'" for k in KINDS.values() if k.ladder)
 """The ladders' kinds, for SQL's ``kind IN (...)``."""

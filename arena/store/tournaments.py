@@ -16,7 +16,7 @@ from arena.matches.secrecy import DealSecret
 from arena.store.base import StoreBase
 from arena.store.bots import BotVersion
 from arena.store.rows import ListedTournament, StoredTournament
-from arena.store.schema import ROUND_ROBIN, now
+from arena.store.schema import HUMAN, ROUND_ROBIN, now
 
 
 class TournamentRecords(StoreBase):
@@ -43,45 +43,57 @@ class TournamentRecords(StoreBase):
         the secret. An existing tournament keeps its own secret; another ``secret`` for it is
         an error.
         """
-        stamp = now()
         with self._transaction():
-            row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
-            found = row.fetchone()
-            if found is not None:
-                current = self._secret(found[0])
-                if secret is not None and current.secret != secret:
-                    raise ArenaError(
-                        f"tournament {tid} was started with another deal secret than the "
-                        "secret file's; rerun it without `secret_file`"
-                    ).naming("secret_file")
-                self.conn.execute(
-                    "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
-                    "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
-                    (stamp, tid),
-                )
-                return current
-            chosen = self._choose_secret(int(config["seed"]), secret, stamp)
-            self.db.table("tournaments").insert(
-                {
-                    "id": tid,
-                    "config": json.dumps(config, sort_keys=True),
-                    "seed": config["seed"],
-                    "rounds": config["rounds"],
-                    "rules": json.dumps(config["rules"], sort_keys=True),
-                    "limits": json.dumps(config["limits"], sort_keys=True),
-                    "status": "running",
-                    "total_matches": total,
-                    "created_at": stamp,
-                    "updated_at": stamp,
-                    "finished_at": None,
-                    "secret_id": chosen.id,
-                    "kind": kind,
-                }
+            return self._put_tournament(tid, config, version_ids, total, secret, kind)
+
+    def _put_tournament(
+        self,
+        tid: str,
+        config: dict[str, Any],
+        version_ids: Iterable[int],
+        total: int,
+        secret: bytes | None,
+        kind: str,
+    ) -> DealSecret:
+        """:meth:`ensure_tournament` inside the caller's write transaction."""
+        stamp = now()
+        row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
+        found = row.fetchone()
+        if found is not None:
+            current = self._secret(found[0])
+            if secret is not None and current.secret != secret:
+                raise ArenaError(
+                    f"tournament {tid} was started with another deal secret than the "
+                    "secret file's; rerun it without `secret_file`"
+                ).naming("secret_file")
+            self.conn.execute(
+                "UPDATE tournaments SET status = CASE WHEN status = 'finished' "
+                "THEN status ELSE 'running' END, updated_at = ? WHERE id = ?",
+                (stamp, tid),
             )
-            self.db.table("tournament_bots").insert_all(
-                {"tournament_id": tid, "bot_version_id": v} for v in version_ids
-            )
-            return chosen
+            return current
+        chosen = self._choose_secret(int(config["seed"]), secret, stamp)
+        self.db.table("tournaments").insert(
+            {
+                "id": tid,
+                "config": json.dumps(config, sort_keys=True),
+                "seed": config["seed"],
+                "rounds": config["rounds"],
+                "rules": json.dumps(config["rules"], sort_keys=True),
+                "limits": json.dumps(config["limits"], sort_keys=True),
+                "status": "running",
+                "total_matches": total,
+                "created_at": stamp,
+                "updated_at": stamp,
+                "finished_at": None,
+                "secret_id": chosen.id,
+                "kind": kind,
+            }
+        )
+        self.db.table("tournament_bots").insert_all(
+            {"tournament_id": tid, "bot_version_id": v} for v in version_ids
+        )
+        return chosen
 
     def _secret(self, secret_id: int) -> DealSecret:
         return DealSecret.from_row(
@@ -139,20 +151,24 @@ class TournamentRecords(StoreBase):
         Finishing reveals the tournament's deal secret: it is published from then on, and no
         new tournament draws it again.
         """
-        stamp = now()
         with self._transaction():
+            self._put_status(tid, status)
+
+    def _put_status(self, tid: str, status: str) -> None:
+        """:meth:`set_status` inside the caller's write transaction."""
+        stamp = now()
+        self.conn.execute(
+            "UPDATE tournaments SET status = ?, updated_at = ?, "
+            "finished_at = CASE WHEN ? = 'finished' THEN coalesce(finished_at, ?) "
+            "ELSE finished_at END WHERE id = ?",
+            (status, stamp, status, stamp, tid),
+        )
+        if status == "finished":
             self.conn.execute(
-                "UPDATE tournaments SET status = ?, updated_at = ?, "
-                "finished_at = CASE WHEN ? = 'finished' THEN coalesce(finished_at, ?) "
-                "ELSE finished_at END WHERE id = ?",
-                (status, stamp, status, stamp, tid),
+                "UPDATE deal_secrets SET revealed_at = coalesce(revealed_at, ?) "
+                "WHERE id = (SELECT secret_id FROM tournaments WHERE id = ?)",
+                (stamp, tid),
             )
-            if status == "finished":
-                self.conn.execute(
-                    "UPDATE deal_secrets SET revealed_at = coalesce(revealed_at, ?) "
-                    "WHERE id = (SELECT secret_id FROM tournaments WHERE id = ?)",
-                    (stamp, tid),
-                )
 
     def tournament(
         self, tid: str | None = None, *, prefer: str | None = ROUND_ROBIN
@@ -167,8 +183,10 @@ class TournamentRecords(StoreBase):
         """
         if tid is None:
             rows = self.rows(
-                "SELECT * FROM tournaments ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
-                [prefer],
+                # A human game is one match, never "the latest tournament" of a command.
+                "SELECT * FROM tournaments WHERE kind IS NOT ? "
+                "ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
+                [HUMAN, prefer],
             )
             if not rows:
                 raise NotFound(f"no tournament in {self.path} yet (run `arena run`)")

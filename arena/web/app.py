@@ -27,11 +27,13 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
 from arena.site.render import template_dir
+from arena.web import play
 from arena.web.accounts import MAX_SOURCE_BYTES, Accounts
 from arena.web.checks import Checks
 from arena.web.context import Web, WebSettings
 from arena.web.guard import BodyLimit, HostGuard, SecurityHeaders, error_response
 from arena.web.pages import LivePages
+from arena.web.play import Games, PlayLimits
 from arena.web.ratelimit import RateLimits, RateRules
 
 log = logging.getLogger(__name__)
@@ -69,17 +71,20 @@ def create_app(
     *,
     rates: RateRules | None = None,
     routes: Sequence[BaseRoute] | None = None,
+    play_limits: PlayLimits | None = None,
 ) -> Starlette:
     """The web application over ``settings.db``: every route, guard and limit.
 
     ``rates``: the rate limits (default :class:`~arena.web.ratelimit.RateRules`); ``routes``:
-    the routes beside the authors' (default: the live pages of :mod:`arena.web.pages`; the
-    pages are ``app.state.pages``).
+    the routes beside the authors' (default: the live pages of :mod:`arena.web.pages`, the
+    pages ``app.state.pages``, and playing in the browser, :mod:`arena.web.play`, the games
+    in play ``app.state.games``, within ``play_limits``).
     """
     web = Web(settings)
     checks = Checks(web)
     accounts = Accounts(web, checks, RateLimits(rates or RateRules()))
     pages = LivePages(web)
+    games = Games(play_limits or PlayLimits())
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -87,6 +92,7 @@ def create_app(
             yield
         finally:
             checks.close()
+            games.close()
             pages.close()
             web.close()
 
@@ -99,7 +105,7 @@ def create_app(
     app = Starlette(
         routes=[
             *accounts.routes(),
-            *(pages.routes() if routes is None else routes),
+            *([*pages.routes(), *play.routes(web, games=games)] if routes is None else routes),
             Mount("/static", static, name="static"),
         ],
         middleware=[
@@ -121,6 +127,7 @@ def create_app(
     app.state.web = web
     app.state.checks = checks
     app.state.pages = pages
+    app.state.games = games
     return app
 
 
