@@ -28,9 +28,9 @@ from typing import Any, Final
 from arena.sandbox.cgroup import make_cgroup
 from arena.sandbox.child import Child, describe_death
 from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
-from arena.sandbox.pyfiles import bot_copies, write_bot_files
+from arena.sandbox.pyfiles import bot_payload, entry_name, write_bot_files
 from arena.sandbox.values import BotSource, Limits
-from arena.sandbox.world import bwrap_argv, host_files, open_copies
+from arena.sandbox.world import bwrap_argv, compiled_lib, host_files, open_copies
 from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]
@@ -84,6 +84,12 @@ class Stage:
             'arena.solver."""\n'
         )
         init.chmod(0o644)
+        for rel, data in compiled_lib(self.lib):  # so no host compiles them again
+            out = self.lib / rel
+            out.parent.mkdir(mode=0o755, exist_ok=True)
+            out.parent.chmod(0o755)
+            out.write_bytes(data)
+            out.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)
 
@@ -93,9 +99,7 @@ class Stage:
 
     def bot_file(self, source: BotSource, copy: int) -> Path:
         """Write the bot's file into a directory of its own (one per copy) and return its path."""
-        name = "".join(c for c in source.filename if c.isalnum() or c in "._-") or "bot.py"
-        if not name.endswith(".py"):
-            name += ".py"
+        name = entry_name(source)
         d = Path(tempfile.mkdtemp(dir=self.root / "bots"))
         d.chmod(0o755)
         path = d / name
@@ -130,29 +134,36 @@ def _remove_stale_stages() -> None:
 
 
 class Zygote:
-    """A bot host that compiled one bot file and forks a pristine child per match."""
+    """A bot host that compiled one bot file and forks a pristine child per match.
+
+    Made with ``source=None`` it is a *spare*: the sandbox, the interpreter and the host's
+    layers and imports set up, no bot yet; :meth:`load` gives it its bot, once. The pool keeps
+    a few spares ready, so a bot new to the worker costs its compile, not a host's start.
+    """
 
     def __init__(
-        self, source: BotSource, copy: int, stage: Stage, isolation: Isolation, limits: Limits
+        self,
+        source: BotSource | None,
+        copy: int,
+        stage: Stage,
+        isolation: Isolation,
+        limits: Limits,
     ):
-        self.source = source
-        self.copy = copy
         self.isolation = isolation
         self.limits = limits
+        self.stage = stage
         self.load_error: str | None = None
         self.lease: UidLease | None = lease_uid() if isolation.uid else None
-        self.bot_path = stage.bot_file(source, copy)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours
         fd = theirs.fileno()
-        lib, bot_dir = str(stage.lib), str(self.bot_path.parent)
+        lib = str(stage.lib)
         copies: list[tuple[int, str]] = []
         if isolation.bwrap:  # copies of the same files at fixed paths inside the sandbox
             ours_in = [(str(p), f"/arena/{p.relative_to(stage.lib)}") for p in stage.lib_files()]
-            ours_in += bot_copies(self.bot_path.parent)
             copies = open_copies(ours_in)
-            lib, bot_dir = "/arena", "/bot"
+            lib = "/arena"
             argv = bwrap_argv(copies, isolation.python, f"{lib}/host.py", fd)
         else:
             argv = [isolation.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
@@ -161,13 +172,9 @@ class Zygote:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
         self.proc = self._start(argv, [fd, *(c for c, _ in copies)], ids)
         theirs.close()
-        # Inside bubblewrap /usr holds only the host files; without it, name each of them.
-        files = ["/usr"] if isolation.bwrap else list(host_files().read_paths)
-        read_paths = [*files, lib, bot_dir, "/dev/null", "/dev/urandom"]
+        self.lib = lib
         cfg = {
             "lib": lib,
-            "bot_path": f"{bot_dir}/{self.bot_path.name}",
-            "read_paths": read_paths,
             "landlock": isolation.landlock,
             "seccomp": isolation.seccomp,
             "pidns": isolation.pidns,
@@ -177,22 +184,66 @@ class Zygote:
         self.info: dict[str, Any] = {}
         self.chain: list[int] = []
         self.recent: list[int] = []
+        self.source: BotSource | None = None
+        self.copy = copy
         try:
             self.ctrl.sendall(json.dumps(cfg).encode())
-            reply = self._recv(limits.load_seconds + 5)
+        except OSError:
+            pass  # the host is gone: load() says why
+        if source is not None:
+            self.load(source, copy)
+
+    def load(self, source: BotSource, copy: int = 0) -> None:
+        """Give the host its bot and wait until it compiled the file (or failed: ``load_error``).
+
+        Under bubblewrap the bot's files go with the message (one memfd) into a tmpfs the host
+        mounts on ``/bot`` in its own sandbox; without it they are staged on disk.
+        """
+        assert self.source is None, "a host is given one bot, once"
+        self.source, self.copy = source, copy
+        memfd: list[int] = []
+        if self.isolation.bwrap:
+            try:
+                files = bot_payload(source)
+            except ValueError as e:
+                self.load_error = clean(str(e))
+                return
+            memfd = [os.memfd_create("bot-files", os.MFD_CLOEXEC)]
+            with open(memfd[0], "wb", closefd=False) as f:
+                for _, data in files:
+                    f.write(data)
+            os.lseek(memfd[0], 0, os.SEEK_SET)
+            bot_dir, entry = "/bot", files[0][0]
+            read_paths = ["/usr"]  # inside bubblewrap /usr holds only the host files
+        else:
+            path = self.stage.bot_file(source, copy)
+            bot_dir, entry, files = str(path.parent), path.name, []
+            read_paths = list(host_files().read_paths)
+        msg = {
+            "bot_path": f"{bot_dir}/{entry}",
+            "read_paths": [*read_paths, self.lib, bot_dir, "/dev/null", "/dev/urandom"],
+            "files": [[rel, len(data)] for rel, data in files],
+        }
+        try:
+            socket.send_fds(self.ctrl, [json.dumps(msg).encode()], memfd)
+            # The host's own start too, when it was a spare still setting itself up.
+            reply = self._recv(self.limits.load_seconds + 5)
         except OSError:
             reply = None
+        finally:
+            for fd in memfd:
+                os.close(fd)
         if reply is None:
             self.load_error = self._start_failure()
         else:
             # Remembered so their zombies can be reaped even if the host is killed from
             # outside (orphans come to this process, the subreaper).
             self.chain = _descendants(self.proc.pid)
-            msg = json.loads(reply[0])
-            if msg.get("ok"):
-                self.info = msg
+            answer = json.loads(reply[0])
+            if answer.get("ok"):
+                self.info = answer
             else:  # the compiler's message quotes the bot's file: bot-controlled text
-                self.load_error = clean(msg.get("message", "the bot host failed"))
+                self.load_error = clean(answer.get("message", "the bot host failed"))
 
     def _start(
         self, argv: list[str], fds: list[int], ids: dict[str, Any]

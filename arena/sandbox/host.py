@@ -67,6 +67,7 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
@@ -77,6 +78,9 @@ MAX_LINE = 1 << 20
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 _libc.prctl.restype = ctypes.c_int
+_libc.mount.argtypes = [
+    ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p,
+]  # fmt: skip
 _api = ctypes.pythonapi
 
 
@@ -439,8 +443,62 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     return code
 
 
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
+BOT_DIR = "/bot"
+
+
+def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: str) -> None:
+    rc = _libc.mount(source, target.encode(), fstype, ctypes.c_ulong(flags), data.encode())
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {target}: {os.strerror(err)}")
+
+
+def _bot_world(files: list[list[Any]], data: bytes) -> None:
+    """Put the bot's files (``[path, size]`` rows, their bytes one after the other in ``data``)
+    into a new tmpfs on :data:`BOT_DIR`, sized to hold them and no more, then make it read-only.
+
+    The tmpfs is this sandbox's own (its mount namespace), charged to this host's memory
+    cgroup, and goes with the host: like the rest of its world, no lookup in it leaves a trace
+    in the machine's name cache. Done by the zygote with the capability bubblewrap gives it in
+    the sandbox's own namespaces, before Landlock (which forbids mounts) and before any of the
+    bot's text is read as code.
+    """
+    # A mount namespace of its own first: bubblewrap's belongs to the user namespace above
+    # ours (the one --disable-userns nests us in), where we hold no capability.
+    if _libc.unshare(CLONE_NEWNS) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"unshare(CLONE_NEWNS): {os.strerror(err)}")
+    pages = sum(-(-int(n) // 4096) for _, n in files) + 2 * len(files) + 16
+    options = f"mode=0755,size={pages * 4096},nr_inodes={2 * len(files) + 16}"
+    _mount(b"tmpfs", BOT_DIR, b"tmpfs", MS_NOSUID | MS_NODEV, options)
+    at = 0
+    for rel, n in files:
+        parts = str(rel).split("/")
+        if any(p in ("", ".", "..") for p in parts) or at + int(n) > len(data):
+            raise ValueError(f"not a bot file: {rel!r}")
+        path = os.path.join(BOT_DIR, *parts)
+        for d in range(1, len(parts)):
+            sub = os.path.join(BOT_DIR, *parts[:d])
+            if not os.path.isdir(sub):
+                os.mkdir(sub, 0o755)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o555)
+        try:
+            _write_all(fd, data[at : at + int(n)])
+        finally:
+            os.close(fd)
+        at += int(n)
+    _mount(None, BOT_DIR, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, options)
+
+
 def zygote(ctrl_fd: int) -> None:
-    """Set up once, then fork one match child per request; exits when the arena goes."""
+    """Set up once, then fork one match child per request; exits when the arena goes.
+
+    Two messages set it up: the host's configuration (its layers and limits), then its bot.
+    Everything before the second is the same for every bot, so the arena may start a host
+    before it knows which bot it will be (a spare): until its bot arrives it is a blank host
+    that has read nothing of any bot.
+    """
     ctrl = socket.socket(fileno=ctrl_fd)
     parent = os.getppid()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -448,7 +506,6 @@ def zygote(ctrl_fd: int) -> None:
         os._exit(0)  # the parent died before PDEATHSIG was armed
     cfg = json.loads(ctrl.recv(1 << 20))
     sys.path.insert(0, cfg["lib"])
-    sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
         _set_limit(resource.RLIMIT_CORE, 0)
@@ -470,7 +527,23 @@ def zygote(ctrl_fd: int) -> None:
         import random  # noqa: F401
 
         import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
-
+    except BaseException as e:
+        _fail(ctrl, "sandbox set-up failed: " + _describe(e, tb=False))
+        return
+    # The blank host is ready; from here on it is one bot's. Its files come with the message
+    # (under bubblewrap) and go into a tmpfs of this sandbox's own, then its layers close.
+    try:
+        msg, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 1)
+    except OSError:
+        return
+    if not msg:
+        return  # the arena closed a spare it did not need
+    try:
+        cfg.update(json.loads(msg))
+        if fds:
+            with os.fdopen(fds[0], "rb") as f:
+                _bot_world(cfg["files"], f.read())
+        sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
         abi = int(cfg.get("landlock") or 0)
         if abi:
             apply_landlock(abi, cfg["read_paths"])

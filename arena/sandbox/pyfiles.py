@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from arena.sandbox.runtime import Artifact
 from arena.sandbox.values import BotSource
 
-__all__ = ["python_source", "write_bot_files", "bot_copies"]
+__all__ = ["python_source", "write_bot_files", "bot_copies", "bot_payload", "entry_name"]
 
 _PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 _MANIFESTS = ("bot.toml", "arena.json")
@@ -94,3 +94,22 @@ def bot_copies(bot_dir: Path) -> list[tuple[str, str]]:
     """Every file of a staged bot as ``(outside, inside)``, inside at ``/bot/<its path>``."""
     files = sorted(p for p in bot_dir.rglob("*") if p.is_file())
     return [(str(p), f"/bot/{p.relative_to(bot_dir)}") for p in files]
+
+
+def entry_name(source: BotSource) -> str:
+    """The name the bot's entry file gets in the sandbox: its own, in plain characters."""
+    name = "".join(c for c in source.filename if c.isalnum() or c in "._-") or "bot.py"
+    return name if name.endswith(".py") else name + ".py"
+
+
+def bot_payload(source: BotSource) -> list[tuple[str, bytes]]:
+    """The bot's files as ``(path under /bot, bytes)``, its entry first (what the bot host
+    writes into its sandbox's ``/bot``). Raises ValueError for a path that could leave the
+    directory or clash with the entry (:func:`python_source` makes none)."""
+    entry = entry_name(source)
+    out = [(entry, source.source.encode("utf-8"))]
+    for rel, data in source.files:
+        if not all(_PART.fullmatch(part) for part in PurePosixPath(rel).parts) or rel == entry:
+            raise ValueError(f"{rel!r}: not a plain relative file name")
+        out.append((str(PurePosixPath(rel)), data))
+    return out
