@@ -68,6 +68,11 @@ def test_new_bots_take_the_spares_each_its_own_host_uid_cgroup_and_files() -> No
             assert len(set(uids)) == len(uids) == (3 if pool.isolation.uid else 0)
             groups = [tuple(z.cgroup.dirs) for z in taken if z.cgroup is not None]
             assert len(set(groups)) == len(groups)
+            # Spares wait at idle priority; a bot's host (so its match processes) runs normally.
+            policy = {pid: os.sched_getscheduler(pid) for z in taken for pid in z.pids()}
+            assert set(policy.values()) == {os.SCHED_OTHER}, policy
+            waiting = {pid: os.sched_getscheduler(pid) for z in pool._spares for pid in z.pids()}
+            assert set(waiting.values()) == {os.SCHED_IDLE}, waiting
         if pool.isolation.bwrap and os.geteuid() == 0:
             # Each host's /bot holds its bot's file only; a spare's is an empty directory.
             for z, bot in zip(taken, bots):

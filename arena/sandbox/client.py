@@ -154,6 +154,9 @@ class Zygote:
         self.stage = stage
         self.load_error: str | None = None
         self.lease: UidLease | None = lease_uid() if isolation.uid else None
+        # A spare sets itself up on CPU no one else wants (SCHED_IDLE), so it never slows a
+        # match; the arena (root: it alone may) puts it back to normal when a bot takes it.
+        self.idle = source is None and os.geteuid() == 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours
@@ -225,9 +228,11 @@ class Zygote:
             "files": [[rel, len(data)] for rel, data in files],
         }
         try:
+            self._normal_priority()
             socket.send_fds(self.ctrl, [json.dumps(msg).encode()], memfd)
             # The host's own start too, when it was a spare still setting itself up.
             reply = self._recv(self.limits.load_seconds + 5)
+            self._normal_priority()  # what it forked meanwhile: before any match child
         except OSError:
             reply = None
         finally:
@@ -244,6 +249,17 @@ class Zygote:
                 self.info = answer
             else:  # the compiler's message quotes the bot's file: bot-controlled text
                 self.load_error = clean(answer.get("message", "the bot host failed"))
+
+    def _normal_priority(self) -> None:
+        """Back from SCHED_IDLE: every process of a spare that a bot took, parents first."""
+        if not self.idle:
+            return
+        for _ in range(2):  # and what a parent forked while it was being set
+            for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+                try:
+                    os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+                except OSError:
+                    pass
 
     def _start(
         self, argv: list[str], fds: list[int], ids: dict[str, Any]
@@ -263,14 +279,18 @@ class Zygote:
             env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
             **ids,
         )
+        idle = self.idle
         try:
             if self.cgroup is not None:
+                enter = self.cgroup.enter
                 try:
-                    return subprocess.Popen(argv, preexec_fn=self.cgroup.enter, **kw)
+                    return subprocess.Popen(argv, preexec_fn=lambda: _prepare(enter, idle), **kw)
                 except subprocess.SubprocessError as e:  # the probe's process could enter one
                     log.warning("a bot host could not enter its cgroup (%s): started without", e)
                     self.cgroup.remove()
                     self.cgroup = None
+            if idle:
+                return subprocess.Popen(argv, preexec_fn=lambda: _prepare(None, idle), **kw)
             return subprocess.Popen(argv, **kw)
         finally:
             for c in fds[1:]:
@@ -420,6 +440,14 @@ class Zygote:
                 time.sleep(0.005)
             if not processes_of_uid(self.lease.uid):
                 self.lease.release()  # never reuse a uid while a process of it lives
+
+
+def _prepare(enter: Any, idle: bool) -> None:
+    """In a new host's process, before it execs: into its cgroup; a spare at idle priority."""
+    if enter is not None:
+        enter()
+    if idle:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def _reap(pids: set[int], family: set[int], patience: float = 1.0) -> None:
