@@ -11,9 +11,11 @@ directory can still run it.
 Two roles, one file:
 
 * the **zygote**: receives its configuration on the control socket, applies the layers that can
-  be shared (rlimits, no_new_privs, Landlock on files/TCP/scopes), prepares the seccomp
-  program, imports trusted modules and *compiles* (never runs) the bot's file; then, for every
-  match, receives three file descriptors (requests, replies, log) and forks;
+  be shared (rlimits, no_new_privs), prepares the seccomp programs and imports trusted modules;
+  then (at once, or later for a spare host the pool keeps ready) receives its bot: writes its
+  files into a tmpfs of its own on ``/bot``, applies Landlock (files/TCP/scopes) and its own
+  seccomp filter and *compiles* (never runs) the bot's file; then, for every match, receives
+  three file descriptors (requests, replies, log) and forks;
 * the **match child**: leaves the control socket, moves the protocol to private fds and whatever
   it prints to the capped log, applies the per-process layers (own session, rlimits, a nested
   Landlock domain that cannot signal its zygote, seccomp), waits for the arena's ``hello`` (its
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
         SYS_LANDLOCK_RESTRICT_SELF,
         ZYGOTE_ALLOW,
         apply_landlock,
+        bot_world,
         build_seccomp,
         load_seccomp,
         scope_ruleset,
@@ -60,6 +63,7 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
         SYS_LANDLOCK_RESTRICT_SELF,
         ZYGOTE_ALLOW,
         apply_landlock,
+        bot_world,
         build_seccomp,
         load_seccomp,
         scope_ruleset,
@@ -67,7 +71,6 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
-CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
@@ -78,9 +81,6 @@ MAX_LINE = 1 << 20
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 _libc.prctl.restype = ctypes.c_int
-_libc.mount.argtypes = [
-    ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p,
-]  # fmt: skip
 _api = ctypes.pythonapi
 
 
@@ -443,52 +443,39 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     return code
 
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
-BOT_DIR = "/bot"
-
-
-def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: str) -> None:
-    rc = _libc.mount(source, target.encode(), fstype, ctypes.c_ulong(flags), data.encode())
-    if rc != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {target}: {os.strerror(err)}")
-
-
-def _bot_world(files: list[list[Any]], data: bytes) -> None:
-    """Put the bot's files (``[path, size]`` rows, their bytes one after the other in ``data``)
-    into a new tmpfs on :data:`BOT_DIR`, sized to hold them and no more, then make it read-only.
-
-    The tmpfs is this sandbox's own (its mount namespace), charged to this host's memory
-    cgroup, and goes with the host: like the rest of its world, no lookup in it leaves a trace
-    in the machine's name cache. Done by the zygote with the capability bubblewrap gives it in
-    the sandbox's own namespaces, before Landlock (which forbids mounts) and before any of the
-    bot's text is read as code.
-    """
-    # A mount namespace of its own first: bubblewrap's belongs to the user namespace above
-    # ours (the one --disable-userns nests us in), where we hold no capability.
-    if _libc.unshare(CLONE_NEWNS) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"unshare(CLONE_NEWNS): {os.strerror(err)}")
-    pages = sum(-(-int(n) // 4096) for _, n in files) + 2 * len(files) + 16
-    options = f"mode=0755,size={pages * 4096},nr_inodes={2 * len(files) + 16}"
-    _mount(b"tmpfs", BOT_DIR, b"tmpfs", MS_NOSUID | MS_NODEV, options)
-    at = 0
-    for rel, n in files:
-        parts = str(rel).split("/")
-        if any(p in ("", ".", "..") for p in parts) or at + int(n) > len(data):
-            raise ValueError(f"not a bot file: {rel!r}")
-        path = os.path.join(BOT_DIR, *parts)
-        for d in range(1, len(parts)):
-            sub = os.path.join(BOT_DIR, *parts[:d])
-            if not os.path.isdir(sub):
-                os.mkdir(sub, 0o755)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o555)
-        try:
-            _write_all(fd, data[at : at + int(n)])
-        finally:
-            os.close(fd)
-        at += int(n)
-    _mount(None, BOT_DIR, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, options)
+def _take_bot(
+    ctrl: socket.socket, cfg: dict[str, Any], info: dict[str, Any], own: tuple[str, Any] | None
+) -> tuple[types.CodeType, int | None] | None:
+    """Wait for the bot (a spare waits here), put its files into a tmpfs of this sandbox's own
+    (under bubblewrap they come with the message), close the layers and compile the file;
+    None when the arena closed the host or the bot cannot load (said on ``ctrl``)."""
+    try:
+        msg, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 1)
+    except OSError:
+        return None
+    if not msg:
+        return None  # the arena closed a spare it did not need
+    try:
+        cfg.update(json.loads(msg))
+        if fds:
+            with os.fdopen(fds[0], "rb") as f:
+                bot_world(cfg["files"], f.read())
+        sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
+        abi = int(cfg.get("landlock") or 0)
+        if abi:
+            apply_landlock(abi, cfg["read_paths"])
+            info["landlock"] = abi
+        scope_fd = scope_ruleset(abi)
+        if own is not None:  # before the bot's file is read: it is hostile input
+            load_seccomp(own)
+        return _compile_within_limits(cfg), scope_fd
+    except SyntaxError as e:
+        _fail(ctrl, f"{type(e).__name__}: {e.msg} (line {e.lineno})")
+    except MemoryError:
+        _fail(ctrl, "out of memory compiling the bot file (memory_mb limit)")
+    except BaseException as e:
+        _fail(ctrl, _describe(e, tb=False))
+    return None
 
 
 def zygote(ctrl_fd: int) -> None:
@@ -530,38 +517,11 @@ def zygote(ctrl_fd: int) -> None:
     except BaseException as e:
         _fail(ctrl, "sandbox set-up failed: " + _describe(e, tb=False))
         return
-    # The blank host is ready; from here on it is one bot's. Its files come with the message
-    # (under bubblewrap) and go into a tmpfs of this sandbox's own, then its layers close.
-    try:
-        msg, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 1)
-    except OSError:
+    # The blank host is ready; from here on it is one bot's.
+    taken = _take_bot(ctrl, cfg, info, own)
+    if taken is None:
         return
-    if not msg:
-        return  # the arena closed a spare it did not need
-    try:
-        cfg.update(json.loads(msg))
-        if fds:
-            with os.fdopen(fds[0], "rb") as f:
-                _bot_world(cfg["files"], f.read())
-        sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
-        abi = int(cfg.get("landlock") or 0)
-        if abi:
-            apply_landlock(abi, cfg["read_paths"])
-            info["landlock"] = abi
-        scope_fd = scope_ruleset(abi)
-        if own is not None:  # before the bot's file is read: it is hostile input
-            load_seccomp(own)
-        code = _compile_within_limits(cfg)
-    except SyntaxError as e:
-        message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
-        _fail(ctrl, message)
-        return
-    except MemoryError:
-        _fail(ctrl, "out of memory compiling the bot file (memory_mb limit)")
-        return
-    except BaseException as e:
-        _fail(ctrl, _describe(e, tb=False))
-        return
+    code, scope_fd = taken
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
     json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(json.loads('{"a":[1]}'))
