@@ -18,9 +18,10 @@ its "cold" being today's "cold, no spares"):
   starts a host of its own, as before spare hosts.
 
 Both pools are full (``--max-zygotes`` bots each) before timing, so a new bot also evicts the
-least recently used host, as in a long ladder. A block's wall time and CPU run until the spare
-hosts it started have finished setting themselves up, so the hosts a cold set uses up are
-counted in full (in a ladder they start while the next set plays). CPU is that of this process
+least recently used host, as in a long ladder. Within a block each cold set takes the spares
+the sets before it started (so a block is the steady state of a ladder); a block's CPU runs
+until the spares it started last have finished setting themselves up (so every host a cold
+set uses up is counted in full), its wall time until its last match. CPU is that of this process
 and everything it starts, bots and hosts included, from a ``cpuacct`` cgroup of its own (as
 root on cgroup v1; otherwise not shown). "Instant" bots answer ``obs["legal"][-1]`` at once,
 so the figures are the sandbox's, not the bots' thinking.
@@ -148,8 +149,9 @@ class Runner:
         c0, t0 = self.cpu.ms(), time.perf_counter()
         for _ in range(self.sets):
             self.modes[mode]()
-        settle(self.spares)
-        t1, c1 = time.perf_counter(), self.cpu.ms()
+        t1 = time.perf_counter()
+        settle(self.spares)  # the spares it started: their CPU counted, their wait not
+        c1 = self.cpu.ms()
         cpu = (c1 - c0) / self.sets if c0 is not None and c1 is not None else None
         return (t1 - t0) * 1e3 / self.sets, cpu
 
