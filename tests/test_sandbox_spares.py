@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import BotPool, BotSource, Limits
+from arena.sandbox.layers import processes_of_uid
 from arena.sandbox.runtime import Artifact
 
 pytestmark = pytest.mark.slow  # real sandboxed bot hosts
@@ -75,7 +76,7 @@ def test_new_bots_take_the_spares_each_its_own_host_uid_cgroup_and_files() -> No
             assert set(waiting.values()) == {os.SCHED_IDLE}, waiting
         if pool.isolation.bwrap and os.geteuid() == 0:
             # Each host's /bot holds its bot's file only; a spare's is an empty directory.
-            for z, bot in zip(taken, bots):
+            for z, bot in zip(taken, bots, strict=True):
                 assert os.listdir(f"/proc/{_host_pid(z)}/root/bot") == [bot.filename]
             for spare in pool._spares:
                 assert os.listdir(f"/proc/{_host_pid(spare)}/root/bot") == []
@@ -144,3 +145,16 @@ def test_spares_without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
         staged = sorted(p.name for p in (stage / "bots").glob("*/*.py"))
         assert {"bot7.py", "bot8.py", "bot9.py"} <= set(staged)
     assert not stage.exists()
+
+
+def test_evicted_hosts_are_killed_for_the_match_and_closed_after_it() -> None:
+    with BotPool(FAST, max_zygotes=3, spare_hosts=0) as pool:
+        pool.play_match([_bot(1), _bot(2), _bot(3)], 1)
+        first = [z.zygote for z in pool._zygotes.values()]
+        uids = [z.lease.uid for z in first if z.lease is not None]
+        out = pool.play_match([_bot(4), _bot(5), _bot(6)], 2)
+        assert not out.faults, [str(f) for f in out.faults]
+        assert not pool._closing and len(pool._zygotes) == 3
+        assert all(z.proc.poll() is not None and not z.pids() for z in first)
+        assert not [pid for uid in uids for pid in processes_of_uid(uid)]
+        assert all(z.cgroup is None for z in first)  # removed

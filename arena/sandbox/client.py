@@ -400,6 +400,15 @@ class Zygote:
             return []
         return [self.proc.pid, *_descendants(self.proc.pid)]
 
+    def stop(self) -> None:
+        """SIGKILL the host's whole tree and return at once; :meth:`close` later finds it gone
+        (the kernel tears the sandbox down meanwhile)."""
+        for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def kill(self) -> None:
         """Kill the host and everything under it (bwrap's namespace goes with its init)."""
         tree = _descendants(self.proc.pid)

@@ -52,8 +52,13 @@ def _children(pid: int) -> list[int]:
 
 
 def _shutdown(
-    launchers: OrderedDict[tuple[str, int], Launcher], spares: list[Zygote], stage: Stage
+    launchers: OrderedDict[tuple[str, int], Launcher],
+    spares: list[Zygote],
+    closing: list[Launcher],
+    stage: Stage,
 ) -> None:
+    while closing:
+        closing.pop().close()
     while launchers:
         launchers.popitem(last=False)[1].close()
     while spares:
@@ -118,7 +123,10 @@ class BotPool:
         self._spares: list[Zygote] = []  # blank hosts, oldest first
         self._matches = 0  # matches started
         self._keep_spares = False  # set once a later match needed a new Python host
-        self._closer = weakref.finalize(self, _shutdown, self._zygotes, self._spares, self._stage)
+        self._closing: list[Launcher] = []  # evicted, killed, closed after the match
+        self._closer = weakref.finalize(
+            self, _shutdown, self._zygotes, self._spares, self._closing, self._stage
+        )
         log.info("sandbox layers: %s", ", ".join(self.isolation.active) or "none (unsafe)")
 
     def _zygote(
@@ -137,7 +145,13 @@ class BotPool:
             z = self._launcher(artifact, copy)
             self._zygotes[key] = z
             while len(self._zygotes) > self.max_zygotes:
-                self._zygotes.popitem(last=False)[1].close()
+                old = self._zygotes.popitem(last=False)[1]
+                stop = getattr(old, "stop", None)
+                if stop is None:
+                    old.close()
+                else:  # killed now, its teardown waited for after the match
+                    stop()
+                    self._closing.append(old)
         self._zygotes.move_to_end(key)
         return z
 
@@ -174,8 +188,11 @@ class BotPool:
         return None
 
     def _refill(self) -> None:
-        """Start spare hosts up to ``spare_hosts`` (not waited for: they set themselves up
+        """Close the hosts evicted for this match (killed before it, so gone by now), then
+        start spare hosts up to ``spare_hosts`` (not waited for: they set themselves up
         while the next match plays)."""
+        while self._closing:
+            self._closing.pop().close()
         while self._keep_spares and len(self._spares) < self.spare_hosts:
             self._spares.append(Zygote(None, 0, self._stage, self.isolation, self.limits))
 
