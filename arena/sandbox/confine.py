@@ -388,8 +388,14 @@ def bot_world(files: list[list[Any]], data: bytes) -> None:
     if _libc.unshare(CLONE_NEWNS) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"unshare(CLONE_NEWNS): {os.strerror(err)}")
-    pages = sum(-(-int(n) // 4096) for _, n in files) + 2 * len(files) + 16
-    options = f"mode=0755,size={pages * 4096},nr_inodes={2 * len(files) + 16}"
+    dirs = {
+        "/".join(str(rel).split("/")[:k])
+        for rel, _ in files
+        for k in range(1, str(rel).count("/") + 1)
+    }
+    inodes = len(files) + len(dirs) + 16
+    pages = sum(-(-int(n) // 4096) for _, n in files) + inodes
+    options = f"mode=0755,size={pages * 4096},nr_inodes={inodes}"
     _mount(b"tmpfs", BOT_DIR, b"tmpfs", MS_NOSUID | MS_NODEV, options)
     at = 0
     for rel, n in files:
