@@ -94,6 +94,7 @@ CASES: list[tuple[str, set[str] | None, bool]] = [
     ("futex_channel", None, True),
     ("state_channels", None, True),
     ("zygote_calls", None, True),
+    ("bot_dir", None, True),
 ]
 
 

@@ -54,7 +54,7 @@ def _play(bot: BotSource, limits: Limits) -> tuple[str, str, int | None]:
         out = pool.play_match([bot, victim, victim], SEED)
     fault = out.fault_of(0)
     assert fault is not None, out.faults
-    assert [f.seat for f in out.faults] == [0]  # the others played on
+    assert [f.seat for f in out.faults] == [0], [str(f) for f in out.faults]  # others play on
     return fault.kind, fault.message, fault.decision
 
 

@@ -14,7 +14,6 @@ import fcntl
 import json
 import logging
 import os
-import platform
 import select
 import shutil
 import signal
@@ -27,10 +26,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.sandbox.cgroup import make_cgroup
+from arena.sandbox.child import Child, describe_death
 from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
-from arena.sandbox.pyfiles import bot_copies, write_bot_files
-from arena.sandbox.values import BotSource, FaultKind, Limits
-from arena.sandbox.world import bwrap_argv, host_files, open_copies
+from arena.sandbox.pyfiles import bot_payload, entry_name, write_bot_files
+from arena.sandbox.values import BotSource, Limits
+from arena.sandbox.world import bwrap_argv, compiled_lib, host_files, open_copies
 from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]
@@ -44,7 +44,6 @@ _PURE: Final = [
 ]
 _UCRED: Final = struct.Struct("iII")
 log = logging.getLogger("arena.sandbox")
-_SIGNALS: Final = {s.value: s.name for s in signal.Signals}
 
 
 class Stage:
@@ -85,6 +84,12 @@ class Stage:
             'arena.solver."""\n'
         )
         init.chmod(0o644)
+        for rel, data in compiled_lib(self.lib):  # so no host compiles them again
+            out = self.lib / rel
+            out.parent.mkdir(mode=0o755, exist_ok=True)
+            out.parent.chmod(0o755)
+            out.write_bytes(data)
+            out.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)
 
@@ -94,9 +99,7 @@ class Stage:
 
     def bot_file(self, source: BotSource, copy: int) -> Path:
         """Write the bot's file into a directory of its own (one per copy) and return its path."""
-        name = "".join(c for c in source.filename if c.isalnum() or c in "._-") or "bot.py"
-        if not name.endswith(".py"):
-            name += ".py"
+        name = entry_name(source)
         d = Path(tempfile.mkdtemp(dir=self.root / "bots"))
         d.chmod(0o755)
         path = d / name
@@ -130,203 +133,40 @@ def _remove_stale_stages() -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _exit_status(pid: int) -> int | None:
-    """The wait status of a dead (zombie) process, read from /proc/PID/stat; None if unknown."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    fields = data[data.rindex(b")") + 2 :].split()
-    if not fields or fields[0] not in (b"Z", b"X"):
-        return None
-    try:
-        return int(fields[-1])
-    except ValueError:
-        return None
+class Zygote:
+    """A bot host that compiled one bot file and forks a pristine child per match.
 
-
-def describe_death(status: int | None) -> tuple[FaultKind, str]:
-    """The fault kind and message for a bot process that ended on its own."""
-    if status is None:
-        return "crash", "the bot process ended"
-    sig = status & 0x7F
-    if sig == 0 and status >> 8 in (71, 72):  # the host could not write to its pipe
-        return "protocol", "the bot closed its protocol pipe"
-    if sig == 0:
-        return "crash", f"the bot process exited with status {status >> 8} (os._exit or a crash)"
-    name = _SIGNALS.get(sig, f"signal {sig}")
-    if sig == signal.SIGXCPU:
-        return "cpu", "the bot process exceeded its CPU budget (SIGXCPU)"
-    if sig == signal.SIGSYS:
-        return "crash", "the bot process made a forbidden system call (SIGSYS from seccomp)"
-    if sig == signal.SIGSEGV:
-        return "crash", "the bot process crashed (SIGSEGV: C stack overflow or a C-level fault)"
-    return "crash", f"the bot process died of {name}"
-
-
-_READ_SYSCALL: Final = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
-"""The number of read(2) here (None: unknown, so a bot is never taken as parked)."""
-
-
-class Child:
-    """One match's bot process: pid (in the arena's namespace), pidfd and protocol fds.
-
-    ``group`` says whether the bot could have forked (no layer stops it): then stopping and
-    resuming also signal its process group, not only the process. ``park`` says that nothing
-    but the arena can wake the bot from a read of its request pipe (seccomp denies signals,
-    timers, threads and processes): then a bot found asleep there is left so, not stopped.
+    Made with ``source=None`` it is a *spare*: the sandbox, the interpreter and the host's
+    layers and imports set up, no bot yet; :meth:`load` gives it its bot, once. The pool keeps
+    a few spares ready, so a bot new to the worker costs its compile, not a host's start.
     """
 
     def __init__(
         self,
-        pid: int,
-        pidfd: int,
-        req: int,
-        resp: int,
-        log: int,
-        group: bool = False,
-        freeze: bool = True,
-        park: bool = False,
-    ) -> None:
-        self.pid = pid
-        self.pidfd = pidfd
-        self.req = req
-        self.resp = resp
-        self.log = log
-        self.group = group
-        self.freeze = freeze
-        self.alive = True
-        self.stopped = False
-        try:
-            self._stat: int | None = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            self._stat = None
-        self.cpu_at_end = 0.0
-        self._syscall: int | None = None
-        if park and _READ_SYSCALL is not None:
-            try:
-                self._syscall = os.open(f"/proc/{pid}/syscall", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                pass
-        self._parked = b"%d 0x3 " % (_READ_SYSCALL or 0)
-
-    def cpu_seconds(self) -> float:
-        """CPU time used so far (``/proc/PID/schedstat``, nanoseconds, read without reopening)."""
-        if self._stat is None:
-            return self.cpu_at_end
-        try:
-            data = os.pread(self._stat, 64, 0)
-            return int(data.split(None, 1)[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            return self.cpu_at_end
-
-    def _signal(self, sig: signal.Signals) -> None:
-        try:
-            signal.pidfd_send_signal(self.pidfd, sig)
-        except OSError:
-            pass
-        if self.group:
-            try:
-                os.killpg(self.pid, sig)
-            except OSError:
-                pass
-
-    def parked(self) -> bool:
-        """Whether the bot sleeps in read(2) on its request pipe (fd 3), per the kernel."""
-        if self._syscall is None:
-            return False
-        for _ in range(3):
-            try:
-                state = os.pread(self._syscall, 64, 0)
-            except OSError:
-                return False
-            if not state.startswith(b"running"):
-                return state.startswith(self._parked)
-            os.sched_yield()  # on its way back to its read: give it a moment (on this CPU)
-        return False
-
-    def stop(self) -> None:
-        """Freeze the bot between its turns (SIGSTOP: it cannot be caught or ignored).
-
-        A bot already asleep reading its request pipe is left asleep when nothing but the
-        arena's next request can wake it: that is as good as stopped, and much cheaper (a
-        stopped process wakes up on the CPU it last ran on; a reader is woken next to its
-        writer).
-        """
-        if self.alive and self.freeze and not self.stopped and not self.parked():
-            self._signal(signal.SIGSTOP)
-            self.stopped = True
-
-    def resume(self) -> None:
-        """Let the bot run again for its turn (SIGCONT)."""
-        if self.alive and self.stopped:
-            self._signal(signal.SIGCONT)
-            self.stopped = False
-
-    def running(self) -> bool:
-        """Whether the process has not exited yet (its pidfd is not readable)."""
-        return not select.select([self.pidfd], [], [], 0)[0]
-
-    def kill(self) -> None:
-        """SIGKILL the child and its process group (it is a session leader)."""
-        if not self.alive:
-            return
-        self.cpu_at_end = self.cpu_seconds()
-        self.alive = False
-        try:
-            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-    def read_log(self, cap: int) -> str:
-        """What the bot printed, at most ``cap`` bytes."""
-        try:
-            data = os.pread(self.log, cap, 0)
-        except OSError:
-            return ""
-        return data.decode("utf-8", "replace")
-
-    def close(self) -> None:
-        """Kill if needed and release every descriptor."""
-        self.kill()
-        for fd in (self.req, self.resp, self.log, self.pidfd, self._stat, self._syscall):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self._stat = self._syscall = None
-
-
-class Zygote:
-    """A bot host that compiled one bot file and forks a pristine child per match."""
-
-    def __init__(
-        self, source: BotSource, copy: int, stage: Stage, isolation: Isolation, limits: Limits
+        source: BotSource | None,
+        copy: int,
+        stage: Stage,
+        isolation: Isolation,
+        limits: Limits,
     ):
-        self.source = source
-        self.copy = copy
         self.isolation = isolation
         self.limits = limits
+        self.stage = stage
         self.load_error: str | None = None
         self.lease: UidLease | None = lease_uid() if isolation.uid else None
-        self.bot_path = stage.bot_file(source, copy)
+        # A spare sets itself up on CPU no one else wants (SCHED_IDLE), so it never slows a
+        # match; the arena (root: it alone may) puts it back to normal when a bot takes it.
+        self.idle = source is None and os.geteuid() == 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours
         fd = theirs.fileno()
-        lib, bot_dir = str(stage.lib), str(self.bot_path.parent)
+        lib = str(stage.lib)
         copies: list[tuple[int, str]] = []
         if isolation.bwrap:  # copies of the same files at fixed paths inside the sandbox
             ours_in = [(str(p), f"/arena/{p.relative_to(stage.lib)}") for p in stage.lib_files()]
-            ours_in += bot_copies(self.bot_path.parent)
             copies = open_copies(ours_in)
-            lib, bot_dir = "/arena", "/bot"
+            lib = "/arena"
             argv = bwrap_argv(copies, isolation.python, f"{lib}/host.py", fd)
         else:
             argv = [isolation.python, "-s", "-S", "-B", f"{lib}/host.py", str(fd)]
@@ -335,13 +175,9 @@ class Zygote:
             ids = {"user": self.lease.uid, "group": self.lease.uid, "extra_groups": []}
         self.proc = self._start(argv, [fd, *(c for c, _ in copies)], ids)
         theirs.close()
-        # Inside bubblewrap /usr holds only the host files; without it, name each of them.
-        files = ["/usr"] if isolation.bwrap else list(host_files().read_paths)
-        read_paths = [*files, lib, bot_dir, "/dev/null", "/dev/urandom"]
+        self.lib = lib
         cfg = {
             "lib": lib,
-            "bot_path": f"{bot_dir}/{self.bot_path.name}",
-            "read_paths": read_paths,
             "landlock": isolation.landlock,
             "seccomp": isolation.seccomp,
             "pidns": isolation.pidns,
@@ -351,22 +187,79 @@ class Zygote:
         self.info: dict[str, Any] = {}
         self.chain: list[int] = []
         self.recent: list[int] = []
+        self.source: BotSource | None = None
+        self.copy = copy
         try:
             self.ctrl.sendall(json.dumps(cfg).encode())
-            reply = self._recv(limits.load_seconds + 5)
+        except OSError:
+            pass  # the host is gone: load() says why
+        if source is not None:
+            self.load(source, copy)
+
+    def load(self, source: BotSource, copy: int = 0) -> None:
+        """Give the host its bot and wait until it compiled the file (or failed: ``load_error``).
+
+        Under bubblewrap the bot's files go with the message (one memfd) into a tmpfs the host
+        mounts on ``/bot`` in its own sandbox; without it they are staged on disk.
+        """
+        assert self.source is None, "a host is given one bot, once"
+        self.source, self.copy = source, copy
+        memfd: list[int] = []
+        if self.isolation.bwrap:
+            try:
+                files = bot_payload(source)
+            except ValueError as e:
+                self.load_error = clean(str(e))
+                return
+            memfd = [os.memfd_create("bot-files", os.MFD_CLOEXEC)]
+            with open(memfd[0], "wb", closefd=False) as f:
+                for _, data in files:
+                    f.write(data)
+            os.lseek(memfd[0], 0, os.SEEK_SET)
+            bot_dir, entry = "/bot", files[0][0]
+            read_paths = ["/usr"]  # inside bubblewrap /usr holds only the host files
+        else:
+            path = self.stage.bot_file(source, copy)
+            bot_dir, entry, files = str(path.parent), path.name, []
+            read_paths = list(host_files().read_paths)
+        msg = {
+            "bot_path": f"{bot_dir}/{entry}",
+            "read_paths": [*read_paths, self.lib, bot_dir, "/dev/null", "/dev/urandom"],
+            "files": [[rel, len(data)] for rel, data in files],
+        }
+        try:
+            self._normal_priority()
+            socket.send_fds(self.ctrl, [json.dumps(msg).encode()], memfd)
+            # The host's own start too, when it was a spare still setting itself up.
+            reply = self._recv(self.limits.load_seconds + 5)
+            self._normal_priority()  # what it forked meanwhile: before any match child
         except OSError:
             reply = None
+        finally:
+            for fd in memfd:
+                os.close(fd)
         if reply is None:
             self.load_error = self._start_failure()
         else:
             # Remembered so their zombies can be reaped even if the host is killed from
             # outside (orphans come to this process, the subreaper).
             self.chain = _descendants(self.proc.pid)
-            msg = json.loads(reply[0])
-            if msg.get("ok"):
-                self.info = msg
+            answer = json.loads(reply[0])
+            if answer.get("ok"):
+                self.info = answer
             else:  # the compiler's message quotes the bot's file: bot-controlled text
-                self.load_error = clean(msg.get("message", "the bot host failed"))
+                self.load_error = clean(answer.get("message", "the bot host failed"))
+
+    def _normal_priority(self) -> None:
+        """Back from SCHED_IDLE: every process of a spare that a bot took, parents first."""
+        if not self.idle:
+            return
+        for _ in range(2):  # and what a parent forked while it was being set
+            for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+                try:
+                    os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+                except OSError:
+                    pass
 
     def _start(
         self, argv: list[str], fds: list[int], ids: dict[str, Any]
@@ -386,14 +279,18 @@ class Zygote:
             env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
             **ids,
         )
+        idle = self.idle
         try:
             if self.cgroup is not None:
+                enter = self.cgroup.enter
                 try:
-                    return subprocess.Popen(argv, preexec_fn=self.cgroup.enter, **kw)
+                    return subprocess.Popen(argv, preexec_fn=lambda: _prepare(enter, idle), **kw)
                 except subprocess.SubprocessError as e:  # the probe's process could enter one
                     log.warning("a bot host could not enter its cgroup (%s): started without", e)
                     self.cgroup.remove()
                     self.cgroup = None
+            if idle:
+                return subprocess.Popen(argv, preexec_fn=lambda: _prepare(None, idle), **kw)
             return subprocess.Popen(argv, **kw)
         finally:
             for c in fds[1:]:
@@ -503,6 +400,15 @@ class Zygote:
             return []
         return [self.proc.pid, *_descendants(self.proc.pid)]
 
+    def stop(self) -> None:
+        """SIGKILL the host's whole tree and return at once; :meth:`close` later finds it gone
+        (the kernel tears the sandbox down meanwhile)."""
+        for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def kill(self) -> None:
         """Kill the host and everything under it (bwrap's namespace goes with its init)."""
         tree = _descendants(self.proc.pid)
@@ -543,6 +449,14 @@ class Zygote:
                 time.sleep(0.005)
             if not processes_of_uid(self.lease.uid):
                 self.lease.release()  # never reuse a uid while a process of it lives
+
+
+def _prepare(enter: Any, idle: bool) -> None:
+    """In a new host's process, before it execs: into its cgroup; a spare at idle priority."""
+    if enter is not None:
+        enter()
+    if idle:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def _reap(pids: set[int], family: set[int], patience: float = 1.0) -> None:

@@ -347,3 +347,70 @@ def load_seccomp(prepared: tuple[str, Any]) -> None:
         return
     if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, value[1], 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "seccomp filter refused")
+
+
+# --- the bot's files: a tmpfs of its own host's --------------------------------------------
+
+CLONE_NEWNS = 0x00020000
+_libc.mount.argtypes = [
+    ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p,
+]  # fmt: skip
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
+BOT_DIR = "/bot"
+
+
+def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: str) -> None:
+    rc = _libc.mount(source, target.encode(), fstype, ctypes.c_ulong(flags), data.encode())
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {target}: {os.strerror(err)}")
+
+
+def bot_world(files: list[list[Any]], data: bytes) -> None:
+    """Put the bot's files (``[path, size]`` rows, their bytes one after the other in ``data``)
+    into a new tmpfs on :data:`BOT_DIR`, sized to hold them and no more, then make it read-only.
+
+    The tmpfs is this sandbox's own (its mount namespace), charged to this host's memory
+    cgroup, and goes with the host: like the rest of its world, no lookup in it leaves a trace
+    in the machine's name cache. Done by the zygote with the capability bubblewrap gives it in
+    the sandbox's own namespaces, before Landlock (which forbids mounts) and before any of the
+    bot's text is read as code.
+    """
+    # A mount namespace of its own first: bubblewrap's belongs to the user namespace above
+    # ours (the one --disable-userns nests us in), where we hold no capability.
+    if _libc.unshare(CLONE_NEWNS) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"unshare(CLONE_NEWNS): {os.strerror(err)}")
+    dirs = {
+        "/".join(str(rel).split("/")[:k])
+        for rel, _ in files
+        for k in range(1, str(rel).count("/") + 1)
+    }
+    inodes = len(files) + len(dirs) + 16
+    pages = sum(-(-int(n) // 4096) for _, n in files) + inodes
+    options = f"mode=0755,size={pages * 4096},nr_inodes={inodes}"
+    _mount(b"tmpfs", BOT_DIR, b"tmpfs", MS_NOSUID | MS_NODEV, options)
+    at = 0
+    for rel, n in files:
+        parts = str(rel).split("/")
+        if any(p in ("", ".", "..") for p in parts) or at + int(n) > len(data):
+            raise ValueError(f"not a bot file: {rel!r}")
+        path = os.path.join(BOT_DIR, *parts)
+        for d in range(1, len(parts)):
+            sub = os.path.join(BOT_DIR, *parts[:d])
+            if not os.path.isdir(sub):
+                os.mkdir(sub, 0o755)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o555)
+        try:
+            _write_all(fd, data[at : at + int(n)])
+        finally:
+            os.close(fd)
+        at += int(n)
+    _mount(None, BOT_DIR, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, options)

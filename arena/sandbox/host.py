@@ -11,9 +11,11 @@ directory can still run it.
 Two roles, one file:
 
 * the **zygote**: receives its configuration on the control socket, applies the layers that can
-  be shared (rlimits, no_new_privs, Landlock on files/TCP/scopes), prepares the seccomp
-  program, imports trusted modules and *compiles* (never runs) the bot's file; then, for every
-  match, receives three file descriptors (requests, replies, log) and forks;
+  be shared (rlimits, no_new_privs), prepares the seccomp programs and imports trusted modules;
+  then (at once, or later for a spare host the pool keeps ready) receives its bot: writes its
+  files into a tmpfs of its own on ``/bot``, applies Landlock (files/TCP/scopes) and its own
+  seccomp filter and *compiles* (never runs) the bot's file; then, for every match, receives
+  three file descriptors (requests, replies, log) and forks;
 * the **match child**: leaves the control socket, moves the protocol to private fds and whatever
   it prints to the capped log, applies the per-process layers (own session, rlimits, a nested
   Landlock domain that cannot signal its zygote, seccomp), waits for the arena's ``hello`` (its
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
         SYS_LANDLOCK_RESTRICT_SELF,
         ZYGOTE_ALLOW,
         apply_landlock,
+        bot_world,
         build_seccomp,
         load_seccomp,
         scope_ruleset,
@@ -60,6 +63,7 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
         SYS_LANDLOCK_RESTRICT_SELF,
         ZYGOTE_ALLOW,
         apply_landlock,
+        bot_world,
         build_seccomp,
         load_seccomp,
         scope_ruleset,
@@ -439,8 +443,49 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     return code
 
 
+def _take_bot(
+    ctrl: socket.socket, cfg: dict[str, Any], info: dict[str, Any], own: tuple[str, Any] | None
+) -> tuple[types.CodeType, int | None] | None:
+    """Wait for the bot (a spare waits here), put its files into a tmpfs of this sandbox's own
+    (under bubblewrap they come with the message), close the layers and compile the file;
+    None when the arena closed the host or the bot cannot load (said on ``ctrl``)."""
+    try:
+        msg, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 1)
+    except OSError:
+        return None
+    if not msg:
+        return None  # the arena closed a spare it did not need
+    try:
+        cfg.update(json.loads(msg))
+        if fds:
+            with os.fdopen(fds[0], "rb") as f:
+                bot_world(cfg["files"], f.read())
+        sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
+        abi = int(cfg.get("landlock") or 0)
+        if abi:
+            apply_landlock(abi, cfg["read_paths"])
+            info["landlock"] = abi
+        scope_fd = scope_ruleset(abi)
+        if own is not None:  # before the bot's file is read: it is hostile input
+            load_seccomp(own)
+        return _compile_within_limits(cfg), scope_fd
+    except SyntaxError as e:
+        _fail(ctrl, f"{type(e).__name__}: {e.msg} (line {e.lineno})")
+    except MemoryError:
+        _fail(ctrl, "out of memory compiling the bot file (memory_mb limit)")
+    except BaseException as e:
+        _fail(ctrl, _describe(e, tb=False))
+    return None
+
+
 def zygote(ctrl_fd: int) -> None:
-    """Set up once, then fork one match child per request; exits when the arena goes."""
+    """Set up once, then fork one match child per request; exits when the arena goes.
+
+    Two messages set it up: the host's configuration (its layers and limits), then its bot.
+    Everything before the second is the same for every bot, so the arena may start a host
+    before it knows which bot it will be (a spare): until its bot arrives it is a blank host
+    that has read nothing of any bot.
+    """
     ctrl = socket.socket(fileno=ctrl_fd)
     parent = os.getppid()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -448,7 +493,6 @@ def zygote(ctrl_fd: int) -> None:
         os._exit(0)  # the parent died before PDEATHSIG was armed
     cfg = json.loads(ctrl.recv(1 << 20))
     sys.path.insert(0, cfg["lib"])
-    sys.path.append(os.path.dirname(cfg["bot_path"]))  # a bot's other files, after the rest
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
         _set_limit(resource.RLIMIT_CORE, 0)
@@ -470,25 +514,14 @@ def zygote(ctrl_fd: int) -> None:
         import random  # noqa: F401
 
         import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
-
-        abi = int(cfg.get("landlock") or 0)
-        if abi:
-            apply_landlock(abi, cfg["read_paths"])
-            info["landlock"] = abi
-        scope_fd = scope_ruleset(abi)
-        if own is not None:  # before the bot's file is read: it is hostile input
-            load_seccomp(own)
-        code = _compile_within_limits(cfg)
-    except SyntaxError as e:
-        message = f"{type(e).__name__}: {e.msg} (line {e.lineno})"
-        _fail(ctrl, message)
-        return
-    except MemoryError:
-        _fail(ctrl, "out of memory compiling the bot file (memory_mb limit)")
-        return
     except BaseException as e:
-        _fail(ctrl, _describe(e, tb=False))
+        _fail(ctrl, "sandbox set-up failed: " + _describe(e, tb=False))
         return
+    # The blank host is ready; from here on it is one bot's.
+    taken = _take_bot(ctrl, cfg, info, own)
+    if taken is None:
+        return
+    code, scope_fd = taken
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
     json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(json.loads('{"a":[1]}'))

@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
 from arena.errors import ArenaError
-from arena.sandbox.client import Stage, _descendants
+from arena.sandbox.client import Stage, Zygote, _descendants
 from arena.sandbox.human import HumanChannel, HumanSeat
 from arena.sandbox.layers import Isolation, become_subreaper, choose_isolation
 from arena.sandbox.proxy import SeatProxy
@@ -52,9 +52,18 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _shutdown(launchers: OrderedDict[tuple[str, int], Launcher], stage: Stage) -> None:
+def _shutdown(
+    launchers: OrderedDict[tuple[str, int], Launcher],
+    spares: list[Zygote],
+    closing: list[Launcher],
+    stage: Stage,
+) -> None:
+    while closing:
+        closing.pop().close()
     while launchers:
         launchers.popitem(last=False)[1].close()
+    while spares:
+        spares.pop().close()
     stage.remove()
 
 
@@ -81,6 +90,12 @@ class BotPool:
     faults, no isolation). ``cpu`` (e.g. the worker's index) pins this process and its bots to
     one CPU (the ``cpu``-th it may use, modulo their number): with one worker per CPU this is
     the fastest set-up (docs/benchmarks.md has the figures). Not thread-safe: one per process.
+
+    Once it has had to start a Python bot's host for a match after its first (a pool that
+    plays on, like a tournament worker's), it keeps ``spare_hosts`` blank hosts ready: the
+    sandbox, the interpreter and the host's layers set up, no bot. A bot new to the pool then
+    takes one and costs its compile, not a host's start; each spare is given one bot, once,
+    and a new one starts after the match in its place (docs/sandbox.md, *Spare hosts*).
     """
 
     def __init__(
@@ -90,6 +105,7 @@ class BotPool:
         *,
         max_zygotes: int = 32,
         cpu: int | None = None,
+        spare_hosts: int = 3,
     ) -> None:
         self.limits = limits or Limits()
         self.isolation: Isolation = choose_isolation(unsafe_no_sandbox)
@@ -104,7 +120,14 @@ class BotPool:
         # Launchers by (artifact hash, copy); a Python one also shows its zygote's attributes
         # (``info``, ``lease``, ``cgroup``) to the doctor and the tests.
         self._zygotes: OrderedDict[tuple[str, int], Any] = OrderedDict()
-        self._closer = weakref.finalize(self, _shutdown, self._zygotes, self._stage)
+        self.spare_hosts = spare_hosts
+        self._spares: list[Zygote] = []  # blank hosts, oldest first
+        self._matches = 0  # matches started
+        self._keep_spares = False  # set once a later match needed a new Python host
+        self._closing: list[Launcher] = []  # evicted, killed, closed after the match
+        self._closer = weakref.finalize(
+            self, _shutdown, self._zygotes, self._spares, self._closing, self._stage
+        )
         log.info("sandbox layers: %s", ", ".join(self.isolation.active) or "none (unsafe)")
 
     def _zygote(
@@ -123,7 +146,13 @@ class BotPool:
             z = self._launcher(artifact, copy)
             self._zygotes[key] = z
             while len(self._zygotes) > self.max_zygotes:
-                self._zygotes.popitem(last=False)[1].close()
+                old = self._zygotes.popitem(last=False)[1]
+                stop = getattr(old, "stop", None)
+                if stop is None:
+                    old.close()
+                else:  # killed now, its teardown waited for after the match
+                    stop()
+                    self._closing.append(old)
         self._zygotes.move_to_end(key)
         return z
 
@@ -136,13 +165,37 @@ class BotPool:
         if problem is not None:
             return _Unlaunchable(f"cannot run {artifact.language} bots here: {problem}")
         if isinstance(runtime, PythonRuntime):  # the pool's staging directory, one per copy
+            self._keep_spares = self._keep_spares or self._matches > 1
             return runtime.launcher(
-                artifact, self.limits, self.isolation, stage=self._stage, copy=copy
+                artifact,
+                self.limits,
+                self.isolation,
+                stage=self._stage,
+                copy=copy,
+                host=self._take_spare(),
             )
         try:
             return runtime.launcher(artifact, self.limits, self.isolation)
         except (ArenaError, OSError) as e:  # a runtime should not raise; the bot forfeits
             return _Unlaunchable(clean(str(e)))
+
+    def _take_spare(self) -> Zygote | None:
+        """The oldest spare host still running (it may still be setting itself up), or None."""
+        while self._spares:
+            spare = self._spares.pop(0)
+            if spare.proc.poll() is None:
+                return spare
+            spare.close()  # died while waiting (killed from outside?): not a bot's fault
+        return None
+
+    def _refill(self) -> None:
+        """Close the hosts evicted for this match (killed before it, so gone by now), then
+        start spare hosts up to ``spare_hosts`` (not waited for: they set themselves up
+        while the next match plays)."""
+        while self._closing:
+            self._closing.pop().close()
+        while self._keep_spares and len(self._spares) < self.spare_hosts:
+            self._spares.append(Zygote(None, 0, self._stage, self.isolation, self.limits))
 
     def play_match(
         self,
@@ -157,6 +210,7 @@ class BotPool:
             raise ValueError(f"a match needs exactly three bots, got {len(sources)}")
         if not self._closer.alive:
             raise RuntimeError("the BotPool is closed")
+        self._matches += 1
         proxies = [SeatProxy(seat, None, self.limits) for seat in range(3)]
         seen: dict[str, int] = {}
         started = []
@@ -205,6 +259,7 @@ class BotPool:
                 self._kill_strays(bots)  # bots could fork: take their trees down too
             for child in children:
                 child.kill()
+            self._refill()
         logs = []
         for p in proxies:
             text = p.child.read_log(self.limits.log_bytes) if p.child is not None else ""
@@ -231,7 +286,7 @@ class BotPool:
         trees, then our own children that run the host program, until the match children
         have exited and no such process is left (at most ``patience`` seconds).
         """
-        hosts = {pid for z in self._zygotes.values() for pid in _pids(z)[:1]}
+        hosts = {pid for z in [*self._zygotes.values(), *self._spares] for pid in _pids(z)[:1]}
         mark = str(self._stage.lib).encode()
         deadline = time.monotonic() + patience
         killed: set[int] = set()
@@ -269,7 +324,7 @@ class BotPool:
     def host_pids(self) -> list[int]:
         """Pids of every live process of this pool's bot hosts (for checks and the doctor)."""
         pids: list[int] = []
-        for z in self._zygotes.values():
+        for z in [*self._zygotes.values(), *self._spares]:
             pids += _pids(z)
         return pids
 

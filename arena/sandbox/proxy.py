@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from arena.engine import is_legal
-from arena.sandbox.client import _exit_status, describe_death
+from arena.sandbox.child import _exit_status, describe_death
 from arena.sandbox.clock import where
 from arena.sandbox.runtime import PROTOCOL_VERSION, Channel
 from arena.sandbox.values import Fault, FaultKind, Limits

@@ -7,9 +7,10 @@ in the entry's directory or below it (the manifest at the top aside); the bot ho
 on ``sys.path`` after the arena's and the standard library's own modules (a bot's ``json.py``
 shadows nothing).
 
-The files go where the entry goes: into the staging directory of its zygote and, under
-bubblewrap, copied into the sandbox's tmpfs at ``/bot/...`` (no host directory is bound, so no
-lookup of a missing name leaves a trace in the machine's name cache; arena/sandbox/world.py).
+The files go where the entry goes: under bubblewrap, sent to its host (one memfd) and written
+into a tmpfs of the host's own on ``/bot`` (no host directory is bound, so no lookup of a
+missing name leaves a trace in the machine's name cache; arena/sandbox/world.py); without it,
+into the staging directory of its zygote.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from arena.sandbox.runtime import Artifact
 from arena.sandbox.values import BotSource
 
-__all__ = ["python_source", "write_bot_files", "bot_copies"]
+__all__ = ["python_source", "write_bot_files", "bot_payload", "entry_name"]
 
 _PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 _MANIFESTS = ("bot.toml", "arena.json")
@@ -90,7 +91,20 @@ def write_bot_files(path: Path, source: BotSource) -> None:
         out.chmod(0o644)
 
 
-def bot_copies(bot_dir: Path) -> list[tuple[str, str]]:
-    """Every file of a staged bot as ``(outside, inside)``, inside at ``/bot/<its path>``."""
-    files = sorted(p for p in bot_dir.rglob("*") if p.is_file())
-    return [(str(p), f"/bot/{p.relative_to(bot_dir)}") for p in files]
+def entry_name(source: BotSource) -> str:
+    """The name the bot's entry file gets in the sandbox: its own, in plain characters."""
+    name = "".join(c for c in source.filename if c.isalnum() or c in "._-") or "bot.py"
+    return name if name.endswith(".py") else name + ".py"
+
+
+def bot_payload(source: BotSource) -> list[tuple[str, bytes]]:
+    """The bot's files as ``(path under /bot, bytes)``, its entry first (what the bot host
+    writes into its sandbox's ``/bot``). Raises ValueError for a path that could leave the
+    directory or clash with the entry (:func:`python_source` makes none)."""
+    entry = entry_name(source)
+    out = [(entry, source.source.encode("utf-8"))]
+    for rel, data in source.files:
+        if not all(_PART.fullmatch(part) for part in PurePosixPath(rel).parts) or rel == entry:
+            raise ValueError(f"{rel!r}: not a plain relative file name")
+        out.append((str(PurePosixPath(rel)), data))
+    return out

@@ -94,6 +94,11 @@ class PythonLauncher:
         lease = self.zygote.lease if self.zygote is not None else None
         return lease.uid if lease is not None else None
 
+    def stop(self) -> None:
+        """Kill the host at once; :meth:`close` then waits for nothing much."""
+        if self.zygote is not None:
+            self.zygote.stop()
+
     def close(self) -> None:
         """Stop the host and everything under it."""
         if self.zygote is not None:
@@ -124,14 +129,22 @@ class PythonRuntime:
         *,
         stage: Stage | None = None,
         copy: int = 0,
+        host: Zygote | None = None,
     ) -> PythonLauncher:
         """A zygote that compiled the artifact's file, staged in ``stage`` (the pool's; one
         is made otherwise, and removed with the launcher); ``copy`` numbers the copies of one
-        bot in a match (each its own zygote)."""
+        bot in a match (each its own zygote). ``host`` is a spare (a blank host of the same
+        stage, isolation and limits) to give the bot to instead of starting one; it is
+        closed when the bot cannot be a Python one."""
         assert isinstance(limits, Limits) and isinstance(isolation, Isolation)
         source = python_source(artifact)
         if isinstance(source, str):
+            if host is not None:
+                host.close()
             return PythonLauncher(None, source)
+        if host is not None:
+            host.load(source, copy)
+            return PythonLauncher(host)
         own = Stage() if stage is None else None
         z = Zygote(source, copy, stage or own, isolation, limits)  # type: ignore[arg-type]
         return PythonLauncher(z, stage=own)
