@@ -162,3 +162,21 @@ def test_a_bot_of_several_files_uploads_as_a_zip_archive(
     with Arena(db, create=False) as arena:
         latest = arena.store.latest_version("zipped")
         assert latest is not None and latest.files is not None
+
+
+def test_the_authors_page_links_each_stored_bot_to_its_public_page(
+    served: tuple[str, Path, dict[str, str]],
+) -> None:
+    url, _, tokens = served
+    source = GOOD.replace(b"firstbot", b"linked")
+    with httpx.Client(base_url=url, timeout=60, follow_redirects=False) as c:
+        r = upload(c, tokens["bob"], "linked.py", source)
+        assert r.status_code == 202, r.text
+        assert wait_for(c, r.json()["status_url"], tokens["bob"])["status"] == "stored"
+        page = c.get("/login")
+        csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        c.post("/login", data={"token": tokens["bob"], "csrf": csrf})
+        mine = c.get("/me").text
+        assert '<a href="/bots/linked.html">linked</a>' in mine
+        public = c.get("/bots/linked.html")
+    assert public.status_code == 200 and "linked" in public.text

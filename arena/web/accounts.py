@@ -31,6 +31,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.errors import ArenaError, NotFound
 from arena.sandbox import Limits
+from arena.site.data import bot_href, bot_slugs
 from arena.store import Author
 from arena.tournaments.authors import may_upload
 from arena.tournaments.entrants import check_owner, read_bot_file
@@ -343,6 +344,7 @@ class Accounts:
         store = self.web.arena().store
         checks = {c.name: c for c in self.checks.pending_of(author.name)}
         names = sorted({*store.owned_bots(author.owner), *checks})
+        slugs = bot_slugs(store)
         bots = []
         for name in names:
             latest = store.latest_version(name)
@@ -351,6 +353,7 @@ class Accounts:
             bots.append(
                 {
                     "name": name,
+                    "href": None if latest is None else "/" + bot_href(slugs[latest.bot_id]),
                     "latest": latest,
                     "check": checks.get(name),
                     "retired": retired,
