@@ -34,7 +34,7 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena import cards
-from arena.cards import JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table, winning_play
+from arena.cards import _POWER, JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table
 from arena.rules import (
     _ALONE,
     _BID1,
@@ -88,6 +88,34 @@ _FOLLOW: Final = {
     for t, e in ((t, suit_table(t)) for t in SUITS)
 }
 """``_FOLLOW[trump][lead]``: whether a card follows the card ``lead`` (filtered in C by play)."""
+_PLAYED: Final = tuple({c: ((s, "play", c), (s, c)) for c in cards._KEY} for s in (0, 1, 2))
+"""``_PLAYED[seat][card]``: the log entry and the trick's ``(seat, card)`` of a card play, made
+once (tuples, shared by every state; a rollout allocates neither)."""
+_PAIRS: Final = tuple(pair for table in _PLAYED for _, pair in table.values())
+
+
+def _winner_table(trump: str) -> dict[str, Callable[[tuple[int, str]], int]]:
+    effective = suit_table(trump)
+    by_led = {
+        led: {pair: power[pair[1]] for pair in _PAIRS}.__getitem__
+        for led, power in _POWER[trump].items()
+        if led is not None
+    }
+    return {c: by_led[effective[c]] for c in effective if effective[c] in by_led}
+
+
+_WINNER: Final = {t: _winner_table(t) for t in SUITS}
+"""``_WINNER[trump][lead](pair)``: the power of a ``(seat, card)`` of :data:`_PLAYED` in a trick
+led by ``lead`` (so ``max(trick, key=...)`` finds the winning play in C)."""
+_BID_ENTRY: Final = tuple(
+    tuple(
+        {a: {"seat": s, "round": r, "action": a} for a in actions}
+        for r, actions in ((0, SUITS), (1, _BID1), (2, ("pass", *SUITS)))
+    )
+    for s in (0, 1, 2)
+)
+"""``_BID_ENTRY[seat][round][action]``: a bid's entry in ``bids``, made once and shared by every
+state, never changed (observations and records copy them; copies of a state always shared them)."""
 
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
@@ -236,8 +264,9 @@ class GameState:
         takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
         """
         legal = self._legal
-        if legal is None:
-            legal = self._compute_legal()
+        if legal is not None:
+            return legal[:]
+        legal = self._compute_legal()
         return legal[:] if legal is self._legal else legal  # keep options: made fresh already
 
     def _compute_legal(self) -> list[Any]:
@@ -407,39 +436,38 @@ class GameState:
         Raises :class:`IllegalAction` (:class:`MalformedAction` when it is no action of this
         phase at all) and leaves the state unchanged. A ``keep`` is 5 cards in any order.
         """
-        seat: int = self.turn  # type: ignore[assignment]
         legal = self._legal
         if legal is None:
             if self.phase == "keep":
-                self._keep(seat, action)
+                self._keep(self.turn, action)  # type: ignore[arg-type]
                 return
-            if seat is None:
+            if self.turn is None:
                 raise ValueError("the hand is over: no action can be applied")
             legal = self._compute_legal()
-        try:
-            if action.__class__ is not str and not isinstance(action, str):
-                raise ValueError
-            # Record the state's own string (the answer may be an equal str of another type).
-            card = legal[legal.index(action)]
-        except ValueError:
-            raise _refuse(seat, self.phase, action, legal) from None
+        seat: int = self.turn  # type: ignore[assignment]
+        if action.__class__ is not str and not isinstance(action, str) or action not in legal:
+            raise _refuse(seat, self.phase, action, legal)
         phase = self.phase
-        self.log.append((seat, phase, card))
         if phase != "play":
+            # Record a plain str (the answer may be an equal str of another type).
+            card = action if action.__class__ is str else legal[legal.index(action)]
+            self.log.append((seat, phase, card))
             self._legal = None
             _STEPS[phase](self, seat, card)
             return
         # Playing a card, inline: rollouts spend most of their time here.
-        self.hands[seat].remove(card)
+        entry, play = _PLAYED[seat][action]
+        self.log.append(entry)
+        self.hands[seat].remove(action)
         trick = self.trick
-        trick.append((seat, card))
+        trick.append(play)
         if len(trick) < self._players:
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
             hand = self.hands[turn]
             self._legal = [*filter(self._follows[trick[0][1]], hand)] or hand  # type: ignore[index]
             return
-        winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
+        winner = max(trick, key=_WINNER[self.trump][trick[0][1]])[0]  # type: ignore[index]
         self.tricks.append((trick[0][0], tuple(trick), winner))
         self.tricks_won[winner] += 1
         self.trick = []
@@ -450,7 +478,7 @@ class GameState:
             self._legal = self.hands[winner]  # a lead may be any card
 
     def _bid1(self, seat: int, action: str) -> None:
-        self.bids.append({"seat": seat, "round": 1, "action": action})
+        self.bids.append(_BID_ENTRY[seat][1][action])
         if action == "order":
             self.trump, self.maker, self._follows = (up := self.upcard[1]), seat, _FOLLOW[up]
             if seat == self.dealer or self.rules.dealer_pickup == "mandatory":
@@ -463,7 +491,7 @@ class GameState:
             self.turn, self._legal = _CLOCKWISE[seat], _BID1_LEGAL
 
     def _bid2(self, seat: int, action: str) -> None:
-        self.bids.append({"seat": seat, "round": 2, "action": action})
+        self.bids.append(_BID_ENTRY[seat][2][action])
         if action != "pass":
             self._make(action, seat)
             self._ask_alone()
@@ -473,7 +501,7 @@ class GameState:
             self.turn = _CLOCKWISE[seat]
 
     def _joker_trump(self, seat: int, suit: str) -> None:
-        self.bids.append({"seat": seat, "round": 0, "action": suit})
+        self.bids.append(_BID_ENTRY[seat][0][suit])
         self._make(suit, seat)
         self._take_upcard()
 
@@ -533,9 +561,9 @@ class GameState:
         if not _is_keep(action, pool):
             raise _refuse(seat, "keep", action, self._keep_lists())
         kept = sorted(action, key=_KEY)
-        self._legal = None
         self.log.append((seat, "keep", kept))
-        self.discards[seat].extend(sorted(set(pool).difference(kept), key=_KEY))
+        (rest := set(pool)).difference_update(kept)
+        self.discards[seat] += sorted(rest, key=_KEY)
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 
