@@ -34,10 +34,11 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena import cards
-from arena.cards import _POWER, JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table
+from arena.cards import _PLAYED, _WINNER, JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table
 from arena.rules import (
     _ALONE,
     _BID1,
+    _BID_ENTRY,
     _PICKUP,
     DEFAULT_RULES,
     Deal,
@@ -88,35 +89,6 @@ _FOLLOW: Final = {
     for t, e in ((t, suit_table(t)) for t in SUITS)
 }
 """``_FOLLOW[trump][lead]``: whether a card follows the card ``lead`` (filtered in C by play)."""
-_PLAYED: Final = tuple({c: ((s, "play", c), (s, c)) for c in cards._KEY} for s in (0, 1, 2))
-"""``_PLAYED[seat][card]``: the log entry and the trick's ``(seat, card)`` of a card play, made
-once (tuples, shared by every state; a rollout allocates neither)."""
-_PAIRS: Final = tuple(pair for table in _PLAYED for _, pair in table.values())
-
-
-def _winner_table(trump: str) -> dict[str, Callable[[tuple[int, str]], int]]:
-    effective = suit_table(trump)
-    by_led = {
-        led: {pair: power[pair[1]] for pair in _PAIRS}.__getitem__
-        for led, power in _POWER[trump].items()
-        if led is not None
-    }
-    return {c: by_led[effective[c]] for c in effective if effective[c] in by_led}
-
-
-_WINNER: Final = {t: _winner_table(t) for t in SUITS}
-"""``_WINNER[trump][lead](pair)``: the power of a ``(seat, card)`` of :data:`_PLAYED` in a trick
-led by ``lead`` (so ``max(trick, key=...)`` finds the winning play in C)."""
-_BID_ENTRY: Final = tuple(
-    tuple(
-        {a: {"seat": s, "round": r, "action": a} for a in actions}
-        for r, actions in ((0, SUITS), (1, _BID1), (2, ("pass", *SUITS)))
-    )
-    for s in (0, 1, 2)
-)
-"""``_BID_ENTRY[seat][round][action]``: a bid's entry in ``bids``, made once and shared by every
-state, never changed (observations and records copy them; copies of a state always shared them)."""
-
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
 """A finished trick: ``(leader, ((seat, card), ...), winner)``."""
