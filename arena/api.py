@@ -21,7 +21,6 @@ parameter out of range).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -29,28 +28,18 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import Rules
 from arena.errors import AlreadyRunning, ArenaError, NotFound
 from arena.events import Event, Joined, Left, OnEvent, SetDone, ignore
-from arena.ladder import field as ladder_field
-from arena.ladder.epochs import verify_epoch
-from arena.ladder.field import FieldChange
-from arena.ladder.run import LadderSettings, ladder_config, plan_ladder
+from arena.ladder.settings import LadderSettings, ladder_config
+from arena.ladder.status import LadderRun, LadderStatus
 from arena.matches.scheduler import tournament_id
-from arena.matches.secrecy import SecretFile, Verification, export_secret
-from arena.matches.secrecy import verify as verify_tournament
-from arena.sandbox import Limits
-from arena.sandbox.artifacts import load_artifact
-from arena.sandbox.check import check_bot as _check_artifact
-from arena.site import RECENT_REPLAYS, publish_site, site_folder
-from arena.site import update as site_update
-from arena.stats.sequential import Design
+from arena.sandbox.values import Limits
 from arena.store import (
     BotVersion,
     LadderEpoch,
-    LadderMember,
-    LadderSet,
     ListedFault,
     ListedMatch,
     ListedTournament,
@@ -59,16 +48,23 @@ from arena.store import (
     StoredTournament,
 )
 from arena.store.runlock import RunLock
-from arena.tournaments import compare as comparisons
-from arena.tournaments import tournament
-from arena.tournaments.botclass import BotClass, class_files
-from arena.tournaments.compare import DEFAULT_THIRD, Comparison, ComparisonRun
-from arena.tournaments.entrants import Submitted
-from arena.tournaments.entrants import submit as submit_bot
 from arena.tournaments.owners import current_owner
 from arena.tournaments.standings import Standing, StandingsReport
-from arena.tournaments.tournament import Plan, RunResult, RunSettings
-from arena.views.reports import Reports, standings_with_reports, tournament_reports
+from arena.views.reports import Reports, standings_with_reports
+
+# What plays, checks or renders is imported by the method that does it (FUNCTION_LEVEL in
+# tests/test_layout.py): a read (`arena standings`, `arena ladder --status`) loads neither the
+# tournament runner, the sandbox's pool nor the site.
+if TYPE_CHECKING:
+    import concurrent.futures as cf
+
+    from arena.ladder.field import FieldChange
+    from arena.matches.secrecy import SecretFile, Verification
+    from arena.stats.sequential import Design
+    from arena.tournaments.botclass import BotClass
+    from arena.tournaments.compare import Comparison, ComparisonRun
+    from arena.tournaments.entrants import Submitted
+    from arena.tournaments.tournament import Plan, RunResult, RunSettings
 
 __all__ = [
     "Arena",
@@ -80,6 +76,18 @@ __all__ = [
     "TournamentRun",
     "check_bot",
 ]
+
+_THIRD: Final = "heuristic"
+""":data:`arena.tournaments.compare.DEFAULT_THIRD` (a test checks that the two agree)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RunSettings":  # exported, but made where the runs are: loaded when asked for
+        from arena.tournaments.tournament import RunSettings
+
+        return RunSettings
+    raise AttributeError(f"module 'arena.api' has no attribute {name!r}")
+
 
 MEMORY = ":memory:"
 """The database name of an in-memory database (gone when the :class:`Arena` closes)."""
@@ -124,68 +132,6 @@ class TournamentRun:
         return self.result.stopped
 
 
-@dataclass
-class LadderStatus:
-    """A ladder as stored (``arena ladder --status``)."""
-
-    tournament: StoredTournament
-    """Its ``tournaments`` row, with the live status."""
-    epochs: list[LadderEpoch]
-    """Each with its commitment, and its secret once closed."""
-    members: list[LadderMember]
-    sets: int
-    """Sets stored."""
-    in_flight: list[LadderSet]
-    """Sets scheduled and not stored (being played, or lost to a kill: played again first)."""
-    standings: list[Standing]
-    """Its latest standings, best first."""
-
-    @property
-    def tid(self) -> str:
-        """The ladder's id."""
-        return self.tournament.id
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready (names are checked bot names)."""
-        return {
-            "id": self.tid,
-            "status": self.tournament.status,
-            "sets": self.sets,
-            "matches": self.tournament.total_matches,
-            "epochs": [e.to_dict() for e in self.epochs],
-            "field": [m.name for m in self.members if m.left_reason is None],
-            "left": [
-                {"name": m.name, "version_id": m.version_id, "reason": m.left_reason}
-                for m in self.members
-                if m.left_reason is not None
-            ],
-            "in_flight": [{"step": s.step, "bots": list(s.bots)} for s in self.in_flight],
-            "standings": [dataclasses.asdict(s) for s in self.standings],
-        }
-
-
-@dataclass
-class LadderRun:
-    """What one :meth:`Arena.ladder` did."""
-
-    plan: Plan
-    """The ladder: its id, configuration and the field it started with."""
-    result: RunResult
-    """What was played in this call (``completed`` False: Ctrl-C or SIGTERM; ``stopped``
-    says why it stopped)."""
-    workers: int
-    log_path: Path | None
-    status: LadderStatus
-    """The ladder after the run."""
-    site: Path | None = None
-    """``index.html`` of the site, when rendered."""
-
-    @property
-    def tid(self) -> str:
-        """The ladder's id."""
-        return self.plan.tid
-
-
 Bot = str | Path | type
 """A bot as :meth:`Arena.run` takes it: a bot file, a bundled or submitted bot's name, or
 (with ``unsafe=True``) a Python class with an ``act(obs)`` method."""
@@ -222,7 +168,11 @@ class Arena:
     ) -> None:
         self.db = db
         self.in_memory = str(db) == MEMORY
-        self.workers = None if workers is None else tournament.check_worker_count(workers)
+        if workers is not None:
+            from arena.tournaments.tournament import check_worker_count
+
+            workers = check_worker_count(workers)
+        self.workers = workers
         self.executor = executor
         self.unsafe = unsafe
         self.on_event = on_event
@@ -262,6 +212,8 @@ class Arena:
         again stores nothing; a retired bot comes back into the ladder's field. ``name``
         overrides ``Bot.name``; ``force`` stores it under a name of another owner key (the
         organiser's override)."""
+        from arena.tournaments.entrants import submit as submit_bot
+
         return submit_bot(
             self.store, path, name, Limits(), unsafe=self.unsafe, owner=current_owner(),
             force=force, max_bytes=max_source_bytes,
@@ -272,6 +224,8 @@ class Arena:
         this user's owner key (``force``: the organiser's override): its results stay, it
         plays no new set. Returns its latest version and whether it changed (False: already
         retired). Submitting it again brings it back."""
+        from arena.ladder import field as ladder_field
+
         return ladder_field.retire_bot(self.store, name, owner=current_owner(), force=force)
 
     # --- runs ----------------------------------------------------------------------------
@@ -296,7 +250,9 @@ class Arena:
         site when the run finishes (True: beside the database; a path: there). The same call
         again after an interruption plays only the missing matches.
         """
-        settings = settings or RunSettings()
+        from arena.tournaments import tournament
+
+        settings = settings or tournament.RunSettings()
         if rounds is not None:
             settings = dataclasses.replace(settings, rounds=rounds)
         with self._bot_files(bots) as names:
@@ -315,7 +271,7 @@ class Arena:
         self,
         a: Bot,
         b: Bot,
-        third: Bot = DEFAULT_THIRD,
+        third: Bot = _THIRD,
         *,
         design: Design | None = None,
         seed: int = 1,
@@ -325,6 +281,8 @@ class Arena:
         decides (``arena compare``; docs/evaluation.md). A, B and the third are bots as
         :meth:`run` takes them. The same call again continues an interrupted comparison;
         A and B the same bot is :class:`arena.tournaments.entrants.SameBot`."""
+        from arena.tournaments import compare as comparisons
+
         with self._bot_files([a, b, third]) as (fa, fb, ft):
             return comparisons.run_comparison(
                 self.store, fa, fb, ft, design=design, seed=seed, workers=self.workers,
@@ -351,6 +309,8 @@ class Arena:
         ladder's identity: the same call resumes it), the lookahead, this run's bounds.
         ``site``: render the site every ``site_every`` sets and at the end. One ladder runs
         on a database at a time (:class:`~arena.errors.AlreadyRunning`)."""
+        from arena.ladder.run import plan_ladder
+
         settings = settings or LadderSettings()
         if max_sets is not None:
             settings = dataclasses.replace(settings, max_sets=max_sets)
@@ -393,6 +353,8 @@ class Arena:
         """Tournament ``tid``'s deal secret as a secret file (``arena tournaments --export``),
         and whether it is revealed (False: whoever reads it knows every deal of the unfinished
         tournaments of its seed)."""
+        from arena.matches.secrecy import export_secret
+
         return export_secret(self.store, tid)
 
     def matches(
@@ -434,6 +396,8 @@ class Arena:
     def duplicate(self, report: StandingsReport, *, save: bool = False) -> Reports:
         """The duplicate reports of the tournament of ``report`` (:meth:`report`): duplicate
         scores, seat bias, non-transitive cycles (stored too with ``save``)."""
+        from arena.views.reports import tournament_reports
+
         return tournament_reports(self.store, report.tournament.id, report.table, save=save)
 
     def is_retired(self, name: str) -> bool:
@@ -447,6 +411,8 @@ class Arena:
 
     def comparison(self, tid: str) -> Comparison:
         """The comparison ``tid`` as stored: its test, verdict and roles."""
+        from arena.tournaments import compare as comparisons
+
         return comparisons.comparison(self.store, self.store.tournament(tid).id)
 
     def ladder_status(
@@ -470,6 +436,9 @@ class Arena:
         default the latest round robin), or with ``epoch`` of one closed epoch of a ladder,
         from the revealed secret (``arena verify``). A deal that differs is in the returned
         report; nothing to verify yet is an :class:`~arena.errors.ArenaError`."""
+        from arena.ladder.epochs import verify_epoch
+        from arena.matches.secrecy import verify as verify_tournament
+
         if epoch is not None:
             return verify_epoch(self.store, tid, epoch)
         t = self.store.tournament(tid)
@@ -486,13 +455,17 @@ class Arena:
         *,
         with_logs: bool = False,
         full: bool = False,
-        replays: int = RECENT_REPLAYS,
+        replays: int | None = None,
         feature: str | None = None,
     ) -> Path:
         """Render the standings site (``arena render``) into ``out`` (default: beside the
         database, named after it with ``-site``), writing only the pages whose data changed
         (``full``: all), keeping ``replays`` replay pages per tournament. Returns the path
-        of ``index.html``."""
+        of ``index.html`` (``replays`` None: :data:`arena.site.RECENT_REPLAYS`)."""
+        from arena.site import RECENT_REPLAYS, publish_site
+        from arena.site import update as site_update
+
+        replays = RECENT_REPLAYS if replays is None else replays
         if not self.in_memory:
             return publish_site(
                 self.db, out, with_logs=with_logs, full=full, replays=replays, feature=feature
@@ -505,6 +478,8 @@ class Arena:
     # --- plumbing ------------------------------------------------------------------------
 
     def _play(self, the_plan: Plan) -> tuple[RunResult, int]:
+        from arena.tournaments import tournament
+
         workers = tournament.worker_count(self.workers, self.executor)
         self.on_event(tournament.planned(self.store, the_plan, workers))
         result = tournament.run(
@@ -526,6 +501,8 @@ class Arena:
                         "a Python class plays only without the sandbox: make the Arena with "
                         "`unsafe`=True (trusted bots only), or save the bot to a file"
                     ).naming("unsafe")
+                from arena.tournaments.botclass import class_files
+
                 folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
                 written = class_files(classes, folder)
                 files = {id(c): f for c, f in zip(classes, written, strict=True)}
@@ -543,6 +520,9 @@ class Arena:
             self.on_event(SetDone(lid[-1], tuple(steps)))
             before, count = count, count + len(steps)
             if every is not None and count // every > before // every:
+                from arena.site import site_folder
+                from arena.site import update as site_update
+
                 target = out or (None if self.in_memory else site_folder(self.db))
                 if target is not None:
                     site_update(store, target, feature=lid[-1])
@@ -593,5 +573,8 @@ def check_bot(path: str | Path, limits: Limits | None = None) -> list[str]:
     """``arena check``: every protocol-v1 problem of the bot at ``path`` (a file of any
     supported language, or a directory with a manifest), one line each; empty when it conforms.
     Runs it in the real sandbox; :class:`ArenaError` for a file that is no bot."""
+    from arena.sandbox.artifacts import load_artifact
+    from arena.sandbox.check import check_bot as _check_artifact
+
     limits = limits or Limits()
     return _check_artifact(load_artifact(path, limits.source_bytes), limits)
