@@ -263,8 +263,7 @@ class GameState:
         return legal
 
     def _keep_lists(self) -> list[list[str]]:
-        """The keep options as the protocol lists them (straight from ``combinations``, which
-        then reuses one tuple for all of them)."""
+        """The keep options as the protocol lists them (``combinations`` reuses one tuple)."""
         pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
         return list(map(list, combinations(sort_cards(pool), 5)))
 
@@ -378,12 +377,12 @@ class GameState:
         new.pickup = self.pickup
         new.trump = self.trump
         new.maker = self.maker
-        new.alone = self.alone[:]
+        new.alone = self.alone  # these two are replaced, never changed in place (rare)
         new.sitting_out = self.sitting_out
         new.tricks = self.tricks[:]
         new.trick = self.trick[:]
         new.tricks_won = self.tricks_won[:]
-        new.discards = [self.discards[0][:], self.discards[1][:], self.discards[2][:]]
+        new.discards = self.discards
         new.log = self.log[:]
         legal = self._legal  # the fixed answers are shared (copied on the way out)
         new._legal = legal if legal is _FIXED.get(self.phase) else None
@@ -500,7 +499,8 @@ class GameState:
 
     def _discard(self, seat: int, card: str) -> None:
         self.hands[seat].remove(card)
-        self.discards[seat].append(card)
+        self.discards = d = [*self.discards]  # new lists: copies share the old ones
+        d[seat] = [*d[seat], card]
         if self._asked:  # a lone dealer-maker's discard, after the alone calls
             self._start_play()
         else:
@@ -513,7 +513,7 @@ class GameState:
     def _alone(self, seat: int, action: str) -> None:
         self._asked += 1
         if action == "alone":
-            self.alone.append(seat)
+            self.alone = [*self.alone, seat]  # a new list: copies share the old one
             if seat != self.maker:  # the other defender sits out; nobody else is asked
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
@@ -535,7 +535,8 @@ class GameState:
         kept = sorted(action, key=_KEY)
         self.log.append((seat, "keep", kept))
         (rest := set(pool)).difference_update(kept)
-        self.discards[seat] += sorted(rest, key=_KEY)
+        self.discards = d = [*self.discards]  # new lists, as in _discard
+        d[seat] = [*d[seat], *sorted(rest, key=_KEY)]
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 
