@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Final
 from arena.engine import Rules
 from arena.errors import AlreadyRunning, ArenaError, NotFound
 from arena.events import Event, Joined, Left, OnEvent, SetDone, ignore
-from arena.ladder.settings import LadderSettings, ladder_config
 from arena.ladder.status import LadderRun, LadderStatus
 from arena.matches.scheduler import tournament_id
 from arena.sandbox.values import Limits
@@ -50,7 +49,6 @@ from arena.store import (
 from arena.store.runlock import RunLock
 from arena.tournaments.owners import current_owner
 from arena.tournaments.standings import Standing, StandingsReport
-from arena.views.reports import Reports, standings_with_reports
 
 # What plays, checks or renders is imported by the method that does it (FUNCTION_LEVEL in
 # tests/test_layout.py): a read (`arena standings`, `arena ladder --status`) loads neither the
@@ -59,12 +57,14 @@ if TYPE_CHECKING:
     import concurrent.futures as cf
 
     from arena.ladder.field import FieldChange
+    from arena.ladder.settings import LadderSettings
     from arena.matches.secrecy import SecretFile, Verification
     from arena.stats.sequential import Design
     from arena.tournaments.botclass import BotClass
     from arena.tournaments.compare import Comparison, ComparisonRun
     from arena.tournaments.entrants import Submitted
     from arena.tournaments.tournament import Plan, RunResult, RunSettings
+    from arena.views.reports import Reports
 
 __all__ = [
     "Arena",
@@ -82,10 +82,15 @@ _THIRD: Final = "heuristic"
 
 
 def __getattr__(name: str) -> Any:
-    if name == "RunSettings":  # exported, but made where the runs are: loaded when asked for
+    # Exported, but made where they are used: loaded when first asked for.
+    if name == "RunSettings":
         from arena.tournaments.tournament import RunSettings
 
         return RunSettings
+    if name == "LadderSettings":
+        from arena.ladder.settings import LadderSettings
+
+        return LadderSettings
     raise AttributeError(f"module 'arena.api' has no attribute {name!r}")
 
 
@@ -251,6 +256,7 @@ class Arena:
         again after an interruption plays only the missing matches.
         """
         from arena.tournaments import tournament
+        from arena.views.reports import standings_with_reports
 
         settings = settings or tournament.RunSettings()
         if rounds is not None:
@@ -310,6 +316,7 @@ class Arena:
         ``site``: render the site every ``site_every`` sets and at the end. One ladder runs
         on a database at a time (:class:`~arena.errors.AlreadyRunning`)."""
         from arena.ladder.run import plan_ladder
+        from arena.ladder.settings import LadderSettings
 
         settings = settings or LadderSettings()
         if max_sets is not None:
@@ -391,6 +398,8 @@ class Arena:
         and kingmaking reports, the faults. A read: what is not stored up to date is computed
         and shown, not written (``refit``: the standings recomputed and stored, with every
         report)."""
+        from arena.views.reports import standings_with_reports
+
         return standings_with_reports(self.store, tid, refit=refit, save=refit)[0]
 
     def duplicate(self, report: StandingsReport, *, save: bool = False) -> Reports:
@@ -420,6 +429,8 @@ class Arena:
     ) -> LadderStatus:
         """The ladder that :meth:`ladder` with these ``bundled`` bots and ``settings`` runs,
         or else the latest ladder of the database (:class:`~arena.errors.NotFound`: none)."""
+        from arena.ladder.settings import LadderSettings, ladder_config
+
         config = ladder_config(bundled, settings or LadderSettings(), Rules(), Limits())
         try:
             t = self.store.tournament(tournament_id(config))
