@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Final
 from arena.engine import Rules
 from arena.errors import AlreadyRunning, ArenaError, NotFound
 from arena.events import Event, Joined, Left, OnEvent, SetDone, ignore
-from arena.ladder.status import LadderRun, LadderStatus
 from arena.matches.scheduler import tournament_id
 from arena.sandbox.values import Limits
 from arena.store import (
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
 
     from arena.ladder.field import FieldChange
     from arena.ladder.settings import LadderSettings
+    from arena.ladder.status import LadderRun, LadderStatus
     from arena.matches.secrecy import SecretFile, Verification
     from arena.stats.sequential import Design
     from arena.tournaments.botclass import BotClass
@@ -87,10 +87,10 @@ def __getattr__(name: str) -> Any:
         from arena.tournaments.tournament import RunSettings
 
         return RunSettings
-    if name == "LadderSettings":
-        from arena.ladder.settings import LadderSettings
+    if name in ("LadderSettings", "LadderStatus", "LadderRun"):
+        from arena.ladder import settings, status
 
-        return LadderSettings
+        return getattr(settings if name == "LadderSettings" else status, name)
     raise AttributeError(f"module 'arena.api' has no attribute {name!r}")
 
 
@@ -317,6 +317,7 @@ class Arena:
         on a database at a time (:class:`~arena.errors.AlreadyRunning`)."""
         from arena.ladder.run import plan_ladder
         from arena.ladder.settings import LadderSettings
+        from arena.ladder.status import LadderRun
 
         settings = settings or LadderSettings()
         if max_sets is not None:
@@ -557,6 +558,8 @@ class Arena:
             lock.__exit__(None, None, None)
 
     def _status(self, lid: str) -> LadderStatus:
+        from arena.ladder.status import LadderStatus
+
         return LadderStatus(
             self.store.tournament(lid),
             self.store.ladder_epochs(lid),
