@@ -10,9 +10,9 @@ Each figure is instructions per decision of one warm repetition: the run with tw
 minus the run with one (``PYTHONHASHSEED=0``, no compiled files written), so start-up, imports
 and the first, cold pass cancel out. Rollouts are ``bench/engine.py``'s (a copy of each hand's
 first position played out by uniformly random ``legal_actions()`` + ``apply()``); matches are
-``play_match`` with the bundled random bots. The reference is the plain engine before the game state (11de8a4), whose
-``play_match`` is the yardstick of the rollouts' ratio. Another revision is ``git archive``-d
-into a temporary folder.
+``play_match`` with the bundled random bots. The reference is the plain engine before the game
+state (11de8a4), whose ``play_match`` is the yardstick of the rollouts' ratio. Another revision
+is ``git archive``-d into a temporary folder.
 """
 
 from __future__ import annotations
