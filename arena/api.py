@@ -21,33 +21,20 @@ parameter out of range).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import Rules
 from arena.errors import AlreadyRunning, ArenaError, NotFound
-from arena.events import Event, Joined, Left, OnEvent, SetDone, ignore
-from arena.ladder import field as ladder_field
-from arena.ladder.epochs import verify_epoch
-from arena.ladder.field import FieldChange
-from arena.ladder.run import LadderSettings, ladder_config, plan_ladder
-from arena.ladder.status import LadderStatus
+from arena.events import OnEvent, SetDone, ignore
 from arena.ladder.status import ladder_status as stored_ladder
 from arena.matches.scheduler import tournament_id
-from arena.matches.secrecy import SecretFile, Verification, export_secret
-from arena.matches.secrecy import verify as verify_tournament
-from arena.sandbox import Limits
-from arena.sandbox.artifacts import load_artifact
-from arena.sandbox.check import check_bot as _check_artifact
-from arena.site import RECENT_REPLAYS, publish_site, site_folder
-from arena.site import update as site_update
-from arena.stats.sequential import Design
+from arena.sandbox.values import Limits
 from arena.store import (
     Author,
     BotVersion,
@@ -61,17 +48,25 @@ from arena.store import (
 )
 from arena.store.runlock import RunLock
 from arena.tournaments import authors as author_tokens
-from arena.tournaments import compare as comparisons
-from arena.tournaments import tournament
-from arena.tournaments.botclass import BotClass, class_files
-from arena.tournaments.compare import DEFAULT_THIRD, Comparison, ComparisonRun
-from arena.tournaments.entrants import Submitted, resolve
-from arena.tournaments.entrants import submit as submit_bot
-from arena.tournaments.human import HUMAN_SECONDS, HumanGame, start_game
 from arena.tournaments.owners import current_owner
-from arena.tournaments.standings import Standing, StandingsReport
-from arena.tournaments.tournament import Plan, RunResult, RunSettings
-from arena.views.reports import Reports, standings_with_reports, tournament_reports
+from arena.tournaments.standings import Standing, StandingsReport, TournamentRun
+
+# What plays, checks or renders is imported by the method that does it (FUNCTION_LEVEL in
+# tests/test_layout.py): a read (`arena standings`, `arena ladder --status`) loads neither the
+# tournament runner, the sandbox's pool nor the site.
+if TYPE_CHECKING:
+    import concurrent.futures as cf
+
+    from arena.ladder.settings import LadderSettings
+    from arena.ladder.status import LadderRun, LadderStatus
+    from arena.matches.secrecy import SecretFile, Verification
+    from arena.stats.sequential import Design
+    from arena.tournaments.botclass import BotClass
+    from arena.tournaments.compare import Comparison, ComparisonRun
+    from arena.tournaments.entrants import Submitted
+    from arena.tournaments.human import HumanGame
+    from arena.tournaments.tournament import Plan, RunResult, RunSettings
+    from arena.views.reports import Reports
 
 __all__ = [
     "Arena",
@@ -85,69 +80,29 @@ __all__ = [
     "check_bot",
 ]
 
+_THIRD: Final = "heuristic"
+""":data:`arena.tournaments.compare.DEFAULT_THIRD` (a test checks that the two agree)."""
+
+
+def __getattr__(name: str) -> Any:
+    # Exported, but made where they are used: loaded when first asked for.
+    if name == "RunSettings":
+        from arena.tournaments.tournament import RunSettings
+
+        return RunSettings
+    if name in ("LadderSettings", "LadderStatus", "LadderRun"):
+        from arena.ladder import settings, status
+
+        return getattr(settings if name == "LadderSettings" else status, name)
+    if name == "HumanGame":
+        from arena.tournaments.human import HumanGame
+
+        return HumanGame
+    raise AttributeError(f"module 'arena.api' has no attribute {name!r}")
+
+
 MEMORY = ":memory:"
 """The database name of an in-memory database (gone when the :class:`Arena` closes)."""
-
-
-@dataclass
-class TournamentRun:
-    """What one :meth:`Arena.run` did."""
-
-    plan: Plan
-    """The tournament: its id, configuration, bots and matches."""
-    result: RunResult
-    """What was played in this call."""
-    standings: list[Standing]
-    """The standings after the run, best first."""
-    workers: int
-    """Worker processes (or the executor's workers) that played."""
-    log_path: Path | None
-    """The run's log file (None: an in-memory database and no ``log_path`` given)."""
-    site: Path | None = None
-    """``index.html`` of the rendered site; None when not asked for or not finished."""
-
-    @property
-    def tid(self) -> str:
-        """The tournament's id."""
-        return self.plan.tid
-
-    @property
-    def completed(self) -> bool:
-        """Every match was played (False: interrupted; the same call again resumes)."""
-        return self.result.completed
-
-    @property
-    def status(self) -> str:
-        """``finished`` or ``interrupted``, as the tournament is stored."""
-        return "finished" if self.completed else "interrupted"
-
-    @property
-    def reason(self) -> str | None:
-        """Why a tournament that stops by its own rule (``until_separated``) stopped; None for
-        a fixed schedule."""
-        return self.result.stopped
-
-
-@dataclass
-class LadderRun:
-    """What one :meth:`Arena.ladder` did."""
-
-    plan: Plan
-    """The ladder: its id, configuration and the field it started with."""
-    result: RunResult
-    """What was played in this call (``completed`` False: Ctrl-C or SIGTERM; ``stopped``
-    says why it stopped)."""
-    workers: int
-    log_path: Path | None
-    status: LadderStatus
-    """The ladder after the run."""
-    site: Path | None = None
-    """``index.html`` of the site, when rendered."""
-
-    @property
-    def tid(self) -> str:
-        """The ladder's id."""
-        return self.plan.tid
 
 
 Bot = str | Path | type
@@ -186,7 +141,11 @@ class Arena:
     ) -> None:
         self.db = db
         self.in_memory = str(db) == MEMORY
-        self.workers = None if workers is None else tournament.check_worker_count(workers)
+        if workers is not None:
+            from arena.tournaments.tournament import check_worker_count
+
+            workers = check_worker_count(workers)
+        self.workers = workers
         self.executor = executor
         self.unsafe = unsafe
         self.on_event = on_event
@@ -228,6 +187,8 @@ class Arena:
         overrides ``Bot.name``; ``force`` stores it under a name of another owner key (the
         organiser's override). ``author``: store it as that author's bot (``arena web``: the
         owner key is their token) instead of with ``$ARENA_OWNER_KEY`` or the key file."""
+        from arena.tournaments.entrants import submit as submit_bot
+
         owner = current_owner() if author is None else author_tokens.owner_of(self.store, author)
         return submit_bot(
             self.store, path, name, Limits(), unsafe=self.unsafe, owner=owner,
@@ -239,6 +200,8 @@ class Arena:
         this user's owner key (``force``: the organiser's override): its results stay, it
         plays no new set. Returns its latest version and whether it changed (False: already
         retired). Submitting it again brings it back."""
+        from arena.ladder import field as ladder_field
+
         return ladder_field.retire_bot(self.store, name, owner=current_owner(), force=force)
 
     # --- authors (arena web) --------------------------------------------------------------
@@ -288,7 +251,10 @@ class Arena:
         site when the run finishes (True: beside the database; a path: there). The same call
         again after an interruption plays only the missing matches.
         """
-        settings = settings or RunSettings()
+        from arena.tournaments import tournament
+        from arena.views.reports import standings_with_reports
+
+        settings = settings or tournament.RunSettings()
         if rounds is not None:
             settings = dataclasses.replace(settings, rounds=rounds)
         with self._bot_files(bots) as names:
@@ -307,7 +273,7 @@ class Arena:
         self,
         a: Bot,
         b: Bot,
-        third: Bot = DEFAULT_THIRD,
+        third: Bot = _THIRD,
         *,
         design: Design | None = None,
         seed: int = 1,
@@ -317,6 +283,8 @@ class Arena:
         decides (``arena compare``; docs/evaluation.md). A, B and the third are bots as
         :meth:`run` takes them. The same call again continues an interrupted comparison;
         A and B the same bot is :class:`arena.tournaments.entrants.SameBot`."""
+        from arena.tournaments import compare as comparisons
+
         with self._bot_files([a, b, third]) as (fa, fb, ft):
             return comparisons.run_comparison(
                 self.store, fa, fb, ft, design=design, seed=seed, workers=self.workers,
@@ -343,6 +311,10 @@ class Arena:
         ladder's identity: the same call resumes it), the lookahead, this run's bounds.
         ``site``: render the site every ``site_every`` sets and at the end. One ladder runs
         on a database at a time (:class:`~arena.errors.AlreadyRunning`)."""
+        from arena.ladder.run import plan_ladder
+        from arena.ladder.settings import LadderSettings
+        from arena.ladder.status import LadderRun
+
         settings = settings or LadderSettings()
         if max_sets is not None:
             settings = dataclasses.replace(settings, max_sets=max_sets)
@@ -352,7 +324,7 @@ class Arena:
         with self._one_ladder():
             the_plan = plan_ladder(
                 self.store, bundled, settings, on_sets_stored=hook,
-                on_field_change=lambda change: self.on_event(_field_event(lid[0], change)),
+                on_field_change=lambda change: self.on_event(change.event(lid[0])),
             )  # fmt: skip
             lid.append(the_plan.tid)
             result, workers = self._play(the_plan)
@@ -369,20 +341,26 @@ class Arena:
         seat: int = 0,
         seed: int | None = None,
         name: str = "human",
-        seconds: float = HUMAN_SECONDS,
+        seconds: float | None = None,
     ) -> HumanGame:
         """Start a match of a person (``name``, at ``seat``) against two bots, played in a
         background thread; the bots are ``opponents`` (bundled or submitted bots' names, or
         files) and run sandboxed as in every match. ``seconds``: the person's time per
-        decision (the bots keep their limits). The returned :class:`HumanGame` says what to
+        decision (default :data:`arena.sandbox.human.HUMAN_SECONDS`, 120; the bots keep their
+        limits). The returned :class:`HumanGame` says what to
         decide and takes the answers; at the end the match is stored as a human game
         (replayable, never rated). ``seed``: the public seed (default: a fresh one); the deals
         come from a deal secret drawn for the game and revealed at its end."""
+        from arena.sandbox.human import HUMAN_SECONDS
+        from arena.tournaments.entrants import resolve
+        from arena.tournaments.human import start_game
+
         versions = resolve(self.store, list(opponents), owner=current_owner(), minimum=2)
         if len(versions) != 2:
             raise ArenaError(f"name two opponents, not {len(versions)}").naming("opponents")
         return start_game(
-            self.store, versions, seat=seat, seed=seed, name=name, seconds=seconds,
+            self.store, versions, seat=seat, seed=seed, name=name,
+            seconds=HUMAN_SECONDS if seconds is None else seconds,
             unsafe=self.unsafe,
         )  # fmt: skip
 
@@ -410,6 +388,8 @@ class Arena:
         """Tournament ``tid``'s deal secret as a secret file (``arena tournaments --export``),
         and whether it is revealed (False: whoever reads it knows every deal of the unfinished
         tournaments of its seed)."""
+        from arena.matches.secrecy import export_secret
+
         return export_secret(self.store, tid)
 
     def matches(
@@ -446,11 +426,15 @@ class Arena:
         and kingmaking reports, the faults. A read: what is not stored up to date is computed
         and shown, not written (``refit``: the standings recomputed and stored, with every
         report)."""
+        from arena.views.reports import standings_with_reports
+
         return standings_with_reports(self.store, tid, refit=refit, save=refit)[0]
 
     def duplicate(self, report: StandingsReport, *, save: bool = False) -> Reports:
         """The duplicate reports of the tournament of ``report`` (:meth:`report`): duplicate
         scores, seat bias, non-transitive cycles (stored too with ``save``)."""
+        from arena.views.reports import tournament_reports
+
         return tournament_reports(self.store, report.tournament.id, report.table, save=save)
 
     def is_retired(self, name: str) -> bool:
@@ -464,6 +448,8 @@ class Arena:
 
     def comparison(self, tid: str) -> Comparison:
         """The comparison ``tid`` as stored: its test, verdict and roles."""
+        from arena.tournaments import compare as comparisons
+
         return comparisons.comparison(self.store, self.store.tournament(tid).id)
 
     def ladder_status(
@@ -471,6 +457,8 @@ class Arena:
     ) -> LadderStatus:
         """The ladder that :meth:`ladder` with these ``bundled`` bots and ``settings`` runs,
         or else the latest ladder of the database (:class:`~arena.errors.NotFound`: none)."""
+        from arena.ladder.settings import LadderSettings, ladder_config
+
         config = ladder_config(bundled, settings or LadderSettings(), Rules(), Limits())
         try:
             t = self.store.tournament(tournament_id(config))
@@ -487,6 +475,9 @@ class Arena:
         default the latest round robin), or with ``epoch`` of one closed epoch of a ladder,
         from the revealed secret (``arena verify``). A deal that differs is in the returned
         report; nothing to verify yet is an :class:`~arena.errors.ArenaError`."""
+        from arena.ladder.epochs import verify_epoch
+        from arena.matches.secrecy import verify as verify_tournament
+
         if epoch is not None:
             return verify_epoch(self.store, tid, epoch)
         t = self.store.tournament(tid)
@@ -503,13 +494,17 @@ class Arena:
         *,
         with_logs: bool = False,
         full: bool = False,
-        replays: int = RECENT_REPLAYS,
+        replays: int | None = None,
         feature: str | None = None,
     ) -> Path:
         """Render the standings site (``arena render``) into ``out`` (default: beside the
         database, named after it with ``-site``), writing only the pages whose data changed
         (``full``: all), keeping ``replays`` replay pages per tournament. Returns the path
-        of ``index.html``."""
+        of ``index.html`` (``replays`` None: :data:`arena.site.RECENT_REPLAYS`)."""
+        from arena.site import RECENT_REPLAYS, publish_site
+        from arena.site import update as site_update
+
+        replays = RECENT_REPLAYS if replays is None else replays
         if not self.in_memory:
             return publish_site(
                 self.db, out, with_logs=with_logs, full=full, replays=replays, feature=feature
@@ -522,6 +517,8 @@ class Arena:
     # --- plumbing ------------------------------------------------------------------------
 
     def _play(self, the_plan: Plan) -> tuple[RunResult, int]:
+        from arena.tournaments import tournament
+
         workers = tournament.worker_count(self.workers, self.executor)
         self.on_event(tournament.planned(self.store, the_plan, workers))
         result = tournament.run(
@@ -543,6 +540,8 @@ class Arena:
                         "a Python class plays only without the sandbox: make the Arena with "
                         "`unsafe`=True (trusted bots only), or save the bot to a file"
                     ).naming("unsafe")
+                from arena.tournaments.botclass import class_files
+
                 folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
                 written = class_files(classes, folder)
                 files = {id(c): f for c, f in zip(classes, written, strict=True)}
@@ -560,6 +559,9 @@ class Arena:
             self.on_event(SetDone(lid[-1], tuple(steps)))
             before, count = count, count + len(steps)
             if every is not None and count // every > before // every:
+                from arena.site import site_folder
+                from arena.site import update as site_update
+
                 target = out or (None if self.in_memory else site_folder(self.db))
                 if target is not None:
                     site_update(store, target, feature=lid[-1])
@@ -583,15 +585,12 @@ class Arena:
             lock.__exit__(None, None, None)
 
 
-def _field_event(lid: str, change: FieldChange) -> Event:
-    if change.joined:
-        return Joined(lid, change.step, change.name, change.version)
-    return Left(lid, change.step, change.name, change.version, change.reason or "retired")
-
-
 def check_bot(path: str | Path, limits: Limits | None = None) -> list[str]:
     """``arena check``: every protocol-v1 problem of the bot at ``path`` (a file of any
     supported language, or a directory with a manifest), one line each; empty when it conforms.
     Runs it in the real sandbox; :class:`ArenaError` for a file that is no bot."""
+    from arena.sandbox.artifacts import load_artifact
+    from arena.sandbox.check import check_bot as _check_artifact
+
     limits = limits or Limits()
     return _check_artifact(load_artifact(path, limits.source_bytes), limits)

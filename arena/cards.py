@@ -24,7 +24,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, NamedTuple
 
 __all__ = [
@@ -254,6 +254,27 @@ _POWER: Final = _build_power()
 _EFFECTIVE: Final = {t: {c: str(effective_suit(c, t)) for c in deck(32) + [JOKER]} for t in SUITS}
 _KEY: Final = {c: (SUITS.index(c[1]), RANKS.index(c[0])) for c in deck(32)} | {JOKER: (4, 0)}
 _DECKS: Final = {n: tuple(deck(n)) for n in (24, 25, 32)}
+
+# Tables of arena.game's card play (here, beside the power table they come from).
+_PLAYED: Final = tuple({c: ((s, "play", c), (s, c)) for c in _KEY} for s in (0, 1, 2))
+"""``_PLAYED[seat][card]``: the log entry and the trick's ``(seat, card)`` of a card play, made
+once (tuples, shared by every state; a rollout allocates neither)."""
+_PAIRS: Final = tuple(pair for table in _PLAYED for _, pair in table.values())
+
+
+def _winner_table(trump: str) -> dict[str, Callable[[tuple[int, str]], int]]:
+    effective = suit_table(trump)
+    by_led = {
+        led: {pair: power[pair[1]] for pair in _PAIRS}.__getitem__
+        for led, power in _POWER[trump].items()
+        if led is not None
+    }
+    return {c: by_led[effective[c]] for c in effective if effective[c] in by_led}
+
+
+_WINNER: Final = {t: _winner_table(t) for t in SUITS}
+"""``_WINNER[trump][lead](pair)``: the power of a ``(seat, card)`` of ``_PLAYED`` in a trick
+led by ``lead`` (so ``max(trick, key=...)`` finds the winning play in C)."""
 
 
 # ----- what one seat has not seen (arena.worlds and GameState.from_observation) -----

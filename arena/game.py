@@ -34,10 +34,11 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena import cards
-from arena.cards import JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table, winning_play
+from arena.cards import _PLAYED, _WINNER, JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table
 from arena.rules import (
     _ALONE,
     _BID1,
+    _BID_ENTRY,
     _PICKUP,
     DEFAULT_RULES,
     Deal,
@@ -88,7 +89,6 @@ _FOLLOW: Final = {
     for t, e in ((t, suit_table(t)) for t in SUITS)
 }
 """``_FOLLOW[trump][lead]``: whether a card follows the card ``lead`` (filtered in C by play)."""
-
 
 Trick = tuple[int, tuple[tuple[int, str], ...], int]
 """A finished trick: ``(leader, ((seat, card), ...), winner)``."""
@@ -236,8 +236,9 @@ class GameState:
         takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
         """
         legal = self._legal
-        if legal is None:
-            legal = self._compute_legal()
+        if legal is not None:
+            return legal[:]
+        legal = self._compute_legal()
         return legal[:] if legal is self._legal else legal  # keep options: made fresh already
 
     def _compute_legal(self) -> list[Any]:
@@ -262,8 +263,7 @@ class GameState:
         return legal
 
     def _keep_lists(self) -> list[list[str]]:
-        """The keep options as the protocol lists them (straight from ``combinations``, which
-        then reuses one tuple for all of them)."""
+        """The keep options as the protocol lists them (``combinations`` reuses one tuple)."""
         pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
         return list(map(list, combinations(sort_cards(pool), 5)))
 
@@ -377,12 +377,12 @@ class GameState:
         new.pickup = self.pickup
         new.trump = self.trump
         new.maker = self.maker
-        new.alone = self.alone[:]
+        new.alone = self.alone  # these two are replaced, never changed in place (rare)
         new.sitting_out = self.sitting_out
         new.tricks = self.tricks[:]
         new.trick = self.trick[:]
         new.tricks_won = self.tricks_won[:]
-        new.discards = [self.discards[0][:], self.discards[1][:], self.discards[2][:]]
+        new.discards = self.discards
         new.log = self.log[:]
         legal = self._legal  # the fixed answers are shared (copied on the way out)
         new._legal = legal if legal is _FIXED.get(self.phase) else None
@@ -407,39 +407,38 @@ class GameState:
         Raises :class:`IllegalAction` (:class:`MalformedAction` when it is no action of this
         phase at all) and leaves the state unchanged. A ``keep`` is 5 cards in any order.
         """
-        seat: int = self.turn  # type: ignore[assignment]
         legal = self._legal
         if legal is None:
             if self.phase == "keep":
-                self._keep(seat, action)
+                self._keep(self.turn, action)  # type: ignore[arg-type]
                 return
-            if seat is None:
+            if self.turn is None:
                 raise ValueError("the hand is over: no action can be applied")
             legal = self._compute_legal()
-        try:
-            if action.__class__ is not str and not isinstance(action, str):
-                raise ValueError
-            # Record the state's own string (the answer may be an equal str of another type).
-            card = legal[legal.index(action)]
-        except ValueError:
-            raise _refuse(seat, self.phase, action, legal) from None
+        seat: int = self.turn  # type: ignore[assignment]
+        if action.__class__ is not str and not isinstance(action, str) or action not in legal:
+            raise _refuse(seat, self.phase, action, legal)
         phase = self.phase
-        self.log.append((seat, phase, card))
         if phase != "play":
+            # Record a plain str (the answer may be an equal str of another type).
+            card = action if action.__class__ is str else legal[legal.index(action)]
+            self.log.append((seat, phase, card))
             self._legal = None
             _STEPS[phase](self, seat, card)
             return
         # Playing a card, inline: rollouts spend most of their time here.
-        self.hands[seat].remove(card)
+        entry, play = _PLAYED[seat][action]
+        self.log.append(entry)
+        self.hands[seat].remove(action)
         trick = self.trick
-        trick.append((seat, card))
+        trick.append(play)
         if len(trick) < self._players:
             # The next seat's legal cards, now: it is asked for them next, whoever steps.
             turn = self.turn = self._next[seat]
             hand = self.hands[turn]
             self._legal = [*filter(self._follows[trick[0][1]], hand)] or hand  # type: ignore[index]
             return
-        winner = winning_play(trick, self.trump)[0]  # type: ignore[arg-type]
+        winner = max(trick, key=_WINNER[self.trump][trick[0][1]])[0]  # type: ignore[index]
         self.tricks.append((trick[0][0], tuple(trick), winner))
         self.tricks_won[winner] += 1
         self.trick = []
@@ -450,7 +449,7 @@ class GameState:
             self._legal = self.hands[winner]  # a lead may be any card
 
     def _bid1(self, seat: int, action: str) -> None:
-        self.bids.append({"seat": seat, "round": 1, "action": action})
+        self.bids.append(_BID_ENTRY[seat][1][action])
         if action == "order":
             self.trump, self.maker, self._follows = (up := self.upcard[1]), seat, _FOLLOW[up]
             if seat == self.dealer or self.rules.dealer_pickup == "mandatory":
@@ -463,7 +462,7 @@ class GameState:
             self.turn, self._legal = _CLOCKWISE[seat], _BID1_LEGAL
 
     def _bid2(self, seat: int, action: str) -> None:
-        self.bids.append({"seat": seat, "round": 2, "action": action})
+        self.bids.append(_BID_ENTRY[seat][2][action])
         if action != "pass":
             self._make(action, seat)
             self._ask_alone()
@@ -473,7 +472,7 @@ class GameState:
             self.turn = _CLOCKWISE[seat]
 
     def _joker_trump(self, seat: int, suit: str) -> None:
-        self.bids.append({"seat": seat, "round": 0, "action": suit})
+        self.bids.append(_BID_ENTRY[seat][0][suit])
         self._make(suit, seat)
         self._take_upcard()
 
@@ -500,7 +499,8 @@ class GameState:
 
     def _discard(self, seat: int, card: str) -> None:
         self.hands[seat].remove(card)
-        self.discards[seat].append(card)
+        self.discards = d = [*self.discards]  # new lists: copies share the old ones
+        d[seat] = [*d[seat], card]
         if self._asked:  # a lone dealer-maker's discard, after the alone calls
             self._start_play()
         else:
@@ -513,7 +513,7 @@ class GameState:
     def _alone(self, seat: int, action: str) -> None:
         self._asked += 1
         if action == "alone":
-            self.alone.append(seat)
+            self.alone = [*self.alone, seat]  # a new list: copies share the old one
             if seat != self.maker:  # the other defender sits out; nobody else is asked
                 self.sitting_out = 3 - self.maker - seat  # type: ignore[operator]
                 self._asked = 3
@@ -533,9 +533,10 @@ class GameState:
         if not _is_keep(action, pool):
             raise _refuse(seat, "keep", action, self._keep_lists())
         kept = sorted(action, key=_KEY)
-        self._legal = None
         self.log.append((seat, "keep", kept))
-        self.discards[seat].extend(sorted(set(pool).difference(kept), key=_KEY))
+        (rest := set(pool)).difference_update(kept)
+        self.discards = d = [*self.discards]  # new lists, as in _discard
+        d[seat] = [*d[seat], *sorted(rest, key=_KEY)]
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 

@@ -308,6 +308,15 @@ class MalformedAction(IllegalAction):
 _BID1: Final = ("pass", "order")
 _PICKUP: Final = ("pickup", "decline")
 _ALONE: Final = ("alone", "pass")
+_BID_ENTRY: Final = tuple(
+    tuple(
+        {a: {"seat": s, "round": r, "action": a} for a in actions}
+        for r, actions in ((0, SUITS), (1, _BID1), (2, ("pass", *SUITS)))
+    )
+    for s in (0, 1, 2)
+)
+"""``_BID_ENTRY[seat][round][action]``: a bid's entry in a state's ``bids``, made once, shared
+by every :class:`~arena.game.GameState` and never changed (observations and records copy it)."""
 _CARDS: Final = frozenset(deck(32)) | {JOKER}
 _WORDS: Final[dict[str, tuple[str, ...]]] = {
     "bid1": _BID1,

@@ -7,12 +7,12 @@ Run by hand (it is a benchmark, not a test; needs ``valgrind``)::
     python bench/engine_instructions.py --hands 100       # hand starts x 7 (default 100: 700)
 
 Each figure is instructions per decision of one warm repetition: the run with two repetitions
-minus the run with one (``PYTHONHASHSEED=0``), so start-up, imports and the first, cold pass
-cancel out. Rollouts are ``bench/engine.py``'s (a copy of each hand's first position played
-out by uniformly random ``legal_actions()`` + ``apply()``); matches are ``play_match`` with the
-bundled random bots. The reference is the plain engine before the game state (11de8a4), whose
-``play_match`` is the yardstick of the rollouts' ratio. Another revision is ``git archive``-d
-into a temporary folder.
+minus the run with one (``PYTHONHASHSEED=0``, no compiled files written), so start-up, imports
+and the first, cold pass cancel out. Rollouts are ``bench/engine.py``'s (a copy of each hand's
+first position played out by uniformly random ``legal_actions()`` + ``apply()``); matches are
+``play_match`` with the bundled random bots. The reference is the plain engine before the game
+state (11de8a4), whose ``play_match`` is the yardstick of the rollouts' ratio. Another revision
+is ``git archive``-d into a temporary folder.
 """
 
 from __future__ import annotations
@@ -83,7 +83,9 @@ def instructions(tree: str, mode: str, n: int) -> tuple[float, int]:
             + [__file__, "--child", tree, mode, str(n), str(reps)],
             capture_output=True,
             text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            # No compiled file written: else the first run of a fresh tree compiles and writes
+            # them, the second loads them, and the difference loses the compiling.
+            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"},
             check=False,
         )
         total = [line for line in run.stderr.splitlines() if "Collected" in line]

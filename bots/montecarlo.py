@@ -558,12 +558,12 @@ def _finish_bidding(state: GameState, wild: frozenset[int], rng: random.Random) 
     while state.phase not in ("play", OVER):
         seat: int = state.turn  # type: ignore[assignment]
         phase = state.phase
-        legal = state.legal_actions()
         hand = state.hands[seat]
-        if phase == "keep":
+        if phase == "keep":  # before legal_actions(): the keep's 252 options are not needed
             judge = _judge(rules.deck, state.trump)  # type: ignore[arg-type]
             state.apply(judge.keep((), [*hand, *state.dummy], 5))
             continue
+        legal = state.legal_actions()
         if seat in wild and phase in ("bid1", "bid2", "alone"):
             state.apply(legal[int(rng.random() * len(legal))])
             continue

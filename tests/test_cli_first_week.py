@@ -283,10 +283,12 @@ def test_ladder_help_shows_the_library_defaults() -> None:
 
 
 def test_compare_help_shows_the_library_defaults() -> None:
+    from arena import api
     from arena.cli import compare as cli_compare
     from arena.tournaments import compare
 
     assert cli_compare.THIRD_SHOWN == compare.DEFAULT_THIRD
+    assert api._THIRD == compare.DEFAULT_THIRD
     assert cli_compare.MAX_SETS_SHOWN == compare.DEFAULT_MAX_SETS
 
 

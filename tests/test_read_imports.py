@@ -1,6 +1,7 @@
 """The read commands load only what they use: ``arena standings`` and ``arena ladder --status``
 on a stored ladder and round robin import neither numpy, scipy nor Jinja2 (they cost most of
-such a command's time; issue 38), and still print what they read."""
+such a command's time; issue 38), nor the tournament runner, the sandbox's pool or the site,
+and still print what they read."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ try:
 except SystemExit as done:
     code = done.code
 heavy = ('numpy._core', 'scipy', 'jinja2')
-print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy[1:])))
+# and the run path: the tournament runner, the sandbox's pool, the site
+heavy += ('arena.tournaments.tournament', 'arena.sandbox.pool', 'arena.site')
+print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy[1:3])))
 """
 
 

@@ -37,7 +37,7 @@ LOOKAHEAD_SHOWN = 8
 
 def _check_settings(name: str) -> Any:
     def check(value: Any) -> None:
-        from arena.ladder.run import LadderSettings
+        from arena.ladder.settings import LadderSettings
 
         LadderSettings(**{name: value}).check()
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
+from arena.events import Joined, Left
 from arena.ladder.policy import Ladder, Parameters
 from arena.ladder.ratings import LadderRatings, SetResult
 from arena.sandbox.botfile import bundled_names
@@ -37,6 +38,12 @@ class FieldChange:
     joined: bool
     reason: str | None = None
     """Why it left: ``retired`` or ``replaced`` (by a newer version); None when it joined."""
+
+    def event(self, lid: str) -> Joined | Left:
+        """The change as the library's event (:mod:`arena.events`) of ladder ``lid``."""
+        if self.joined:
+            return Joined(lid, self.step, self.name, self.version)
+        return Left(lid, self.step, self.name, self.version, self.reason or "retired")
 
     def describe(self) -> str:
         """One line: ``set 40: frank (version 2) joins the ladder``."""

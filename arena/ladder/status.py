@@ -1,13 +1,18 @@
-"""A ladder as stored, as ``arena ladder --status`` shows it
-(:meth:`arena.api.Arena.ladder_status`)."""
+"""What a ladder is and did, as :class:`arena.api.Arena` returns it: its status as stored
+(``arena ladder --status``) and the result of one run."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.store import LadderEpoch, LadderMember, LadderSet, Store, StoredTournament
 from arena.tournaments.standings import Standing
+
+if TYPE_CHECKING:
+    from arena.tournaments.tournament import Plan, RunResult
 
 
 @dataclass
@@ -67,3 +72,25 @@ def _ladder_standings(store: Store, lid: str) -> list[Standing]:
     rows, _ = store.read_standings(lid)
     versions = {r["bot_version_id"]: store.bot_version(r["bot_version_id"]) for r in rows}
     return sorted((Standing.from_row(r, versions) for r in rows), key=lambda s: s.rank or 0)
+
+
+@dataclass
+class LadderRun:
+    """What one :meth:`arena.api.Arena.ladder` did."""
+
+    plan: Plan
+    """The ladder: its id, configuration and the field it started with."""
+    result: RunResult
+    """What was played in this call (``completed`` False: Ctrl-C or SIGTERM; ``stopped``
+    says why it stopped)."""
+    workers: int
+    log_path: Path | None
+    status: LadderStatus
+    """The ladder after the run."""
+    site: Path | None = None
+    """``index.html`` of the site, when rendered."""
+
+    @property
+    def tid(self) -> str:
+        """The ladder's id."""
+        return self.plan.tid

@@ -6,6 +6,7 @@ Untrusted bots go through :mod:`arena.sandbox`, which loads them in a locked-dow
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import types
 from pathlib import Path
@@ -65,6 +66,14 @@ def declared(source: str | ast.Module, attr: str) -> str | None:
 
 def bundled_name(path: Path) -> str:
     """The tournament name of a bundled bot file: its ``Bot.name``, else its stem."""
+    stat = path.stat()
+    return _declared_name(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _declared_name(path: Path, mtime_ns: int, size: int) -> str:
+    # Parsed once per version of the file: a submit asks for every bundled name several times
+    # (the reserved names, the smoke matches' opponents), and the Monte-Carlo bot is long.
     return declared(path.read_text(encoding="utf-8"), "name") or path.stem
 
 

@@ -7,13 +7,17 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from arena import stats
 from arena.engine import Rules
 from arena.errors import ArenaError
 from arena.stats import collusion
 from arena.store import BotFault, BotVersion, Store, StoredTournament, now
+
+if TYPE_CHECKING:
+    from arena.tournaments.tournament import Plan, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -222,3 +226,42 @@ def refresh_standings(store: Store) -> None:
     for listed in store.tournaments():
         if listed.tournament.ranked:  # a comparison has no standings; a ladder its own
             current_standings(store, listed.tournament.id)
+
+
+@dataclass
+class TournamentRun:
+    """What one :meth:`arena.api.Arena.run` did."""
+
+    plan: Plan
+    """The tournament: its id, configuration, bots and matches."""
+    result: RunResult
+    """What was played in this call."""
+    standings: list[Standing]
+    """The standings after the run, best first."""
+    workers: int
+    """Worker processes (or the executor's workers) that played."""
+    log_path: Path | None
+    """The run's log file (None: an in-memory database and no ``log_path`` given)."""
+    site: Path | None = None
+    """``index.html`` of the rendered site; None when not asked for or not finished."""
+
+    @property
+    def tid(self) -> str:
+        """The tournament's id."""
+        return self.plan.tid
+
+    @property
+    def completed(self) -> bool:
+        """Every match was played (False: interrupted; the same call again resumes)."""
+        return self.result.completed
+
+    @property
+    def status(self) -> str:
+        """``finished`` or ``interrupted``, as the tournament is stored."""
+        return "finished" if self.completed else "interrupted"
+
+    @property
+    def reason(self) -> str | None:
+        """Why a tournament that stops by its own rule (``until_separated``) stopped; None for
+        a fixed schedule."""
+        return self.result.stopped

@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -34,14 +34,16 @@ from arena.store import (
     ListedVersion,
     Store,
 )
-from arena.tournaments.driving import Judge
 from arena.tournaments.owners import describe as describe_owner
 from arena.tournaments.standings import StandingsReport
-from arena.tournaments.tournament import RunResult
 from arena.untrusted import clean, clean_line
 from arena.views.collusion import collusion_flags
 from arena.views.tables import fit, grid, name_column, plain, short_time
 from arena.views.transcript import format_hand
+
+if TYPE_CHECKING:  # a read command prints without loading the tournament runner
+    from arena.tournaments.driving import Judge
+    from arena.tournaments.tournament import RunResult
 
 
 def _name(names: dict[int, str], bot: int) -> Text:
