@@ -42,6 +42,8 @@ from arena.rules import (  # noqa: F401  (_RULE_VALUES: read by the docs tests)
     Deal,
     HandResult,
     InvalidDeal,
+    Observation,
+    PastHand,
     Rules,
     _check_scores,
     _check_seat,
@@ -81,7 +83,7 @@ tied at the top. A faulty seat's fallback (first legal action) is such a player.
 class Bot(Protocol):
     """What the engine needs of a player: one decision per observation."""
 
-    def act(self, obs: dict[str, Any]) -> Any:  # pragma: no cover - protocol
+    def act(self, obs: Observation) -> Any:  # pragma: no cover - protocol
         """Return one element of ``obs["legal"]`` (in ``keep``: 5 cards in any order)."""
 
 
@@ -195,7 +197,7 @@ class Match:
         self.hands: list[HandResult] = []
         self.winners: list[int] = []
         self._given: Iterator[Deal] | None = iter(deals) if deals is not None else None
-        self._history: list[dict[str, Any]] = []
+        self._history: list[PastHand] = []
 
     def is_over(self) -> bool:
         """Whether the match has a winner, or has stopped after ``max_hands`` hands."""
@@ -252,7 +254,7 @@ def play_hand(
     rules: Rules = DEFAULT_RULES,
     *,
     hand_number: int = 0,
-    history: Sequence[dict[str, Any]] = (),
+    history: Sequence[PastHand] = (),
 ) -> HandResult:
     """Play one hand of ``deal`` with ``dealer`` dealing and return what happened.
 

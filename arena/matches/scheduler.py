@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
 
-from arena.matches.record import MatchSlot
+from arena.matches.record import MatchSlot, SlotDict
 
 DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
@@ -50,6 +50,12 @@ class Entrant:
         return f"{self.name}:{self.sha256}"
 
 
+class SpecDict(SlotDict):
+    """:meth:`MatchSpec.to_dict`: a match's slot and its bots' names by seat."""
+
+    seats: list[str]
+
+
 @dataclass(frozen=True)
 class MatchSpec(MatchSlot):
     """One match to play: its slot in the schedule (:class:`arena.matches.record.MatchSlot`: id,
@@ -64,7 +70,7 @@ class MatchSpec(MatchSlot):
     seats: tuple[Entrant, Entrant, Entrant]
     deal_seed: int | str = field(repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SpecDict:
         """JSON-ready form (for logs and debugging)."""
         return {**self.slot_json(), "seats": [e.name for e in self.seats]}
 

@@ -14,7 +14,10 @@ backstop): a turn ends at whichever comes first. Pure arithmetic, no processes: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.rules import Observation
 
 __all__ = ["MatchClock", "where"]
 
@@ -75,7 +78,7 @@ class MatchClock:
         }
 
 
-def where(obs: dict[str, Any] | None) -> str:
+def where(obs: Observation | None) -> str:
     """Where in the match a decision is, for a fault message: ``"loading"``, ``"in phase bid1
     of hand 2"``, ``"playing trick 3 of hand 2"`` (hands and tricks counted from 1)."""
     if obs is None:

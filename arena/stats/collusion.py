@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from arena.engine import Deal, Rules, play_hand
+from arena.rules import Observation
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
 
 CLONE_SHARE: Final = 0.95
@@ -124,7 +125,7 @@ class _Replayer:
     def __init__(self, log: list[list[Any]], counts: list[int]) -> None:
         self.log, self.counts = log, counts
 
-    def act(self, obs: dict[str, Any]) -> Any:
+    def act(self, obs: Observation) -> Any:
         i = len(self.counts)
         self.counts.append(len(obs["legal"]))
         return self.log[i][2]

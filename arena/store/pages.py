@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from arena.rules import HandRecord
 from arena.store.base import StoreBase
 from arena.store.rows import (
     FinishedSeat,
@@ -119,7 +120,7 @@ class PageReads(StoreBase):
         )
         return [StoredFault.from_row(r) for r in rows]
 
-    def hand_records(self, match_id: str) -> list[dict[str, Any]]:
+    def hand_records(self, match_id: str) -> list[HandRecord]:
         """The full records of a match's hands, in order."""
         rows = self.conn.execute(
             "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)

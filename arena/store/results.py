@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from arena.matches.record import MatchRecord
+from arena.rules import HandRecord
 from arena.store.rows import StoredFault, StoredMatch
 from arena.store.schema import now
 from arena.store.totals import Totals
@@ -182,7 +183,7 @@ class MatchRecords(Totals):
             (tid,),
         ).fetchall()
 
-    def match(self, prefix: str) -> tuple[StoredMatch, list[dict[str, Any]]]:
+    def match(self, prefix: str) -> tuple[StoredMatch, list[HandRecord]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
         row = self._by_prefix("matches", "match", prefix)
         hands = [
