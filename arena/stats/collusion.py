@@ -33,6 +33,7 @@ from typing import Any, Final, TypeVar
 
 from arena.engine import Deal, Rules, play_hand
 from arena.rules import Observation
+from arena.stats.outcomes import SeatPlace
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
 
 CLONE_SHARE: Final = 0.95
@@ -410,7 +411,7 @@ def _expected(
 
 
 def kingmaking_rows(
-    seats: Iterable[dict[str, Any]], ratings: dict[int, float], *, pooled_ties: bool = False
+    seats: Iterable[SeatPlace], ratings: dict[int, float], *, pooled_ties: bool = False
 ) -> list[KingmakingRow]:
     """The kingmaking table from stored seats (``Store.seat_results``) and the ratings.
 
@@ -426,27 +427,27 @@ def kingmaking_rows(
     interval (family-wise confidence :data:`arena.stats.vocabulary.LEVEL` over every pair
     shown).
     """
-    by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_match: dict[str, list[SeatPlace]] = defaultdict(list)
     for s in seats:
-        by_match[s["match_id"]].append(s)
+        by_match[s.match_id].append(s)
     rated = [
         rows
         for rows in by_match.values()
-        if len(rows) == 3 and all(r["bot_version_id"] in ratings for r in rows)
+        if len(rows) == 3 and all(r.bot_version_id in ratings for r in rows)
     ]
-    ties = tie_rates(({r["bot_version_id"]: r["place"] for r in rows} for rows in rated), ratings)
+    ties = tie_rates(({r.bot_version_id: r.place for r in rows} for rows in rated), ratings)
     memo: dict[tuple[int, ...], tuple[float, float]] = {}
     patterns = [0] * len(TIE_PATTERNS)
     for rows in rated:
-        patterns[tie_pattern([r["place"] for r in rows])] += 1
+        patterns[tie_pattern([r.place for r in rows])] += 1
     shares = [n / max(1, len(rated)) for n in patterns]
     # (A, B) -> unit -> [residual sum, matches, observed sum, expected sum, variance sum]
     acc: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(
         lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
     )
     for rows in rated:
-        unit = unit_key(rows[0]["set_key"], rows[0]["round"])
-        place = {r["bot_version_id"]: r["place"] for r in rows}
+        unit = unit_key(rows[0].set_key, rows[0].round)
+        place = {r.bot_version_id: r.place for r in rows}
         for a, b, c in itertools.permutations(place, 3):
             y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
             key = (a, b, c, place[a], place[b], place[c])

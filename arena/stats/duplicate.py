@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from arena.stats.outcomes import DuplicateSeat
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, t_quantile, unit_key
 
 POSITIONS: Final = ("dealer", "dealer's left", "dealer's right")
@@ -52,7 +53,7 @@ class SeatRecord:
         return None if self.first_dealer is None else (self.seat - self.first_dealer) % 3
 
 
-def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
+def seat_records(rows: Iterable[DuplicateSeat]) -> list[SeatRecord]:
     """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`.
 
     A forfeit counts as what it is: the seat placed last (the match's placements say so) and
@@ -61,16 +62,16 @@ def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
     match outscore working bots in the duplicate table."""
     out = []
     for r in rows:
-        faulted = bool(r.get("faulted", 0))
+        faulted = bool(r.faulted)
         out.append(
             SeatRecord(
-                r["match_id"],
-                unit_key(r["set_key"], r["round"]),
-                r["seat"],
-                r["bot_version_id"],
-                0 if faulted else r["score"],
-                r["place"],
-                r["first_dealer"],
+                r.match_id,
+                unit_key(r.set_key, r.round),
+                r.seat,
+                r.bot_version_id,
+                0 if faulted else r.score,
+                r.place,
+                r.first_dealer,
                 faulted,
             )
         )

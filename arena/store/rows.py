@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arena.stats.outcomes import DuplicateSeat, SeatPlace
 from arena.store.kinds import KINDS
 
 
@@ -366,6 +367,20 @@ class SeatTiming:
 
 
 @dataclass(frozen=True)
+class StoredDeal:
+    """A stored hand's deal with its match (:meth:`arena.store.Store.stored_deals`): what
+    ``arena verify`` recomputes. ``hand`` is ``(hand number, dealer, up-card, deal)``, the
+    deal the JSON text of the hand record's; None for the one row of a match without hands."""
+
+    id: str
+    seed: int
+    round: int
+    bots: tuple[int, int, int]
+    hands_played: int
+    hand: tuple[int, int, str, str] | None
+
+
+@dataclass(frozen=True)
 class LogText:
     """What one seat's bot printed in a match (capped when stored)."""
 
@@ -375,6 +390,9 @@ class LogText:
 
 __all__ = [
     "BotFault",
+    "DuplicateSeat",
+    "SeatPlace",
+    "StoredDeal",
     "FinishedSeat",
     "LogText",
     "OpponentPlaces",
