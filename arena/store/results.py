@@ -169,8 +169,8 @@ class MatchRecords(Totals):
         return [
             DuplicateSeat(**r)
             for r in self.rows(
-                "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place, "
-                "s.faulted, h.dealer AS first_dealer "
+                "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.place, "
+                "s.faulted, s.score, h.dealer AS first_dealer "
                 "FROM match_seats s JOIN matches m ON m.id = s.match_id "
                 "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
                 "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
