@@ -19,10 +19,10 @@ import hashlib
 import hmac
 import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any, Final
+from typing import Final
 
 from arena.matches.record import MatchSlot, SlotDict
 
@@ -79,7 +79,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def tournament_id(config: dict[str, Any]) -> str:
+def tournament_id(config: Mapping[str, object]) -> str:
     """The tournament's identity: 16 hex digits of the hash of its canonical JSON config."""
     return _digest(json.dumps(config, sort_keys=True, separators=(",", ":")))[:16]
 

@@ -18,6 +18,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.site.replay import HandView, hand_view
 from arena.stats import BOUND_NOTES
+from arena.stats.standings import PairRow, RatingRow
 from arena.store import ROUND_ROBIN, Store, StoredMatch
 from arena.store.kinds import KINDS
 from arena.untrusted import name_problem
@@ -272,13 +273,13 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
     return rows
 
 
-def _leaderboard_order(row: dict[str, Any]) -> tuple[bool, int, bool, float, str]:
+def _leaderboard_order(row: RatingRow) -> tuple[bool, int, bool, float, str]:
     # Ranked first, by rank; then by rating, highest first, bots without one last; then name.
     rating = row["rating"]
     return (row["rank"] is None, row["rank"] or 0, rating is None, -(rating or 0.0), row["name"])
 
 
-def pairwise(store: Store, tournament_id: str) -> dict[tuple[int, int], Any]:
+def pairwise(store: Store, tournament_id: str) -> dict[tuple[int, int], PairRow]:
     """``(a, b) -> row`` of the ``pairwise`` table (rate, low, high, matches) for a tournament."""
     return {(r["bot_a"], r["bot_b"]): r for r in store.read_standings(tournament_id)[1]}
 

@@ -29,7 +29,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypedDict, TypeVar, cast
 
 from arena.engine import Deal, Rules, play_hand
 from arena.rules import Observation
@@ -45,6 +45,33 @@ KINGMAKING_MIN_UNITS: Final = 4
 
 
 # --- clones -------------------------------------------------------------------------------
+
+
+class ClonePairDict(TypedDict):
+    """:meth:`ClonePair.as_dict`: a ``clone_pairs`` row without its tournament (docs/schema.md;
+    ``flagged`` a bool, read back from the database as 0 or 1)."""
+
+    bot_a: int
+    bot_b: int
+    comparable: int
+    identical: int
+    share: float | None
+    flagged: int
+
+
+class KingmakingDict(TypedDict):
+    """:meth:`KingmakingRow.as_dict`: a ``kingmaking`` row without its tournament
+    (docs/schema.md; ``flagged`` a bool, read back from the database as 0 or 1)."""
+
+    bot_a: int
+    bot_b: int
+    matches: int
+    units: int
+    rate: float
+    expected: float
+    low: float | None
+    high: float | None
+    flagged: int
 
 
 @dataclass(frozen=True)
@@ -67,9 +94,16 @@ class ClonePair:
         share = self.share
         return share is not None and share > CLONE_SHARE and self.comparable >= CLONE_MIN_DECISIONS
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ClonePairDict:
         """The pair as a ``clone_pairs`` row (without its tournament)."""
-        return {**dataclasses.asdict(self), "share": self.share, "flagged": self.flagged}
+        return {
+            "bot_a": self.bot_a,
+            "bot_b": self.bot_b,
+            "comparable": self.comparable,
+            "identical": self.identical,
+            "share": self.share,
+            "flagged": self.flagged,
+        }
 
 
 @dataclass(frozen=True)
@@ -251,9 +285,9 @@ class KingmakingRow:
         """The rate's interval (None below two units)."""
         return None if self.low is None or self.high is None else Interval(self.low, self.high)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> KingmakingDict:
         """The row as a ``kingmaking`` row (without its tournament)."""
-        return dataclasses.asdict(self)
+        return cast(KingmakingDict, dataclasses.asdict(self))
 
 
 def expected_above(rating_b: float, rating_c: float) -> float:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
 from arena.lazy import lazy_module
 from arena.stats import intervals, plackett_luce
@@ -338,6 +338,41 @@ def rating_text(
     return f"{rating:.0f} ({low:.0f}-{high:.0f})"
 
 
+class RatingRow(TypedDict):
+    """A row of the ``ratings`` table (docs/schema.md): one bot's standing in a tournament."""
+
+    tournament_id: str
+    bot_version_id: int
+    name: str
+    rank: int | None
+    rating: float | None
+    rating_low: float | None
+    rating_high: float | None
+    rating_bound: Literal["upper", "lower"] | None
+    units: int
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    method: str
+    computed_at: str
+
+
+class PairRow(TypedDict):
+    """A row of the ``pairwise`` table (docs/schema.md): how often ``bot_a`` placed above
+    ``bot_b``."""
+
+    tournament_id: str
+    bot_a: int
+    bot_b: int
+    matches: int
+    units: int
+    above: float
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
 METHOD: Final = "pl-ml-shared-orders/cluster-t/wilson-neff/2"
 """Names the statistics stored rows were computed with: rows with another name are stale
 (recomputed on the next read), so a change of method never shows old figures."""
@@ -345,9 +380,9 @@ METHOD: Final = "pl-ml-shared-orders/cluster-t/wilson-neff/2"
 
 def to_rows(
     tid: str, table: Sequence[BotStanding], stamp: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[RatingRow], list[PairRow]]:
     """The ``ratings`` and ``pairwise`` rows of a tournament's standings (docs/schema.md)."""
-    ratings = [
+    ratings: list[RatingRow] = [
         {
             "tournament_id": tid,
             "bot_version_id": s.bot,
@@ -367,7 +402,7 @@ def to_rows(
         }
         for s in table
     ]
-    pairwise = [
+    pairwise: list[PairRow] = [
         {
             "tournament_id": tid,
             "bot_a": s.bot,
@@ -386,7 +421,7 @@ def to_rows(
 
 
 def from_rows(
-    ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
+    ratings: Sequence[RatingRow], pairwise: Sequence[PairRow]
 ) -> list[BotStanding]:
     """Standings back from their stored rows, in the order :func:`compute` returns them."""
     table = {

@@ -12,9 +12,9 @@ closes (docs/ladder.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from arena.errors import ArenaError
 from arena.matches import secrecy
@@ -40,6 +40,16 @@ class LadderMember:
     left_step: int | None
     left_at: str | None
     left_reason: str | None
+
+
+class LadderLine(TypedDict):
+    """A bot's line of a ladder's own ratings (:meth:`LadderRecords.write_ladder_standings`)."""
+
+    bot_version_id: int
+    rating: float
+    rating_low: float | None
+    rating_high: float | None
+    units: int
 
 
 @dataclass(frozen=True)
@@ -81,7 +91,7 @@ class LadderSet:
 class LadderRecords(MatchRecords):
     """The ``ladder_bots``, ``ladder_epochs`` and ``ladder_sets`` tables, and ``retired_at``."""
 
-    def ensure_ladder(self, lid: str, config: dict[str, Any]) -> DealSecret:
+    def ensure_ladder(self, lid: str, config: Mapping[str, object]) -> DealSecret:
         """Create the ladder's row and its epoch 0 (a fresh secret), or mark an existing one
         running again; return epoch 0's secret."""
         stamp = now()
@@ -95,7 +105,9 @@ class LadderRecords(MatchRecords):
                     (stamp, lid),
                 )
                 return self._ladder_secret(found[0])
-            secret_id = self._draw_secret(int(config["seed"]), stamp)
+            seed = config["seed"]
+            assert isinstance(seed, int)  # every config has its seed
+            secret_id = self._draw_secret(seed, stamp)
             self.db.table("tournaments").insert(
                 {
                     "id": lid,
@@ -338,7 +350,7 @@ class LadderRecords(MatchRecords):
         ).fetchone()
         return bool(row and row[0])
 
-    def write_ladder_standings(self, lid: str, lines: Sequence[dict[str, Any]]) -> None:
+    def write_ladder_standings(self, lid: str, lines: Sequence[LadderLine]) -> None:
         """Replace the ladder's ``ratings`` rows with ``lines`` (``bot_version_id``,
         ``rating``, ``rating_low``, ``rating_high``, ``units``), counting each bot's matches,
         wins, mean place and faults from its stored seats."""

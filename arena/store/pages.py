@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from arena.rules import HandRecord
+from arena.stats.collusion import ClonePairDict, KingmakingDict
 from arena.store.base import StoreBase
 from arena.store.rows import (
     FinishedSeat,
@@ -139,10 +140,10 @@ class PageReads(StoreBase):
         rows = self.conn.execute("SELECT seat, text FROM bot_logs WHERE match_id = ?", (match_id,))
         return {int(seat): text for seat, text in rows}
 
-    def report_rows(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def report_rows(self, tid: str) -> tuple[list[ClonePairDict], list[KingmakingDict]]:
         """The stored clone pairs (most identical first) and kingmaking rows (flagged first)
         of tournament ``tid``."""
-        return (
+        clones, kingmaking = (
             self.rows(
                 "SELECT * FROM clone_pairs WHERE tournament_id = ? "
                 "ORDER BY share DESC, bot_a, bot_b",
@@ -154,6 +155,8 @@ class PageReads(StoreBase):
                 [tid],
             ),
         )
+        # Every column of each table, by name (and its tournament_id).
+        return cast("list[ClonePairDict]", clones), cast("list[KingmakingDict]", kingmaking)
 
     def seats_in_finish_order(self, tid: str) -> list[FinishedSeat]:
         """Every seat of the tournament in the order its matches finished."""

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from arena.matches.record import MatchRecord
 from arena.rules import HandRecord
+from arena.stats.standings import PairRow, RatingRow
 from arena.store.base import Columns
 from arena.store.rows import DuplicateSeat, SeatPlace, StoredDeal, StoredFault, StoredMatch
 from arena.store.schema import now
@@ -242,15 +243,15 @@ class MatchRecords(Totals):
         )
         return int(row.fetchone()[0])
 
-    def read_standings(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def read_standings(self, tid: str) -> tuple[list[RatingRow], list[PairRow]]:
         """The stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
-        return (
-            self.rows("SELECT * FROM ratings WHERE tournament_id = ?", [tid]),
-            self.rows("SELECT * FROM pairwise WHERE tournament_id = ?", [tid]),
-        )
+        ratings = self.rows("SELECT * FROM ratings WHERE tournament_id = ?", [tid])
+        pairs = self.rows("SELECT * FROM pairwise WHERE tournament_id = ?", [tid])
+        # Every column of the table, by name: the rows the types say.
+        return cast("list[RatingRow]", ratings), cast("list[PairRow]", pairs)
 
     def write_standings(
-        self, tid: str, ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
+        self, tid: str, ratings: Sequence[RatingRow], pairwise: Sequence[PairRow]
     ) -> None:
         """Replace the stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
         with self._transaction():
@@ -259,9 +260,9 @@ class MatchRecords(Totals):
             # The reports were made from the old standings (cycles, kingmaking): dropped.
             self.conn.execute("DELETE FROM reports WHERE tournament_id = ?", (tid,))
             if ratings:
-                self.db.table("ratings").insert_all(ratings)
+                self.db.table("ratings").insert_all(dict(r) for r in ratings)
             if pairwise:
-                self.db.table("pairwise").insert_all(pairwise)
+                self.db.table("pairwise").insert_all(dict(p) for p in pairwise)
 
     def read_reports(self, tid: str) -> tuple[int, Mapping[str, object]] | None:
         """The reports stored with tournament ``tid``'s standings: the matches they were made
@@ -282,14 +283,15 @@ class MatchRecords(Totals):
             )
 
     def replace_tournament_rows(
-        self, tid: str, tables: dict[str, Sequence[dict[str, Any]]]
+        self, tid: str, tables: Mapping[str, Sequence[Mapping[str, object]]]
     ) -> None:
-        """Replace the rows of tournament ``tid`` in each of ``tables`` in one transaction."""
+        """Replace the rows of tournament ``tid`` in each of ``tables`` (a table's name to its
+        rows, each a column name to its value) in one transaction."""
         with self._transaction():
             for table, rows in tables.items():
                 self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
                 if rows:
-                    self.db.table(table).insert_all(rows)
+                    self.db.table(table).insert_all(dict(r) for r in rows)
 
     def stored_deals(self, tid: str) -> Iterator[StoredDeal]:
         """Every stored hand's deal, dealer and up-card with its match, in match and hand

@@ -7,7 +7,6 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from arena import stats
 from arena.engine import Rules
@@ -105,7 +104,7 @@ class Standing:
         )  # fmt: skip
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], versions: dict[int, BotVersion]) -> Standing:
+    def from_row(cls, row: stats.RatingRow, versions: dict[int, BotVersion]) -> Standing:
         """The row of a stored ``ratings`` row (docs/schema.md), with its version."""
         v = versions.get(row["bot_version_id"])
         return cls(

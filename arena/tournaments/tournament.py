@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
@@ -78,7 +78,8 @@ class Plan:
     """A tournament ready to run: its identity, its bots and its schedule."""
 
     tid: str
-    config: dict[str, Any]
+    config: Mapping[str, object]
+    """Its identity (:func:`arena.matches.scheduler.tournament_id`): a JSON object."""
     versions: list[BotVersion]
     rules: Rules
     limits: Limits
