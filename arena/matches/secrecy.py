@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Final
 from arena.engine import Rules, deal_for, first_dealer
 from arena.errors import ArenaError
 from arena.matches.scheduler import Entrant, deal_seed, match_seed
+from arena.rules import DealDict
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -185,7 +186,7 @@ def check_match(
     secret: bytes | None,
     rules: Rules,
     hands_played: int,
-    hands: Iterable[tuple[int, int, str, dict[str, Any]]],
+    hands: Iterable[tuple[int, int, str, DealDict]],
 ) -> tuple[int, str | None]:
     """Check one stored match: its public seed and every hand's deal, dealer and up-card.
 

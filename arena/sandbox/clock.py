@@ -14,7 +14,7 @@ backstop): a turn ends at whichever comes first. Pure arithmetic, no processes: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from arena.rules import Observation
@@ -67,15 +67,6 @@ class MatchClock:
             f"ran out of its match clock {place}: {used:.2f} s of wall time used over {loading}; "
             f"the clock gave {self.bank:g} s + {n} x {self.increment:g} s = {self.allowed:.2f} s"
         )
-
-    def figures(self) -> dict[str, Any]:
-        """The clock as plain numbers (seconds, rounded to microseconds)."""
-        return {
-            "bank": self.bank,
-            "increment": self.increment,
-            "used": round(self.used, 6),
-            "decisions": self.decisions,
-        }
 
 
 def where(obs: Observation | None) -> str:

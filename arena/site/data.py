@@ -11,7 +11,7 @@ import json
 import re
 import urllib.parse
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,8 +123,9 @@ class Tournament:
     created_at: str
     updated_at: str
     finished_at: str | None
-    rules: dict[str, Any]
-    limits: dict[str, Any]
+    rules: Mapping[str, object]
+    """The stored rules (a JSON object; empty when unreadable)."""
+    limits: Mapping[str, object]
     bots: list[BotRef]
     commitment: str
     """SHA-256 of the deal secret."""
@@ -226,7 +227,7 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
     yet (interrupted before the end) still gets its counts, ordered by mean place.
     """
     places: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
-    counts: dict[int, dict[str, Any]] = {}
+    counts: dict[int, dict[str, int]] = {}
     for n in store.place_totals(tournament_id):
         places[n.version_id] = list(n.places)
         counts[n.version_id] = {

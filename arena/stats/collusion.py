@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypedDict, TypeVar, cast
 
 from arena.engine import Deal, Rules, play_hand
-from arena.rules import Observation
+from arena.rules import HandRecord, Observation
 from arena.stats.outcomes import SeatPlace
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
 
@@ -110,7 +110,7 @@ class ClonePair:
 class _Hand:
     """One stored hand, parsed and replayed once for every seating that played it."""
 
-    record: dict[str, Any]
+    record: HandRecord
     legal: list[int] | None  # legal actions at each log entry; None: not reproducible
     unforced: tuple[int, int, int]  # decisions with more than one legal action, per seat
 
@@ -166,7 +166,12 @@ class _Replayer:
         return self.log[i][2]
 
 
-def _replay_legal_counts(hand: dict[str, Any], rules: Rules) -> list[int] | None:
+def _log(record: HandRecord) -> list[list[Any]]:
+    """The record's decisions, each ``[seat, phase, action]`` (a JSON triple) as stored."""
+    return cast("list[list[Any]]", record["log"])
+
+
+def _replay_legal_counts(hand: HandRecord, rules: Rules) -> list[int] | None:
     """Replay a stored hand through the engine to learn which of its decisions were forced."""
     counts: list[int] = []
     bot = _Replayer(hand["log"], counts)
@@ -211,7 +216,7 @@ def _walk(one: _Match, two: _Match, hands: _Hands, tally: dict[tuple[int, int], 
                 entry[0] += first.unforced[s]
                 entry[1] += first.unforced[s]
             continue
-        log1, log2 = first.record["log"], hands.get(two.hands[k]).record["log"]
+        log1, log2 = _log(first.record), _log(hands.get(two.hands[k]).record)
         for i in range(min(len(log1), len(log2))):
             seat, phase, a1 = log1[i]
             seat2, phase2, a2 = log2[i]

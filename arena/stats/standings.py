@@ -15,7 +15,7 @@ number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
@@ -278,9 +278,12 @@ def _ranked(table: list[BotStanding]) -> list[BotStanding]:
     return played + sorted((s for s in table if not s.matches), key=lambda s: s.name)
 
 
-def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]]) -> list[dict]:
+def to_json(
+    standings: Sequence[BotStanding], versions: Mapping[int, tuple[int, str]]
+) -> list[StandingJSON]:
     """The ``arena standings --json`` list: one object per bot (docs/statistics.md), its keys
-    the names of :class:`arena.tournaments.standings.Standing`'s fields (and ``placed_above``)."""
+    the names of :class:`arena.tournaments.standings.Standing`'s fields (and ``placed_above``).
+    ``versions``: each bot version's number and hash, by id."""
     names = {s.bot: s.name for s in standings}
     r1 = _round(1)
     r4 = _round(4)
@@ -297,8 +300,8 @@ def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]
             "bound": s.bound,
             "rank": s.rank,
             "units": s.units,
-            "version": versions.get(s.bot, {}).get("version"),
-            "sha256": versions.get(s.bot, {}).get("sha256"),
+            "version": versions[s.bot][0] if s.bot in versions else None,
+            "sha256": versions[s.bot][1] if s.bot in versions else None,
             "bot_version_id": s.bot,
             "placed_above": {
                 names[o]: {
@@ -313,6 +316,36 @@ def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]
         }
         for s in standings
     ]
+
+
+class PlacedAbove(TypedDict):
+    """How often a bot placed above one other (``placed_above`` of :class:`StandingJSON`)."""
+
+    matches: int
+    rate: float | None
+    low: float | None
+    high: float | None
+    units: int
+
+
+class StandingJSON(TypedDict):
+    """One bot of ``arena standings --json`` (docs/statistics.md)."""
+
+    name: str
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    rating: float | None
+    low: float | None
+    high: float | None
+    bound: Literal["upper", "lower"] | None
+    rank: int | None
+    units: int
+    version: int | None
+    sha256: str | None
+    bot_version_id: int
+    placed_above: dict[str, PlacedAbove]
 
 
 def _round(digits: int) -> Any:
@@ -420,9 +453,7 @@ def to_rows(
     return ratings, pairwise
 
 
-def from_rows(
-    ratings: Sequence[RatingRow], pairwise: Sequence[PairRow]
-) -> list[BotStanding]:
+def from_rows(ratings: Sequence[RatingRow], pairwise: Sequence[PairRow]) -> list[BotStanding]:
     """Standings back from their stored rows, in the order :func:`compute` returns them."""
     table = {
         r["bot_version_id"]: BotStanding(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from arena.errors import ArenaError
 from arena.matches import secrecy
@@ -52,6 +52,17 @@ class LadderLine(TypedDict):
     units: int
 
 
+class EpochDict(TypedDict):
+    """:meth:`LadderEpoch.to_dict`: an epoch of a ladder (``arena tournaments --json``)."""
+
+    epoch: int
+    first_step: int
+    opened_at: str
+    closed_at: str | None
+    commitment: str
+    secret: str | None
+
+
 @dataclass(frozen=True)
 class LadderEpoch:
     """A row of ``ladder_epochs`` with its deal secret (revealed only once ``closed_at``)."""
@@ -62,7 +73,7 @@ class LadderEpoch:
     closed_at: str | None
     secret: DealSecret
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EpochDict:
         """JSON-ready: the commitment always, the secret only once the epoch is closed."""
         return {
             "epoch": self.epoch,
