@@ -383,7 +383,6 @@ def _play_todo(
             nonlocal played
             kept = unfolds.write(store, records)
             played += len(kept)
-            unfolds.stored(kept)
             report(len(kept))
             for r in kept:
                 for f in r.faults:
@@ -460,7 +459,7 @@ def run(
     """
     check_worker_count(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
-    ranked = store.tournament(tid).ranked  # a comparison has no standings; a ladder its own
+    ranked = unfolds.ranked  # a comparison has no standings; a ladder its own
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True
