@@ -337,16 +337,6 @@ class FinishedSeat:
 
 
 @dataclass(frozen=True)
-class OpponentPlaces:
-    """A seat of some bot versions (:meth:`arena.store.Store.opponent_places`) beside one
-    opponent in the same match: the version's ``place``, the opponent's, and its version."""
-
-    place: int
-    opponent_place: int
-    opponent: int
-
-
-@dataclass(frozen=True)
 class SeatTiming:
     """What some bot versions' seats add up to (:meth:`arena.store.Store.timing`): seats
     played, decisions, times asked; the wall time of the asked decisions (in all, the slowest)
@@ -395,7 +385,6 @@ __all__ = [
     "StoredDeal",
     "FinishedSeat",
     "LogText",
-    "OpponentPlaces",
     "PlaceCount",
     "PlaceTotal",
     "SeatTiming",
