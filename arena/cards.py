@@ -25,10 +25,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
+
+if TYPE_CHECKING:  # types only: at run time cards imports nothing of arena (bots import it)
+    from arena.rules import Observation, SeatCard
 
 __all__ = [
     "SUITS",
+    "plays",
     "RANKS",
     "JOKER",
     "InvalidCard",
@@ -307,13 +311,29 @@ class Unseen(NamedTuple):
         return len(self.cards) - sum(self.holders.values()) - self.dummy
 
 
-def _plays(obs: dict[str, Any]) -> list[list[tuple[int, str]]]:
+def plays(pairs: Iterable[SeatCard]) -> list[tuple[int, str]]:
+    """``[seat, card]`` pairs (a trick's ``cards``, the observation's ``trick``) as
+    ``(seat, card)`` tuples, checked: a ValueError for a pair that is not an int and a str."""
+    out = []
+    for seat, card in pairs:
+        if not isinstance(seat, int) or not isinstance(card, str):
+            raise ValueError(f"not a [seat, card] pair: {[seat, card]!r}")
+        out.append((seat, card))
+    return out
+
+
+def _plays(obs: Observation) -> list[list[tuple[int, str]]]:
     """The tricks of ``obs`` so far (the one in progress last) as ``(seat, card)`` lists."""
-    tricks = [[(s, c) for s, c in t["cards"]] for t in obs["tricks"]]
-    return [*tricks, [(s, c) for s, c in obs["trick"]]]
+    tricks = [[(s, c) for s, c in _pairs(t["cards"])] for t in obs["tricks"]]
+    return [*tricks, [(s, c) for s, c in _pairs(obs["trick"])]]
 
 
-def _held(obs: dict[str, Any], seat: int) -> int:
+def _pairs(plays: list[SeatCard]) -> list[list[Any]]:
+    """``plays``, each ``[seat, card]`` (an int and a str, in a JSON pair), as read."""
+    return cast("list[list[Any]]", plays)
+
+
+def _held(obs: Observation, seat: int) -> int:
     """How many cards ``seat`` held before its plays of this hand."""
     phase, dealer, maker = obs["phase"], obs["dealer"], obs["maker"]
     # Everyone plays from 5; before play a dealer who took the up-card holds 6 until the
@@ -324,7 +344,7 @@ def _held(obs: dict[str, Any], seat: int) -> int:
     return 5
 
 
-def unseen(obs: dict[str, Any]) -> Unseen:
+def unseen(obs: Observation) -> Unseen:
     """What the seat of ``obs`` cannot see now, and where those cards must be."""
     me, phase, trump, dealer = obs["seat"], obs["phase"], obs["trump"], obs["dealer"]
     up = obs["upcard"]
@@ -333,8 +353,8 @@ def unseen(obs: dict[str, Any]) -> Unseen:
     voids: tuple[set[str], ...] = (set(), set(), set())
     up_played = False
     if phase == "play":
-        eff = suit_table(trump)
-        for trick in (*(t["cards"] for t in obs["tricks"]), obs["trick"]):
+        eff = suit_table(cast(str, trump))  # trump is named before play
+        for trick in (*(_pairs(t["cards"]) for t in obs["tricks"]), _pairs(obs["trick"])):
             if trick:
                 led = eff[trick[0][1]]
                 for seat, card in trick:
@@ -372,12 +392,12 @@ def unseen(obs: dict[str, Any]) -> Unseen:
     )
 
 
-def _kept_with_dummy(obs: dict[str, Any], seat: int) -> bool:
+def _kept_with_dummy(obs: Observation, seat: int) -> bool:
     """Whether ``seat`` is a maker who has taken the dummy and kept 5 (its discards hidden)."""
     return obs["phase"] == "play" and seat == obs["maker"] and seat not in obs["alone"]
 
 
-def _placed(obs: dict[str, Any], info: Unseen, hands: dict[int, Sequence[str]]) -> list[list[str]]:
+def _placed(obs: Observation, info: Unseen, hands: dict[int, Sequence[str]]) -> list[list[str]]:
     """Every seat's current hand: the observer's own, and the guessed ones (checked)."""
     current: list[list[str]] = [[], [], []]
     if obs["phase"] != "joker_trump":
@@ -404,7 +424,7 @@ def _placed(obs: dict[str, Any], info: Unseen, hands: dict[int, Sequence[str]]) 
     return current
 
 
-def _hidden_places(obs: dict[str, Any], rules_kitty: int) -> list[tuple[str, int, int]]:
+def _hidden_places(obs: Observation, rules_kitty: int) -> list[tuple[str, int, int]]:
     """Places of dead unseen cards, in filling order: ``(what, seat, how many)``."""
     me, phase, dealer, maker = obs["seat"], obs["phase"], obs["dealer"], obs["maker"]
     pickup, alone = obs["pickup"], obs["alone"]
@@ -436,7 +456,7 @@ class _Guess(NamedTuple):
 
 
 def _guess_deal(
-    obs: dict[str, Any],
+    obs: Observation,
     hands: dict[int, Sequence[str]],
     dummy: Sequence[str] | None,
     kitty_size: int,
@@ -478,7 +498,7 @@ def _guess_deal(
 
 
 def _dead(
-    obs: dict[str, Any], info: Unseen, rest: list[str], kitty_size: int
+    obs: Observation, info: Unseen, rest: list[str], kitty_size: int
 ) -> tuple[list[list[str]], list[str], list[str]]:
     """Place the unseen cards nobody holds: discards by seat, the kitty (up-card first) and a
     lone maker's face-down dummy (empty when there is none)."""
@@ -505,7 +525,7 @@ def _dead(
 
 def _replay(
     state: Any,
-    obs: dict[str, Any],
+    obs: Observation,
     current: list[list[str]],
     played: list[list[str]],
     discards: list[list[str]],

@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypedDict
 
 from arena.cards import deck
 from arena.game import GameState, IllegalAction, MalformedAction, is_legal
@@ -40,9 +40,13 @@ from arena.rules import (  # noqa: F401  (_RULE_VALUES: read by the docs tests)
     DEFAULT_RULES,
     PHASES,
     Deal,
+    HandRecord,
     HandResult,
     InvalidDeal,
+    Observation,
+    PastHand,
     Rules,
+    RulesDict,
     _check_scores,
     _check_seat,
     match_winners,
@@ -81,7 +85,7 @@ tied at the top. A faulty seat's fallback (first legal action) is such a player.
 class Bot(Protocol):
     """What the engine needs of a player: one decision per observation."""
 
-    def act(self, obs: dict[str, Any]) -> Any:  # pragma: no cover - protocol
+    def act(self, obs: Observation) -> Any:  # pragma: no cover - protocol
         """Return one element of ``obs["legal"]`` (in ``keep``: 5 cards in any order)."""
 
 
@@ -126,6 +130,19 @@ def first_dealer(seed: int | str) -> int:
     return _draw(f"arena/dealer/{seed}") % 3
 
 
+class MatchDict(TypedDict):
+    """:meth:`MatchResult.to_dict`."""
+
+    seed: int | str
+    rules: RulesDict
+    first_dealer: int
+    scores: list[int]
+    winners: list[int]
+    placements: list[int]
+    hands: list[HandRecord]
+    truncated: bool
+
+
 @dataclass
 class MatchResult:
     """A finished match. ``placements[s]`` is seat ``s``'s place (1 = first, ties share)."""
@@ -139,7 +156,7 @@ class MatchResult:
     hands: list[HandResult]
     truncated: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MatchDict:
         """The whole match as JSON-ready data (every hand's full record included)."""
         return {
             "seed": self.seed,
@@ -153,7 +170,7 @@ class MatchResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MatchResult:
+    def from_dict(cls, data: MatchDict) -> MatchResult:
         """Inverse of :meth:`to_dict`."""
         return cls(
             seed=data["seed"],
@@ -195,7 +212,7 @@ class Match:
         self.hands: list[HandResult] = []
         self.winners: list[int] = []
         self._given: Iterator[Deal] | None = iter(deals) if deals is not None else None
-        self._history: list[dict[str, Any]] = []
+        self._history: list[PastHand] = []
 
     def is_over(self) -> bool:
         """Whether the match has a winner, or has stopped after ``max_hands`` hands."""
@@ -252,7 +269,7 @@ def play_hand(
     rules: Rules = DEFAULT_RULES,
     *,
     hand_number: int = 0,
-    history: Sequence[dict[str, Any]] = (),
+    history: Sequence[PastHand] = (),
 ) -> HandResult:
     """Play one hand of ``deal`` with ``dealer`` dealing and return what happened.
 

@@ -2,17 +2,15 @@
 
 :class:`GameState` holds a hand in progress: whose :attr:`~GameState.turn` it is and in which
 :attr:`~GameState.phase`, :meth:`~GameState.legal_actions`, :meth:`~GameState.apply` (raises
-:class:`IllegalAction`), :meth:`~GameState.observation` (the protocol's dict for one seat),
-:meth:`~GameState.copy`, :meth:`~GameState.is_over` and :meth:`~GameState.result`. The referee
-(:mod:`arena.engine`), the bundled bots and ``arena play`` all step this one state, so the rules
-of docs/rules.md are written here and in :mod:`arena.rules`, nowhere else.
+:class:`IllegalAction`), :meth:`~GameState.observation`, :meth:`~GameState.copy`,
+:meth:`~GameState.is_over`, :meth:`~GameState.result`. The referee (:mod:`arena.engine`), the
+bots and ``arena play`` step this one state: the rules are here and in :mod:`arena.rules` only.
 
-The module is pure (standard library, :mod:`arena.cards` and :mod:`arena.rules` only, no I/O)
-and the sandbox stages it beside ``arena.cards``: a bot may ``import arena.game``. A search bot
-rebuilds a state from its observation and a guess of the cards it cannot see
-(:meth:`GameState.from_observation`; :func:`arena.worlds.unseen` says what must be guessed
-and :func:`arena.worlds.sample_state` guesses uniformly), then plays it out with ``copy``,
-``legal_actions`` and ``apply``, which never build observations.
+The module is pure (standard library, :mod:`arena.cards` and :mod:`arena.rules` only, no I/O) and
+staged beside ``arena.cards``: a bot may ``import arena.game``. A search bot rebuilds a state from
+its observation and a guess of the unseen cards (:meth:`GameState.from_observation`;
+:func:`arena.worlds.unseen` says what to guess, :func:`arena.worlds.sample_state` guesses uniformly)
+and plays it out with ``copy``, ``legal_actions`` and ``apply`` (no observations).
 
 >>> from arena.rules import Deal
 >>> state = GameState(Deal(
@@ -41,11 +39,14 @@ from arena.rules import (
     _BID_ENTRY,
     _PICKUP,
     DEFAULT_RULES,
+    Bid,
     Deal,
     HandResult,
     IllegalAction,
     InvalidDeal,
     MalformedAction,
+    Observation,
+    PastHand,
     Rules,
     _check_scores,
     _check_seat,
@@ -60,14 +61,7 @@ from arena.rules import (
     rules_of,
 )
 
-__all__ = [
-    "OVER",
-    "GameState",
-    "IllegalAction",
-    "MalformedAction",
-    "is_legal",
-    "rules_of",
-]
+__all__ = ["OVER", "GameState", "IllegalAction", "MalformedAction", "is_legal", "rules_of"]
 
 OVER: Final = "over"
 """The :attr:`GameState.phase` of a finished hand (never an observation's phase)."""
@@ -149,7 +143,7 @@ class GameState:
         scores: Sequence[int] = (0, 0, 0),
         *,
         hand_number: int = 0,
-        history: Sequence[dict[str, Any]] = (),
+        history: Sequence[PastHand] = (),
     ) -> None:
         _check_seat(dealer, "dealer")
         self._start(deal.checked(rules), rules, dealer, _check_scores(scores), hand_number)
@@ -166,7 +160,7 @@ class GameState:
         dealer: int,
         scores: list[int],
         hand_number: int,
-        history: list[dict[str, Any]],
+        history: list[PastHand],
     ) -> GameState:
         """A hand of a running :class:`arena.engine.Match`: its values are checked already,
         and its history entries are :meth:`HandResult.summary` dicts, whose lists are known."""
@@ -199,7 +193,7 @@ class GameState:
             self.hands = [sort_cards(h) for h in deal.hands]
         self.dummy = list(deal.dummy)
         self.upcard = deal.kitty[0]
-        self.bids: list[dict[str, Any]] = []
+        self.bids: list[Bid] = []
         self.pickup: bool | None = None
         self.trump: str | None = None
         self.maker: int | None = None
@@ -279,7 +273,7 @@ class GameState:
             return [c for c in self.hands[seat] if c != self.upcard]  # type: ignore[index]
         return list(SUITS)  # joker_trump
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: int) -> Observation:
         """What ``seat`` is shown now: the protocol's observation dict (docs/protocol.md).
 
         Nothing private to another seat. For the seat to act it is exactly what a bot is
@@ -296,7 +290,7 @@ class GameState:
         else:
             legal = []
         phase = self.phase
-        obs = {
+        obs: Observation = {
             "phase": phase,
             "seat": seat,
             "dealer": self.dealer,
@@ -304,7 +298,7 @@ class GameState:
             # The Joker's dealer names trump before seeing the hand.
             "hand": self.hands[seat][:] if phase != "joker_trump" or seat != turn else [],
             "upcard": self.upcard,
-            "bids": list(map(dict.copy, self.bids)),
+            "bids": [b.copy() for b in self.bids],
             "pickup": self.pickup,
             "trump": self.trump,
             "maker": self.maker,
@@ -342,7 +336,7 @@ class GameState:
             dealer=self.dealer,
             deal=self.deal,
             scores_before=self.scores[:],
-            bids=list(map(dict.copy, self.bids)),
+            bids=[b.copy() for b in self.bids],
             pickup=self.pickup,
             trump=self.trump,
             maker=self.maker,
@@ -557,7 +551,7 @@ class GameState:
     @classmethod
     def from_observation(
         cls,
-        obs: dict[str, Any],
+        obs: Observation,
         hands: dict[int, Sequence[str]],
         dummy: Sequence[str] | None = None,
     ) -> GameState:

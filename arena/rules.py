@@ -17,33 +17,117 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from arena.cards import JOKER, SUITS, deck, parse_card
 
 __all__ = [
-    "PHASES",
-    "Rules",
-    "DEFAULT_RULES",
-    "Deal",
-    "InvalidDeal",
-    "HandResult",
-    "IllegalAction",
-    "MalformedAction",
-    "is_legal",
-    "rules_of",
-    "hand_points",
-    "lone_defender",
-    "next_seat",
-    "opening_leader",
-    "bidding_order",
-    "match_winners",
-    "placements",
-]
+    "PHASES", "Rules", "DEFAULT_RULES", "Deal", "InvalidDeal", "HandResult", "IllegalAction",
+    "MalformedAction", "is_legal", "rules_of", "hand_points", "lone_defender", "next_seat",
+    "opening_leader", "bidding_order", "match_winners", "placements", "Observation",
+    "RulesDict", "DealDict", "Bid", "SeatCard", "TrickRecord", "PastHand", "HandRecord",
+]  # fmt: skip
 
 Phase = Literal["bid1", "pickup", "discard", "bid2", "alone", "keep", "play", "joker_trump"]
 PHASES: Final = ("bid1", "pickup", "discard", "bid2", "alone", "keep", "play", "joker_trump")
 """Every observation phase, in the order they can occur within a hand (``joker_trump`` first)."""
+
+
+class RulesDict(TypedDict):
+    """:meth:`Rules.to_dict`: the ``rules`` key of every observation."""
+
+    deck: int
+    target: int
+    dealer_pickup: Literal["optional", "mandatory"]
+    round2_allow_turned_down: bool
+    stick_the_dealer: bool
+    both_alone_lead: Literal["lone_defender", "maker"]
+    lone_maker_march: int
+    lone_defender_scoring: Literal["both", "lone_only"]
+    tie_policy: Literal["play_on", "shared_win"]
+
+
+class DealDict(TypedDict):
+    """:meth:`Deal.to_dict`."""
+
+    hands: list[list[str]]
+    dummy: list[str]
+    kitty: list[str]
+
+
+class Bid(TypedDict):
+    """One bid of the hand: ``round`` 1 or 2, or 0 for the Joker's dealer naming trump."""
+
+    seat: int
+    round: int
+    action: str
+
+
+SeatCard = list[int | str]  # [seat, card]: a card played and who played it (a JSON pair)
+
+
+class TrickRecord(TypedDict):
+    """A completed trick: who led, the ``[seat, card]`` plays in order, who won."""
+
+    leader: int
+    cards: list[SeatCard]
+    winner: int
+
+
+class PastHand(TypedDict):
+    """:meth:`HandResult.summary`: the public record of a hand, an entry of the
+    observation's ``history``."""
+
+    dealer: int
+    trump: str | None
+    maker: int | None
+    alone: list[int]
+    tricks_won: list[int]
+    points: list[int]
+    passed_out: bool
+    sitting_out: int | None
+    upcard: str
+    pickup: bool | None
+
+
+class HandRecord(PastHand):
+    """:meth:`HandResult.to_dict`: the whole hand, private cards included."""
+
+    hand_number: int
+    deal: DealDict
+    scores_before: list[int]
+    bids: list[Bid]
+    tricks: list[TrickRecord]
+    discards: list[list[str]]
+    log: list[list[int | str | list[str]]]  # [seat, phase, action] by decision
+
+
+class Observation(TypedDict):
+    """What a seat is shown at a decision (docs/protocol.md): a plain JSON-like dict, the
+    argument of every bot's ``act``. ``legal`` holds words or cards (in ``keep``, 5-card
+    lists), ``discards`` the seat's own this hand; ``dummy`` is shown to the maker in ``keep``."""
+
+    phase: str
+    seat: int
+    dealer: int
+    scores: list[int]
+    hand: list[str]
+    upcard: str
+    bids: list[Bid]
+    pickup: bool | None
+    trump: str | None
+    maker: int | None
+    alone: list[int]
+    sitting_out: int | None
+    tricks: list[TrickRecord]
+    trick: list[SeatCard]
+    legal: list[str] | list[list[str]]
+    rules: RulesDict
+    hand_number: int
+    history: list[PastHand]
+    discards: list[str]
+    dummy: NotRequired[list[str]]
+
 
 _RULE_VALUES: Final[dict[str, tuple[object, ...]]] = {
     "deck": (24, 32, 25),
@@ -79,12 +163,12 @@ class Rules:
         if type(self.target) is not int or self.target < 1:
             raise ValueError(f"Rules.target must be a positive int, not {self.target!r}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RulesDict:
         """The fields as a plain dict (the ``rules`` key of every observation)."""
-        return asdict(self)
+        return cast(RulesDict, asdict(self))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Rules:
+    def from_dict(cls, data: RulesDict) -> Rules:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
@@ -179,7 +263,7 @@ class Deal:
         )
         return deal
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DealDict:
         """JSON form: ``{"hands": [[...]x3], "dummy": [...], "kitty": [...]}``."""
         return {
             "hands": [list(h) for h in self.hands],
@@ -188,12 +272,12 @@ class Deal:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Deal:
+    def from_dict(cls, data: DealDict) -> Deal:
         """Inverse of :meth:`to_dict`."""
         return cls(data["hands"], data["dummy"], data["kitty"])
 
 
-def _trick_dicts(tricks: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _trick_dicts(tricks: Iterable[TrickRecord]) -> list[TrickRecord]:
     """Fresh copies of trick records (``cards`` as lists of ``[seat, card]``)."""
     return [
         {"leader": t["leader"], "cards": [list(p) for p in t["cards"]], "winner": t["winner"]}
@@ -212,13 +296,13 @@ class HandResult:
     dealer: int
     deal: Deal
     scores_before: list[int]
-    bids: list[dict[str, Any]]
+    bids: list[Bid]
     pickup: bool | None
     trump: str | None
     maker: int | None
     alone: list[int]
     sitting_out: int | None
-    tricks: list[dict[str, Any]]
+    tricks: list[TrickRecord]
     tricks_won: list[int]
     points: list[int]
     discards: list[list[str]]
@@ -234,7 +318,7 @@ class HandResult:
         """The up-card of this hand."""
         return self.deal.kitty[0]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> PastHand:
         """The public record of the hand (an entry of the observation's ``history``)."""
         return {
             "dealer": self.dealer,
@@ -249,29 +333,28 @@ class HandResult:
             "pickup": self.pickup,
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HandRecord:
         """The full record as JSON-ready data (private cards included)."""
-        d = self.summary()
-        d.update(
-            hand_number=self.hand_number,
-            deal=self.deal.to_dict(),
-            scores_before=list(self.scores_before),
-            bids=[dict(b) for b in self.bids],
-            tricks=_trick_dicts(self.tricks),
-            discards=[list(x) for x in self.discards],
-            log=[[s, p, a] for s, p, a in self.log],
-        )
-        return d
+        return {
+            **self.summary(),
+            "hand_number": self.hand_number,
+            "deal": self.deal.to_dict(),
+            "scores_before": list(self.scores_before),
+            "bids": [b.copy() for b in self.bids],
+            "tricks": _trick_dicts(self.tricks),
+            "discards": [list(x) for x in self.discards],
+            "log": [[s, p, a] for s, p, a in self.log],
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HandResult:
+    def from_dict(cls, data: HandRecord) -> HandResult:
         """Inverse of :meth:`to_dict` (the summary-only keys are derived, not read)."""
         return cls(
             hand_number=data["hand_number"],
             dealer=data["dealer"],
             deal=Deal.from_dict(data["deal"]),
             scores_before=list(data["scores_before"]),
-            bids=[dict(b) for b in data["bids"]],
+            bids=[b.copy() for b in data["bids"]],
             pickup=data["pickup"],
             trump=data["trump"],
             maker=data["maker"],
@@ -281,7 +364,7 @@ class HandResult:
             tricks_won=list(data["tricks_won"]),
             points=list(data["points"]),
             discards=[list(x) for x in data["discards"]],
-            log=[(s, p, a) for s, p, a in data["log"]],
+            log=[(cast(int, s), cast(str, p), a) for s, p, a in data["log"]],
         )
 
 
@@ -310,7 +393,7 @@ _PICKUP: Final = ("pickup", "decline")
 _ALONE: Final = ("alone", "pass")
 _BID_ENTRY: Final = tuple(
     tuple(
-        {a: {"seat": s, "round": r, "action": a} for a in actions}
+        {a: Bid(seat=s, round=r, action=a) for a in actions}
         for r, actions in ((0, SUITS), (1, _BID1), (2, ("pass", *SUITS)))
     )
     for s in (0, 1, 2)
@@ -325,7 +408,7 @@ _WORDS: Final[dict[str, tuple[str, ...]]] = {
     "bid2": ("pass", *SUITS),
     "joker_trump": SUITS,
 }
-_RULES_DICTS: dict[Rules, dict[str, Any]] = {}
+_RULES_DICTS: dict[Rules, RulesDict] = {}
 _DEFAULT_RULES_DICT: Final = DEFAULT_RULES.to_dict()
 _RULES_BY_ITEMS: dict[tuple[tuple[str, Any], ...], Rules] = {}
 
@@ -351,7 +434,7 @@ def _refuse(seat: int, phase: str, action: Any, legal: Sequence[object]) -> Ille
     return kind(seat, phase, action, legal)
 
 
-def is_legal(obs: dict[str, Any], action: Any) -> bool:
+def is_legal(obs: Observation, action: Any) -> bool:
     """Whether ``action`` is a legal answer to ``obs``: one of ``obs["legal"]`` or, in the
     ``keep`` phase, 5 distinct cards of ``hand`` + ``dummy`` in any order.
 
@@ -384,7 +467,7 @@ def _is_keep(action: Any, pool: Sequence[str]) -> bool:
 _FIVE_STR: Final = (str,) * 5
 
 
-def rules_dict(rules: Rules) -> dict[str, Any]:
+def rules_dict(rules: Rules) -> RulesDict:
     """``rules.to_dict()``, made once per distinct rules (treat as read-only)."""
     if rules is DEFAULT_RULES:
         return _DEFAULT_RULES_DICT
@@ -394,22 +477,19 @@ def rules_dict(rules: Rules) -> dict[str, Any]:
     return found
 
 
-def rules_of(obs: dict[str, Any]) -> Rules:
+def rules_of(obs: Observation) -> Rules:
     """The :class:`Rules` of an observation (``Rules.from_dict(obs["rules"])``, cached)."""
     key = tuple(obs["rules"].items())
     found = _RULES_BY_ITEMS.get(key)
     if found is None:
-        found = _RULES_BY_ITEMS[key] = Rules.from_dict(dict(obs["rules"]))
+        found = _RULES_BY_ITEMS[key] = Rules.from_dict(obs["rules"].copy())
     return found
 
 
-def _fresh_summary(summary: dict[str, Any]) -> dict[str, Any]:
+def _fresh_summary(summary: PastHand) -> PastHand:
     """A copy of a history entry that shares no list with the original."""
-    copy = dict(summary)
-    for key, value in summary.items():
-        if isinstance(value, list):
-            copy[key] = value[:]
-    return copy
+    items = summary.items()
+    return cast(PastHand, {k: v[:] if isinstance(v, list) else v for k, v in items})
 
 
 def _check_scores(scores: Sequence[int]) -> list[int]:

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from arena.cards import Unseen, _hidden_places, suit_table, unseen
 from arena.game import GameState
+from arena.rules import Observation
 
 __all__ = ["Unseen", "unseen", "determinize", "sample_state"]
 
@@ -41,13 +42,13 @@ _TRIES: Final = 24
 
 
 def determinize(
-    obs: dict[str, Any], hands: dict[int, Sequence[str]], dummy: Sequence[str] | None = None
+    obs: Observation, hands: dict[int, Sequence[str]], dummy: Sequence[str] | None = None
 ) -> GameState:
     """The state of one guess of the hidden cards: see :meth:`GameState.from_observation`."""
     return GameState.from_observation(obs, hands, dummy)
 
 
-def sample_state(obs: dict[str, Any], rng: random.Random) -> GameState:
+def sample_state(obs: Observation, rng: random.Random) -> GameState:
     """A state drawn uniformly among the guesses that fit ``obs`` (voids included).
 
     Uniform by rejection; when voids make that slow, a greedy fill that still fits them.

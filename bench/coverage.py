@@ -69,6 +69,7 @@ import numpy as np
 from arena.stats import BASE, ELO_SCALE, BotStanding, Outcomes, compute
 from arena.stats.collusion import kingmaking_rows
 from arena.stats.duplicate import duplicate_scores
+from arena.stats.outcomes import SeatPlace
 from arena.stats.sequential import (
     Design,
     SequentialTest,
@@ -241,13 +242,15 @@ def check_kingmaking(
     rated = {s.bot: s.rating for s in table if s.rating is not None}
     out = trial.out
     seats = [
-        {
-            "match_id": m,
-            "set_key": str(out.unit[m]),
-            "round": 0,
-            "bot_version_id": out.ids[int(out.bots[m, seat])],
-            "place": int(out.places[m, seat]),
-        }
+        SeatPlace(
+            str(m),
+            str(out.unit[m]),
+            0,
+            seat,
+            out.ids[int(out.bots[m, seat])],
+            int(out.places[m, seat]),
+            0,
+        )
         for m in range(len(out.unit))
         for seat in range(3)
     ]

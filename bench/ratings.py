@@ -25,6 +25,7 @@ other processes' load alongside, since this machine is shared.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import os
 import statistics
@@ -106,7 +107,8 @@ def build(path: Path, matches: int, bots: int, seed: int) -> tuple[Store, str, d
 def old_refresh(store: Store, tid: str, names: dict[int, str], ref: str) -> Callable[[], object]:
     """Main's refresh: its compute on ``Store.seat_results`` rows."""
     old = load("bench_coverage", HERE / "coverage.py").main_ratings(ref)
-    return lambda: old.compute(old.seat_results(store.seat_results(tid)), names)
+    rows = [dataclasses.asdict(r) for r in store.seat_results(tid)]  # main read dicts
+    return lambda: old.compute(old.seat_results(rows), names)
 
 
 def busy() -> float:

@@ -64,8 +64,7 @@ def store_comparison(db: Path, a: str = "heuristic", b: str = "random") -> compa
                 lost = (m.round, m.seating) == (0, 2)  # B's one win
                 records.append(worker_record(m, by_role(m, (3, 1, 2) if lost else (1, 3, 2))))
             typed = [MatchRecord.from_json(r) for r in records]
-            store.write_results(the_plan.tid, typed)
-            schedule.stored(typed)
+            schedule.write(store, typed)
         assert schedule.test.decision == "H1"
         store.set_status(the_plan.tid, "finished")
         schedule.finish(store, completed=True)

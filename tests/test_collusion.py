@@ -26,6 +26,7 @@ from arena.sandbox import bot_random_seed
 from arena.sandbox.botfile import bundled
 from arena.stats import collusion
 from arena.stats.collusion import expected_above, kingmaking_rows
+from arena.stats.outcomes import SeatPlace
 from arena.store import Store
 from arena.tournaments.standings import clone_report
 
@@ -156,16 +157,13 @@ def test_a_copy_of_a_random_bot_is_flagged_and_faults_are_left_out(tmp_path: Pat
         assert again[frozenset(("rnd", "last"))] == by_names[frozenset(("rnd", "last"))]
 
 
-def seats_of(matches: list[tuple[str, dict[int, int]]]) -> list[dict[str, object]]:
+def seats_of(matches: list[tuple[str, dict[int, int]]]) -> list[SeatPlace]:
     """Seat rows as ``Store.seat_results`` gives them, from (unit, {bot: place}) per match."""
-    out: list[dict[str, object]] = []
+    out: list[SeatPlace] = []
     for i, (unit, places) in enumerate(matches):
         set_key, round_ = unit.split("/")
         for seat, (bot, place) in enumerate(places.items()):
-            out.append(
-                {"match_id": f"m{i}", "set_key": set_key, "round": int(round_), "seat": seat,
-                 "bot_version_id": bot, "place": place, "faulted": 0}
-            )  # fmt: skip
+            out.append(SeatPlace(f"m{i}", set_key, int(round_), seat, bot, place, 0))
     return out
 
 

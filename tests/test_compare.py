@@ -117,13 +117,11 @@ def test_the_schedule_decides_only_on_complete_sets_and_resumes(tmp_path: Path) 
         assert first is not WAIT and [m.round for m in first] == [0] * 6
         # A places first and B last in every seating of set 0, except one match not in yet.
         records = [record(m, places_for(m, (1, 3, 2))) for m in first]
-        store.write_results(the_plan.tid, typed(records[:5]))
-        schedule.stored(typed(records[:5]))
+        schedule.write(store, typed(records[:5]))
         assert schedule.test.sets == 0 and schedule.queue.waiting == 1
         second = next(items)  # the next set is handed out meanwhile
         assert [m.round for m in second] == [1] * 6
-        store.write_results(the_plan.tid, typed(records[5:]))
-        schedule.stored(typed(records[5:]))
+        schedule.write(store, typed(records[5:]))
         assert schedule.test.sets == 1 and list(schedule.test.counts).index(1) == 12
 
         # A fresh schedule (a resumed run) reads the stored set and hands out only what is
@@ -137,8 +135,7 @@ def test_the_schedule_decides_only_on_complete_sets_and_resumes(tmp_path: Path) 
         for k in range(1, 20):
             specs = compare.set_matches(the_plan.tid, again.members, k, 3, again.secret)
             done = [record(m, places_for(m, (1, 3, 2))) for m in specs]
-            store.write_results(the_plan.tid, typed(done))
-            again.stored(typed(done))
+            again.write(store, typed(done))
             if again.test.decision is not None:
                 break
         assert again.test.decision == "H1"

@@ -79,8 +79,7 @@ def test_a_comparisons_roles_count_a_forfeit_as_zero_points(tmp_path: Path) -> N
                     {"seat": seat_b, "kind": "illegal", "message": "XX", "decision": 3}
                 ]
                 typed.append(MatchRecord.from_json(record))
-            store.write_results(the_plan.tid, typed)
-            schedule.stored(typed)
+            schedule.write(store, typed)
         assert schedule.test.decision == "H1"
         roles = {r.role: r for r in compare.comparison(store, the_plan.tid).roles}
     assert roles["b"].matches > 0 and roles["b"].mean_points == 0.0

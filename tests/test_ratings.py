@@ -243,8 +243,13 @@ def test_a_rate_interval_never_has_zero_width(rate: float) -> None:
 
 def test_json_has_the_documented_keys() -> None:
     seats = tournament({1: 2.0, 2: 1.0, 3: 1.0}, rounds=2, seed=1)
-    rows = to_json(compute(seats, {1: "a", 2: "b", 3: "c"}), {1: {"version": 1}})
+    rows = to_json(compute(seats, {1: "a", 2: "b", 3: "c"}), {1: (1, "ab12")})
     assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert {r["bot_version_id"]: (r["version"], r["sha256"]) for r in rows} == {
+        1: (1, "ab12"),
+        2: (None, None),
+        3: (None, None),
+    }
     for r in rows:
         assert {"name", "matches", "wins", "mean_place", "faults", "rating"} <= set(r)
         assert {"low", "high", "bound", "units", "rank"} <= set(r)

@@ -208,3 +208,27 @@ def test_reports_stored_by_another_version_are_made_again(tmp_path: Path) -> Non
     with Store(db) as store:
         assert tournament_reports(store, tid) == made
         assert (store.read_reports(tid) or (0, {}))[1]["version"] == VERSION
+
+
+def test_a_read_command_writes_nothing_even_with_no_cache(tmp_path: Path) -> None:
+    # The standings, reports and collusion tables are caches of the matches: a read with none
+    # of them stored computes and shows them, and leaves the database as it found it.
+    db = tmp_path / "arena.db"
+    store_tournament(db, [("a", None), ("b", None), ("c", None)], rounds=2, seed=9)
+    with sqlite3.connect(db) as conn:
+        for table in ("reports", "ratings", "pairwise", "clone_pairs", "kingmaking"):
+            conn.execute(f"DELETE FROM {table}")
+        before = list(conn.iterdump())
+    conn.close()
+    for command in (
+        ["standings"],
+        ["standings", "--json"],
+        ["standings", "--collusion", "--json"],
+        ["tournaments", "--json"],
+        ["matches", "--json"],
+        ["faults", "--json"],
+    ):
+        assert ok(arena(*command, "--db", db, cwd=tmp_path)).strip(), command
+        with sqlite3.connect(db) as conn:
+            assert list(conn.iterdump()) == before, command
+        conn.close()

@@ -59,8 +59,8 @@ def bots(tmp_path: Path) -> list[Path]:
     return paths
 
 
-def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> list[MatchRecord]:
-    """Store ``specs`` as played, each bot placed ``order[version id]``."""
+def finish_round(specs: Any, order: dict[int, int]) -> list[MatchRecord]:
+    """The records of ``specs`` as played, each bot placed ``order[version id]``."""
     records = []
     for m in specs:
         ids = [e.version_id for e in m.seats]
@@ -71,9 +71,7 @@ def finish_round(store: Store, tid: str, specs: Any, order: dict[int, int]) -> l
             "placements": places, "truncated": False, "hands": [], "faults": [],
             "stats": [SeatStats().to_json()] * 3, "logs": ["", "", ""], "duration_seconds": 0.1,
         })  # fmt: skip
-    typed = [MatchRecord.from_json(r) for r in records]
-    store.write_results(tid, typed)
-    return typed
+    return [MatchRecord.from_json(r) for r in records]
 
 
 def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
@@ -93,18 +91,18 @@ def test_rounds_one_at_a_time_until_separated(tmp_path: Path) -> None:
         first = next(items)
         assert {m.round for m in first} == {0} and len(first) == 6
         assert next(items) is WAIT  # round 1 waits for round 0
-        schedule.stored(finish_round(store, the_plan.tid, first, order))
+        schedule.write(store, finish_round(first, order))
         second = next(items)  # one unit per pair: no interval yet, so round 1 comes
         assert {m.round for m in second} == {1}
         assert schedule.last is not None and not schedule.last.separated
         assert schedule.describe() == "round 1: 0 of 2 adjacent pairs separated"
-        schedule.stored(finish_round(store, the_plan.tid, second, order))
+        schedule.write(store, finish_round(second, order))
         # x always first, z always last: each pair's rate is 1 over 2, 3, 4 units, whose 95 %
         # intervals start at 0.07, 0.49 and 0.70: separated after round 4.
         for r in (2, 3):
             more = next(items)
             assert {m.round for m in more} == {r} and not schedule.last.separated
-            schedule.stored(finish_round(store, the_plan.tid, more, order))
+            schedule.write(store, finish_round(more, order))
         assert list(itertools.islice(items, 3)) == []
         assert schedule.last.separated and schedule.stopped
         assert schedule.why().startswith("Stopped after round 4: every pair of adjacent bots")

@@ -312,8 +312,10 @@ class RoundAtATime(ScheduleBase):
             while not all(m.match_id in self.done for m in batch):
                 yield WAIT
 
-    def stored(self, records: Sequence[MatchRecord]) -> None:
+    def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
+        store.write_results(self.tid, records)
         self.done.update(r.match_id for r in records)
+        return records
 
     def describe(self) -> str:
         return f"{len(self.done)} stored"

@@ -97,6 +97,7 @@ _SLOW_TESTS: dict[str, str] = {
     "test_reports.py::test_the_comparison_stays_off_the_leaderboard": "a tournament",
     "test_reports.py::test_the_comparison_page_shows_its_chart_and_verdict": "a tournament",
     "test_reports.py::test_the_round_robin_pages_show_the_reports": "a tournament",
+    "test_reports.py::test_a_read_command_writes_nothing_even_with_no_cache": "six commands",
 }
 
 

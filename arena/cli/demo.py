@@ -17,7 +17,7 @@ from rich.console import Console
 
 from arena.engine import play_match
 from arena.errors import ArenaError
-from arena.rules import IllegalAction
+from arena.rules import IllegalAction, Observation
 from arena.sandbox.botfile import bundled, bundled_names, declared, load_bot_class
 from arena.sandbox.faults import summary
 from arena.sandbox.values import bot_random_seed
@@ -118,7 +118,7 @@ class Captured:
         with self._captured():
             self.bot = make()
 
-    def act(self, obs: dict[str, Any]) -> Any:
+    def act(self, obs: Observation) -> Any:
         """The bot's action, its output captured."""
         with self._captured():
             return self.bot.act(obs)

@@ -16,18 +16,18 @@ import secrets
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
 import click
 
-from arena.cards import JOKER, describe_suit, format_cards, is_trump, left_bower
+from arena.cards import JOKER, describe_suit, format_cards, is_trump, left_bower, plays
 from arena.cli.common import db_option
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # imported where used, so that `arena --help` does not load the engine
     from arena.engine import MatchResult
     from arena.game import GameState
-    from arena.rules import HandResult, Rules
+    from arena.rules import HandResult, Observation, Rules
 
 __all__ = ["DEFAULT_OPPONENTS", "EndOfInput", "Table", "play_at_terminal", "play"]
 
@@ -131,7 +131,7 @@ def _public(table: Table, seat: int, phase: str, action: Any, upcard: str) -> st
     return said("play", "plays") + f" {action}"
 
 
-def _status(table: Table, obs: dict[str, Any]) -> None:
+def _status(table: Table, obs: Observation) -> None:
     """The human's view before a decision: hand, up-card, bids, tricks so far."""
     names = table.names
     hand = format_cards(obs["hand"]) if obs["hand"] else "(face down: name trump blind)"
@@ -140,17 +140,17 @@ def _status(table: Table, obs: dict[str, Any]) -> None:
     if trump is None:
         table.say(f"  Up-card: {obs['upcard']}")
     else:
-        maker = names[obs["maker"]]
+        maker = names[cast(int, obs["maker"])]  # trump is named: a maker is
         alone = ", ".join(f"{names[s]} alone" for s in obs["alone"])
         table.say(f"  Trump: {describe_suit(trump)} (maker {maker}{'; ' + alone if alone else ''})")
     if obs["bids"] and trump is None:
         bids = ", ".join(f"{names[b['seat']]} {b['action']}" for b in obs["bids"])
         table.say(f"  Bids: {bids}")
     for i, t in enumerate(obs["tricks"], 1):
-        cards = ", ".join(f"{names[s]} {c}" for s, c in t["cards"])
+        cards = ", ".join(f"{names[s]} {c}" for s, c in plays(t["cards"]))
         table.say(f"  Trick {i}: {cards} -> {names[t['winner']]}")
     if obs["trick"]:
-        table.say("  On the table: " + ", ".join(f"{names[s]} {c}" for s, c in obs["trick"]))
+        table.say("  On the table: " + ", ".join(f"{names[s]} {c}" for s, c in plays(obs["trick"])))
 
 
 _QUESTION = {
@@ -172,7 +172,7 @@ def _choose(table: Table, state: GameState) -> Any:
     legal = obs["legal"]
     if obs["phase"] == "keep":
         pool = [*obs["hand"], *obs["dummy"]]
-        trump = obs["trump"]
+        trump = cast(str, obs["trump"])  # named before the keep
         table.say(f"  The dummy: {format_cards(obs['dummy'])}. Keep which 5 of your cards?")
         table.say(
             "  "
@@ -183,6 +183,7 @@ def _choose(table: Table, state: GameState) -> Any:
         )
         picked = table.ask(f"Keep (5 numbers, 1-{len(pool)}): ", len(pool), 5, [[c] for c in pool])
         return [pool[i] for i in picked]
+    legal = cast("list[str]", legal)  # words or cards: only the keep offers lists
     shown = [describe_suit(a) if a in ("C", "D", "H", "S") else a for a in legal]
     question = obs["phase"]
     if question == "alone" and obs["maker"] != table.human:

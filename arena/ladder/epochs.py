@@ -141,27 +141,24 @@ def verify_epoch(store: Store, lid: str | None, epoch: int) -> Verification:
     sets: dict[int, LadderSet] = {s.step: s for s in store.ladder_sets(lid) if s.epoch == epoch}
     report = Verification(f"{lid} epoch {epoch}", e.secret.commitment)
     seen = dict.fromkeys(sets, 0)
-    for mid, rows in itertools.groupby(store.stored_deals(lid), key=lambda r: r["id"]):
+    for mid, rows in itertools.groupby(store.stored_deals(lid), key=lambda r: r.id):
         group = list(rows)
         first = group[0]
-        if first["round"] not in sets:
+        if first.round not in sets:
             continue
         report.matches += 1
-        seen[first["round"]] += 1
-        bots = [first[f"bot{s}"] for s in range(3)]
-        if sorted(bots) != sorted(sets[first["round"]].bots) or not all(
-            b in entrants for b in bots
-        ):
+        seen[first.round] += 1
+        bots = list(first.bots)
+        if sorted(bots) != sorted(sets[first.round].bots) or not all(b in entrants for b in bots):
             report.differing.append((mid, "seats other bots than its set was scheduled with"))
             continue
-        expected = match_seed(t.seed, [entrants[b] for b in bots], first["round"])
+        expected = match_seed(t.seed, [entrants[b] for b in bots], first.round)
         hands = [
-            (r["hand_number"], r["dealer"], r["upcard"], json.loads(r["deal"]))
-            for r in group
-            if r["hand_number"] is not None
+            (number, dealer, upcard, json.loads(deal))
+            for number, dealer, upcard, deal in (r.hand for r in group if r.hand is not None)
         ]
         n, why = check_match(
-            first["seed"], expected, e.secret.secret, rules, first["hands_played"], hands
+            first.seed, expected, e.secret.secret, rules, first.hands_played, hands
         )
         report.deals += n
         if why is not None:

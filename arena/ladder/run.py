@@ -29,7 +29,8 @@ from arena.matches.record import MatchRecord
 from arena.matches.scheduler import SEATINGS, Entrant, MatchSpec, set_key, tournament_id
 from arena.sandbox import Limits
 from arena.sandbox.botfile import bundled_names
-from arena.store import BotVersion, LadderSet, Store, now
+from arena.store import LADDER, BotVersion, LadderSet, Store, now
+from arena.store.kinds import KINDS
 from arena.tournaments.entrants import resolve
 from arena.tournaments.runner import WAIT, Wait
 from arena.tournaments.schedules import ScheduleBase
@@ -44,7 +45,7 @@ class LadderSchedule(ScheduleBase):
     """The schedule of a ladder (see the module's docstring)."""
 
     exact = False
-    ends = False
+    kind = KINDS[LADDER]
 
     def __init__(
         self,
@@ -84,27 +85,20 @@ class LadderSchedule(ScheduleBase):
     def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
         """The sets lost to the last stop first (same step, bots and deal), then a new set
         per step, waiting while the set ``lookahead + 1`` steps back is not stored."""
-        for row in self.state.unfinished:
+        for lost in self.state.unfinished:
             if self._bounded():
                 return
-            yield self._matches(row)
+            yield self._matches(lost)
         while not self._bounded():
             step = self.state.ladder.step
             while not self.state.ready(step):
                 yield WAIT
                 if self._bounded():
                     return
-            self.state.count_until(step - self.settings.lookahead - 1)
-            playing = sync(self.store, self.tid, self.state, self.bundled, self.on_field_change)
-            if len(playing) < 3:
-                self.reason = "the field has fewer than three bots"
+            row = self._decide(step)
+            if row is None:
                 return
-            epoch = self.epochs.open_for(step)
-            pick = self.state.ladder.next_set()
-            members = epochs_.members_of(self._entrants(pick.bots))
-            key = set_key(members)
-            self.store.schedule_ladder_set(self.tid, step, pick.bots, epoch, key, pick.reason)
-            yield self._matches(LadderSet(step, pick.bots, epoch, key, pick.reason, now(), None))
+            yield self._matches(row)
 
     def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
         """Store every set whose six matches are in, each in one transaction with its
@@ -136,9 +130,6 @@ class LadderSchedule(ScheduleBase):
                 self.on_sets_stored(store, steps)
         return kept
 
-    def stored(self, records: Sequence[MatchRecord]) -> None:
-        """Nothing more: :meth:`write` took them."""
-
     def describe(self) -> str:
         """The live line: sets stored, sets per second, the leader."""
         rate = self.stored_now / max(1e-9, time.monotonic() - self.clock)
@@ -164,6 +155,22 @@ class LadderSchedule(ScheduleBase):
         )
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _decide(self, step: int) -> LadderSet | None:
+        """The set at ``step`` (its results counted up to the lookahead): the field brought up
+        to date, the rule's pick, its epoch opened (the commitment published first), and the
+        set recorded before it is handed out, so that a resume plays it again with the same
+        bots and deal. None when the field has fewer than three bots (the reason kept)."""
+        self.state.count_until(step - self.settings.lookahead - 1)
+        playing = sync(self.store, self.tid, self.state, self.bundled, self.on_field_change)
+        if len(playing) < 3:
+            self.reason = "the field has fewer than three bots"
+            return None
+        epoch = self.epochs.open_for(step)
+        pick = self.state.ladder.next_set()
+        key = set_key(epochs_.members_of(self._entrants(pick.bots)))
+        self.store.schedule_ladder_set(self.tid, step, pick.bots, epoch, key, pick.reason)
+        return LadderSet(step, pick.bots, epoch, key, pick.reason, now(), None)
 
     def _bounded(self) -> bool:
         s = self.settings

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
-from arena.sandbox.values import FAULT_KINDS, Fault
+from arena.rules import HandRecord
+from arena.sandbox.values import FAULT_KINDS, Fault, FaultDict, SeatStatsDict
 
 MAX_INT: Final = 2**53
 """The largest count a record may carry (an exact JSON number everywhere; SQLite stores it)."""
@@ -43,7 +44,7 @@ class SeatStats:
     max_cpu_seconds: float = 0.0
     clock_seconds: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SeatStatsDict:
         """The JSON object of the stats."""
         return {
             "decisions": self.decisions,
@@ -68,6 +69,30 @@ class SeatStats:
         return cls(**obj)
 
 
+class SlotDict(TypedDict):
+    """:meth:`MatchSlot.slot_json`."""
+
+    match_id: str
+    round: int
+    seating: int
+    seed: int
+    set_key: str
+
+
+class RecordDict(SlotDict):
+    """:meth:`MatchRecord.to_json`: what crosses from a worker to the parent."""
+
+    bots: list[int]
+    scores: list[int]
+    placements: list[int]
+    truncated: bool
+    hands: list[HandRecord]
+    faults: list[FaultDict]
+    stats: list[SeatStatsDict]
+    logs: list[str]
+    duration_seconds: float
+
+
 @dataclass(frozen=True)
 class MatchSlot:
     """A match's place in its tournament's schedule, the five fields a scheduled match
@@ -85,7 +110,7 @@ class MatchSlot:
         """Just the five fields (a spec and its record have equal slots)."""
         return MatchSlot(self.match_id, self.round, self.seating, self.seed, self.set_key)
 
-    def slot_json(self) -> dict[str, Any]:
+    def slot_json(self) -> SlotDict:
         """The five fields as a JSON object."""
         return {
             "match_id": self.match_id,
@@ -111,13 +136,13 @@ class MatchRecord(MatchSlot):
     scores: tuple[int, int, int]
     placements: tuple[int, int, int]
     truncated: bool
-    hands: tuple[dict[str, Any], ...]
+    hands: tuple[HandRecord, ...]
     faults: tuple[Fault, ...]
     stats: tuple[SeatStats, SeatStats, SeatStats]
     logs: tuple[str, str, str]
     duration_seconds: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RecordDict:
         """The record as a JSON object (lists, dicts, strings and numbers only)."""
         return {
             **self.slot_json(),
@@ -239,6 +264,8 @@ __all__ = [
     "STAT_KEYS",
     "MatchRecord",
     "MatchSlot",
+    "RecordDict",
+    "SlotDict",
     "RecordError",
     "SeatStats",
 ]

@@ -19,12 +19,12 @@ import hashlib
 import hmac
 import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any, Final
+from typing import Final
 
-from arena.matches.record import MatchSlot
+from arena.matches.record import MatchSlot, SlotDict
 
 DEFAULT_ROUNDS: Final = 20
 """Deal seeds per set of three bots when ``--rounds`` is not given: the README's main job (the
@@ -50,6 +50,12 @@ class Entrant:
         return f"{self.name}:{self.sha256}"
 
 
+class SpecDict(SlotDict):
+    """:meth:`MatchSpec.to_dict`: a match's slot and its bots' names by seat."""
+
+    seats: list[str]
+
+
 @dataclass(frozen=True)
 class MatchSpec(MatchSlot):
     """One match to play: its slot in the schedule (:class:`arena.matches.record.MatchSlot`: id,
@@ -64,7 +70,7 @@ class MatchSpec(MatchSlot):
     seats: tuple[Entrant, Entrant, Entrant]
     deal_seed: int | str = field(repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SpecDict:
         """JSON-ready form (for logs and debugging)."""
         return {**self.slot_json(), "seats": [e.name for e in self.seats]}
 
@@ -73,7 +79,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def tournament_id(config: dict[str, Any]) -> str:
+def tournament_id(config: Mapping[str, object]) -> str:
     """The tournament's identity: 16 hex digits of the hash of its canonical JSON config."""
     return _digest(json.dumps(config, sort_keys=True, separators=(",", ":")))[:16]
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Final
 from arena.engine import Rules, deal_for, first_dealer
 from arena.errors import ArenaError
 from arena.matches.scheduler import Entrant, deal_seed, match_seed
+from arena.rules import DealDict
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -185,7 +186,7 @@ def check_match(
     secret: bytes | None,
     rules: Rules,
     hands_played: int,
-    hands: Iterable[tuple[int, int, str, dict[str, Any]]],
+    hands: Iterable[tuple[int, int, str, DealDict]],
 ) -> tuple[int, str | None]:
     """Check one stored match: its public seed and every hand's deal, dealer and up-card.
 
@@ -238,22 +239,21 @@ def verify(store: Store, tid: str | None = None) -> Verification:
     entrants = {v.id: Entrant(v.name, v.sha256, v.id) for v in store.tournament_entrants(tid)}
     report = Verification(tid, stored.commitment)
     secret = stored.secret
-    for mid, rows in itertools.groupby(store.stored_deals(tid), key=lambda r: r["id"]):
+    for mid, rows in itertools.groupby(store.stored_deals(tid), key=lambda r: r.id):
         group = list(rows)
         first = group[0]
         try:
-            members = [entrants[first[f"bot{s}"]] for s in range(3)]
+            members = [entrants[b] for b in first.bots]
         except KeyError:
             report.matches += 1
             report.differing.append((mid, "seats a bot that is not in the tournament"))
             continue
         hands = [
-            (r["hand_number"], r["dealer"], r["upcard"], json.loads(r["deal"]))
-            for r in group
-            if r["hand_number"] is not None
+            (number, dealer, upcard, json.loads(deal))
+            for number, dealer, upcard, deal in (r.hand for r in group if r.hand is not None)
         ]
-        expected = match_seed(t.seed, members, first["round"])
-        n, why = check_match(first["seed"], expected, secret, rules, first["hands_played"], hands)
+        expected = match_seed(t.seed, members, first.round)
+        n, why = check_match(first.seed, expected, secret, rules, first.hands_played, hands)
         report.matches += 1
         report.deals += n
         if why is not None:

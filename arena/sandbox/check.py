@@ -19,10 +19,10 @@ import random
 import select
 import time
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from arena.engine import Rules, is_legal, play_match
-from arena.rules import PHASES
+from arena.rules import PHASES, Observation
 from arena.sandbox.client import Stage
 from arena.sandbox.layers import choose_isolation
 from arena.sandbox.proxy import MAX_LINE, WALL_FACTOR, act_line, hello_line
@@ -37,18 +37,18 @@ _NAME_CHARS: Final = 64
 _EXIT_WAIT: Final = 2.0
 
 
-def scripted_observations(seed: int = 1) -> list[dict[str, Any]]:
+def scripted_observations(seed: int = 1) -> list[Observation]:
     """One observation of every phase where the seat has a choice, then a forced one (one
     legal action): taken from seeded matches of the real engine (25-card deck, so the Joker
     turns up), the same every time."""
-    found: dict[str, dict[str, Any]] = {}
-    forced: list[dict[str, Any]] = []
+    found: dict[str, Observation] = {}
+    forced: list[Observation] = []
 
     class Recorder:
         def __init__(self, rng: random.Random) -> None:
             self.rng = rng
 
-        def act(self, obs: dict[str, Any]) -> Any:
+        def act(self, obs: Observation) -> Any:
             legal = obs["legal"]
             if len(legal) > 1:
                 found.setdefault(obs["phase"], obs)
@@ -171,7 +171,7 @@ def _check_ready(d: _Driver) -> None:
     d.extra_output("ready")
 
 
-def _check_answer(d: _Driver, k: int, obs: dict[str, Any]) -> None:
+def _check_answer(d: _Driver, k: int, obs: Observation) -> None:
     what = f"request {k} ({obs['phase']})"
     line = d.line(WALL_FACTOR * d.limits.decision_seconds, what)
     if line is None:
@@ -213,7 +213,7 @@ def _launch(artifact: Artifact, limits: Limits, stage: Stage) -> Launcher:
 def check_bot(
     bot: BotSource | Artifact,
     limits: Limits | None = None,
-    observations: Sequence[dict[str, Any]] | None = None,
+    observations: Sequence[Observation] | None = None,
 ) -> list[str]:
     """Every protocol problem of ``bot`` as one line each; empty when it speaks protocol v1.
 
@@ -244,7 +244,7 @@ def check_bot(
         stage.remove()
 
 
-def _converse(d: _Driver, obs_list: list[dict[str, Any]]) -> list[str]:
+def _converse(d: _Driver, obs_list: list[Observation]) -> list[str]:
     """Hello, every observation, one with unknown keys, then the end (stdin closed)."""
     if d.send(hello_line(0, bot_random_seed("arena-check", 0), d.limits), "hello"):
         _check_ready(d)
@@ -257,7 +257,8 @@ def _converse(d: _Driver, obs_list: list[dict[str, Any]]) -> list[str]:
         k += 1
     if not d.dead and obs_list:
         # Keys added in later versions: a v1 bot ignores what it does not know.
-        obs = {**obs_list[-2 if len(obs_list) > 1 else 0], "future_key": {"x": [1]}}
+        last = obs_list[-2 if len(obs_list) > 1 else 0]
+        obs = cast(Observation, {**last, "future_key": {"x": [1]}})  # an extra key: still one
         line = json.dumps({"type": "act", "id": k, "obs": obs, "future": 1}).encode() + b"\n"
         if d.send(line, f"request {k} (unknown keys)"):
             _check_answer(d, k, obs)

@@ -14,7 +14,10 @@ backstop): a turn ends at whichever comes first. Pure arithmetic, no processes: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.rules import Observation
 
 __all__ = ["MatchClock", "where"]
 
@@ -65,17 +68,8 @@ class MatchClock:
             f"the clock gave {self.bank:g} s + {n} x {self.increment:g} s = {self.allowed:.2f} s"
         )
 
-    def figures(self) -> dict[str, Any]:
-        """The clock as plain numbers (seconds, rounded to microseconds)."""
-        return {
-            "bank": self.bank,
-            "increment": self.increment,
-            "used": round(self.used, 6),
-            "decisions": self.decisions,
-        }
 
-
-def where(obs: dict[str, Any] | None) -> str:
+def where(obs: Observation | None) -> str:
     """Where in the match a decision is, for a fault message: ``"loading"``, ``"in phase bid1
     of hand 2"``, ``"playing trick 3 of hand 2"`` (hands and tricks counted from 1)."""
     if obs is None:

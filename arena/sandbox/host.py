@@ -47,6 +47,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from arena.rules import Observation
     from arena.sandbox.confine import (
         ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
@@ -348,7 +349,7 @@ def _serve(bot: Any, readline: Any) -> None:
             os._exit(72)
 
 
-def _answer(bot: Any, n: int, obs: dict[str, Any], dumps: Any) -> str:
+def _answer(bot: Any, n: int, obs: Observation, dumps: Any) -> str:
     """The reply line to request ``n``: the bot's action, or what went wrong."""
     try:
         action = bot.act(obs)

@@ -20,9 +20,10 @@ import os
 import select
 import threading
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from arena.engine import is_legal
+from arena.rules import Observation
 from arena.sandbox.proxy import WALL_FACTOR
 from arena.sandbox.runtime import PROTOCOL_VERSION
 from arena.sandbox.values import FaultKind, Limits
@@ -133,10 +134,10 @@ class HumanEnd:
         self._name = name
         self._buf = b""
         self._lock = threading.Lock()
-        self.pending: tuple[int, dict[str, Any]] | None = None
+        self.pending: tuple[int, Observation] | None = None
         """The request waiting for an answer: its id and the observation."""
 
-    def request(self, timeout: float | None = None) -> tuple[int, dict[str, Any]] | None:
+    def request(self, timeout: float | None = None) -> tuple[int, Observation] | None:
         """Wait for the next ``act`` request (answering the ``hello`` on the way); its id and
         observation, or None when the match has ended for this seat (or ``timeout`` passed:
         then :attr:`pending` is still None)."""
@@ -152,7 +153,8 @@ class HumanEnd:
                     continue
                 with self._lock:
                     self.pending = (int(msg["id"]), msg["obs"])
-                return int(msg["id"]), dict(msg["obs"])
+                # The seat's own request line (the arena wrote it): an observation.
+                return int(msg["id"]), cast(Observation, dict(msg["obs"]))
             try:
                 readable, _, _ = select.select([self._requests], [], [], timeout)
                 if not readable:

@@ -29,10 +29,11 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from arena.engine import is_legal
+from arena.rules import Observation
 from arena.sandbox.child import _exit_status, describe_death
 from arena.sandbox.clock import where
 from arena.sandbox.runtime import PROTOCOL_VERSION, Channel
-from arena.sandbox.values import Fault, FaultKind, Limits
+from arena.sandbox.values import Fault, FaultKind, Limits, SeatStatsDict
 from arena.untrusted import clean, clean_line
 
 __all__ = ["SeatProxy", "MAX_LINE", "WALL_FACTOR", "WHERE_WAIT", "act_line", "hello_line"]
@@ -67,7 +68,7 @@ except ImportError:  # pragma: no cover - only without the dependency
         return json.dumps(obj, separators=(",", ":")).encode()
 
 
-def act_line(k: int, obs: dict[str, Any]) -> bytes:
+def act_line(k: int, obs: Observation) -> bytes:
     """Arena to bot: the ``act`` line of the seat's request ``k`` (docs/protocol.md)."""
     return _dumps({"type": "act", "id": k, "obs": obs}) + b"\n"
 
@@ -125,7 +126,7 @@ class SeatProxy:
         decision: int | None,
         began: float,
         left: float,
-        obs: dict[str, Any] | None,
+        obs: Observation | None,
     ) -> bytes | None:
         """One line from the bot within this turn's time; None after recording a fault.
 
@@ -279,7 +280,7 @@ class SeatProxy:
         self.child.stop()
         self.cpu = self.child.cpu_seconds()
 
-    def act(self, obs: dict[str, Any]) -> Any:
+    def act(self, obs: Observation) -> Any:
         """Answer one decision: a turn of the bot within the deadline (forced ones too)."""
         k = self.decisions
         self.decisions += 1
@@ -355,7 +356,7 @@ class SeatProxy:
         if n < len(data):
             _write_all(self.child.req, data[n:], deadline)
 
-    def _check(self, line: bytes, obs: dict[str, Any], k: int) -> Any:
+    def _check(self, line: bytes, obs: Observation, k: int) -> Any:
         try:
             msg = _loads(line)
         except ValueError:
@@ -385,7 +386,7 @@ class SeatProxy:
             return None
         return action
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> SeatStatsDict:
         """Per-seat statistics for :class:`~arena.sandbox.values.MatchOutcome`."""
         cpu = 0.0
         if self.child is not None:

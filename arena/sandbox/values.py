@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Final, Literal, TypedDict, cast, get_args
 
 from arena.engine import MatchResult
 from arena.errors import ArenaError
@@ -36,6 +36,41 @@ FAULT_KINDS: Final = get_args(FaultKind)
 
 class SandboxUnavailable(ArenaError):
     """No isolation layer works on this machine and ``unsafe_no_sandbox`` was not given."""
+
+
+class LimitsDict(TypedDict):
+    """:meth:`Limits.to_dict`: the limits as stored with a tournament."""
+
+    decision_seconds: float
+    match_cpu_seconds: float
+    memory_mb: int
+    log_bytes: int
+    load_seconds: float
+    source_bytes: int
+    clock_bank_seconds: float | None
+    clock_increment_seconds: float | None
+
+
+class FaultDict(TypedDict):
+    """:meth:`Fault.to_dict`."""
+
+    seat: int
+    kind: FaultKind
+    message: str
+    decision: int | None
+
+
+class SeatStatsDict(TypedDict):
+    """One seat's decision counts and times in a match, as measured by its seat proxy
+    (:class:`arena.matches.record.SeatStats` is its value)."""
+
+    decisions: int
+    asked: int
+    think_seconds: float
+    max_think_seconds: float
+    cpu_seconds: float
+    max_cpu_seconds: float
+    clock_seconds: float
 
 
 @dataclass(frozen=True)
@@ -109,12 +144,12 @@ class Limits:
         assert bank is not None and increment is not None  # set by __post_init__
         return MatchClock(float(bank), float(increment))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> LimitsDict:
         """The fields as a plain dict."""
-        return asdict(self)
+        return cast(LimitsDict, asdict(self))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Limits:
+    def from_dict(cls, data: LimitsDict) -> Limits:
         """Inverse of :meth:`to_dict`."""
         return cls(**data)
 
@@ -181,12 +216,12 @@ class Fault:
     message: str
     decision: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FaultDict:
         """JSON form: ``{"seat", "kind", "message", "decision"}``."""
-        return asdict(self)
+        return cast(FaultDict, asdict(self))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Fault:
+    def from_dict(cls, data: FaultDict) -> Fault:
         """Inverse of :meth:`to_dict`."""
         if data["kind"] not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {data['kind']!r}")
@@ -209,7 +244,7 @@ class MatchOutcome:
     result: MatchResult
     faults: list[Fault]
     placements: list[int]
-    stats: list[dict[str, Any]] = field(default_factory=list)
+    stats: list[SeatStatsDict] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
 
     def fault_of(self, seat: int) -> Fault | None:

@@ -11,13 +11,14 @@ import json
 import re
 import urllib.parse
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.site.replay import HandView, hand_view
 from arena.stats import BOUND_NOTES
+from arena.stats.standings import PairRow, RatingRow
 from arena.store import ROUND_ROBIN, Store, StoredMatch
 from arena.store.kinds import KINDS
 from arena.untrusted import name_problem
@@ -130,8 +131,9 @@ class Tournament:
     created_at: str
     updated_at: str
     finished_at: str | None
-    rules: dict[str, Any]
-    limits: dict[str, Any]
+    rules: Mapping[str, object]
+    """The stored rules (a JSON object; empty when unreadable)."""
+    limits: Mapping[str, object]
     bots: list[BotRef]
     commitment: str
     """SHA-256 of the deal secret."""
@@ -238,7 +240,7 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
     yet (interrupted before the end) still gets its counts, ordered by mean place.
     """
     places: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
-    counts: dict[int, dict[str, Any]] = {}
+    counts: dict[int, dict[str, int]] = {}
     for n in store.place_totals(tournament_id):
         places[n.version_id] = list(n.places)
         counts[n.version_id] = {
@@ -285,13 +287,13 @@ def leaderboard(store: Store, tournament_id: str, refs: dict[int, BotRef]) -> li
     return rows
 
 
-def _leaderboard_order(row: dict[str, Any]) -> tuple[bool, int, bool, float, str]:
+def _leaderboard_order(row: RatingRow) -> tuple[bool, int, bool, float, str]:
     # Ranked first, by rank; then by rating, highest first, bots without one last; then name.
     rating = row["rating"]
     return (row["rank"] is None, row["rank"] or 0, rating is None, -(rating or 0.0), row["name"])
 
 
-def pairwise(store: Store, tournament_id: str) -> dict[tuple[int, int], Any]:
+def pairwise(store: Store, tournament_id: str) -> dict[tuple[int, int], PairRow]:
     """``(a, b) -> row`` of the ``pairwise`` table (rate, low, high, matches) for a tournament."""
     return {(r["bot_a"], r["bot_b"]): r for r in store.read_standings(tournament_id)[1]}
 

@@ -9,10 +9,24 @@ the tournament has finished.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.site.data import BotRef, Tournament
+from arena.stats.collusion import ClonePairDict, KingmakingDict
 from arena.store import Store
+
+
+class ShownClonePair(ClonePairDict):
+    """A stored clone pair with its bots for the page."""
+
+    a: BotRef
+    b: BotRef
+
+
+class ShownKingmaking(KingmakingDict):
+    """A stored kingmaking row with its bots for the page."""
+
+    a: BotRef
+    b: BotRef
 
 
 @dataclass
@@ -22,16 +36,16 @@ class Fairness:
     tournament_id: str
     commitment: str
     secret: str | None  # None until the tournament has finished
-    clones: list[dict[str, Any]] = field(default_factory=list)
-    kingmaking: list[dict[str, Any]] = field(default_factory=list)
+    clones: list[ShownClonePair] = field(default_factory=list)
+    kingmaking: list[ShownKingmaking] = field(default_factory=list)
 
     @property
-    def flagged_clones(self) -> list[dict[str, Any]]:
+    def flagged_clones(self) -> list[ShownClonePair]:
         """The clone pairs above the threshold."""
         return [c for c in self.clones if c["flagged"]]
 
     @property
-    def flagged_kingmaking(self) -> list[dict[str, Any]]:
+    def flagged_kingmaking(self) -> list[ShownKingmaking]:
         """The kingmaking rows whose interval lies clearly off the expectation."""
         return [k for k in self.kingmaking if k["flagged"]]
 
@@ -41,9 +55,14 @@ def fairness(store: Store, tournament: Tournament, refs: dict[int, BotRef]) -> F
     finished, and its clone and kingmaking reports."""
     out = Fairness(tournament.id, tournament.commitment, tournament.secret)
     clones, kingmaking = store.report_rows(tournament.id)
-    for rows, found in ((out.clones, clones), (out.kingmaking, kingmaking)):
-        for r in found:
-            if r["bot_a"] in refs and r["bot_b"] in refs:
-                a, b = refs[r["bot_a"]], refs[r["bot_b"]]
-                rows.append({**r, "a": a, "b": b, "flagged": bool(r["flagged"])})
+    shown = [r for r in clones if r["bot_a"] in refs and r["bot_b"] in refs]
+    out.clones = [
+        {**r, "a": refs[r["bot_a"]], "b": refs[r["bot_b"]], "flagged": bool(r["flagged"])}
+        for r in shown
+    ]
+    kept = [r for r in kingmaking if r["bot_a"] in refs and r["bot_b"] in refs]
+    out.kingmaking = [
+        {**r, "a": refs[r["bot_a"]], "b": refs[r["bot_b"]], "flagged": bool(r["flagged"])}
+        for r in kept
+    ]
     return out

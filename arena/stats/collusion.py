@@ -29,9 +29,11 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypedDict, TypeVar, cast
 
 from arena.engine import Deal, Rules, play_hand
+from arena.rules import HandRecord, Observation
+from arena.stats.outcomes import SeatPlace
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, unit_key, z_quantile
 
 CLONE_SHARE: Final = 0.95
@@ -43,6 +45,33 @@ KINGMAKING_MIN_UNITS: Final = 4
 
 
 # --- clones -------------------------------------------------------------------------------
+
+
+class ClonePairDict(TypedDict):
+    """:meth:`ClonePair.as_dict`: a ``clone_pairs`` row without its tournament (docs/schema.md;
+    ``flagged`` a bool, read back from the database as 0 or 1)."""
+
+    bot_a: int
+    bot_b: int
+    comparable: int
+    identical: int
+    share: float | None
+    flagged: int
+
+
+class KingmakingDict(TypedDict):
+    """:meth:`KingmakingRow.as_dict`: a ``kingmaking`` row without its tournament
+    (docs/schema.md; ``flagged`` a bool, read back from the database as 0 or 1)."""
+
+    bot_a: int
+    bot_b: int
+    matches: int
+    units: int
+    rate: float
+    expected: float
+    low: float | None
+    high: float | None
+    flagged: int
 
 
 @dataclass(frozen=True)
@@ -65,16 +94,23 @@ class ClonePair:
         share = self.share
         return share is not None and share > CLONE_SHARE and self.comparable >= CLONE_MIN_DECISIONS
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ClonePairDict:
         """The pair as a ``clone_pairs`` row (without its tournament)."""
-        return {**dataclasses.asdict(self), "share": self.share, "flagged": self.flagged}
+        return {
+            "bot_a": self.bot_a,
+            "bot_b": self.bot_b,
+            "comparable": self.comparable,
+            "identical": self.identical,
+            "share": self.share,
+            "flagged": self.flagged,
+        }
 
 
 @dataclass(frozen=True)
 class _Hand:
     """One stored hand, parsed and replayed once for every seating that played it."""
 
-    record: dict[str, Any]
+    record: HandRecord
     legal: list[int] | None  # legal actions at each log entry; None: not reproducible
     unforced: tuple[int, int, int]  # decisions with more than one legal action, per seat
 
@@ -124,13 +160,18 @@ class _Replayer:
     def __init__(self, log: list[list[Any]], counts: list[int]) -> None:
         self.log, self.counts = log, counts
 
-    def act(self, obs: dict[str, Any]) -> Any:
+    def act(self, obs: Observation) -> Any:
         i = len(self.counts)
         self.counts.append(len(obs["legal"]))
         return self.log[i][2]
 
 
-def _replay_legal_counts(hand: dict[str, Any], rules: Rules) -> list[int] | None:
+def _log(record: HandRecord) -> list[list[Any]]:
+    """The record's decisions, each ``[seat, phase, action]`` (a JSON triple) as stored."""
+    return cast("list[list[Any]]", record["log"])
+
+
+def _replay_legal_counts(hand: HandRecord, rules: Rules) -> list[int] | None:
     """Replay a stored hand through the engine to learn which of its decisions were forced."""
     counts: list[int] = []
     bot = _Replayer(hand["log"], counts)
@@ -175,7 +216,7 @@ def _walk(one: _Match, two: _Match, hands: _Hands, tally: dict[tuple[int, int], 
                 entry[0] += first.unforced[s]
                 entry[1] += first.unforced[s]
             continue
-        log1, log2 = first.record["log"], hands.get(two.hands[k]).record["log"]
+        log1, log2 = _log(first.record), _log(hands.get(two.hands[k]).record)
         for i in range(min(len(log1), len(log2))):
             seat, phase, a1 = log1[i]
             seat2, phase2, a2 = log2[i]
@@ -249,9 +290,9 @@ class KingmakingRow:
         """The rate's interval (None below two units)."""
         return None if self.low is None or self.high is None else Interval(self.low, self.high)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> KingmakingDict:
         """The row as a ``kingmaking`` row (without its tournament)."""
-        return dataclasses.asdict(self)
+        return cast(KingmakingDict, dataclasses.asdict(self))
 
 
 def expected_above(rating_b: float, rating_c: float) -> float:
@@ -409,7 +450,7 @@ def _expected(
 
 
 def kingmaking_rows(
-    seats: Iterable[dict[str, Any]], ratings: dict[int, float], *, pooled_ties: bool = False
+    seats: Iterable[SeatPlace], ratings: dict[int, float], *, pooled_ties: bool = False
 ) -> list[KingmakingRow]:
     """The kingmaking table from stored seats (``Store.seat_results``) and the ratings.
 
@@ -425,27 +466,27 @@ def kingmaking_rows(
     interval (family-wise confidence :data:`arena.stats.vocabulary.LEVEL` over every pair
     shown).
     """
-    by_match: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_match: dict[str, list[SeatPlace]] = defaultdict(list)
     for s in seats:
-        by_match[s["match_id"]].append(s)
+        by_match[s.match_id].append(s)
     rated = [
         rows
         for rows in by_match.values()
-        if len(rows) == 3 and all(r["bot_version_id"] in ratings for r in rows)
+        if len(rows) == 3 and all(r.bot_version_id in ratings for r in rows)
     ]
-    ties = tie_rates(({r["bot_version_id"]: r["place"] for r in rows} for rows in rated), ratings)
+    ties = tie_rates(({r.bot_version_id: r.place for r in rows} for rows in rated), ratings)
     memo: dict[tuple[int, ...], tuple[float, float]] = {}
     patterns = [0] * len(TIE_PATTERNS)
     for rows in rated:
-        patterns[tie_pattern([r["place"] for r in rows])] += 1
+        patterns[tie_pattern([r.place for r in rows])] += 1
     shares = [n / max(1, len(rated)) for n in patterns]
     # (A, B) -> unit -> [residual sum, matches, observed sum, expected sum, variance sum]
     acc: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(
         lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
     )
     for rows in rated:
-        unit = unit_key(rows[0]["set_key"], rows[0]["round"])
-        place = {r["bot_version_id"]: r["place"] for r in rows}
+        unit = unit_key(rows[0].set_key, rows[0].round)
+        place = {r.bot_version_id: r.place for r in rows}
         for a, b, c in itertools.permutations(place, 3):
             y = 1.0 if place[b] < place[c] else 0.5 if place[b] == place[c] else 0.0
             key = (a, b, c, place[a], place[b], place[c])

@@ -19,9 +19,58 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypedDict, TypeVar
 
+from arena.stats.outcomes import DuplicateSeat
 from arena.stats.vocabulary import LEVEL, MIN_UNITS, Interval, t_quantile, unit_key
+
+
+class EstimateDict(TypedDict):
+    """:meth:`Estimate.to_dict`."""
+
+    value: float
+    low: float | None
+    high: float | None
+    units: int
+
+
+class DuplicateScoreDict(TypedDict):
+    """:meth:`DuplicateScore.to_dict`."""
+
+    bot: int
+    matches: int
+    score: EstimateDict
+    points: EstimateDict
+    luck_share: float | None
+
+
+class PositionDict(TypedDict):
+    """:meth:`PositionResult.to_dict`."""
+
+    position: int
+    name: str
+    matches: int
+    place: EstimateDict
+    points: EstimateDict
+    edge: EstimateDict
+
+
+class SeatBiasDict(TypedDict):
+    """:meth:`SeatBias.to_dict`."""
+
+    positions: list[PositionDict]
+    favoured: list[str]
+    disfavoured: list[str]
+    verdict: str
+
+
+class CycleDict(TypedDict):
+    """:meth:`Cycle.to_dict`: the bots (ids, or names in ``arena standings --json``) and each
+    edge's interval ``[low, high]``."""
+
+    bots: Sequence[int | str]
+    intervals: list[list[float]]
+
 
 POSITIONS: Final = ("dealer", "dealer's left", "dealer's right")
 """Seat positions relative to the first hand's dealer (clockwise: 1 bids and leads first)."""
@@ -52,7 +101,7 @@ class SeatRecord:
         return None if self.first_dealer is None else (self.seat - self.first_dealer) % 3
 
 
-def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
+def seat_records(rows: Iterable[DuplicateSeat]) -> list[SeatRecord]:
     """SeatRecords from the rows of :meth:`arena.store.Store.duplicate_seats`.
 
     A forfeit counts as what it is: the seat placed last (the match's placements say so) and
@@ -61,16 +110,16 @@ def seat_records(rows: Iterable[Mapping[str, Any]]) -> list[SeatRecord]:
     match outscore working bots in the duplicate table."""
     out = []
     for r in rows:
-        faulted = bool(r.get("faulted", 0))
+        faulted = bool(r.faulted)
         out.append(
             SeatRecord(
-                r["match_id"],
-                unit_key(r["set_key"], r["round"]),
-                r["seat"],
-                r["bot_version_id"],
-                0 if faulted else r["score"],
-                r["place"],
-                r["first_dealer"],
+                r.match_id,
+                unit_key(r.set_key, r.round),
+                r.seat,
+                r.bot_version_id,
+                0 if faulted else r.score,
+                r.place,
+                r.first_dealer,
                 faulted,
             )
         )
@@ -100,7 +149,7 @@ class Estimate:
         """The interval's high end (None without one)."""
         return None if self.interval is None else self.interval.high
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EstimateDict:
         """JSON-ready, rounded."""
         return {
             "value": round(self.value, 4),
@@ -173,7 +222,7 @@ class DuplicateScore:
         co, var = self.luck
         return None if var <= 0 else co / var
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DuplicateScoreDict:
         """JSON-ready, rounded."""
         share = self.luck_share
         return {
@@ -247,7 +296,7 @@ class PositionResult:
     """The edge's interval at ``1 - (1 - level) / 3`` (three positions tested at once: what
     calls a position favoured)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PositionDict:
         """JSON-ready, rounded."""
         return {
             "position": self.position,
@@ -269,7 +318,7 @@ class SeatBias:
     disfavoured: tuple[int, ...]
     verdict: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SeatBiasDict:
         """JSON-ready."""
         return {
             "positions": [p.to_dict() for p in self.positions],
@@ -353,7 +402,7 @@ class Cycle:
     intervals: tuple[Interval, ...]
     """The interval of each edge's placed-above rate: bots[i] over bots[i + 1] (cyclically)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CycleDict:
         """JSON-ready."""
         return {"bots": list(self.bots), "intervals": [i.rounded(4) for i in self.intervals]}
 

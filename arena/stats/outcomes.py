@@ -33,6 +33,31 @@ else:  # loaded on first use: a read command need not pay for them
 NO_BOT: Final = -1
 """Padding in a choice's member list (a choice between two has no third member)."""
 
+
+@dataclass(frozen=True)
+class SeatPlace:
+    """A stored seat with its match's duplicate set and round
+    (:meth:`arena.store.Store.seat_results`, read by the kingmaking report)."""
+
+    match_id: str
+    set_key: str
+    round: int
+    seat: int
+    bot_version_id: int
+    place: int
+    faulted: int
+
+
+@dataclass(frozen=True)
+class DuplicateSeat(SeatPlace):
+    """A stored seat for the duplicate reports (:meth:`arena.store.Store.duplicate_seats`, read
+    by :func:`arena.stats.duplicate.seat_records`): its score too, and the seat that dealt its
+    match's first hand (None: no hand stored)."""
+
+    score: int
+    first_dealer: int | None
+
+
 MatchRow = tuple[str, int, int, int, int, int, int]
 """One finished match: ``(unit key, bot0, bot1, bot2, place0, place1, place2)``, bots by
 version id and places by seat; the unit key names its duplicate set and round."""

@@ -15,9 +15,9 @@ number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
 from arena.lazy import lazy_module
 from arena.stats import intervals, plackett_luce
@@ -278,9 +278,12 @@ def _ranked(table: list[BotStanding]) -> list[BotStanding]:
     return played + sorted((s for s in table if not s.matches), key=lambda s: s.name)
 
 
-def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]]) -> list[dict]:
+def to_json(
+    standings: Sequence[BotStanding], versions: Mapping[int, tuple[int, str]]
+) -> list[StandingJSON]:
     """The ``arena standings --json`` list: one object per bot (docs/statistics.md), its keys
-    the names of :class:`arena.tournaments.standings.Standing`'s fields (and ``placed_above``)."""
+    the names of :class:`arena.tournaments.standings.Standing`'s fields (and ``placed_above``).
+    ``versions``: each bot version's number and hash, by id."""
     names = {s.bot: s.name for s in standings}
     r1 = _round(1)
     r4 = _round(4)
@@ -297,8 +300,8 @@ def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]
             "bound": s.bound,
             "rank": s.rank,
             "units": s.units,
-            "version": versions.get(s.bot, {}).get("version"),
-            "sha256": versions.get(s.bot, {}).get("sha256"),
+            "version": versions[s.bot][0] if s.bot in versions else None,
+            "sha256": versions[s.bot][1] if s.bot in versions else None,
             "bot_version_id": s.bot,
             "placed_above": {
                 names[o]: {
@@ -313,6 +316,36 @@ def to_json(standings: Sequence[BotStanding], versions: dict[int, dict[str, Any]
         }
         for s in standings
     ]
+
+
+class PlacedAbove(TypedDict):
+    """How often a bot placed above one other (``placed_above`` of :class:`StandingJSON`)."""
+
+    matches: int
+    rate: float | None
+    low: float | None
+    high: float | None
+    units: int
+
+
+class StandingJSON(TypedDict):
+    """One bot of ``arena standings --json`` (docs/statistics.md)."""
+
+    name: str
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    rating: float | None
+    low: float | None
+    high: float | None
+    bound: Literal["upper", "lower"] | None
+    rank: int | None
+    units: int
+    version: int | None
+    sha256: str | None
+    bot_version_id: int
+    placed_above: dict[str, PlacedAbove]
 
 
 def _round(digits: int) -> Any:
@@ -338,6 +371,41 @@ def rating_text(
     return f"{rating:.0f} ({low:.0f}-{high:.0f})"
 
 
+class RatingRow(TypedDict):
+    """A row of the ``ratings`` table (docs/schema.md): one bot's standing in a tournament."""
+
+    tournament_id: str
+    bot_version_id: int
+    name: str
+    rank: int | None
+    rating: float | None
+    rating_low: float | None
+    rating_high: float | None
+    rating_bound: Literal["upper", "lower"] | None
+    units: int
+    matches: int
+    wins: int
+    mean_place: float | None
+    faults: int
+    method: str
+    computed_at: str
+
+
+class PairRow(TypedDict):
+    """A row of the ``pairwise`` table (docs/schema.md): how often ``bot_a`` placed above
+    ``bot_b``."""
+
+    tournament_id: str
+    bot_a: int
+    bot_b: int
+    matches: int
+    units: int
+    above: float
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
 METHOD: Final = "pl-ml-shared-orders/cluster-t/wilson-neff/2"
 """Names the statistics stored rows were computed with: rows with another name are stale
 (recomputed on the next read), so a change of method never shows old figures."""
@@ -345,9 +413,9 @@ METHOD: Final = "pl-ml-shared-orders/cluster-t/wilson-neff/2"
 
 def to_rows(
     tid: str, table: Sequence[BotStanding], stamp: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[RatingRow], list[PairRow]]:
     """The ``ratings`` and ``pairwise`` rows of a tournament's standings (docs/schema.md)."""
-    ratings = [
+    ratings: list[RatingRow] = [
         {
             "tournament_id": tid,
             "bot_version_id": s.bot,
@@ -367,7 +435,7 @@ def to_rows(
         }
         for s in table
     ]
-    pairwise = [
+    pairwise: list[PairRow] = [
         {
             "tournament_id": tid,
             "bot_a": s.bot,
@@ -385,9 +453,7 @@ def to_rows(
     return ratings, pairwise
 
 
-def from_rows(
-    ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
-) -> list[BotStanding]:
+def from_rows(ratings: Sequence[RatingRow], pairwise: Sequence[PairRow]) -> list[BotStanding]:
     """Standings back from their stored rows, in the order :func:`compute` returns them."""
     table = {
         r["bot_version_id"]: BotStanding(

@@ -18,6 +18,9 @@ from arena.errors import ArenaError, NotFound
 from arena.store import dbfile, schema
 from arena.store.runlock import holder
 
+Columns = dict[str, int | float | str | None]
+"""A row to insert: column name to its SQLite value."""
+
 if TYPE_CHECKING:
     import sqlite_utils
 

@@ -12,9 +12,9 @@ closes (docs/ladder.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from arena.errors import ArenaError
 from arena.matches import secrecy
@@ -42,6 +42,27 @@ class LadderMember:
     left_reason: str | None
 
 
+class LadderLine(TypedDict):
+    """A bot's line of a ladder's own ratings (:meth:`LadderRecords.write_ladder_standings`)."""
+
+    bot_version_id: int
+    rating: float
+    rating_low: float | None
+    rating_high: float | None
+    units: int
+
+
+class EpochDict(TypedDict):
+    """:meth:`LadderEpoch.to_dict`: an epoch of a ladder (``arena tournaments --json``)."""
+
+    epoch: int
+    first_step: int
+    opened_at: str
+    closed_at: str | None
+    commitment: str
+    secret: str | None
+
+
 @dataclass(frozen=True)
 class LadderEpoch:
     """A row of ``ladder_epochs`` with its deal secret (revealed only once ``closed_at``)."""
@@ -52,7 +73,7 @@ class LadderEpoch:
     closed_at: str | None
     secret: DealSecret
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EpochDict:
         """JSON-ready: the commitment always, the secret only once the epoch is closed."""
         return {
             "epoch": self.epoch,
@@ -81,7 +102,7 @@ class LadderSet:
 class LadderRecords(MatchRecords):
     """The ``ladder_bots``, ``ladder_epochs`` and ``ladder_sets`` tables, and ``retired_at``."""
 
-    def ensure_ladder(self, lid: str, config: dict[str, Any]) -> DealSecret:
+    def ensure_ladder(self, lid: str, config: Mapping[str, object]) -> DealSecret:
         """Create the ladder's row and its epoch 0 (a fresh secret), or mark an existing one
         running again; return epoch 0's secret."""
         stamp = now()
@@ -95,7 +116,9 @@ class LadderRecords(MatchRecords):
                     (stamp, lid),
                 )
                 return self._ladder_secret(found[0])
-            secret_id = self._draw_secret(int(config["seed"]), stamp)
+            seed = config["seed"]
+            assert isinstance(seed, int)  # every config has its seed
+            secret_id = self._draw_secret(seed, stamp)
             self.db.table("tournaments").insert(
                 {
                     "id": lid,
@@ -338,7 +361,7 @@ class LadderRecords(MatchRecords):
         ).fetchone()
         return bool(row and row[0])
 
-    def write_ladder_standings(self, lid: str, lines: Sequence[dict[str, Any]]) -> None:
+    def write_ladder_standings(self, lid: str, lines: Sequence[LadderLine]) -> None:
         """Replace the ladder's ``ratings`` rows with ``lines`` (``bot_version_id``,
         ``rating``, ``rating_low``, ``rating_high``, ``units``), counting each bot's matches,
         wins, mean place and faults from its stored seats."""

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+from arena.rules import HandRecord
+from arena.stats.collusion import ClonePairDict, KingmakingDict
 from arena.store.base import StoreBase
 from arena.store.kinds import HUMAN_OWNER
 from arena.store.rows import (
@@ -122,7 +124,7 @@ class PageReads(StoreBase):
         )
         return [StoredFault.from_row(r) for r in rows]
 
-    def hand_records(self, match_id: str) -> list[dict[str, Any]]:
+    def hand_records(self, match_id: str) -> list[HandRecord]:
         """The full records of a match's hands, in order."""
         rows = self.conn.execute(
             "SELECT record FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)
@@ -141,10 +143,10 @@ class PageReads(StoreBase):
         rows = self.conn.execute("SELECT seat, text FROM bot_logs WHERE match_id = ?", (match_id,))
         return {int(seat): text for seat, text in rows}
 
-    def report_rows(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def report_rows(self, tid: str) -> tuple[list[ClonePairDict], list[KingmakingDict]]:
         """The stored clone pairs (most identical first) and kingmaking rows (flagged first)
         of tournament ``tid``."""
-        return (
+        clones, kingmaking = (
             self.rows(
                 "SELECT * FROM clone_pairs WHERE tournament_id = ? "
                 "ORDER BY share DESC, bot_a, bot_b",
@@ -156,6 +158,8 @@ class PageReads(StoreBase):
                 [tid],
             ),
         )
+        # Every column of each table, by name (and its tournament_id).
+        return cast("list[ClonePairDict]", clones), cast("list[KingmakingDict]", kingmaking)
 
     def seats_in_finish_order(self, tid: str) -> list[FinishedSeat]:
         """Every seat of the tournament in the order its matches finished."""

@@ -6,11 +6,14 @@ that standings and replays need; the derived tables (standings, reports) replace
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final, cast
 
 from arena.matches.record import MatchRecord
-from arena.store.rows import StoredFault, StoredMatch
+from arena.rules import HandRecord
+from arena.stats.standings import PairRow, RatingRow
+from arena.store.base import Columns
+from arena.store.rows import DuplicateSeat, SeatPlace, StoredDeal, StoredFault, StoredMatch
 from arena.store.schema import now
 from arena.store.totals import Totals
 
@@ -18,7 +21,7 @@ LOG_CAP: Final = 8192
 """Characters of a bot's output kept per match and seat."""
 
 
-def _match_row(tid: str, r: MatchRecord, stamp: str) -> dict[str, Any]:
+def _match_row(tid: str, r: MatchRecord, stamp: str) -> Columns:
     return {
         "id": r.match_id,
         "tournament_id": tid,
@@ -38,7 +41,7 @@ def _match_row(tid: str, r: MatchRecord, stamp: str) -> dict[str, Any]:
     }
 
 
-def _seat_rows(tid: str, r: MatchRecord) -> list[dict[str, Any]]:
+def _seat_rows(tid: str, r: MatchRecord) -> list[Columns]:
     faulted = {f.seat for f in r.faults}
     return [
         {
@@ -49,13 +52,13 @@ def _seat_rows(tid: str, r: MatchRecord) -> list[dict[str, Any]]:
             "score": r.scores[s],
             "place": r.placements[s],
             "faulted": int(s in faulted),
-            **r.stats[s].to_json(),
+            **vars(r.stats[s]),
         }
         for s in range(3)
     ]
 
 
-def _log_rows(r: MatchRecord) -> list[dict[str, Any]]:
+def _log_rows(r: MatchRecord) -> list[Columns]:
     return [
         {
             "match_id": r.match_id,
@@ -69,7 +72,7 @@ def _log_rows(r: MatchRecord) -> list[dict[str, Any]]:
     ]
 
 
-def _fault_rows(tid: str, r: MatchRecord) -> list[dict[str, Any]]:
+def _fault_rows(tid: str, r: MatchRecord) -> list[Columns]:
     # One row per seat: the sandbox records only a seat's first fault.
     faulted = {f.seat: f for f in r.faults}
     return [
@@ -86,7 +89,7 @@ def _fault_rows(tid: str, r: MatchRecord) -> list[dict[str, Any]]:
     ]
 
 
-def _hand_rows(r: MatchRecord) -> list[dict[str, Any]]:
+def _hand_rows(r: MatchRecord) -> list[Columns]:
     return [
         {
             "match_id": r.match_id,
@@ -149,26 +152,32 @@ class MatchRecords(Totals):
                 return True
         return False
 
-    def seat_results(self, tid: str) -> list[dict[str, Any]]:
+    def seat_results(self, tid: str) -> list[SeatPlace]:
         """Every stored seat of the tournament with its match's set and round."""
-        return self.rows(
-            "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.place, "
-            "s.faulted FROM match_seats s JOIN matches m ON m.id = s.match_id "
-            "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
-            [tid],
-        )
+        return [
+            SeatPlace(**r)
+            for r in self.rows(
+                "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.place, "
+                "s.faulted FROM match_seats s JOIN matches m ON m.id = s.match_id "
+                "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
+                [tid],
+            )
+        ]
 
-    def duplicate_seats(self, tid: str) -> list[dict[str, Any]]:
+    def duplicate_seats(self, tid: str) -> list[DuplicateSeat]:
         """Every stored seat of the tournament with its duplicate set and round and its match's
         first dealer: the rows :func:`arena.stats.duplicate.seat_records` reads."""
-        return self.rows(
-            "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.score, s.place, "
-            "s.faulted, h.dealer AS first_dealer "
-            "FROM match_seats s JOIN matches m ON m.id = s.match_id "
-            "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
-            "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
-            [tid],
-        )
+        return [
+            DuplicateSeat(**r)
+            for r in self.rows(
+                "SELECT s.match_id, m.set_key, m.round, s.seat, s.bot_version_id, s.place, "
+                "s.faulted, s.score, h.dealer AS first_dealer "
+                "FROM match_seats s JOIN matches m ON m.id = s.match_id "
+                "LEFT JOIN hands h ON h.match_id = s.match_id AND h.hand_number = 0 "
+                "WHERE s.tournament_id = ? ORDER BY s.match_id, s.seat",
+                [tid],
+            )
+        ]
 
     def seating_results(self, tid: str) -> list[tuple[int, ...]]:
         """Every stored match of the tournament as ``(round, seating, place0, place1, place2,
@@ -182,7 +191,7 @@ class MatchRecords(Totals):
             (tid,),
         ).fetchall()
 
-    def match(self, prefix: str) -> tuple[StoredMatch, list[dict[str, Any]]]:
+    def match(self, prefix: str) -> tuple[StoredMatch, list[HandRecord]]:
         """The match whose id starts with ``prefix``, and its hands' full records in order."""
         row = self._by_prefix("matches", "match", prefix)
         hands = [
@@ -234,15 +243,15 @@ class MatchRecords(Totals):
         )
         return int(row.fetchone()[0])
 
-    def read_standings(self, tid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def read_standings(self, tid: str) -> tuple[list[RatingRow], list[PairRow]]:
         """The stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
-        return (
-            self.rows("SELECT * FROM ratings WHERE tournament_id = ?", [tid]),
-            self.rows("SELECT * FROM pairwise WHERE tournament_id = ?", [tid]),
-        )
+        ratings = self.rows("SELECT * FROM ratings WHERE tournament_id = ?", [tid])
+        pairs = self.rows("SELECT * FROM pairwise WHERE tournament_id = ?", [tid])
+        # Every column of the table, by name: the rows the types say.
+        return cast("list[RatingRow]", ratings), cast("list[PairRow]", pairs)
 
     def write_standings(
-        self, tid: str, ratings: Sequence[dict[str, Any]], pairwise: Sequence[dict[str, Any]]
+        self, tid: str, ratings: Sequence[RatingRow], pairwise: Sequence[PairRow]
     ) -> None:
         """Replace the stored ``ratings`` and ``pairwise`` rows of tournament ``tid``."""
         with self._transaction():
@@ -251,11 +260,11 @@ class MatchRecords(Totals):
             # The reports were made from the old standings (cycles, kingmaking): dropped.
             self.conn.execute("DELETE FROM reports WHERE tournament_id = ?", (tid,))
             if ratings:
-                self.db.table("ratings").insert_all(ratings)
+                self.db.table("ratings").insert_all(dict(r) for r in ratings)
             if pairwise:
-                self.db.table("pairwise").insert_all(pairwise)
+                self.db.table("pairwise").insert_all(dict(p) for p in pairwise)
 
-    def read_reports(self, tid: str) -> tuple[int, dict[str, Any]] | None:
+    def read_reports(self, tid: str) -> tuple[int, Mapping[str, object]] | None:
         """The reports stored with tournament ``tid``'s standings: the matches they were made
         from and their JSON object (None when there are none)."""
         row = self.conn.execute(
@@ -263,7 +272,7 @@ class MatchRecords(Totals):
         ).fetchone()
         return None if row is None else (int(row[0]), json.loads(row[1]))
 
-    def write_reports(self, tid: str, matches: int, body: dict[str, Any]) -> None:
+    def write_reports(self, tid: str, matches: int, body: Mapping[str, object]) -> None:
         """Store the reports of tournament ``tid`` made from ``matches`` stored matches (a
         cache: :meth:`write_standings` drops them)."""
         with self._transaction():
@@ -274,16 +283,17 @@ class MatchRecords(Totals):
             )
 
     def replace_tournament_rows(
-        self, tid: str, tables: dict[str, Sequence[dict[str, Any]]]
+        self, tid: str, tables: Mapping[str, Sequence[Mapping[str, object]]]
     ) -> None:
-        """Replace the rows of tournament ``tid`` in each of ``tables`` in one transaction."""
+        """Replace the rows of tournament ``tid`` in each of ``tables`` (a table's name to its
+        rows, each a column name to its value) in one transaction."""
         with self._transaction():
             for table, rows in tables.items():
                 self.conn.execute(f"DELETE FROM [{table}] WHERE tournament_id = ?", (tid,))
                 if rows:
-                    self.db.table(table).insert_all(rows)
+                    self.db.table(table).insert_all(dict(r) for r in rows)
 
-    def stored_deals(self, tid: str) -> Iterator[dict[str, Any]]:
+    def stored_deals(self, tid: str) -> Iterator[StoredDeal]:
         """Every stored hand's deal, dealer and up-card with its match, in match and hand
         order (what ``arena verify`` recomputes).
 
@@ -297,9 +307,9 @@ class MatchRecords(Totals):
             "WHERE m.tournament_id = ? ORDER BY m.id, h.hand_number",
             (tid,),
         )
-        names = [d[0] for d in cur.description]
-        for row in cur:
-            yield dict(zip(names, row, strict=True))
+        for mid, seed, round_, b0, b1, b2, played, number, dealer, upcard, deal in cur:
+            hand = None if number is None else (number, dealer, upcard, deal)
+            yield StoredDeal(mid, seed, round_, (b0, b1, b2), played, hand)
 
     def duplicate_hands(self, tid: str) -> Iterator[tuple[Any, ...]]:
         """Every stored hand's record with its match's bots, by set, round, match and hand:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arena.stats.outcomes import DuplicateSeat, SeatPlace
 from arena.store.kinds import KINDS
 
 
@@ -336,16 +337,6 @@ class FinishedSeat:
 
 
 @dataclass(frozen=True)
-class OpponentPlaces:
-    """A seat of some bot versions (:meth:`arena.store.Store.opponent_places`) beside one
-    opponent in the same match: the version's ``place``, the opponent's, and its version."""
-
-    place: int
-    opponent_place: int
-    opponent: int
-
-
-@dataclass(frozen=True)
 class SeatTiming:
     """What some bot versions' seats add up to (:meth:`arena.store.Store.timing`): seats
     played, decisions, times asked; the wall time of the asked decisions (in all, the slowest)
@@ -366,6 +357,20 @@ class SeatTiming:
 
 
 @dataclass(frozen=True)
+class StoredDeal:
+    """A stored hand's deal with its match (:meth:`arena.store.Store.stored_deals`): what
+    ``arena verify`` recomputes. ``hand`` is ``(hand number, dealer, up-card, deal)``, the
+    deal the JSON text of the hand record's; None for the one row of a match without hands."""
+
+    id: str
+    seed: int
+    round: int
+    bots: tuple[int, int, int]
+    hands_played: int
+    hand: tuple[int, int, str, str] | None
+
+
+@dataclass(frozen=True)
 class LogText:
     """What one seat's bot printed in a match (capped when stored)."""
 
@@ -375,9 +380,11 @@ class LogText:
 
 __all__ = [
     "BotFault",
+    "DuplicateSeat",
+    "SeatPlace",
+    "StoredDeal",
     "FinishedSeat",
     "LogText",
-    "OpponentPlaces",
     "PlaceCount",
     "PlaceTotal",
     "SeatTiming",

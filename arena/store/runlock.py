@@ -25,13 +25,21 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypedDict
 
 from arena.errors import AlreadyRunning, ArenaError
 
 PROBE_GRACE_SECONDS: Final = 1.0
 """How long a starting run retries while the lock is busy: a reader's :func:`holder` probe
 takes a shared lock for a few microseconds, which must not be mistaken for another run."""
+
+
+class HolderDict(TypedDict):
+    """:meth:`Holder.to_dict`: the lock file's contents."""
+
+    pid: int
+    host: str
+    started_at: str
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,7 @@ class Holder:
     def __str__(self) -> str:
         return f"pid {self.pid} on {self.host}, started {self.started_at}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HolderDict:
         """JSON form."""
         return {"pid": self.pid, "host": self.host, "started_at": self.started_at}
 

@@ -7,7 +7,7 @@ it, :func:`arena.matches.scheduler.tournament_id`), so a resumed run finds it ag
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arena.errors import ArenaError, NotFound
@@ -25,7 +25,7 @@ class TournamentRecords(StoreBase):
     def ensure_tournament(
         self,
         tid: str,
-        config: dict[str, Any],
+        config: Mapping[str, object],
         version_ids: Iterable[int],
         total: int,
         *,
@@ -49,7 +49,7 @@ class TournamentRecords(StoreBase):
     def _put_tournament(
         self,
         tid: str,
-        config: dict[str, Any],
+        config: Mapping[str, object],
         version_ids: Iterable[int],
         total: int,
         secret: bytes | None,
@@ -72,7 +72,9 @@ class TournamentRecords(StoreBase):
                 (stamp, tid),
             )
             return current
-        chosen = self._choose_secret(int(config["seed"]), secret, stamp)
+        seed = config["seed"]
+        assert isinstance(seed, int)  # every config has its seed
+        chosen = self._choose_secret(seed, secret, stamp)
         self.db.table("tournaments").insert(
             {
                 "id": tid,

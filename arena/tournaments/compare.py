@@ -39,6 +39,7 @@ from arena.matches.secrecy import SecretFile
 from arena.sandbox import Limits
 from arena.stats.sequential import Design, SequentialTest, SetQueue, Status, half_points, replay
 from arena.store import COMPARE, BotVersion, Store
+from arena.store.kinds import KINDS
 from arena.tournaments.entrants import DEFAULT_SOURCE_BYTES, resolve
 from arena.tournaments.owners import current_owner
 from arena.tournaments.runner import Wait
@@ -88,6 +89,7 @@ class CompareSchedule(ScheduleBase):
     after another while the test is undecided, at most ``design.max_sets``."""
 
     exact = False
+    kind = KINDS[COMPARE]
 
     def __init__(
         self,
@@ -134,11 +136,14 @@ class CompareSchedule(ScheduleBase):
                 yield todo
             index += 1
 
-    def stored(self, records: Sequence[MatchRecord]) -> None:
-        """Feed the matches just stored to the queue, and the sets it releases to the test."""
+    def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
+        """Store the batch; feed its matches to the queue, and the sets it releases to the
+        test."""
+        store.write_results(self.tid, records)
         for r in records:
             self.done.add(r.match_id)
             self._add(r.round, r.seating, r.placements)
+        return records
 
     def describe(self) -> str:
         """The live line: sets, rate with its interval, evidence between its bounds."""

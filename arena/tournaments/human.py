@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -28,6 +28,7 @@ from arena.errors import ArenaError
 from arena.matches.record import MatchRecord, SeatStats
 from arena.matches.scheduler import Entrant, deal_seed, match_seed
 from arena.matches.secrecy import commitment, new_secret
+from arena.rules import HandRecord, Observation
 from arena.sandbox.human import HUMAN_SECONDS, HumanEnd, HumanSeat, open_seat
 from arena.sandbox.pool import BotPool
 from arena.sandbox.runtime import Artifact
@@ -63,7 +64,7 @@ class Decision:
 
     turn: int
     """The decision's number among the seat's (what :meth:`HumanGame.answer` may name)."""
-    obs: dict[str, Any]
+    obs: Observation
     question: str
 
     @property
@@ -83,11 +84,11 @@ class GameResult:
     faults: list[Fault]
     secret: str
     """The deal secret, revealed now (hex): ``arena verify TOURNAMENT_ID`` checks the deals."""
-    hands: list[dict[str, Any]] = field(repr=False, default_factory=list)
+    hands: list[HandRecord] = field(repr=False, default_factory=list)
     """Every hand's full record (cards hidden during play included: the match is over)."""
 
 
-def question(obs: dict[str, Any]) -> str:
+def question(obs: Observation) -> str:
     """The question of an observation's phase."""
     phase = str(obs["phase"])
     if phase == "alone" and obs.get("maker") != obs.get("seat"):
@@ -121,7 +122,7 @@ class HumanGame:
         self.started = time.monotonic()
         self._end = end
         self._cond = threading.Condition()
-        self._obs: dict[str, Any] | None = None
+        self._obs: Observation | None = None
         self._decision: Decision | None = None
         self._finished = False
         self.version = 0
@@ -189,7 +190,8 @@ class HumanGame:
             public = ("phase", "hand_number", "dealer", "scores", "hand", "upcard", "bids",
                       "pickup", "trump", "maker", "alone", "sitting_out", "tricks", "trick",
                       "history", "dummy")  # fmt: skip
-            out.update({k: obs[k] for k in public if k in obs})
+            shown: Mapping[str, object] = obs
+            out.update({k: shown[k] for k in public if k in shown})
         out["turn"] = None if decision is None else {
             "turn": decision.turn,
             "question": decision.question,
@@ -231,11 +233,11 @@ class HumanGame:
             self._bump()
 
 
-def _hand_summary(h: dict[str, Any]) -> dict[str, Any]:
+def _hand_summary(h: HandRecord) -> dict[str, object]:
     """What everybody may see of a finished hand."""
     keys = ("hand_number", "dealer", "trump", "maker", "alone", "tricks_won", "points",
             "scores_before", "passed_out", "tricks")  # fmt: skip
-    return {k: h[k] for k in keys if k in h}
+    return {k: h[k] for k in keys if k in h}  # type: ignore[literal-required]
 
 
 @dataclass(frozen=True)

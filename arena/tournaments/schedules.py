@@ -20,6 +20,8 @@ from arena.matches.scheduler import MatchSpec
 from arena.stats.outcomes import MatchRow
 from arena.stats.separation import Check, check
 from arena.stats.vocabulary import unit_key
+from arena.store.kinds import KINDS, Kind
+from arena.store.schema import ROUND_ROBIN
 from arena.tournaments.runner import WAIT, Batch, Wait
 
 if TYPE_CHECKING:
@@ -40,9 +42,20 @@ class Schedule(Protocol):
     """Whether it plays exactly ``total`` matches (False: it may stop earlier by its own
     rule)."""
 
-    ends: bool
-    """Whether running out ends the tournament for good (stored ``finished``, its deal
-    secret revealed). False for a ladder: a bound only pauses it, and it stays resumable."""
+    kind: Kind
+    """The kind of run it plays (:data:`arena.store.kinds.KINDS`)."""
+
+    @property
+    def ranked(self) -> bool:
+        """Whether its run stores standings fitted to all its matches (a round robin; a ladder
+        keeps its own ratings, a comparison has a test instead)."""
+        ...
+
+    @property
+    def ends(self) -> bool:
+        """Whether running out ends the tournament for good (stored ``finished``, its deal
+        secret revealed). False for a ladder: a bound only pauses it, and it stays resumable."""
+        ...
 
     def start(self, store: Store) -> bool:
         """Read what is stored (under the run lock); whether anything may be left to play."""
@@ -54,12 +67,9 @@ class Schedule(Protocol):
         ...
 
     def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
-        """Store the checked records of a batch; return those stored (a ladder stores whole
-        sets only, keeping a set's first matches until its last one is in)."""
-        ...
-
-    def stored(self, records: Sequence[MatchRecord]) -> None:
-        """Take the records of matches just stored."""
+        """Store the checked records of a batch and count them; return those stored (a ladder
+        stores whole sets only, keeping a set's first matches until its last one is in). The
+        one place results reach the store and the schedule."""
         ...
 
     def describe(self) -> str:
@@ -77,11 +87,22 @@ class Schedule(Protocol):
 
 
 class ScheduleBase:
-    """What most schedules share: running out ends the tournament, and every checked record
-    is stored as it comes (one transaction per batch)."""
+    """What most schedules share: what its kind has (:data:`arena.store.kinds.KINDS`, read
+    here and nowhere else), and every checked record stored as it comes (one transaction per
+    batch)."""
 
-    ends = True
+    kind: Kind = KINDS[ROUND_ROBIN]
     tid: str
+
+    @property
+    def ranked(self) -> bool:
+        """Whether its run stores standings fitted to all its matches."""
+        return self.kind.ranked
+
+    @property
+    def ends(self) -> bool:
+        """Whether running out ends the tournament (a ladder only pauses)."""
+        return not self.kind.ladder
 
     def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
         """Store every record of the batch."""
@@ -111,9 +132,6 @@ class FixedSchedule(ScheduleBase):
     def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:
         """Every missing match at once."""
         yield self.todo
-
-    def stored(self, records: Sequence[MatchRecord]) -> None:
-        """Nothing to do: the list is fixed."""
 
     def describe(self) -> str:
         """The progress line's title."""
@@ -199,11 +217,13 @@ class UntilSeparated(ScheduleBase):
                 yield WAIT
             self._check(r)
 
-    def stored(self, records: Sequence[MatchRecord]) -> None:
-        """Count the matches just stored."""
+    def write(self, store: Store, records: Sequence[MatchRecord]) -> Sequence[MatchRecord]:
+        """Store the batch and count its matches toward their rounds."""
+        store.write_results(self.tid, records)
         for rec in records:
             self.done.add(rec.match_id)
             self.rows.append((unit_key(rec.set_key, rec.round), *rec.bots, *rec.placements))
+        return records
 
     def describe(self) -> str:
         """Where the rule stands, for the progress line."""

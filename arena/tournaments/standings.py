@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena import stats
 from arena.engine import Rules
@@ -109,7 +109,7 @@ class Standing:
         )  # fmt: skip
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], versions: dict[int, BotVersion]) -> Standing:
+    def from_row(cls, row: stats.RatingRow, versions: dict[int, BotVersion]) -> Standing:
         """The row of a stored ``ratings`` row (docs/schema.md), with its version."""
         v = versions.get(row["bot_version_id"])
         return cls(

@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
@@ -78,7 +78,8 @@ class Plan:
     """A tournament ready to run: its identity, its bots and its schedule."""
 
     tid: str
-    config: dict[str, Any]
+    config: Mapping[str, object]
+    """Its identity (:func:`arena.matches.scheduler.tournament_id`): a JSON object."""
     versions: list[BotVersion]
     rules: Rules
     limits: Limits
@@ -382,7 +383,6 @@ def _play_todo(
             nonlocal played
             kept = unfolds.write(store, records)
             played += len(kept)
-            unfolds.stored(kept)
             report(len(kept))
             for r in kept:
                 for f in r.faults:
@@ -459,7 +459,7 @@ def run(
     """
     check_worker_count(workers)
     tid, unfolds = the_plan.tid, the_plan.schedule
-    ranked = store.tournament(tid).ranked  # a comparison has no standings; a ladder its own
+    ranked = unfolds.ranked  # a comparison has no standings; a ladder its own
     started = time.perf_counter()
     already = store.match_count(tid)
     played, completed = 0, True

@@ -35,6 +35,7 @@ from arena.untrusted import MAX_MESSAGE, clean, clean_line
 
 if TYPE_CHECKING:
     from arena.matches.scheduler import MatchSpec
+    from arena.rules import Observation
     from arena.tournaments.runner import Batch
 
 MAX_DOCUMENT: Final = 64 << 20
@@ -129,7 +130,7 @@ class _Replay:
         self.decisions = decisions
         self.seat = seat
 
-    def act(self, obs: dict[str, Any]) -> Any:
+    def act(self, obs: Observation) -> Any:
         step = next(self.decisions, None)
         if not isinstance(step, list) or len(step) != 3 or step[0] != self.seat:
             raise Refused("its decision log does not replay (wrong seat or too short)")

@@ -5,12 +5,13 @@ table. Bot names are cleaned and literal (:func:`arena.views.tables.plain`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from rich.table import Table
 from rich.text import Text
 
 from arena.stats import collusion
+from arena.stats.collusion import ClonePairDict, KingmakingDict
 from arena.tournaments.standings import StandingsReport
 from arena.views.tables import fit, grid, name_column, plain
 
@@ -96,12 +97,22 @@ def kingmaking_table(king: Sequence[collusion.KingmakingRow], names: dict[int, s
     return fit(t)
 
 
-def collusion_json(report: StandingsReport) -> dict[str, Any]:
+class CollusionJSON(TypedDict):
+    """``arena standings --collusion --json``: both reports' rows
+    (:class:`arena.stats.collusion.ClonePairDict`, :class:`arena.stats.collusion.KingmakingDict`)
+    with the bots by name."""
+
+    tournament: str
+    clones: list[dict[str, object]]
+    kingmaking: list[dict[str, object]]
+
+
+def collusion_json(report: StandingsReport) -> CollusionJSON:
     """Both reports as one JSON-ready object, bots by name (``arena standings --collusion
     --json``)."""
     names = report.names
 
-    def named(row: dict[str, Any]) -> dict[str, Any]:
+    def named(row: ClonePairDict | KingmakingDict) -> dict[str, object]:
         return {**row, "bot_a": names[row["bot_a"]], "bot_b": names[row["bot_b"]]}
 
     return {

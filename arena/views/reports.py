@@ -17,7 +17,7 @@ import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypedDict, TypeVar
 
 from rich.table import Table
 from rich.text import Text
@@ -27,9 +27,12 @@ from arena.errors import ArenaError
 from arena.stats import collusion
 from arena.stats.duplicate import (
     Cycle,
+    CycleDict,
     DuplicateScore,
+    DuplicateScoreDict,
     Estimate,
     SeatBias,
+    SeatBiasDict,
     SeatRecord,
     cycles,
     duplicate_scores,
@@ -46,6 +49,27 @@ from arena.tournaments.standings import (
 )
 from arena.untrusted import clean_line
 from arena.views.tables import fit, grid, name_column, plain
+
+
+class NamedScore(DuplicateScoreDict):
+    """A bot's duplicate score with its name."""
+
+    name: str
+
+
+class DuplicateDict(TypedDict):
+    """The ``duplicate`` key of ``arena standings --json``."""
+
+    bots: list[NamedScore]
+    luck_share: float | None
+
+
+class ReportsDict(TypedDict):
+    """:meth:`Reports.to_dict`."""
+
+    duplicate: DuplicateDict
+    seat_bias: SeatBiasDict
+    cycles: list[CycleDict]
 
 
 @dataclass(frozen=True)
@@ -72,7 +96,7 @@ class Reports:
         """The bots of a cycle by name, in order."""
         return [self.names.get(b, str(b)) for b in cycle.bots]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReportsDict:
         """The keys ``duplicate``, ``seat_bias`` and ``cycles`` of ``arena standings --json``."""
         share = self.luck_share
         return {

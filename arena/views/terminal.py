@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -38,6 +38,7 @@ from arena.tournaments.owners import describe as describe_owner
 from arena.tournaments.standings import StandingsReport
 from arena.untrusted import clean, clean_line
 from arena.views.collusion import collusion_flags
+from arena.views.documents import FaultJSON, MatchJSON, SeatJSON, StandingsJSON, TournamentJSON
 from arena.views.tables import fit, grid, name_column, plain, short_time
 from arena.views.transcript import format_hand
 
@@ -199,12 +200,12 @@ def standings_lines(report: StandingsReport, retired: Collection[str] = ()) -> l
     ]
 
 
-def standings_json(report: StandingsReport) -> dict[str, Any]:
+def standings_json(report: StandingsReport) -> StandingsJSON:
     """The ``arena standings --json`` object (docs/tournaments.md): the tournament's id and
     settings, counts, and ``bots``, one object per bot, best first. No dates: the same
     tournament gives the same object, whenever and however often it was run."""
     t = report.tournament
-    versions = {v.id: {"version": v.version, "sha256": v.sha256} for v in report.entrants}
+    versions = {v.id: (v.version, v.sha256) for v in report.entrants}
     bots = stats.to_json(report.table, versions)
     return {
         "tournament": t.id,
@@ -282,7 +283,7 @@ def fault_digest_lines(digests: Sequence[BotFaults], *, per_bot: int = 3) -> lis
     return out
 
 
-def fault_records(rows: Sequence[ListedFault]) -> list[dict[str, Any]]:
+def fault_records(rows: Sequence[ListedFault]) -> list[FaultJSON]:
     """``arena faults --json``: rows of :meth:`arena.store.Store.fault_listing` as objects.
 
     Each: ``match``, ``tournament``, ``bot``, ``version``, ``seat``, ``kind``, ``decision``
@@ -312,7 +313,7 @@ def fault_records(rows: Sequence[ListedFault]) -> list[dict[str, Any]]:
     ]
 
 
-def faults_table(records: Sequence[dict[str, Any]], total: int, *, wide: bool = False) -> Table:
+def faults_table(records: Sequence[FaultJSON], total: int, *, wide: bool = False) -> Table:
     """``arena faults``: one line per fault (of :func:`fault_records`); in 80 columns the
     summary is cut at the terminal's edge (its file and line come first), ``wide`` adds the
     seat and wraps the whole summary."""
@@ -337,7 +338,7 @@ def faults_table(records: Sequence[dict[str, Any]], total: int, *, wide: bool = 
     return fit(t, len(t.columns) - 1)
 
 
-def fault_details(records: Sequence[dict[str, Any]]) -> list[Text]:
+def fault_details(records: Sequence[FaultJSON]) -> list[Text]:
     """``arena faults --full``: each fault with its whole message, every line of it indented
     behind a bar so that nothing in it can pass for the arena's own output."""
     out: list[Text] = []
@@ -361,14 +362,14 @@ def fault_details(records: Sequence[dict[str, Any]]) -> list[Text]:
 # --- matches, bots, tournaments -------------------------------------------------------------
 
 
-def match_records(rows: Sequence[ListedMatch]) -> list[dict[str, Any]]:
+def match_records(rows: Sequence[ListedMatch]) -> list[MatchJSON]:
     """``arena matches --json``: the matches of :meth:`arena.store.Store.match_listing` as
     objects.
 
     Each: ``id``, ``tournament``, ``round``, ``seating`` (from 1), ``seed``, ``hands``,
     ``truncated``, ``faults`` and ``seats``: per seat ``bot``, ``version``, ``score``,
     ``place``, ``faulted``."""
-    out = []
+    out: list[MatchJSON] = []
     for r in rows:
         m = r.match
         out.append(
@@ -397,7 +398,7 @@ def match_records(rows: Sequence[ListedMatch]) -> list[dict[str, Any]]:
     return out
 
 
-def matches_table(records: Sequence[dict[str, Any]], total: int, *, wide: bool = False) -> Table:
+def matches_table(records: Sequence[MatchJSON], total: int, *, wide: bool = False) -> Table:
     """``arena matches``: one line per match (of :func:`match_records`), each seat's bot with
     its score and place; ``wide`` adds the hands played."""
     t = grid(
@@ -420,7 +421,7 @@ def matches_table(records: Sequence[dict[str, Any]], total: int, *, wide: bool =
     return fit(t, 3, 4, 5)
 
 
-def _seat(seat: dict[str, Any]) -> Text:
+def _seat(seat: SeatJSON) -> Text:
     """``10 (1) heuristic``, with ``!`` after the place when the seat faulted: the score and
     place first, so that a name too long for 80 columns is what gets cut."""
     out = Text(f"{seat['score']} ({seat['place']})")
@@ -454,14 +455,22 @@ def bots_table(rows: Sequence[ListedVersion], me: str | None, *, wide: bool = Fa
     return fit(table, len(table.columns) - 1)
 
 
-def tournament_record(listed: ListedTournament) -> dict[str, Any]:
+def tournament_record(listed: ListedTournament) -> TournamentJSON:
     """``arena tournaments --json``: one tournament as an object, its live ``status``, stored
     matches (``done``), ``commitment`` and ``secret`` (None until it has finished)."""
-    t, first = listed.tournament, ("id", "kind", "status", "seed", "rounds", "total_matches")
+    t = listed.tournament
     return {
-        **{k: getattr(t, k) for k in first},
-        **{"done": listed.done, "created_at": t.created_at, "updated_at": t.updated_at},
-        **{"commitment": listed.commitment, "secret": listed.secret},
+        "id": t.id,
+        "kind": t.kind,
+        "status": t.status,
+        "seed": t.seed,
+        "rounds": t.rounds,
+        "total_matches": t.total_matches,
+        "done": listed.done,
+        "created_at": t.created_at,
+        "updated_at": t.updated_at,
+        "commitment": listed.commitment,
+        "secret": listed.secret,
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.cards import describe_suit, format_cards
+from arena.cards import describe_suit, format_cards, plays
 from arena.engine import HandResult, MatchResult
 
 
@@ -36,8 +36,8 @@ def format_hand(hand: HandResult, names: Sequence[str] = ("seat 0", "seat 1", "s
             verb = "takes the dummy and discards" if took else "discards"
             out.append(f"  {names[s]} {verb} {format_cards(gone)}")
     for i, t in enumerate(hand.tricks, 1):
-        plays = ", ".join(f"{names[s]} {c}" for s, c in t["cards"])
-        out.append(f"  trick {i}: {plays} -> {names[t['winner']]}")
+        played = ", ".join(f"{names[s]} {c}" for s, c in plays(t["cards"]))
+        out.append(f"  trick {i}: {played} -> {names[t['winner']]}")
     won = ", ".join(f"{names[s]} {hand.tricks_won[s]}" for s in range(3))
     pts = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(hand.points) if p)
     out.append(f"  tricks: {won}; points: {pts or 'none'}")

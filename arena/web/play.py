@@ -20,6 +20,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -213,7 +214,7 @@ def _html(web: Web, template: str, **context: Any) -> str:
     return web.env.get_template(template).render({**values, **context})
 
 
-async def _json(request: Request) -> dict[str, Any]:
+async def _json(request: Request) -> Mapping[str, object]:
     """The JSON object of a request's body (at most :data:`MAX_BODY` bytes)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Refused(415, "send JSON (Content-Type: application/json)")
@@ -253,7 +254,7 @@ def _create(web: Web, games: Games) -> Any:
 
 
 def _start(
-    web: Web, games: Games, data: dict[str, Any], client: str, author: object
+    web: Web, games: Games, data: Mapping[str, object], client: str, author: object
 ) -> tuple[HumanGame, str]:
     """Check a new game's request against the bounds, start it and hold it; it and its
     secret."""
@@ -271,7 +272,9 @@ def _start(
     return game, games.add(game, client)
 
 
-def _game_request(web: Web, data: dict[str, Any], author: object) -> tuple[list[str], int, str]:
+def _game_request(
+    web: Web, data: Mapping[str, object], author: object
+) -> tuple[list[str], int, str]:
     """Two stored bots' names, a seat and the person's name, checked."""
     opponents, seat = data.get("opponents"), data.get("seat", 0)
     known = set(_opponents(web))
