@@ -14,6 +14,8 @@ from browser_support import console_errors
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 from web_support import web_server
 
 from arena.api import Arena
@@ -40,6 +42,14 @@ def wait_until(driver: webdriver.Chrome, ready: Callable[[], bool], seconds: flo
         driver.refresh()
 
 
+def submit(driver: webdriver.Chrome, button: str) -> None:
+    """Click a form's ``button`` and wait until the page it posts to has replaced this one (a
+    click returns before the navigation ends)."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.CSS_SELECTOR, button).click()
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+
+
 def test_an_author_uploads_with_the_form_and_sees_the_first_set(
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:
@@ -53,12 +63,12 @@ def test_an_author_uploads_with_the_form_and_sees_the_first_set(
         browser.get(f"{url}/me")
         assert browser.current_url == f"{url}/login"  # a visitor is sent to log in
         browser.find_element(By.ID, "token").send_keys(token)
-        browser.find_element(By.CSS_SELECTOR, "form.web-form button").click()
+        submit(browser, "form.web-form button")
         assert browser.current_url == f"{url}/me"
         assert "alice" in browser.find_element(By.TAG_NAME, "h1").text
 
         browser.find_element(By.ID, "file").send_keys(str(bot))
-        browser.find_element(By.CSS_SELECTOR, "form[action='/me/upload'] button").click()
+        submit(browser, "form[action='/me/upload'] button")
 
         def stored() -> bool:
             found = browser.find_elements(By.CSS_SELECTOR, ".my-bot .version")
