@@ -29,6 +29,7 @@ _NEEDED = (
     "numpy",
     "scipy",
     "hypothesis",
+    "xdist",
     "bs4",
     "selenium",
     "choix",
@@ -112,13 +113,37 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(_SESSION_TMP, ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (``--dist loadgroup``)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow tests named in tests/tiers.py (the fast tier, ``make test-fast``, is
-    ``-m "not slow"``)."""
+    ``-m "not slow"``), and keep each file that shares a module-scoped fixture on one
+    worker (:func:`shared_module`)."""
     for item in items:
         reason = slow_reason(item)
         if reason is not None:
             item.add_marker(pytest.mark.slow(reason=reason))
+        if shared_module(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+def shared_module(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a fixture shared by its module or class (a tournament played once
+    for the file, say).
+
+    ``make test`` runs the tests on parallel workers (pytest-xdist, ``--dist loadgroup``), each
+    test going to whichever worker is free, except that the tests of one group go to one
+    worker. A file whose tests share such a fixture is one group, so the fixture is still made
+    once; the other tests spread one by one. (A session-scoped fixture is made once per worker
+    that needs it.)
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        defs[-1].scope in ("module", "class", "package")
+        for defs in info.name2fixturedefs.values()
+        if defs
+    )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
