@@ -39,8 +39,11 @@ test: setup-test
 
 # The fast tier for the edit-test loop (docs/contributing.md): everything not marked slow
 # (tests/conftest.py marks the slow files and tests, with the reason). CI runs `make check`.
+# In one process: the tier computes rather than waits, and four workers took more wall time
+# and 1.4x the CPU on two busy cores (docs/benchmarks.md); FAST_WORKERS=4 to try them.
+FAST_WORKERS ?= 0
 test-fast: setup-test
-	$(PYTEST) -m "not slow"
+	$(PY) -m pytest -q -n $(FAST_WORKERS) --dist loadgroup -m "not slow"
 
 define apt_install
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
