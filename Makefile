@@ -27,13 +27,23 @@ lint: setup-test
 types: setup-test
 	$(PY) -m mypy
 
+# On parallel workers (pytest-xdist): most slow tests wait (sandbox wall limits, subprocesses,
+# clusters, a browser) rather than compute, so four workers pay even on two cores. Tests go to
+# whichever worker is free; a file sharing a module-scoped fixture stays on one worker
+# (tests/conftest.py). TEST_WORKERS=0 runs them in this process, one after another.
+TEST_WORKERS ?= 4
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
 test: setup-test
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 # The fast tier for the edit-test loop (docs/contributing.md): everything not marked slow
 # (tests/conftest.py marks the slow files and tests, with the reason). CI runs `make check`.
+# In one process: the tier computes rather than waits, and four workers took more wall time
+# and 1.4x the CPU on two busy cores (docs/benchmarks.md); FAST_WORKERS=4 to try them.
+FAST_WORKERS ?= 0
 test-fast: setup-test
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n $(FAST_WORKERS) --dist loadgroup -m "not slow"
 
 define apt_install
 	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

@@ -29,6 +29,7 @@ _NEEDED = (
     "numpy",
     "scipy",
     "hypothesis",
+    "xdist",
     "bs4",
     "selenium",
     "choix",
@@ -112,13 +113,46 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(_SESSION_TMP, ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (``--dist loadgroup``)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow tests named in tests/tiers.py (the fast tier, ``make test-fast``, is
-    ``-m "not slow"``)."""
+    ``-m "not slow"``), and keep the tests that share a fixture on one worker
+    (:func:`shared_group`)."""
     for item in items:
         reason = slow_reason(item)
         if reason is not None:
             item.add_marker(pytest.mark.slow(reason=reason))
+        group = shared_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def shared_group(item: pytest.Item) -> str | None:
+    """The tests ``item`` must run beside, on one worker, to share a fixture made once: its
+    file when it uses a module- or class-scoped fixture (a tournament played once for the
+    file) or a session-scoped one defined in the file; its folder when it uses a
+    session-scoped fixture of that folder's conftest.py (tests/browser/: one site, one
+    server, one Chromium); None when it shares nothing (pytest's own fixtures, this file's).
+
+    ``make test`` runs the tests on parallel workers (pytest-xdist, ``--dist loadgroup``), each
+    test going to whichever worker is free, except that the tests of one group go to one
+    worker, which makes their shared fixtures once, as a run in one process would.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    file = item.nodeid.split("::")[0]
+    group = None
+    for defs in info.name2fixturedefs.values():
+        if not defs or defs[-1].scope == "function":
+            continue
+        fixture = defs[-1]
+        where = fixture.baseid.split("::")[0]
+        if fixture.scope in ("module", "class"):
+            group = group or file
+        elif where not in ("", "tests"):  # session or package: defined in a file or folder
+            return where
+    return group
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -574,12 +574,15 @@ def test_staging_left_by_a_killed_arena_is_removed() -> None:
         "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)"
     )
     mine = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
-    (mine / ".lock").touch()
+    # Locked before it is named `.lock`, as the arena's own stages are: a pool starting on
+    # another test worker meanwhile must not find it free and remove it.
+    (mine / ".lock-new").touch()
     owner = subprocess.Popen(
-        [sys.executable, "-c", script, str(mine / ".lock")], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, str(mine / ".lock-new")], stdout=subprocess.PIPE, text=True
     )
     try:
         assert owner.stdout is not None and owner.stdout.readline() == "locked\n"
+        (mine / ".lock-new").rename(mine / ".lock")
         with BotPool(FAST) as pool:
             assert not stale.exists() and mine.exists()  # a live owner keeps its own
             pool.play_match([source("random_bot")] * 3, 1)

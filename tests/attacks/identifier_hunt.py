@@ -70,8 +70,10 @@ def gather():
     for obj in gc.get_objects():
         if obj is found:
             continue
+        # A copy taken in one step: in the positive control (in-process, in a test worker)
+        # another thread (pytest-xdist's) may change a dict while the hunt walks it.
         for value in (
-            obj.values()
+            list(obj.values())
             if isinstance(obj, dict)
             else obj
             if isinstance(obj, (list, tuple))
