@@ -307,3 +307,18 @@ def play_match(
     while (state := match.next_hand()) is not None:
         match.record(_play(bots, state))
     return match.result()
+
+
+QUESTIONS: Final = {
+    "bid1": "Order up or pass?",
+    "pickup": "Pick up the up-card?",
+    "discard": "Discard which card?",
+    "bid2": "Name trump or pass?",
+    "alone": "Go alone? (without the dummy: more points if you make it)",
+    "defend_alone": "Defend alone? (your fellow defender sits out; more points if you euchre)",
+    "keep": "Take the dummy: keep which 5 cards?",
+    "play": "Play which card?",
+    "joker_trump": "The Joker is up: name trump.",
+}
+"""The question a person is asked in each phase (``defend_alone``: the ``alone`` phase of a
+defender), as ``arena play`` asks it."""

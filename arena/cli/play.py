@@ -153,20 +153,10 @@ def _status(table: Table, obs: Observation) -> None:
         table.say("  On the table: " + ", ".join(f"{names[s]} {c}" for s, c in plays(obs["trick"])))
 
 
-_QUESTION = {
-    "bid1": "Order up or pass?",
-    "pickup": "Pick up the up-card?",
-    "discard": "Discard which card?",
-    "bid2": "Name trump or pass?",
-    "alone": "Go alone? (without the dummy: more points if you make it)",
-    "defend_alone": "Defend alone? (your fellow defender sits out; more points if you euchre)",
-    "play": "Play which card?",
-    "joker_trump": "The Joker is up: name trump.",
-}
-
-
 def _choose(table: Table, state: GameState) -> Any:
     """Show the human's view and read a choice among its legal actions."""
+    from arena.engine import QUESTIONS
+
     obs = state.observation(table.human)
     _status(table, obs)
     legal = obs["legal"]
@@ -189,9 +179,9 @@ def _choose(table: Table, state: GameState) -> Any:
     if question == "alone" and obs["maker"] != table.human:
         question = "defend_alone"
     if len(legal) == 1:  # nothing to decide: said, not asked
-        table.say(f"  {_QUESTION[question]}  Only one choice: {shown[0]}.")
+        table.say(f"  {QUESTIONS[question]}  Only one choice: {shown[0]}.")
         return legal[0]
-    table.say(f"  {_QUESTION[question]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1)))
+    table.say(f"  {QUESTIONS[question]}  " + "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1)))
     words = [[str(a), s] for a, s in zip(legal, shown, strict=True)]
     return legal[table.ask(f"Your choice (1-{len(legal)}): ", len(legal), 1, words)[0]]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from arena.engine import DEFAULT_RULES, Rules
+from arena.engine import DEFAULT_RULES, QUESTIONS, Rules
 from arena.errors import ArenaError
 from arena.matches.record import MatchRecord, SeatStats
 from arena.matches.scheduler import Entrant, deal_seed, match_seed
@@ -38,19 +38,6 @@ from arena.untrusted import clean_line
 
 __all__ = ["HUMAN_SECONDS", "QUESTIONS", "Decision", "GameResult", "HumanGame", "start_game"]
 
-QUESTIONS: Final = {
-    "bid1": "Order up or pass?",
-    "pickup": "Pick up the up-card?",
-    "discard": "Discard which card?",
-    "bid2": "Name trump or pass?",
-    "alone": "Go alone? (without the dummy: more points if you make it)",
-    "defend_alone": "Defend alone? (your fellow defender sits out; more points if you euchre)",
-    "keep": "Take the dummy: keep which 5 cards?",
-    "play": "Play which card?",
-    "joker_trump": "The Joker is up: name trump.",
-}
-"""The question a person is asked in each phase (``defend_alone``: the ``alone`` phase of a
-defender), as ``arena play`` asks it."""
 
 MAX_NAME: Final = 32
 """The longest name a person plays under (cleaned of control characters)."""
