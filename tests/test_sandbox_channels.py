@@ -147,16 +147,20 @@ def test_no_identifier_reaches_a_bot_anywhere() -> None:
     stop = threading.Event()
     limits = Limits(decision_seconds=20.0, match_cpu_seconds=30.0, log_bytes=1 << 20)
     with BotPool(limits) as pool:
+        wanted = marker.upper().encode()
+
+        def either(a: bool | None, b: bool | None) -> bool | None:
+            return None if a is None and b is None else bool(a or b)
 
         def scan() -> None:
+            # Every process is read again on every pass, its findings kept: a host is first
+            # seen blank (a spare host has no bot yet) and holds its bot's memory later.
             while not stop.is_set():
                 for pid in _descendants(os.getpid()):
-                    if pid not in scans or scans[pid][0] is None:
-                        scans[pid] = (
-                            _memory_has(pid, seed.encode()),
-                            _memory_has(pid, marker.upper().encode()),
-                        )
-                time.sleep(0.01)
+                    was = scans.get(pid, (None, None))
+                    now = (_memory_has(pid, seed.encode()), _memory_has(pid, wanted))
+                    scans[pid] = (either(was[0], now[0]), either(was[1], now[1]))
+                time.sleep(0.02)
 
         scanner = threading.Thread(target=scan, daemon=True)
         scanner.start()

@@ -10,9 +10,11 @@ import concurrent.futures as cf
 import json
 import multiprocessing
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator, Sequence
@@ -542,9 +544,17 @@ def test_a_killed_worker_stops_the_run_in_one_line_and_rerun_resumes(tmp_path: P
     assert f"Played {30 - kept} matches" in rerun.stdout and stored_matches(db) == 30
 
 
-def test_workers_claim_distinct_cpus_and_release_them(tmp_path: Path) -> None:
+def test_workers_claim_distinct_cpus_and_release_them(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     # Each worker process takes a CPU of its own through a lock file; a third process finds
-    # none free while both are held, and a CPU is free again once its worker has exited.
+    # none free while both are held, and a CPU is free again once its worker has exited. The
+    # lock files live in the temporary folder: this test's own (the spawned processes read
+    # TMPDIR afresh), so tournaments of other test workers running meanwhile hold none of them.
+    # A short one: the manager's socket is made there too, and a socket path has 108 bytes.
+    own = tempfile.mkdtemp(prefix="cpus-", dir="/tmp")
+    monkeypatch.setenv("TMPDIR", own)
+    request.addfinalizer(lambda: shutil.rmtree(own, ignore_errors=True))
     import concurrent.futures as cf
     import multiprocessing
 
