@@ -544,17 +544,22 @@ def test_a_killed_worker_stops_the_run_in_one_line_and_rerun_resumes(tmp_path: P
     assert f"Played {30 - kept} matches" in rerun.stdout and stored_matches(db) == 30
 
 
-def test_workers_claim_distinct_cpus_and_release_them(
-    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> None:
-    # Each worker process takes a CPU of its own through a lock file; a third process finds
-    # none free while both are held, and a CPU is free again once its worker has exited. The
-    # lock files live in the temporary folder: this test's own (the spawned processes read
-    # TMPDIR afresh), so tournaments of other test workers running meanwhile hold none of them.
-    # A short one: the manager's socket is made there too, and a socket path has 108 bytes.
+@pytest.fixture
+def own_cpu_locks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """CPU claims in lock files of this test's own: the lock files live in the temporary
+    folder, which spawned processes read afresh from TMPDIR, so tournaments of other test
+    workers running meanwhile hold none of them. A short folder: a multiprocessing manager's
+    socket is made there too, and a socket path has at most 108 bytes."""
     own = tempfile.mkdtemp(prefix="cpus-", dir="/tmp")
     monkeypatch.setenv("TMPDIR", own)
-    request.addfinalizer(lambda: shutil.rmtree(own, ignore_errors=True))
+    yield
+    shutil.rmtree(own, ignore_errors=True)
+
+
+@pytest.mark.usefixtures("own_cpu_locks")
+def test_workers_claim_distinct_cpus_and_release_them() -> None:
+    # Each worker process takes a CPU of its own through a lock file; a third process finds
+    # none free while both are held, and a CPU is free again once its worker has exited.
     import concurrent.futures as cf
     import multiprocessing
 
@@ -583,6 +588,7 @@ def _claim_and_wait(barrier: Any) -> tuple[int | None, set[int]]:
     return cpu, os.sched_getaffinity(0)
 
 
+@pytest.mark.usefixtures("own_cpu_locks")
 def test_closing_a_worker_gives_its_cpu_back() -> None:
     import concurrent.futures as cf
     import multiprocessing
