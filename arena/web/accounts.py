@@ -38,7 +38,7 @@ from arena.tournaments.entrants import check_owner, read_bot_file
 from arena.web import unzip
 from arena.web.checks import Check, Checks, safe_filename, upload_folder
 from arena.web.context import Web
-from arena.web.guard import error_response, render_page
+from arena.web.guard import client_address, error_response, render_page
 from arena.web.ratelimit import RateLimits
 
 MAX_SOURCE_BYTES: Final = Limits().source_bytes
@@ -69,11 +69,6 @@ class Upload:
     path: Path
     folder: Path
     name: str
-
-
-def client(request: Request) -> str:
-    """The client's address (behind ``--behind-proxy``, uvicorn's from ``X-Forwarded-For``)."""
-    return request.client.host if request.client else "unknown"
 
 
 def csrf_token(request: Request) -> str:
@@ -130,7 +125,7 @@ class Accounts:
 
     def token_author(self, request: Request, token: str | None) -> Author:
         """The author of ``token``, or 401 (a failure counted against the client's address)."""
-        address = client(request)
+        address = client_address(request)
         if not self.limits.allowed("failure", address):
             self.spend("failure", address)  # refused: 429
         author = self.web.arena().author_for_token(token) if token else None
@@ -234,7 +229,7 @@ class Accounts:
     async def api_upload(self, request: Request) -> Response:
         """``POST /api/bots``: 202 with ``{name, status, version, status_url}``."""
         try:
-            self.spend("address", client(request))
+            self.spend("address", client_address(request))
             author = await run_in_threadpool(self.bearer_author, request)
             self.spend("upload", author.name)
             upload, _ = await self.read_upload(request, author)
@@ -289,7 +284,7 @@ class Accounts:
     async def login(self, request: Request) -> Response:
         """``POST /login``: a valid token starts a session naming its author."""
         try:
-            self.spend("address", client(request))
+            self.spend("address", client_address(request))
             form = await request.form(max_files=0, max_fields=4)
             check_csrf(request, form)
             token = form.get("token")

@@ -29,6 +29,7 @@ from starlette.types import Receive, Scope, Send
 
 from arena.errors import ArenaError
 from arena.store import Store
+from arena.web.guard import client_address
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +200,7 @@ def stream(
     """``GET /api/changes``: ``event: version`` with the data version when the stream opens,
     ``event: change`` each time it moves, a comment line on a quiet stream every
     :data:`HEARTBEAT_SECONDS`; the stream ends after ``lifetime`` seconds."""
-    address = request.client.host if request.client else "unknown"
+    address = client_address(request)
     refused = streams.admit(address)
     if refused is not None:
         return refused

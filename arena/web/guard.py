@@ -20,6 +20,7 @@ from http import HTTPStatus
 from typing import Any, Final
 
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -69,6 +70,12 @@ def error_response(web: Web, path: str, status: int, message: str) -> Response:
     title = HTTPStatus(status).phrase
     html = render_page(web, "web_error.html", status=status, title=title, message=message)
     return HTMLResponse(html, status_code=status)
+
+
+def client_address(request: Request) -> str:
+    """The client's address, what every per-address bound counts (behind ``--behind-proxy``,
+    uvicorn's from the proxy's ``X-Forwarded-For``)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 def name_of(host_header: str) -> str:

@@ -33,6 +33,7 @@ from arena.errors import ArenaError
 from arena.tournaments.human import MAX_NAME, HumanGame
 from arena.untrusted import clean_line
 from arena.web.context import Web
+from arena.web.guard import client_address
 
 __all__ = ["GAME_HEADER", "PlayLimits", "Games", "routes"]
 
@@ -232,17 +233,13 @@ async def _json(request: Request) -> Mapping[str, object]:
     return data
 
 
-def _client(request: Request) -> str:
-    return request.client.host if request.client is not None else "unknown"
-
-
 def _create(web: Web, games: Games) -> Any:
     async def endpoint(request: Request) -> Response:
         try:
             _allowed(web, request)
             data = await _json(request)
             author = request.session.get("author") if "session" in request.scope else None
-            client = _client(request)
+            client = client_address(request)
             # In a thread of its own: the database is opened per thread (Web.arena).
             game, secret = await asyncio.to_thread(_start, web, games, data, client, author)
         except Refused as e:
