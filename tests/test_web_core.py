@@ -450,9 +450,17 @@ MANIFEST = ("bot.toml", b'language = "python"\nentry = "main.py"\n')
     ],  # fmt: skip
 )
 def test_hostile_archives_are_refused_before_any_check(
-    site: Site, archive: bytes, status: int, said: str
+    site: Site,
+    archive: bytes,
+    status: int,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    before = set(Path(tempfile.gettempdir()).glob("arena-upload-*"))
+    # The server runs in this process: its upload folders go to a temporary folder of this
+    # test's own, where uploads of other tests (other workers) never appear.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    before = set(tmp_path.glob("arena-upload-*"))
     with site.client() as c:
         r = c.post(
             "/api/bots", headers=site.bearer("alice"), files={"file": ("bundle.zip", archive)}
@@ -460,7 +468,7 @@ def test_hostile_archives_are_refused_before_any_check(
     assert r.status_code == status, r.text
     assert said in r.json()["error"]
     assert "arena-upload-" not in r.json()["error"]  # the private folder is never named
-    assert set(Path(tempfile.gettempdir()).glob("arena-upload-*")) <= before  # removed
+    assert set(tmp_path.glob("arena-upload-*")) <= before  # removed
 
 
 def test_over_tls_the_cookie_is_secure_and_hsts_is_sent(tmp_path: Path) -> None:
