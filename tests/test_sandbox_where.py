@@ -114,6 +114,14 @@ _DEAF = {
 }
 
 
+# The fault without the question's answer: the CPU limit, or on a machine so loaded that the
+# bot got under 0.5 s of CPU in 2.5 s, the wall-clock backstop. Never a "where" part.
+_KILLED_AS_BEFORE = (
+    "used over 0.5 s of CPU on one decision",
+    "no answer within 2.5 s (wall clock) on one decision",
+)
+
+
 @pytest.mark.parametrize("how", sorted(_DEAF))
 def test_a_bot_that_turns_the_question_away_is_killed_as_before(how: str) -> None:
     text = (
@@ -128,7 +136,7 @@ def test_a_bot_that_turns_the_question_away_is_killed_as_before(how: str) -> Non
     kind, message, decision = _play(
         BotSource("deaf", text, "deaf.py"), Limits(decision_seconds=0.5)
     )
-    assert (kind, decision, message) == ("timeout", 0, "used over 0.5 s of CPU on one decision")
+    assert (kind, decision) == ("timeout", 0) and message in _KILLED_AS_BEFORE
 
 
 def test_a_handler_that_floods_and_never_returns_is_killed_as_before() -> None:
@@ -136,4 +144,4 @@ def test_a_handler_that_floods_and_never_returns_is_killed_as_before() -> None:
     cap, then a loop inside its handler."""
     liar = BotSource("liar", (ATTACKS / "where_liar.py").read_text())
     kind, message, decision = _play(liar, Limits(decision_seconds=0.5))
-    assert (kind, decision, message) == ("timeout", 0, "used over 0.5 s of CPU on one decision")
+    assert (kind, decision) == ("timeout", 0) and message in _KILLED_AS_BEFORE
