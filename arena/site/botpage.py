@@ -1,6 +1,6 @@
 """The data of a bot's page: versions, standings, opponents, play statistics, faults, logs.
 
-Like :mod:`arena.site.data`, read-only (through :mod:`arena.store.pages`) and never reading
+Like :mod:`arena.site.data`, read-only (through :class:`arena.store.Store`) and never reading
 a bot's source.
 """
 

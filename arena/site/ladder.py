@@ -60,8 +60,9 @@ class LadderBot:
 
 
 @dataclass
-class LadderSet:
-    """One set of the ladder: its step, three bots, epoch, why it was picked, its matches."""
+class ShownSet:
+    """One set as the ladder's page shows it: its step, three bots, epoch, why it was picked,
+    its matches."""
 
     step: int
     bots: list[BotRef]
@@ -75,12 +76,12 @@ class LadderSet:
 
 def _sets(
     store: Store, t: Tournament, refs: dict[int, BotRef], *, running: bool, limit: int
-) -> list[LadderSet]:
+) -> list[ShownSet]:
     out = []
     for r in store.ladder_set_rows(t.id, running=running, limit=limit):
         bots = [refs[v] for v in r.bots if v in refs]
         if len(bots) == 3:
-            out.append(LadderSet(r.step, bots, r.epoch, r.set_key, r.reason, r.scheduled_at,
+            out.append(ShownSet(r.step, bots, r.epoch, r.set_key, r.reason, r.scheduled_at,
                                  r.finished_at))  # fmt: skip
     return out
 

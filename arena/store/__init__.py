@@ -36,6 +36,7 @@ from arena.store.ladder import LadderEpoch, LadderMember, LadderSet, LadderStore
 from arena.store.matches import LOG_CAP, MatchStore
 from arena.store.rows import (
     BotFault,
+    CachedReports,
     DuplicateHand,
     DuplicateSeat,
     FinishedSeat,
@@ -69,6 +70,7 @@ __all__ = [
     "Author",
     "AuthorLog",
     "BotFault",
+    "CachedReports",
     "DuplicateHand",
     "FlaggedClone",
     "LadderLine",

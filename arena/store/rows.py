@@ -371,6 +371,17 @@ class StoredDeal:
 
 
 @dataclass(frozen=True)
+class CachedReports:
+    """The reports stored with a tournament's standings (:meth:`arena.store.Store.read_reports`):
+    how many stored ``matches`` they were made from, and their JSON object (``body``: one
+    report per key and the reports' ``version``; decoded strictly by
+    :mod:`arena.views.reports`)."""
+
+    matches: int
+    body: Mapping[str, object]
+
+
+@dataclass(frozen=True)
 class FlaggedClone:
     """A flagged row of ``clone_pairs`` (:meth:`arena.store.Store.flagged_clone_pairs`): two
     bot versions of one tournament that made the same decision in ``identical`` of
@@ -441,6 +452,7 @@ class LogText:
 
 __all__ = [
     "BotFault",
+    "CachedReports",
     "DuplicateHand",
     "FlaggedClone",
     "ListedEpoch",

@@ -14,7 +14,7 @@ from arena.stats.collusion import ClonePairDict, KingmakingDict
 from arena.stats.standings import PairRow, RatingRow
 from arena.store.base import StoreBase, fingerprint
 from arena.store.kinds import KINDS
-from arena.store.rows import FlaggedClone
+from arena.store.rows import CachedReports, FlaggedClone
 from arena.store.schema import LADDER, now
 from arena.store.tournaments import LADDER_STATE
 
@@ -102,13 +102,13 @@ class StandingStore(StoreBase):
                 if rows:
                     self.db.table(table).insert_all(dict(r) for r in rows)
 
-    def read_reports(self, tid: str) -> tuple[int, Mapping[str, object]] | None:
+    def read_reports(self, tid: str) -> CachedReports | None:
         """The reports stored with tournament ``tid``'s standings: the matches they were made
         from and their JSON object (None when there are none)."""
         row = self.conn.execute(
             "SELECT matches, body FROM reports WHERE tournament_id = ?", (tid,)
         ).fetchone()
-        return None if row is None else (int(row[0]), json.loads(row[1]))
+        return None if row is None else CachedReports(int(row[0]), json.loads(row[1]))
 
     def write_reports(self, tid: str, matches: int, body: Mapping[str, object]) -> None:
         """Store the reports of tournament ``tid`` made from ``matches`` stored matches (a
