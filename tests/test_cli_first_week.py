@@ -303,7 +303,7 @@ def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
     with Store(db, create=False) as store:
         reports = store.read_reports(tid)
     assert reports is not None
-    matches, body = reports
+    matches, body = reports.matches, reports.body
     assert matches == 12 and {"duplicate", "clones", "kingmaking"} <= set(body)
     # read back, the same again
     assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first

@@ -21,7 +21,7 @@ from arena.errors import ArenaError
 from arena.events import SetDone
 from arena.ladder.epochs import Epochs, verify_epoch
 from arena.ladder.policy import Parameters
-from arena.ladder.run import LadderSettings
+from arena.ladder.run import LadderSchedule, LadderSettings, plan_ladder
 from arena.sandbox import Limits
 from arena.store import Store
 from arena.store.schema import LADDER
@@ -133,6 +133,28 @@ def test_a_resumed_ladder_equals_one_played_straight(tmp_path: Path) -> None:
     # Raw rows: the two databases compared column by column (rows() says why).
     matches = "SELECT id, seed, bot0, bot1, bot2, place0, place1, place2 FROM matches ORDER BY id"
     assert rows(a, matches) == rows(b, matches)
+
+
+def test_a_schedule_has_its_state_when_made_and_reads_what_another_run_stored(
+    tmp_path: Path,
+) -> None:
+    # The ladder's schedule rebuilds the rule's state when it is made (plan_ladder), not in
+    # start; start, under the run lock, reads the ladder again only if another run stored sets
+    # since (else it keeps the state it was made with).
+    db = field_db(tmp_path, {"first": 0, "last": -1, "second": 1})
+    play(db, max_sets=2, lookahead=1)
+    settings = LadderSettings(lookahead=1)
+    with Store(db) as store:
+        made = plan_ladder(store, ("random",), settings).schedule
+        assert isinstance(made, LadderSchedule)
+        assert made.state.finished == {0, 1} and made.describe().startswith("ladder: 2 sets")
+        kept = made.state
+        assert made.start(store) and made.state is kept
+        again = plan_ladder(store, ("random",), settings).schedule
+    play(db, max_sets=3, lookahead=1)  # another run, after `again` was made
+    with Store(db) as store:
+        assert isinstance(again, LadderSchedule) and again.start(store)
+        assert again.state.finished == set(range(5)) and again.state.ladder.step == 5
 
 
 def test_new_version_replaces_retired_leaves_submitted_again_comes_back(tmp_path: Path) -> None:

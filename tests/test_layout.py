@@ -236,7 +236,7 @@ def test_a_folder_module_may_have_a_layer_of_its_own(monkeypatch: pytest.MonkeyP
     assert unit_of("arena.store.base") == "store"
     monkeypatch.setitem(LAYER, "store.base", LAYER["cli"])
     assert unit_of("arena.store.base") == "store.base"
-    assert unit_of("arena.store.results.MatchRecords") == "store"
+    assert unit_of("arena.store.matches.MatchStore") == "store"
 
 
 def misplaced_imports(paths: list[Path], allowed: dict[str, str]) -> list[str]:

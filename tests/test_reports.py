@@ -198,8 +198,8 @@ def test_reports_stored_by_another_version_are_made_again(tmp_path: Path) -> Non
     tid = store_tournament(db, [("a", None), ("b", None), ("c", None)], rounds=2, seed=9)
     with Store(db) as store:
         made = tournament_reports(store, tid)
-        matches, body = store.read_reports(tid) or (0, {})
-    assert body["version"] == VERSION
+        reports = store.read_reports(tid)
+    assert reports is not None and reports.body["version"] == VERSION
     with sqlite3.connect(db) as conn:
         conn.execute(
             "UPDATE reports SET body = ? WHERE tournament_id = ?",
@@ -207,7 +207,8 @@ def test_reports_stored_by_another_version_are_made_again(tmp_path: Path) -> Non
         )
     with Store(db) as store:
         assert tournament_reports(store, tid) == made
-        assert (store.read_reports(tid) or (0, {}))[1]["version"] == VERSION
+        again = store.read_reports(tid)
+        assert again is not None and again.body["version"] == VERSION
 
 
 def test_a_read_command_writes_nothing_even_with_no_cache(tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -240,3 +242,24 @@ def test_the_match_listing_and_pages_read_typed_rows(store: Store) -> None:
     assert rows[0].truncated is False and rows[0].seating == 0 and rows[0].hands_played == 1
     with pytest.raises(KeyError):
         StoredMatch.from_row({"id": "m1"})
+
+
+def _loose(hint: object) -> bool:
+    """Whether a type says nothing of its values somewhere: ``Any``, or a bare ``dict``."""
+    if hint is Any or hint is dict:
+        return True
+    return any(_loose(arg) for arg in typing.get_args(hint))
+
+
+def test_no_read_returns_an_untyped_row() -> None:
+    # Every public method of the store returns typed values: rows are frozen dataclasses or
+    # TypedDicts (arena.store.rows), never a dict of Any (what sqlite gives) or a bare dict.
+    loose = []
+    for name, method in inspect.getmembers(Store, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        hints = typing.get_type_hints(method)
+        if _loose(hints.get("return")):
+            loose.append(f"{name} -> {hints['return']}")
+    assert loose == []
+    assert not hasattr(Store, "rows")  # the dict rows stay inside the store (_rows)

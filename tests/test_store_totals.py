@@ -8,6 +8,7 @@ in-process (:mod:`site_support`), faults and a comparison included.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,14 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
+def _seat_totals(store: Store, where: str = "1", params: Sequence[object] = ()) -> list[dict]:
+    """``seat_totals`` rows (all, or those ``where`` selects) by column name, read straight
+    from the table (the store's reads of it are typed sums)."""
+    cur = store.conn.execute(f"SELECT * FROM seat_totals WHERE {where}", params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur]
+
+
 def _files(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
@@ -37,7 +46,7 @@ def _files(out: Path) -> dict[str, bytes]:
 def test_totals_equal_a_recomputation(db: Path) -> None:
     with Store(db, create=False) as store:
         assert store.totals_problems() == []
-        rows = store.seat_total_rows()
+        rows = _seat_totals(store)
         assert sum(r["seats"] for r in rows) == 3 * sum(t.done for t in store.tournaments())
         assert sum(r["faulted"] for r in rows) > 0  # rr2's faults are counted
 
@@ -72,7 +81,7 @@ def test_pages_read_what_the_lifetime_sums_gave(db: Path) -> None:
                 f"AND s.tournament_id IN {RANKED}",
                 (v,),
             ).fetchone()[0]
-            assert store.play_counts([v])["hands"] == hands
+            assert store.play_counts([v]).hands == hands
             opp = {
                 r[0]: (r[1], r[2], r[3])
                 for r in store.conn.execute(
@@ -85,7 +94,8 @@ def test_pages_read_what_the_lifetime_sums_gave(db: Path) -> None:
                     (v,),
                 )
             }
-            got = {r["ob"]: (r["n"], r["above"], r["pl"]) for r in store.opponent_totals([v])}
+            rows = store.opponent_totals([v])
+            got = {o.opponent: (o.matches, o.above, o.place_sum) for o in rows}
             assert got == opp
         for listed in store.tournaments():
             tid = listed.tournament.id
@@ -108,11 +118,11 @@ def test_storing_a_batch_again_keeps_the_totals(db: Path) -> None:
         step = store.ladder_sets(tid)[-1].step + 1
         ids = [r[0] for r in store.conn.execute("SELECT id FROM bot_versions LIMIT 3")]
         ladder_set(store, tid, step, ids, epoch, finish=True)
-        before = store.seat_total_rows()
+        before = _seat_totals(store)
         # The same matches again (the engine plays them again from the same seeds).
         records = _ladder_set(tid, step, store.ladder_sets(tid)[-1].bots, Rules())
         store.write_results(tid, records)
-        assert store.seat_total_rows() == before
+        assert _seat_totals(store) == before
         slower = [
             dataclasses.replace(
                 r, stats=tuple(dataclasses.replace(s, clock_seconds=9.5) for s in r.stats)
@@ -133,7 +143,7 @@ def test_a_comparison_is_kept_but_off_the_bot_pages(tmp_path: Path) -> None:
         assert seats > 0
         with store.conn:
             store.conn.execute("UPDATE tournaments SET kind = ? WHERE id = ?", (COMPARE, tid))
-        assert store.timing([v]).seats == 0 and store.play_counts([v])["hands"] == 0
+        assert store.timing([v]).seats == 0 and store.play_counts([v]).hands == 0
         assert store.totals_problems() == []
 
 
@@ -158,11 +168,11 @@ def test_a_ladder_set_adds_its_six_matches(db: Path) -> None:
         last = store.ladder_sets(tid)[-1]
         ids = sorted(store.entrant_ids(tid))
         triple = (ids[0], ids[2], ids[4])
-        before = {r["bot_version_id"]: r for r in store.seat_total_rows("tournament_id = ?", [tid])}
+        before = {r["bot_version_id"]: r for r in _seat_totals(store, "tournament_id = ?", [tid])}
         step = last.step + 1
         store.schedule_ladder_set(tid, step, triple, last.epoch, f"set{step:05d}", "random")
         store.finish_ladder_set(tid, step, _ladder_set(tid, step, triple, Rules()))
-        after = {r["bot_version_id"]: r for r in store.seat_total_rows("tournament_id = ?", [tid])}
+        after = {r["bot_version_id"]: r for r in _seat_totals(store, "tournament_id = ?", [tid])}
         assert store.totals_problems() == []
     for v in ids:
         grew = after[v]["seats"] - (before[v]["seats"] if v in before else 0)

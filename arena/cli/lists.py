@@ -2,7 +2,8 @@
 those that show one stored match: ``replay`` and ``logs``.
 
 Thin, like the rest of the command line: the queries are the store's
-(:mod:`arena.store.listings`), what is shown (every bot-controlled string escaped) is
+(:meth:`arena.store.Store.match_listing`, :meth:`~arena.store.Store.fault_listing`, ...),
+what is shown (every bot-controlled string escaped) is
 :mod:`arena.views.terminal`.
 """
 

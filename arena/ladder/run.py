@@ -49,6 +49,7 @@ class LadderSchedule(ScheduleBase):
 
     def __init__(
         self,
+        store: Store,
         lid: str,
         settings: LadderSettings,
         bundled: Sequence[str],
@@ -60,6 +61,8 @@ class LadderSchedule(ScheduleBase):
         self.bundled = list(bundled)
         self.on_sets_stored = on_sets_stored
         self.on_field_change = on_field_change
+        self.store = store
+        """The store it decides in: each set is recorded there before it is handed out."""
         self.total: int | None = None  # no bar: a ladder never runs out
         self.handed = self.stored_now = 0
         self.reason: str | None = None
@@ -67,18 +70,28 @@ class LadderSchedule(ScheduleBase):
         self.partial: dict[int, dict[int, MatchRecord]] = {}
         self.scheduled: dict[int, tuple[int, int, int]] = {}
         """The bots of each set handed out, in the rule's order, by step."""
+        self.versions: dict[int, BotVersion] = {}
         self.clock = time.monotonic()
+        self.state, self.epochs, self.read = self._read(store)
+        """The rule's state rebuilt from every stored step, the ladder's epochs, and the
+        fingerprint of what they were read from (:meth:`arena.store.Store.ladder_state`)."""
+
+    def _read(self, store: Store) -> tuple[State, epochs_.Epochs, str]:
+        s = self.settings
+        read = store.ladder_state(self.tid)
+        state = restore(store, self.tid, s.seed, s.params, s.lookahead)
+        return state, epochs_.Epochs(store, self.tid, s.seed, s.epoch_sets), read
 
     # -- the protocol ---------------------------------------------------------------------
 
     def start(self, store: Store) -> bool:
-        """Rebuild the rule's state from the store (under the run lock)."""
-        s = self.settings
-        self.store, self.clock = store, time.monotonic()
-        self.state: State = restore(store, self.tid, s.seed, s.params, s.lookahead)
-        self.epochs = epochs_.Epochs(store, self.tid, s.seed, s.epoch_sets)
+        """Under the run lock: read the ladder again if another run changed it since this
+        schedule was made, close the epochs that are done, write the standings."""
+        self.store = self.epochs.store = store
+        self.clock = time.monotonic()
+        if store.ladder_state(self.tid) != self.read:
+            self.state, self.epochs, self.read = self._read(store)
         self.epochs.close_ready()
-        self.versions: dict[int, BotVersion] = {}
         self._standings()
         return True
 
@@ -263,7 +276,9 @@ def plan_ladder(
     config = ladder_config(bundled, settings, rules, limits)
     lid = tournament_id(config)
     secret = store.ensure_ladder(lid, config)
-    schedule = LadderSchedule(lid, settings, sorted(bundled), on_sets_stored, on_field_change)
+    schedule = LadderSchedule(
+        store, lid, settings, sorted(bundled), on_sets_stored, on_field_change
+    )
     return Plan(
         lid, config, versions, rules, limits, schedule, secret.commitment, store.match_count(lid),
         check_key(secret.secret),

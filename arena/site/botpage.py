@@ -1,6 +1,6 @@
 """The data of a bot's page: versions, standings, opponents, play statistics, faults, logs.
 
-Like :mod:`arena.site.data`, read-only (through :mod:`arena.store.pages`) and never reading
+Like :mod:`arena.site.data`, read-only (through :class:`arena.store.Store`) and never reading
 a bot's source.
 """
 
@@ -21,7 +21,7 @@ from arena.site.data import (
     safe_id,
 )
 from arena.store import Store, StoredBot
-from arena.store.rows import SeatTiming
+from arena.store.rows import PlayCounts, SeatTiming
 
 
 @dataclass
@@ -112,7 +112,7 @@ class BotDetail:
     opponents: list[OpponentRow]
     faults: list[FaultRow]
     logs: list[LogExcerpt]
-    play: dict[str, int]
+    play: PlayCounts
     seats: int
     decisions: int
     asked: int
@@ -146,11 +146,11 @@ def _opponents(
     """Per opponent bot (all its versions together), best record against it first."""
     opp: dict[int, list[float]] = {}
     for r in store.opponent_totals(ids):
-        o = refs[r["ob"]].bot_id
+        o = refs[r.opponent].bot_id
         acc = opp.setdefault(o, [0, 0.0, 0])
-        acc[0] += r["n"]
-        acc[1] += r["above"]
-        acc[2] += r["pl"]
+        acc[0] += r.matches
+        acc[1] += r.above
+        acc[2] += r.place_sum
     return sorted(
         (
             OpponentRow(max(by_bot[o], key=lambda r: r.version), int(n), above, pl / n)
@@ -160,7 +160,7 @@ def _opponents(
     )
 
 
-def _play(store: Store, ids: list[int]) -> dict[str, int]:
+def _play(store: Store, ids: list[int]) -> PlayCounts:
     """How the bot bid and fared, over every hand it played in any seat (the counts of
     :meth:`arena.store.Store.play_counts`, kept as running totals)."""
     return store.play_counts(ids)

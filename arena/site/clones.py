@@ -43,17 +43,17 @@ def clone_flags(
         if a not in refs or b not in refs or (a, refs[b].bot_id, same) in seen:
             continue
         seen.add((a, refs[b].bot_id, same))
-        other = _named(refs[b])
+        twin = _named(refs[b])
         if same == "identical":
-            words = f"the same file as {other} (SHA-256 {digest[:12]}), of another owner"
+            words = f"the same file as {twin} (SHA-256 {digest[:12]}), of another owner"
         else:
             words = (
-                f"the same code as {other} once comments, layout, docstrings and its name are"
+                f"the same code as {twin} once comments, layout, docstrings and its name are"
                 f" set aside (code digest {digest[:12]}), of another owner"
             )
         out[a].append(CloneFlag(refs[b], f"{same} code", words))
     for row in store.flagged_clone_pairs():
-        a, b = row["bot_a"], row["bot_b"]
+        a, b = row.bot_a, row.bot_b
         if a not in refs or b not in refs:
             continue
         for me, other in ((a, b), (b, a)):
@@ -66,9 +66,9 @@ def clone_flags(
                 CloneFlag(
                     refs[other],
                     "identical decisions",
-                    f"{row['identical']} of {row['comparable']} comparable decisions the same as"
-                    f" {_named(refs[other])} ({row['share']:.1%}; flagged above"
-                    f" {CLONE_SHARE:.0%}) in tournament {row['tournament_id'][:12]}",
+                    f"{row.identical} of {row.comparable} comparable decisions the same as"
+                    f" {_named(refs[other])} ({row.share:.1%}; flagged above"
+                    f" {CLONE_SHARE:.0%}) in tournament {row.tournament_id[:12]}",
                 )
             )
     return dict(out)

@@ -1,4 +1,4 @@
-"""The site's page values, built from what the store reads (:mod:`arena.store.pages`).
+"""The site's page values, built from what the store reads (:class:`arena.store.Store`).
 
 Read-only: the site never writes to the database. Everything here that a bot author controls
 (names, authors, file names, fault messages, logs) is untrusted text; it stays plain ``str``

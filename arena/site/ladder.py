@@ -60,8 +60,9 @@ class LadderBot:
 
 
 @dataclass
-class LadderSet:
-    """One set of the ladder: its step, three bots, epoch, why it was picked, its matches."""
+class ShownSet:
+    """One set as the ladder's page shows it: its step, three bots, epoch, why it was picked,
+    its matches."""
 
     step: int
     bots: list[BotRef]
@@ -73,28 +74,15 @@ class LadderSet:
     matches: list[MatchRow] = field(default_factory=list)
 
 
-@dataclass
-class Epoch:
-    """An epoch's deal secret: its commitment, and the secret once the epoch has closed."""
-
-    epoch: int
-    first_step: int
-    sets: int
-    commitment: str
-    secret: str | None
-    opened_at: str
-    closed_at: str | None
-
-
 def _sets(
     store: Store, t: Tournament, refs: dict[int, BotRef], *, running: bool, limit: int
-) -> list[LadderSet]:
+) -> list[ShownSet]:
     out = []
     for r in store.ladder_set_rows(t.id, running=running, limit=limit):
-        bots = [refs[r[f"bot{i}"]] for i in range(3) if r[f"bot{i}"] in refs]
+        bots = [refs[v] for v in r.bots if v in refs]
         if len(bots) == 3:
-            out.append(LadderSet(r["step"], bots, r["epoch"], r["set_key"], r["reason"],
-                                 r["scheduled_at"], r["finished_at"]))  # fmt: skip
+            out.append(ShownSet(r.step, bots, r.epoch, r.set_key, r.reason, r.scheduled_at,
+                                 r.finished_at))  # fmt: skip
     return out
 
 
@@ -104,14 +92,14 @@ def _field(
     by_version = {s.bot.version_id: s for s in standings}
     counts = store.ladder_set_counts(t.id)
     out = []
-    for r in store.ladder_bot_rows(t.id):
-        v = r["bot_version_id"]
+    for m in store.ladder_members(t.id):
+        v = m.version_id
         if v not in refs:
             continue
         sets, last = counts.get(v, (0, None))
-        reason = r["left_reason"] or ("retired" if r["retired_at"] else None)
-        out.append(LadderBot(refs[v], by_version.get(v), sets, last, r["joined_step"],
-                             r["joined_at"], r["left_step"], r["left_at"], reason))  # fmt: skip
+        reason = m.left_reason or ("retired" if m.retired_at else None)
+        out.append(LadderBot(refs[v], by_version.get(v), sets, last, m.joined_step,
+                             m.joined_at, m.left_step, m.left_at, reason))  # fmt: skip
     order = {s.bot.version_id: i for i, s in enumerate(standings)}
     out.sort(key=lambda b: (order.get(b.bot.version_id, len(order)), b.bot.name.lower()))
     return out
@@ -137,11 +125,8 @@ def page(
             by_set[m.set_key, m.round].append(m)
     for s in recent:
         s.matches = sorted(by_set[s.set_key, s.step], key=lambda m: m.seating)
-    epochs = [
-        Epoch(e["epoch"], e["first_step"], e["sets"], e["commitment"], e["secret"],
-              e["opened_at"], e["closed_at"])
-        for e in store.ladder_epoch_rows(t.id, EPOCHS)
-    ]  # fmt: skip
+    # Each with its commitment, and its secret once the epoch has closed.
+    epochs = store.ladder_epoch_rows(t.id, EPOCHS)
     return writer.html(
         t.href,
         "ladder.html",

@@ -113,11 +113,7 @@ def _is_stored(store: Store, match_id: str | None, fields: dict[str, str]) -> bo
     if match_id is not None:
         return store.stored_match(match_id) is not None
     if "tournament" in fields:
-        return bool(
-            store.conn.execute(
-                "SELECT 1 FROM tournaments WHERE id = ?", (fields["tournament"],)
-            ).fetchone()
-        )
+        return store.has_tournament(fields["tournament"])
     return fields["bot"] in data.bot_slugs(store).values()
 
 

@@ -1,7 +1,8 @@
 """Writing the site's files: atomically, and only the pages whose inputs changed.
 
 Every page of a render comes with a *key*, a fingerprint of what it is rendered from (read
-cheaply from the store: :class:`arena.store.sitestate.SiteState`). The keys of the last
+cheaply from the store: :meth:`arena.store.Store.tournament_states`,
+:meth:`~arena.store.Store.bot_states` and their neighbours). The keys of the last
 render are kept in the site's folder, in :data:`MANIFEST`; a page is rendered again only when
 its key differs from the manifest's or its file is missing, and a file the last render wrote
 that this one does not (an old replay past the bound, a renamed page) is removed. A full

@@ -10,6 +10,7 @@ knowing a token), so no comparison of secrets happens in Python at all.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ class Author:
         return self.revoked_at is not None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Author:
+    def from_row(cls, row: Mapping[str, Any]) -> Author:
         """From an ``authors`` row."""
         return cls(row["name"], row["created_at"], row["revoked_at"], row["token_hash"])
 
@@ -50,7 +51,7 @@ class AuthorLog:
     truncated: bool
 
 
-class AuthorRecords(StoreBase):
+class AuthorStore(StoreBase):
     """The ``authors`` table, and the private reads of an author's page."""
 
     def add_author(self, name: str, owner: str) -> Author:
@@ -68,19 +69,19 @@ class AuthorRecords(StoreBase):
 
     def author(self, name: str) -> Author:
         """Author ``name`` (:class:`NotFound`: no such author)."""
-        rows = self.rows("SELECT * FROM authors WHERE name = ?", [name])
+        rows = self._rows("SELECT * FROM authors WHERE name = ?", [name])
         if not rows:
             raise NotFound(f"no author {name!r} in {self.path}")
         return Author.from_row(rows[0])
 
     def author_by_owner(self, owner: str) -> Author | None:
         """The author whose token has owner id ``owner``, revoked or not (None: nobody's)."""
-        rows = self.rows("SELECT * FROM authors WHERE token_hash = ?", [owner])
+        rows = self._rows("SELECT * FROM authors WHERE token_hash = ?", [owner])
         return Author.from_row(rows[0]) if rows else None
 
     def author_list(self) -> list[Author]:
         """Every author, by name."""
-        return [Author.from_row(r) for r in self.rows("SELECT * FROM authors ORDER BY name")]
+        return [Author.from_row(r) for r in self._rows("SELECT * FROM authors ORDER BY name")]
 
     def revoke_author(self, name: str) -> tuple[Author, bool]:
         """Revoke author ``name``'s token; whether it changed (False: already revoked)."""
@@ -102,7 +103,7 @@ class AuthorRecords(StoreBase):
     def owned_logs(self, owner: str, limit: int) -> list[AuthorLog]:
         """What the bots of owner id ``owner`` printed, newest matches first, at most
         ``limit`` seats."""
-        rows = self.rows(
+        rows = self._rows(
             "SELECT l.match_id, v.name, v.version, l.text, l.truncated FROM bot_logs l "
             "JOIN bot_versions v ON v.id = l.bot_version_id JOIN bots b ON b.id = v.bot_id "
             "JOIN matches m ON m.id = l.match_id WHERE b.owner = ? "

@@ -1,13 +1,15 @@
 """The open database under :class:`arena.store.Store`: opening, checking, creating, closing,
 transactions, queries by id prefix, and the live status of runs.
 
-The record classes of the store (:mod:`arena.store.bots`, :mod:`arena.store.tournaments`,
-:mod:`arena.store.results`, :mod:`arena.store.pages`) build on :class:`StoreBase`; the file
-itself (modes, locks, errors) is :mod:`arena.store.dbfile`.
+The store of each entity (:mod:`arena.store.bots`, :mod:`arena.store.tournaments`,
+:mod:`arena.store.matches`, ...) builds on :class:`StoreBase`; the file itself (modes, locks,
+errors) is :mod:`arena.store.dbfile`. The SQL fragments they share (:func:`among`,
+:func:`counted`, :func:`clauses`) and the fingerprint of rows (:func:`fingerprint`) are here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Sequence
 from functools import cached_property
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from arena.errors import ArenaError, NotFound
 from arena.store import dbfile, schema
+from arena.store.kinds import KINDS
 from arena.store.runlock import holder
 
 Columns = dict[str, int | float | str | None]
@@ -23,6 +26,40 @@ Columns = dict[str, int | float | str | None]
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+Row = dict[str, Any]
+"""A row as SQLite returns it, by column name: read inside the store only, turned into a typed
+row (:mod:`arena.store.rows`) before it leaves."""
+
+COUNTED_KINDS = tuple(k.name for k in KINDS.values() if not k.comparison and not k.human)
+"""The kinds of tournament whose matches count on the bot pages (a comparison has its own
+page; a human game counts nowhere)."""
+
+
+def among(column: str, ids: Sequence[object]) -> str:
+    """``column IN (?, ?, ...)`` for ``len(ids)`` parameters."""
+    return f"{column} IN ({','.join('?' * len(ids))})"
+
+
+def counted(column: str) -> str:
+    """``column`` (a tournament id) is one whose matches a bot page counts (a round robin's
+    or a ladder's, :data:`COUNTED_KINDS`)."""
+    kinds = ",".join(f"'{k}'" for k in COUNTED_KINDS)
+    return f"{column} IN (SELECT id FROM tournaments WHERE kind IN ({kinds}))"
+
+
+def clauses(filters: Sequence[tuple[str, object]]) -> tuple[str, list[object]]:
+    """`` WHERE a AND b`` of the clauses whose value is not None, and their parameters."""
+    used = [(clause, value) for clause, value in filters if value is not None]
+    if not used:
+        return "", []
+    return " WHERE " + " AND ".join(c for c, _ in used), [v for _, v in used]
+
+
+def fingerprint(rows: Sequence[object]) -> str:
+    """A short digest of some rows (tuples of SQLite values): what an incremental render
+    compares to decide whether a page changed."""
+    return hashlib.sha256(repr(list(rows)).encode()).hexdigest()[:24]
 
 
 class StoreBase:
@@ -122,17 +159,23 @@ class StoreBase:
 
         return sqlite_utils.Database(self.conn)
 
-    def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
-        """Run a query and return its rows as dicts."""
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits (what
+        ``arena web``'s change watcher polls)."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        """Run a query and return its rows by column name (for the store's own use: a read
+        turns them into typed rows before returning)."""
         cursor = self.conn.execute(sql, params)
         if cursor.description is None:
             return []
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
-    def _by_prefix(self, table: str, what: str, prefix: str) -> dict[str, Any]:
+    def _by_prefix(self, table: str, what: str, prefix: str) -> Row:
         # substr, not LIKE: the user's text is matched literally (no % or _ wildcards).
-        rows = self.rows(
+        rows = self._rows(
             f"SELECT * FROM {table} WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 11",
             [len(prefix), prefix.lower()],
         )

@@ -1,4 +1,6 @@
-"""Bots and their versions in the store: submitting a version, looking versions up.
+"""Bots and their versions in the store (``bots``, ``bot_versions``): submitting a version,
+looking versions up, retiring a bot, and the reads of bots that the listings and the site's
+pages make (never a bot's source).
 
 A bot version is an :class:`~arena.sandbox.runtime.Artifact` (language, files, entry point):
 a one-file bot keeps its file in ``source`` (under ``filename``), a multi-file bot all its
@@ -13,15 +15,15 @@ import io
 import json
 import tokenize
 from base64 import b64decode, b64encode
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import NotFound
 from arena.sandbox.runtime import Artifact
-from arena.store.base import StoreBase
+from arena.store.base import StoreBase, among, counted, fingerprint
 from arena.store.kinds import HUMAN_OWNER
-from arena.store.rows import ListedVersion
+from arena.store.rows import ListedVersion, StoredBot, VersionRef, VersionSummary
 from arena.store.schema import now
 
 
@@ -117,7 +119,7 @@ class BotVersion:
     files: bytes | None = None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> BotVersion:
+    def from_row(cls, row: Mapping[str, Any]) -> BotVersion:
         """Build from a ``bot_versions`` row."""
         return cls(**{k: row[k] for k in cls.__dataclass_fields__})
 
@@ -129,12 +131,12 @@ class BotVersion:
         return Artifact(self.language, unpack_files(self.files), self.entry)
 
 
-class BotRecords(StoreBase):
+class BotStore(StoreBase):
     """The ``bots`` and ``bot_versions`` tables."""
 
     def latest_version(self, name: str) -> BotVersion | None:
         """The latest stored version of the bot called ``name``, if any."""
-        rows = self.rows(
+        rows = self._rows(
             "SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
             "WHERE b.name = ? ORDER BY v.version DESC LIMIT 1",
             [name],
@@ -228,20 +230,13 @@ class BotRecords(StoreBase):
             for a, b, same, text, code in rows
         ]
 
-    def flagged_clone_pairs(self) -> list[dict[str, Any]]:
-        """Every flagged row of ``clone_pairs`` (any tournament), the most alike first."""
-        return self.rows(
-            "SELECT tournament_id, bot_a, bot_b, comparable, identical, share FROM clone_pairs"
-            " WHERE flagged = 1 ORDER BY share DESC, bot_a, bot_b"
-        )
-
     def bot_owners(self) -> dict[str, str | None]:
         """Every bot name with its owner id (None: stored without one, by a library call)."""
         return {r[0]: r[1] for r in self.conn.execute("SELECT name, owner FROM bots")}
 
     def latest_versions(self) -> list[BotVersion]:
         """The latest version of every submitted bot, by name."""
-        rows = self.rows(
+        rows = self._rows(
             "SELECT v.* FROM bot_versions v JOIN ("
             "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
             ") last USING (bot_id, version) JOIN bots b ON b.id = v.bot_id "
@@ -252,7 +247,7 @@ class BotRecords(StoreBase):
 
     def bot_version(self, version_id: int) -> BotVersion:
         """The bot version with this id."""
-        rows = self.rows("SELECT * FROM bot_versions WHERE id = ?", [version_id])
+        rows = self._rows("SELECT * FROM bot_versions WHERE id = ?", [version_id])
         if not rows:
             raise NotFound(f"no bot version {version_id}")
         return BotVersion.from_row(rows[0])
@@ -266,3 +261,107 @@ class BotRecords(StoreBase):
             (HUMAN_OWNER,),
         )
         return [ListedVersion(*r) for r in rows]
+
+    def check_bot(self, name: str | None) -> None:
+        """Refuse a ``--bot`` name that no stored bot has (None: no filter, nothing to check)."""
+        if name is None:
+            return
+        if self.conn.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone() is None:
+            raise NotFound(f"no bot named {name!r} in {self.path} (arena bots lists them)")
+
+    def version_by_key(self, name: str, sha256: str) -> BotVersion | None:
+        """The stored version of bot ``name`` with this source hash."""
+        rows = self._rows(
+            "SELECT * FROM bot_versions WHERE name = ? AND sha256 = ? ORDER BY id LIMIT 1",
+            [name, sha256],
+        )
+        return BotVersion.from_row(rows[0]) if rows else None
+
+    # -- retiring (a ladder's field) ----------------------------------------------------------
+
+    def set_retired(self, name: str, retired: bool) -> bool:
+        """Mark bot ``name`` retired (out of every ladder's field) or back; whether it
+        changed."""
+        with self._transaction():
+            cur = self.conn.execute(
+                "UPDATE bots SET retired_at = ? WHERE name = ? AND (retired_at IS NULL) = ?",
+                (now() if retired else None, name, retired),
+            )
+        return cur.rowcount > 0
+
+    def is_retired(self, name: str) -> bool:
+        """Whether bot ``name`` is retired (False: in the field, or no such bot)."""
+        row = self.conn.execute(
+            "SELECT retired_at IS NOT NULL FROM bots WHERE name = ?", (name,)
+        ).fetchone()
+        return bool(row and row[0])
+
+    def ladder_field(self, exclude: Collection[str]) -> list[BotVersion]:
+        """The latest version of every bot not retired, but those named in ``exclude`` (the
+        bundled bots, which play only when named), by name."""
+        rows = self._rows(
+            "SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN ("
+            "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
+            ") last USING (bot_id, version) WHERE b.retired_at IS NULL ORDER BY v.name"
+        )
+        return [BotVersion.from_row(r) for r in rows if r["name"] not in exclude]
+
+    # -- the site's reads: no source -----------------------------------------------------
+
+    def bot_rows(self) -> list[StoredBot]:
+        """Every bot, oldest first (not the stand-ins of people in human games)."""
+        rows = self.conn.execute(
+            "SELECT id, name, created_at FROM bots WHERE owner IS NOT ? ORDER BY id", (HUMAN_OWNER,)
+        )
+        return [StoredBot(*r) for r in rows]
+
+    def version_refs(self) -> list[VersionRef]:
+        """Every bot version (no source), with its bot's latest version number and whether
+        its bot is retired."""
+        rows = self.conn.execute(
+            "SELECT v.id, v.bot_id, v.name, v.version, v.author, "
+            "(SELECT MAX(version) FROM bot_versions w WHERE w.bot_id = v.bot_id) AS latest, "
+            "(SELECT retired_at IS NOT NULL FROM bots b WHERE b.id = v.bot_id) AS retired "
+            "FROM bot_versions v"
+        )
+        return [VersionRef(r[0], r[1], r[2], r[3], r[4], r[5], retired=bool(r[6])) for r in rows]
+
+    def version_rows(self, versions: Sequence[int]) -> list[VersionSummary]:
+        """Each version (no source), newest first, with the seats it played in round robins
+        and ladders and its mean place there (from the running totals)."""
+        rows = self.conn.execute(
+            "SELECT v.version, v.sha256, v.filename, v.author, v.submitted_at, "
+            "COALESCE(SUM(t.seats), 0), CAST(SUM(t.place_sum) AS REAL) / SUM(t.seats) "
+            "FROM bot_versions v LEFT JOIN seat_totals t ON t.bot_version_id = v.id "
+            f"AND {counted('t.tournament_id')} WHERE {among('v.id', versions)} "
+            "GROUP BY v.id ORDER BY v.version DESC",
+            versions,
+        )
+        return [VersionSummary(*r) for r in rows]
+
+    def bot_states(self) -> dict[int, str]:
+        """A fingerprint per bot of its own rows (the bot, its versions without source): what
+        an incremental render compares."""
+        rows = self.conn.execute(
+            "SELECT b.id, b.name, b.created_at, b.retired_at, v.id, v.version, v.sha256, "
+            "v.filename, v.name, v.author, v.submitted_at FROM bots b "
+            "LEFT JOIN bot_versions v ON v.bot_id = b.id ORDER BY b.id, v.id"
+        ).fetchall()
+        grouped: dict[int, list[tuple[object, ...]]] = {}
+        for r in rows:
+            grouped.setdefault(r[0], []).append(tuple(r))
+        return {b: fingerprint(rs) for b, rs in grouped.items()}
+
+    def bot_tournaments(self) -> dict[int, set[str]]:
+        """The tournaments each bot (by bot id) was entered in or played in a ladder of."""
+        out: dict[int, set[str]] = {}
+        for bot, tid in self.conn.execute(
+            "SELECT v.bot_id, t.tournament_id FROM tournament_bots t "
+            "JOIN bot_versions v ON v.id = t.bot_version_id "
+            "UNION SELECT v.bot_id, l.ladder_id FROM ladder_bots l "
+            "JOIN bot_versions v ON v.id = l.bot_version_id "
+            "UNION SELECT v.bot_id, s.tournament_id FROM seat_totals s "
+            "JOIN bot_versions v ON v.id = s.bot_version_id"
+        ):
+            out.setdefault(bot, set()).add(tid)
+        return out

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 
 from arena.matches.record import MatchRecord
 from arena.sandbox.runtime import Artifact
-from arena.store.bots import BotRecords, BotVersion
+from arena.store.bots import BotStore, BotVersion
 from arena.store.kinds import HUMAN_OWNER
-from arena.store.results import MatchRecords
+from arena.store.matches import MatchStore
 from arena.store.schema import HUMAN, now
-from arena.store.tournaments import TournamentRecords
+from arena.store.tournaments import TournamentStore
 
 
-class HumanGames(BotRecords, TournamentRecords, MatchRecords):
+class HumanGameStore(BotStore, TournamentStore, MatchStore):
     """The rows of human games."""
 
     def human_version(self, name: str) -> BotVersion:

@@ -4,7 +4,7 @@
 A ladder is a ``tournaments`` row of kind :data:`~arena.store.schema.LADDER`; its matches are
 ordinary ``matches`` rows (``round`` = the set's step). A set is stored whole or not at all:
 its six matches and its ``finished_at`` are written in one transaction
-(:meth:`LadderRecords.finish_ladder_set`). Each epoch has a deal secret of its own, drawn
+(:meth:`LadderStore.finish_ladder_set`). Each epoch has a deal secret of its own, drawn
 fresh (origin ``ladder``, never shared with another tournament) and revealed when the epoch
 closes (docs/ladder.md).
 """
@@ -12,7 +12,7 @@ closes (docs/ladder.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -20,9 +20,11 @@ from arena.errors import ArenaError
 from arena.matches import secrecy
 from arena.matches.record import MatchRecord
 from arena.matches.secrecy import DealSecret
-from arena.store.bots import BotVersion
-from arena.store.results import MatchRecords
+from arena.store.base import Row, fingerprint
+from arena.store.matches import MatchStore
+from arena.store.rows import ListedEpoch
 from arena.store.schema import LADDER, now
+from arena.store.tournaments import LADDER_STATE
 
 LADDER_ORIGIN = "ladder"
 """The ``origin`` of a ladder epoch's deal secret: drawn for that epoch alone."""
@@ -40,16 +42,8 @@ class LadderMember:
     left_step: int | None
     left_at: str | None
     left_reason: str | None
-
-
-class LadderLine(TypedDict):
-    """A bot's line of a ladder's own ratings (:meth:`LadderRecords.write_ladder_standings`)."""
-
-    bot_version_id: int
-    rating: float
-    rating_low: float | None
-    rating_high: float | None
-    units: int
+    retired_at: str | None = None
+    """When its bot was retired (``arena retire``; None: it was not)."""
 
 
 class EpochDict(TypedDict):
@@ -99,8 +93,16 @@ class LadderSet:
     finished_at: str | None
 
 
-class LadderRecords(MatchRecords):
-    """The ``ladder_bots``, ``ladder_epochs`` and ``ladder_sets`` tables, and ``retired_at``."""
+def _ladder_set(r: Row) -> LadderSet:
+    return LadderSet(
+        r["step"], (r["bot0"], r["bot1"], r["bot2"]), r["epoch"], r["set_key"], r["reason"],
+        r["scheduled_at"], r["finished_at"],
+    )  # fmt: skip
+
+
+class LadderStore(MatchStore):
+    """The ``ladder_bots``, ``ladder_epochs`` and ``ladder_sets`` tables (a ladder's own
+    ratings are :meth:`arena.store.Store.write_ladder_standings`'s)."""
 
     def ensure_ladder(self, lid: str, config: Mapping[str, object]) -> DealSecret:
         """Create the ladder's row and its epoch 0 (a fresh secret), or mark an existing one
@@ -153,7 +155,7 @@ class LadderRecords(MatchRecords):
         return int(cur.lastrowid or 0)
 
     def _ladder_secret(self, secret_id: int) -> DealSecret:
-        rows = self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])
+        rows = self._rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])
         return DealSecret.from_row(rows[0])
 
     def open_epoch(self, lid: str, epoch: int, first_step: int, seed: int) -> LadderEpoch:
@@ -172,7 +174,7 @@ class LadderRecords(MatchRecords):
 
     def ladder_epochs(self, lid: str) -> list[LadderEpoch]:
         """The ladder's epochs, oldest first."""
-        rows = self.rows(
+        rows = self._rows(
             "SELECT e.epoch, e.first_step, e.opened_at, e.closed_at, s.* FROM ladder_epochs e "
             "JOIN deal_secrets s ON s.id = e.secret_id WHERE e.ladder_id = ? ORDER BY e.epoch",
             [lid],
@@ -209,12 +211,20 @@ class LadderRecords(MatchRecords):
             )
         return True
 
+    def ladder_state(self, lid: str) -> str:
+        """A fingerprint of what a ladder's rule is rebuilt from: its field, epochs and sets,
+        and the owners of the bots (it changes whenever a run of the ladder schedules or
+        stores a set, or its field changes)."""
+        parts = [self.conn.execute(sql, (lid,)).fetchall() for sql in LADDER_STATE[2:]]
+        owners = self.conn.execute("SELECT id, owner FROM bots ORDER BY id").fetchall()
+        return fingerprint([tuple(tuple(r) for r in p) for p in [*parts, owners]])
+
     def ladder_members(self, lid: str) -> list[LadderMember]:
         """Every bot version that joined the ladder, in the order it joined."""
-        rows = self.rows(
-            "SELECT l.*, v.bot_id, v.name FROM ladder_bots l "
-            "JOIN bot_versions v ON v.id = l.bot_version_id WHERE l.ladder_id = ? "
-            "ORDER BY l.joined_step, l.bot_version_id",
+        rows = self._rows(
+            "SELECT l.*, v.bot_id, v.name, b.retired_at FROM ladder_bots l "
+            "JOIN bot_versions v ON v.id = l.bot_version_id JOIN bots b ON b.id = v.bot_id "
+            "WHERE l.ladder_id = ? ORDER BY l.joined_step, l.bot_version_id",
             [lid],
         )
         return [
@@ -227,6 +237,7 @@ class LadderRecords(MatchRecords):
                 r["left_step"],
                 r["left_at"],
                 r["left_reason"],
+                r["retired_at"],
             )  # fmt: skip
             for r in rows
         ]
@@ -255,16 +266,6 @@ class LadderRecords(MatchRecords):
                 "WHERE ladder_id = ? AND bot_version_id = ?",
                 (step, now(), reason, lid, version_id),
             )
-
-    def ladder_field(self, exclude: Collection[str]) -> list[BotVersion]:
-        """The latest version of every bot not retired, but those named in ``exclude`` (the
-        bundled bots, which play only when named), by name."""
-        rows = self.rows(
-            "SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN ("
-            "  SELECT bot_id, MAX(version) AS version FROM bot_versions GROUP BY bot_id"
-            ") last USING (bot_id, version) WHERE b.retired_at IS NULL ORDER BY v.name"
-        )
-        return [BotVersion.from_row(r) for r in rows if r["name"] not in exclude]
 
     def schedule_ladder_set(
         self, lid: str, step: int, bots: tuple[int, int, int], epoch: int, key: str, reason: str
@@ -304,21 +305,10 @@ class LadderRecords(MatchRecords):
     def ladder_sets(self, lid: str, *, unfinished: bool = False) -> list[LadderSet]:
         """The ladder's sets in step order (``unfinished``: only those not stored)."""
         where = " AND finished_at IS NULL" if unfinished else ""
-        rows = self.rows(
+        rows = self._rows(
             f"SELECT * FROM ladder_sets WHERE ladder_id = ?{where} ORDER BY step", [lid]
         )
-        return [
-            LadderSet(
-                r["step"],
-                (r["bot0"], r["bot1"], r["bot2"]),
-                r["epoch"],
-                r["set_key"],
-                r["reason"],
-                r["scheduled_at"],
-                r["finished_at"],
-            )  # fmt: skip
-            for r in rows
-        ]
+        return [_ladder_set(r) for r in rows]
 
     def finished_set_count(self, lid: str) -> int:
         """How many of the ladder's sets are stored."""
@@ -336,62 +326,74 @@ class LadderRecords(MatchRecords):
             (lid,),
         ).fetchall()
 
-    def version_by_key(self, name: str, sha256: str) -> BotVersion | None:
-        """The stored version of bot ``name`` with this source hash."""
-        rows = self.rows(
-            "SELECT * FROM bot_versions WHERE name = ? AND sha256 = ? ORDER BY id LIMIT 1",
-            [name, sha256],
+    def ladder_epoch_count(self, ladder_id: str) -> int:
+        """How many epochs the ladder has opened."""
+        return int(
+            self.conn.execute(
+                "SELECT COUNT(*) FROM ladder_epochs WHERE ladder_id = ?", (ladder_id,)
+            ).fetchone()[0]
         )
-        return BotVersion.from_row(rows[0]) if rows else None
 
-    def set_retired(self, name: str, retired: bool) -> bool:
-        """Mark bot ``name`` retired (out of every ladder's field) or back; whether it
-        changed."""
-        with self._transaction():
-            cur = self.conn.execute(
-                "UPDATE bots SET retired_at = ? WHERE name = ? AND (retired_at IS NULL) = ?",
-                (now() if retired else None, name, retired),
-            )
-        return cur.rowcount > 0
+    def ladder_set_counts(self, ladder_id: str) -> dict[int, tuple[int, int]]:
+        """Per bot version: its finished sets in the ladder and the step of its latest."""
+        seats = " UNION ALL ".join(
+            f"SELECT bot{i} AS v, step FROM ladder_sets "
+            "WHERE ladder_id = ? AND finished_at IS NOT NULL"
+            for i in range(3)
+        )
+        rows = self.conn.execute(
+            f"SELECT v, COUNT(*), MAX(step) FROM ({seats}) GROUP BY v", (ladder_id,) * 3
+        )
+        return {int(v): (int(n), int(last)) for v, n, last in rows}
 
-    def is_retired(self, name: str) -> bool:
-        """Whether bot ``name`` is retired (False: in the field, or no such bot)."""
-        row = self.conn.execute(
-            "SELECT retired_at IS NOT NULL FROM bots WHERE name = ?", (name,)
-        ).fetchone()
-        return bool(row and row[0])
+    def ladder_epoch_rows(self, ladder_id: str, limit: int) -> list[ListedEpoch]:
+        """The ladder's ``limit`` latest epochs, newest first, with their finished ``sets``,
+        their secret's commitment and, once the epoch has closed (``closed_at``), the revealed
+        ``secret``."""
+        rows = self._rows(
+            "SELECT e.*, s.commitment, s.secret FROM ladder_epochs e "
+            "JOIN deal_secrets s ON s.id = e.secret_id WHERE e.ladder_id = ? "
+            "ORDER BY e.epoch DESC LIMIT ?",
+            [ladder_id, limit],
+        )
+        counts = dict(
+            self.conn.execute(
+                "SELECT epoch, COUNT(*) FROM ladder_sets WHERE ladder_id = ? AND epoch >= ? "
+                "AND finished_at IS NOT NULL GROUP BY epoch",
+                (ladder_id, rows[-1]["epoch"] if rows else 0),
+            ).fetchall()
+        )
+        return [
+            ListedEpoch(
+                r["epoch"],
+                r["first_step"],
+                counts.get(r["epoch"], 0),
+                r["commitment"],
+                # never shown before its epoch closes
+                None if r["closed_at"] is None else r["secret"],
+                r["opened_at"],
+                r["closed_at"],
+            )  # fmt: skip
+            for r in rows
+        ]
 
-    def write_ladder_standings(self, lid: str, lines: Sequence[LadderLine]) -> None:
-        """Replace the ladder's ``ratings`` rows with ``lines`` (``bot_version_id``,
-        ``rating``, ``rating_low``, ``rating_high``, ``units``), counting each bot's matches,
-        wins, mean place and faults from its stored seats."""
-        stamp = now()
-        tally = {
-            r[0]: r[1:]
-            for r in self.conn.execute(
-                "SELECT bot_version_id, COUNT(*), SUM(place = 1), AVG(place), SUM(faulted) "
-                "FROM match_seats WHERE tournament_id = ? GROUP BY bot_version_id",
-                (lid,),
-            )
-        }
-        names = {r[0]: r[1] for r in self.conn.execute("SELECT id, name FROM bot_versions")}
-        rows = []
-        for rank, line in enumerate(lines, 1):
-            bot = line["bot_version_id"]
-            matches, wins, mean, faults = tally.get(bot, (0, 0, None, 0))
-            rows.append(
-                {
-                    **line,
-                    "tournament_id": lid,
-                    "name": names[bot],
-                    "rank": rank,
-                    "rating_bound": None,
-                    "matches": matches,
-                    "wins": wins or 0,
-                    "mean_place": mean,
-                    "faults": faults or 0,
-                    "method": LADDER,
-                    "computed_at": stamp,
-                }
-            )
-        self.replace_tournament_rows(lid, {"ratings": rows})
+    def ladder_set_rows(
+        self,
+        ladder_id: str,
+        *,
+        running: bool,
+        limit: int,
+        version: int | None = None,
+    ) -> list[LadderSet]:
+        """The ladder's sets in flight (``running``: ``finished_at`` NULL) or finished, newest
+        step first, at most ``limit``; only those of one bot ``version`` when given."""
+        where = "ladder_id = ? AND finished_at IS " + ("NULL" if running else "NOT NULL")
+        params: list[object] = [ladder_id]
+        if version is not None:
+            where += " AND ? IN (bot0, bot1, bot2)"
+            params.append(version)
+        rows = self._rows(
+            f"SELECT * FROM ladder_sets WHERE {where} ORDER BY step DESC LIMIT ?",
+            [*params, limit],
+        )
+        return [_ladder_set(r) for r in rows]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from arena.stats.outcomes import DuplicateSeat, SeatPlace
 from arena.store.kinds import KINDS
@@ -371,6 +371,78 @@ class StoredDeal:
 
 
 @dataclass(frozen=True)
+class CachedReports:
+    """The reports stored with a tournament's standings (:meth:`arena.store.Store.read_reports`):
+    how many stored ``matches`` they were made from, and their JSON object (``body``: one
+    report per key and the reports' ``version``; decoded strictly by
+    :mod:`arena.views.reports`)."""
+
+    matches: int
+    body: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class FlaggedClone:
+    """A flagged row of ``clone_pairs`` (:meth:`arena.store.Store.flagged_clone_pairs`): two
+    bot versions of one tournament that made the same decision in ``identical`` of
+    ``comparable`` comparable decisions (``share``)."""
+
+    tournament_id: str
+    bot_a: int
+    bot_b: int
+    comparable: int
+    identical: int
+    share: float
+
+
+@dataclass(frozen=True)
+class OpponentTotal:
+    """Some bot versions' record against one opponent version
+    (:meth:`arena.store.Store.opponent_totals`): the matches they shared, how often they placed
+    above it (a tie counting one half) and the sum of their places."""
+
+    opponent: int
+    matches: int
+    above: float
+    place_sum: int
+
+
+@dataclass(frozen=True)
+class PlayCounts:
+    """Over every hand some bot versions played with a trump named
+    (:meth:`arena.store.Store.play_counts`): the hands, those they named trump in (``maker``),
+    went ``alone`` in, ``made`` and were ``euchred`` in as maker, and ``defended`` (scored
+    against the maker)."""
+
+    hands: int
+    maker: int
+    alone: int
+    made: int
+    euchred: int
+    defended: int
+
+
+@dataclass(frozen=True)
+class ListedEpoch:
+    """An epoch of a ladder's page (:meth:`arena.store.Store.ladder_epoch_listing`): its
+    first step, its finished ``sets``, its secret's commitment and, only once the epoch has
+    closed (``closed_at``), the revealed ``secret`` (hex; None before)."""
+
+    epoch: int
+    first_step: int
+    sets: int
+    commitment: str
+    secret: str | None
+    opened_at: str
+    closed_at: str | None
+
+
+DuplicateHand: TypeAlias = tuple[str, int, str, int, int, int, str]
+"""A stored hand of :meth:`arena.store.Store.duplicate_hands`: ``(set_key, round, match id,
+bot0, bot1, bot2, hand record JSON)``."""
+
+
+@dataclass(frozen=True)
 class LogText:
     """What one seat's bot printed in a match (capped when stored)."""
 
@@ -380,6 +452,12 @@ class LogText:
 
 __all__ = [
     "BotFault",
+    "CachedReports",
+    "DuplicateHand",
+    "FlaggedClone",
+    "ListedEpoch",
+    "OpponentTotal",
+    "PlayCounts",
     "DuplicateSeat",
     "SeatPlace",
     "StoredDeal",

@@ -7,7 +7,7 @@ what one more set costs stays what the set changed, whatever the age of the data
 total is defined by the same SQL over the stored rows that the pages used to run (the
 :data:`_SEAT_SQL` and :data:`_PAIR_SQL` aggregates): storing new matches adds that aggregate
 over them; storing a match again (an upsert) recomputes the totals it touches from every
-stored row; :meth:`Totals.totals_problems` compares the stored totals with a full
+stored row; :meth:`TotalStore.totals_problems` compares the stored totals with a full
 recomputation (``arena verify`` and the tests run it).
 """
 
@@ -17,7 +17,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
-from arena.store.base import StoreBase
+from arena.store.base import StoreBase, among, counted
+from arena.store.rows import OpponentTotal, PlaceTotal, PlayCounts, SeatTiming
 
 SEAT_COLUMNS: Final = (
     "seats", "place1", "place2", "place3", "place_sum", "faulted",
@@ -91,7 +92,7 @@ _SEAT_KEY: Final = ("tournament_id", "bot_version_id")
 _PAIR_KEY: Final = ("tournament_id", "bot_version_id", "opponent_id")
 
 
-class Totals(StoreBase):
+class TotalStore(StoreBase):
     """The ``seat_totals`` and ``pair_totals`` tables: kept by :meth:`_add_totals`, read by
     the pages and listings, checked by :meth:`totals_problems`."""
 
@@ -189,9 +190,66 @@ class Totals(StoreBase):
                         out.append(f"{table} {k} {c}: stored {x}, recomputed {y}")
         return out
 
-    def seat_total_rows(self, where: str = "1", params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """``seat_totals`` rows (all, or those ``where`` selects)."""
-        return self.rows(f"SELECT * FROM seat_totals WHERE {where}", params)
+    def place_totals(self, tid: str) -> list[PlaceTotal]:
+        """Per bot version of the tournament: its matches in each place, the sum of its places
+        and its matches forfeited by a fault, from the running totals."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id, place1, place2, place3, seats, place_sum, faulted "
+            "FROM seat_totals WHERE tournament_id = ? ORDER BY bot_version_id",
+            (tid,),
+        )
+        return [PlaceTotal(v, (p1, p2, p3), n, ps, f) for v, p1, p2, p3, n, ps, f in rows]
+
+    def opponent_totals(self, versions: Sequence[int]) -> list[OpponentTotal]:
+        """Per opponent version over the matches it shared with these versions (in round
+        robins and ladders): the matches, how often they placed above it (a tie counting one
+        half) and the sum of their places, from the running totals."""
+        rows = self.conn.execute(
+            "SELECT opponent_id, SUM(matches), SUM(above), SUM(place_sum) FROM pair_totals "
+            f"WHERE {among('bot_version_id', versions)} AND {counted('tournament_id')} "
+            "GROUP BY opponent_id",
+            versions,
+        )
+        return [OpponentTotal(*r) for r in rows]
+
+    def play_counts(self, versions: Sequence[int]) -> PlayCounts:
+        """Over every hand these versions played with a trump named: ``hands``, ``maker``
+        (they named it), ``alone``, ``made`` and ``euchred`` (as maker), ``defended`` (scored
+        against the maker). Kept as running totals when matches are stored: a bot of a long
+        ladder played millions of hands."""
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(hands), 0), COALESCE(SUM(maker), 0), COALESCE(SUM(alone), 0), "
+            "COALESCE(SUM(made), 0), COALESCE(SUM(euchred), 0), COALESCE(SUM(defended), 0) "
+            f"FROM seat_totals WHERE {among('bot_version_id', versions)} "
+            f"AND {counted('tournament_id')}",
+            versions,
+        ).fetchone()
+        return PlayCounts(*(int(v) for v in row))
+
+    def timing(self, versions: Sequence[int]) -> SeatTiming:
+        """What these versions' round-robin and ladder seats add up to: seats, decisions,
+        times asked, wall and CPU time thinking (in all, the most in one decision, the most
+        in one match), from the running totals."""
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(seats), 0), COALESCE(SUM(decisions), 0), "
+            "COALESCE(SUM(asked), 0), COALESCE(SUM(think_seconds), 0), "
+            "COALESCE(MAX(max_think_seconds), 0), COALESCE(SUM(cpu_seconds), 0), "
+            "COALESCE(MAX(max_cpu_seconds), 0), COALESCE(SUM(clock_seconds), 0), "
+            "COALESCE(MAX(max_clock_seconds), 0), COALESCE(MAX(max_match_cpu_seconds), 0) "
+            f"FROM seat_totals WHERE {among('bot_version_id', versions)} "
+            f"AND {counted('tournament_id')}",
+            versions,
+        ).fetchone()
+        return SeatTiming(*row)
+
+    def seat_states(self) -> dict[int, tuple[int, int]]:
+        """Per bot version: its seats stored and the last seat row written (from the running
+        totals)."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id, SUM(seats), MAX(last_seat) FROM seat_totals "
+            "GROUP BY bot_version_id"
+        )
+        return {int(v): (int(n), int(last)) for v, n, last in rows}
 
 
 def _same(x: Any, y: Any) -> bool:

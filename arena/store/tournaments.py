@@ -1,4 +1,6 @@
-"""Tournaments in the store: creating one with its deal secret, its status, its entrants.
+"""Tournaments in the store (``tournaments``, ``tournament_bots``, ``deal_secrets``): creating
+one with its deal secret, its status, its entrants, and the fingerprint of each that an
+incremental render of the site compares.
 
 A tournament's row keeps its configuration JSON exactly as planned (its id is the hash of
 it, :func:`arena.matches.scheduler.tournament_id`), so a resumed run finds it again.
@@ -8,18 +10,39 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Final
 
 from arena.errors import ArenaError, NotFound
 from arena.matches import secrecy
 from arena.matches.secrecy import DealSecret
-from arena.store.base import StoreBase
+from arena.store.base import Row, StoreBase, fingerprint
 from arena.store.bots import BotVersion
+from arena.store.kinds import KINDS
 from arena.store.rows import ListedTournament, StoredTournament
 from arena.store.schema import HUMAN, ROUND_ROBIN, now
 
+_ROW_STATE: Final = (
+    "SELECT t.*, s.revealed_at FROM tournaments t "
+    "JOIN deal_secrets s ON s.id = t.secret_id WHERE t.id = ?",
+    # The running totals of its seats (arena.store.totals): seats, last match and seat
+    # stored, faults; they change whenever a match is stored.
+    "SELECT SUM(seats), MAX(last_match), MAX(last_seat), SUM(faulted) FROM seat_totals "
+    "WHERE tournament_id = ?",
+    "SELECT * FROM tournament_bots WHERE tournament_id = ? ORDER BY 2",
+)
+LADDER_STATE: Final = (
+    "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY bot_version_id",
+    "SELECT COUNT(*), SUM(matches), SUM(above), SUM(low) FROM pairwise WHERE tournament_id = ?",
+    "SELECT * FROM ladder_bots WHERE ladder_id = ? ORDER BY bot_version_id",
+    "SELECT * FROM ladder_epochs WHERE ladder_id = ? ORDER BY epoch",
+    "SELECT COUNT(*), MAX(step), COUNT(finished_at), MAX(finished_at) FROM ladder_sets "
+    "WHERE ladder_id = ?",
+)
+"""What a ladder's pages show beyond its row: its standings (the first two), field, epochs
+and sets."""
 
-class TournamentRecords(StoreBase):
+
+class TournamentStore(StoreBase):
     """The ``tournaments`` and ``tournament_bots`` tables, with the deal secret of each."""
 
     def ensure_tournament(
@@ -99,7 +122,7 @@ class TournamentRecords(StoreBase):
 
     def _secret(self, secret_id: int) -> DealSecret:
         return DealSecret.from_row(
-            self.rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])[0]
+            self._rows("SELECT * FROM deal_secrets WHERE id = ?", [secret_id])[0]
         )
 
     def _choose_secret(self, seed: int, secret: bytes | None, stamp: str) -> DealSecret:
@@ -184,7 +207,7 @@ class TournamentRecords(StoreBase):
         Its ``status`` is the live one (see :meth:`tournaments`).
         """
         if tid is None:
-            rows = self.rows(
+            rows = self._rows(
                 # A human game is one match, never "the latest tournament" of a command.
                 "SELECT * FROM tournaments WHERE kind IS NOT ? "
                 "ORDER BY kind IS NOT ?, updated_at DESC, rowid DESC",
@@ -195,7 +218,7 @@ class TournamentRecords(StoreBase):
             return self._live_tournament(rows[0])
         return self._live_tournament(self._by_prefix("tournaments", "tournament", tid))
 
-    def _live_tournament(self, row: dict[str, Any]) -> StoredTournament:
+    def _live_tournament(self, row: Row) -> StoredTournament:
         return StoredTournament.from_row({**row, "status": self._live(row["id"], row["status"])})
 
     def tournaments(self) -> list[ListedTournament]:
@@ -207,7 +230,7 @@ class TournamentRecords(StoreBase):
         Each row also has its secret's ``commitment`` and, only once the tournament has
         finished, ``secret`` (None before).
         """
-        rows = self.rows(
+        rows = self._rows(
             # Counted from the running totals of the seats (arena.store.totals): three seats
             # a match, one fault a seat that forfeited.
             "SELECT t.*, (SELECT COALESCE(SUM(seats), 0) / 3 FROM seat_totals c "
@@ -224,16 +247,38 @@ class TournamentRecords(StoreBase):
             out.append(ListedTournament(t, r["done"], r["faults"], r["commitment"], secret))
         return out
 
-    def finished_match_ids(self, tid: str) -> set[str]:
-        """Ids of the tournament's matches already stored."""
-        rows = self.conn.execute("SELECT id FROM matches WHERE tournament_id = ?", (tid,))
-        return {r[0] for r in rows}
-
     def tournament_entrants(self, tid: str) -> list[BotVersion]:
         """The bot versions playing in tournament ``tid``."""
-        rows = self.rows(
+        rows = self._rows(
             "SELECT v.* FROM bot_versions v JOIN tournament_bots t ON t.bot_version_id = v.id "
             "WHERE t.tournament_id = ? ORDER BY v.name",
             [tid],
         )
         return [BotVersion.from_row(r) for r in rows]
+
+    def entrant_ids(self, tid: str) -> list[int]:
+        """The ids of the bot versions entered in tournament ``tid``."""
+        rows = self.conn.execute(
+            "SELECT bot_version_id FROM tournament_bots WHERE tournament_id = ?", (tid,)
+        )
+        return [r[0] for r in rows]
+
+    def has_tournament(self, tid: str) -> bool:
+        """Whether a tournament of this exact id is stored."""
+        found = self.conn.execute("SELECT 1 FROM tournaments WHERE id = ?", (tid,)).fetchone()
+        return found is not None
+
+    def tournament_states(self) -> dict[str, str]:
+        """A fingerprint per tournament of everything its pages show: its row and secret, its
+        matches (count, last row), entrants and ladder rows, and a ladder's standings. It
+        changes whenever any of them does (what an incremental render compares).
+
+        A round robin's standings, pairwise, clone, kingmaking and duplicate reports are
+        derived from its matches (and cached by the render itself when stale): its matches
+        stand for them. A ladder keeps its own standings, updated as it goes: they count."""
+        out: dict[str, str] = {}
+        for tid, kind in self.conn.execute("SELECT id, kind FROM tournaments ORDER BY id"):
+            queries = _ROW_STATE + (LADDER_STATE if KINDS[kind].ladder else ())
+            parts = [self.conn.execute(sql, (tid,)).fetchall() for sql in queries]
+            out[tid] = fingerprint([tuple(tuple(r) for r in p) for p in parts])
+        return out

@@ -33,7 +33,11 @@ class Schedule(Protocol):
     sets of ``arena compare`` until its test decides, the rounds of ``arena run
     --until-separated`` until the standings are separated. :func:`arena.tournaments.tournament.run`
     drives it; a schedule that never runs out (it yields :data:`arena.tournaments.runner.WAIT` until
-    it has more) and reads its field from the store in :meth:`start` fits the same protocol."""
+    it has more) and reads its field from the store fits the same protocol.
+
+    Every schedule has its whole state once it is made (a ladder's rule rebuilt from the
+    store, a comparison's empty test); :meth:`start` only brings it up to date, under the
+    run lock, with what another run stored meanwhile."""
 
     total: int | None
     """Matches at most, for the progress bar (None: no bar)."""
@@ -58,7 +62,9 @@ class Schedule(Protocol):
         ...
 
     def start(self, store: Store) -> bool:
-        """Read what is stored (under the run lock); whether anything may be left to play."""
+        """Bring the state it was made with up to date with what is stored (under the run
+        lock: another run may have stored matches since); whether anything may be left to
+        play."""
         ...
 
     def specs(self) -> Iterator[Sequence[MatchSpec] | Wait]:

@@ -183,13 +183,15 @@ def _stored(
     read."""
     matches = store.match_count(tid)
     found = store.read_reports(tid)
-    current = found is not None and found[0] == matches and found[1].get("version") == VERSION
-    if found is not None and current and part in found[1]:
-        return typing.cast(T, decode(kind, found[1][part]))
+    current = (
+        found is not None and found.matches == matches and found.body.get("version") == VERSION
+    )
+    if found is not None and current and part in found.body:
+        return typing.cast(T, decode(kind, found.body[part]))
     value = make()
     if not save:
         return value
-    body = found[1] if found is not None and current else {"version": VERSION}
+    body = found.body if found is not None and current else {"version": VERSION}
     try:
         store.write_reports(tid, matches, {**body, part: encode(value)})
     except ArenaError:

@@ -103,7 +103,7 @@ class Watch:
                 try:
                     if store is None:
                         store = Store(self.db, create=False)
-                    now = store.conn.execute("PRAGMA data_version").fetchone()[0]
+                    now = store.data_version()
                 except (ArenaError, OSError, sqlite3.Error) as e:
                     log.warning("cannot read %s for changes: %s", self.db, e)
                     _closed(store)
