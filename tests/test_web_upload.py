@@ -18,6 +18,8 @@ import pytest
 from web_support import web_server
 
 from arena.api import Arena
+from arena.store import UploadCheck, now
+from arena.store.authors import STOPPED
 from arena.web.context import WebSettings
 from arena.web.ratelimit import RateRules
 
@@ -104,6 +106,34 @@ def test_a_faulting_upload_is_refused_with_its_reason(
     assert "boom" in reason and "\n" not in reason and "arena-upload-" not in reason
     with Arena(db, create=False) as arena:
         assert "crashbot" not in {b.name for b in arena.bots()}
+
+
+def test_a_check_and_its_reason_outlive_a_restart_of_the_service(
+    served: tuple[str, Path, dict[str, str]],
+) -> None:
+    """Outcomes are kept in the database: a second ``arena web`` on the same database answers
+    with the refusal the first one found, and an upload whose check a killed process left
+    pending is refused, saying why, instead of pending for ever."""
+    url, db, tokens = served
+    alice = {"authorization": f"Bearer {tokens['alice']}"}
+    with httpx.Client(base_url=url, timeout=60) as c:
+        r = upload(c, tokens["alice"], "crash2.py", FAULTY.replace(b"crashbot", b"crashbot2"))
+        first = wait_for(c, r.json()["status_url"], tokens["alice"])
+    assert first["status"] == "refused" and "boom" in str(first["reason"])
+    with Arena(db, create=False) as arena:  # as a process killed while checking leaves it
+        arena.store.record_check(UploadCheck("halfbot", "alice", "pending", now()))
+    rates = RateRules(per_address="1000/minute", failures="1000/minute", uploads="100/minute")
+    with web_server(WebSettings(db), rates=rates) as again, httpx.Client(base_url=again) as c:
+        assert c.get("/api/bots/crashbot2", headers=alice).json() == first
+        half = c.get("/api/bots/halfbot", headers=alice).json()
+        assert half["status"] == "refused" and half["reason"] == STOPPED, half
+        assert half["checked_at"] is not None
+        bob = {"authorization": f"Bearer {tokens['bob']}"}
+        assert c.get("/api/bots/halfbot", headers=bob).status_code == 404  # alice's upload
+        form = c.get("/login").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        c.post("/login", data={"token": tokens["alice"], "csrf": form})
+        page = c.get("/me").text
+        assert "halfbot" in page and "web service stopped" in page
 
 
 def test_the_token_is_the_owner_key_of_arena_submit(

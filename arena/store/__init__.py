@@ -28,7 +28,7 @@ read and write of that entity's tables, whoever calls it (a run, a listing, the 
 
 from __future__ import annotations
 
-from arena.store.authors import Author, AuthorLog, AuthorStore
+from arena.store.authors import Author, AuthorLog, AuthorStore, UploadCheck
 from arena.store.bots import BotStore, BotVersion, sha256_text
 from arena.store.faults import FaultStore
 from arena.store.humans import HumanGameStore
@@ -94,6 +94,7 @@ __all__ = [
     "StoredMatch",
     "StoredSeat",
     "StoredTournament",
+    "UploadCheck",
     "VersionRef",
     "VersionSummary",
     "COMPARE",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from arena.errors import ArenaError, NotFound
 from arena.store.base import StoreBase
@@ -51,8 +51,49 @@ class AuthorLog:
     truncated: bool
 
 
+CheckStatus = Literal["pending", "stored", "unchanged", "refused"]
+
+STOPPED: str = "the web service stopped before this upload was checked; upload it again"
+"""The reason given to an upload still ``pending`` when ``arena web`` starts again."""
+
+
+@dataclass(frozen=True)
+class UploadCheck:
+    """One bot's latest upload through ``arena web`` and its check: ``pending`` until done,
+    then ``stored`` (a new ``version``), ``unchanged`` (the same content as ``version``) or
+    ``refused`` (``reason``: one line)."""
+
+    name: str
+    author: str
+    status: CheckStatus
+    submitted_at: str
+    version: int | None = None
+    reason: str | None = None
+    checked_at: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready (what ``GET /api/bots/NAME`` answers)."""
+        return {
+            "name": self.name,
+            "status": self.status,
+            "version": self.version,
+            "reason": self.reason,
+            "submitted_at": self.submitted_at,
+            "checked_at": self.checked_at,
+        }
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> UploadCheck:
+        """From an ``upload_checks`` row."""
+        return cls(
+            row["name"], row["author"], row["status"], row["submitted_at"], row["version"],
+            row["reason"], row["checked_at"],
+        )  # fmt: skip
+
+
 class AuthorStore(StoreBase):
-    """The ``authors`` table, and the private reads of an author's page."""
+    """The ``authors`` table, the checks of their uploads, and the private reads of an
+    author's page."""
 
     def add_author(self, name: str, owner: str) -> Author:
         """Store a new author with the owner id of their token (:class:`ArenaError`: the name
@@ -114,3 +155,38 @@ class AuthorStore(StoreBase):
             AuthorLog(r["match_id"], r["name"], r["version"], r["text"], bool(r["truncated"]))
             for r in rows
         ]
+
+    def record_check(self, check: UploadCheck) -> None:
+        """Keep ``check`` as its author's latest upload of its bot (replacing the one before)."""
+        with self._transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO upload_checks (name, author, status, version, reason, "
+                "submitted_at, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    check.name, check.author, check.status, check.version, check.reason,
+                    check.submitted_at, check.checked_at,
+                ),
+            )  # fmt: skip
+
+    def upload_check(self, author: str, name: str) -> UploadCheck | None:
+        """``author``'s latest upload of bot ``name`` through ``arena web`` (None: none)."""
+        rows = self._rows(
+            "SELECT * FROM upload_checks WHERE author = ? AND name = ?", [author, name]
+        )
+        return UploadCheck.from_row(rows[0]) if rows else None
+
+    def upload_checks(self, author: str) -> list[UploadCheck]:
+        """The latest upload of each bot ``author`` uploaded, by name."""
+        rows = self._rows("SELECT * FROM upload_checks WHERE author = ? ORDER BY name", [author])
+        return [UploadCheck.from_row(r) for r in rows]
+
+    def abandon_pending_checks(self) -> int:
+        """Refuse every upload still ``pending`` (its check died with the process that ran
+        it), saying so; how many."""
+        with self._transaction():
+            cur = self.conn.execute(
+                "UPDATE upload_checks SET status = 'refused', reason = ?, checked_at = ? "
+                "WHERE status = 'pending'",
+                (STOPPED, now()),
+            )
+        return cur.rowcount

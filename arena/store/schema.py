@@ -166,6 +166,11 @@ CREATE INDEX deal_secrets_seed ON deal_secrets (seed, origin, revealed_at);
 CREATE TABLE authors (
     name TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,
     revoked_at TEXT);
+CREATE TABLE upload_checks (
+    author TEXT NOT NULL REFERENCES authors (name), name TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'stored', 'unchanged', 'refused')),
+    version INTEGER, reason TEXT, submitted_at TEXT NOT NULL, checked_at TEXT,
+    PRIMARY KEY (author, name));
 CREATE TABLE schema_version (version INTEGER NOT NULL, created_at TEXT NOT NULL)
 """
 """Every table and index of version :data:`VERSION`, as ``docs/schema.md`` describes them."""

@@ -251,12 +251,12 @@ class Accounts:
 
     def status_of(self, author: Author, name: str) -> dict[str, object]:
         """The status of ``author``'s bot ``name`` (403: another's; 404: none)."""
-        check = self.checks.get(name)
         store = self.web.arena().store
         owners = store.bot_owners()
         if name in owners and owners[name] != author.owner:
             raise Refused(403, f"bot {name!r} belongs to another author")
-        if check is not None and check.author == author.name:
+        check = self.checks.get(author.name, name)
+        if check is not None:
             return check.to_dict()
         latest = store.latest_version(name) if name in owners else None
         if latest is None:

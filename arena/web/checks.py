@@ -3,11 +3,12 @@
 
 An upload is saved to a private temporary folder under a cleaned file name (a zip archive
 unpacked: :mod:`arena.web.unzip`) and queued; a worker thread (one of :data:`CHECKS`)
-submits it through its own :class:`~arena.api.Arena` as its author's bot and records the
-outcome. At most
+submits it through its own :class:`~arena.api.Arena` as its author's bot. At most
 :data:`QUEUED` uploads wait at once; beyond that an upload is refused (429) instead of
-piling up. Outcomes live in memory until the process stops; a stored bot's status is read
-from the database after that.
+piling up. Each bot's latest upload and its outcome are kept in the database
+(:class:`~arena.store.UploadCheck`, table ``upload_checks``), so a refusal's reason outlives a
+restart; an upload whose check a stopped process left ``pending`` is refused, saying so, when
+the service starts again.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import shutil
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
 from arena.errors import ArenaError
-from arena.store import now
+from arena.store import UploadCheck, now
+from arena.store.authors import CheckStatus
 from arena.untrusted import clean_line
 from arena.web.context import Web
 
@@ -40,30 +42,8 @@ REASON_CHARS: Final = 300
 
 SAFE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
-Status = Literal["pending", "stored", "unchanged", "refused"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """One upload's check: ``pending`` until done, then ``stored`` (a new ``version``),
-    ``unchanged`` (the same content as ``version``) or ``refused`` (``reason``: one line)."""
-
-    name: str
-    author: str
-    status: Status
-    submitted_at: str
-    version: int | None = None
-    reason: str | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready."""
-        return {
-            "name": self.name,
-            "status": self.status,
-            "version": self.version,
-            "reason": self.reason,
-            "submitted_at": self.submitted_at,
-        }
+Check = UploadCheck
+"""One upload's check (a row of ``upload_checks``)."""
 
 
 def safe_filename(filename: str | None) -> str | None:
@@ -81,25 +61,26 @@ def upload_folder() -> Path:
 
 
 class Checks:
-    """The queue of uploads and their outcomes, by bot name (the latest upload of each)."""
+    """The queue of uploads; each bot's latest upload and its outcome are in the database."""
 
     def __init__(self, web: Web, workers: int = CHECKS, queued: int = QUEUED) -> None:
         self.web = web
         self.queued = queued
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="arena-check")
         self.lock = threading.Lock()
-        self.checks: dict[str, Check] = {}
+        self.busy: dict[str, Path] = {}  # names being checked here: their upload folders
         self.waiting = 0
+        stopped = web.arena().store.abandon_pending_checks()
+        if stopped:
+            log.warning("%d upload checks were cut short by a stop: refused, saying so", stopped)
 
-    def get(self, name: str) -> Check | None:
-        """The latest upload of bot ``name`` checked or being checked by this process."""
-        with self.lock:
-            return self.checks.get(name)
+    def get(self, author: str, name: str) -> Check | None:
+        """``author``'s latest upload of bot ``name`` (checked, or being checked)."""
+        return self.web.arena().store.upload_check(author, name)
 
     def pending_of(self, author: str) -> list[Check]:
-        """Every upload of ``author`` this process knows of, by name."""
-        with self.lock:
-            return sorted((c for c in self.checks.values() if c.author == author), key=_name)
+        """The latest upload of each of ``author``'s bots, by name."""
+        return self.web.arena().store.upload_checks(author)
 
     def start(self, author: str, name: str, path: Path, folder: Path) -> Check | None:
         """Queue the bot at ``path`` (a file or a directory in the temporary ``folder``,
@@ -107,23 +88,33 @@ class Checks:
         full or this bot's previous upload is still being checked (then the caller keeps the
         folder)."""
         with self.lock:
-            busy = self.checks.get(name)
-            if self.waiting >= self.queued or (busy is not None and busy.status == "pending"):
+            if self.waiting >= self.queued or name in self.busy:
                 return None
             self.waiting += 1
-            check = Check(name, author, "pending", now())
-            self.checks[name] = check
-        self.pool.submit(self._run, check, path, folder)
+            self.busy[name] = folder
+        check = Check(name, author, "pending", now())
+        try:
+            self.web.arena().store.record_check(check)
+            self.pool.submit(self._run, check, path, folder)
+        except BaseException:
+            self._done(name)
+            raise
         return check
+
+    def _done(self, name: str) -> None:
+        with self.lock:
+            self.waiting -= 1
+            self.busy.pop(name, None)
 
     def _run(self, check: Check, path: Path, folder: Path) -> None:
         try:
             done = self._submit(check, path, folder)
+            self.web.arena().store.record_check(replace(done, checked_at=now()))
+        except Exception:  # the database went away: the organiser's log says so
+            log.exception("keeping the check of %s's upload of %s failed", check.author, check.name)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        with self.lock:
-            self.waiting -= 1
-            self.checks[check.name] = done
+            self._done(check.name)
 
     def _submit(self, check: Check, path: Path, folder: Path) -> Check:
         try:
@@ -137,13 +128,16 @@ class Checks:
         except Exception:  # a bug of ours: logged for the organiser, one line for the author
             log.exception("checking %s's upload of %s failed", check.author, check.name)
             return replace(check, status="refused", reason="internal error while checking")
-        status: Status = "stored" if created else "unchanged"
+        status: CheckStatus = "stored" if created else "unchanged"
         return replace(check, status=status, version=version.version)
 
     def close(self) -> None:
-        """Stop checking: drop the queued uploads, wait for those being checked."""
+        """Stop checking: wait for the uploads being checked; those still queued are dropped,
+        their folders removed and their checks refused, saying so."""
         self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _name(check: Check) -> str:
-    return check.name
+        with self.lock:
+            dropped, self.busy = self.busy, {}
+        for folder in dropped.values():
+            shutil.rmtree(folder, ignore_errors=True)
+        if dropped:
+            self.web.arena().store.abandon_pending_checks()
