@@ -208,17 +208,20 @@ class Arena:
 
     def add_author(self, name: str) -> tuple[Author, str]:
         """Add an author who may upload bots through ``arena web`` (``arena authors add``):
-        the author and their token, a new random secret shown only now (the database keeps
-        its hash). The token is the owner key of the author's bots."""
+        the author and their token, shown only now; it is the owner key of their bots."""
         return author_tokens.add_author(self.store, name)
+
+    def rotate_author(self, name: str) -> tuple[Author, str]:
+        """The author and a new token (``arena authors rotate``): the old one, its sessions
+        and ``ARENA_OWNER_KEY`` stop working; their bots move to the new one."""
+        return author_tokens.rotate_author(self.store, name)
 
     def authors(self) -> list[Author]:
         """Every author, by name (``arena authors list``)."""
         return self.store.author_list()
 
     def revoke_author(self, name: str) -> tuple[Author, bool]:
-        """Take author ``name``'s token back (``arena authors revoke``): it logs in and
-        uploads no more; their bots stay. Whether it changed (False: already revoked)."""
+        """Take ``name``'s token back (``arena authors revoke``); False: already revoked."""
         return self.store.revoke_author(name)
 
     def author_for_token(self, token: str) -> Author | None:

@@ -9,6 +9,8 @@ import io
 import re
 import sqlite3
 import stat
+import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -353,6 +355,43 @@ def test_a_revoked_token_ends_its_session(tmp_path: Path) -> None:
         file = {"file": ("alicebot.py", BOT)}
         r = c.post("/api/bots", files=file, headers={"authorization": f"Bearer {tokens['alice']}"})
         assert r.status_code == 401
+
+
+def test_a_rotated_token_ends_the_old_one_and_its_sessions_and_keeps_the_bots(
+    tmp_path: Path,
+) -> None:
+    """``arena authors rotate`` (the real command): the old token logs in, uploads and owns
+    nothing any more, a session started with it ends (a copied cookie with it), and the new
+    token owns the author's bots."""
+    db = tmp_path / "rotate.db"
+    tokens = make_db(db)
+    with web_server(WebSettings(db)) as url, httpx.Client(base_url=url) as c:
+        login(c, tokens["bob"])
+        assert c.get("/me").status_code == 200
+        copied = dict(c.cookies)
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "authors", "rotate", "bob", "--db", str(db)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        new = done.stdout.strip().splitlines()[-1]
+        assert (
+            len(new) == 43 and new != tokens["bob"] and new not in db.read_bytes().decode("latin-1")
+        )
+        assert c.get("/me").status_code == 303  # the session of the old token ended
+        with httpx.Client(base_url=url, cookies=copied) as thief:
+            assert thief.get("/me").status_code == 303
+        old = {"authorization": f"Bearer {tokens['bob']}"}
+        assert c.get("/api/bots/bobbot", headers=old).status_code == 401
+        assert login(c, tokens["bob"]).status_code == 401
+        assert (
+            c.get("/api/bots/bobbot", headers={"authorization": f"Bearer {new}"}).json()["status"]
+            == "stored"
+        )
+        assert login(c, new).status_code == 303 and "bobbot" in c.get("/me").text
+    with Arena(db, create=False) as arena:
+        assert arena.author_bots("bob") == ["bobbot"]
+        with pytest.raises(ArenaError, match="revoked"):
+            arena.rotate_author("carol")
 
 
 # --- CSRF and escaping -------------------------------------------------------------------

@@ -25,6 +25,7 @@ def authors() -> None:
     Example:
         arena authors add alice           # prints alice's token on its last line, once
         arena authors list
+        arena authors rotate alice        # a new token; the old one stops working
         arena authors revoke alice
     """
 
@@ -63,6 +64,24 @@ def authors_list(db_path: str) -> None:
         state = f"revoked {author.revoked_at}" if author.revoked else "active"
         listed = ", ".join(bots) if bots else "no bots"
         click.echo(f"{author.name}  added {author.created_at}  {state}  {listed}")
+
+
+@authors.command("rotate")
+@click.argument("name")
+@db_option
+@reports_errors
+def authors_rotate(name: str, db_path: str) -> None:
+    """Give author NAME a new token and print it (shown this once).
+
+    The old token stops working at once: logins, uploads, its sessions in every browser and
+    ARENA_OWNER_KEY. The author's bots move to the new token.
+    """
+    from arena.api import Arena
+
+    with Arena(db_path, create=False) as arena:
+        author, token = arena.rotate_author(name)
+    click.echo(f"New token for {author.name} (shown only now; the old one no longer works):")
+    click.echo(token)
 
 
 @authors.command("revoke")

@@ -136,6 +136,17 @@ class AuthorStore(StoreBase):
             )
         return self.author(name), True
 
+    def rotate_author(self, name: str, owner: str) -> Author:
+        """Give author ``name`` the token of owner id ``owner`` in place of their old one, and
+        their bots with it, in one transaction (:class:`ArenaError`: revoked)."""
+        author = self.author(name)
+        if author.revoked:
+            raise ArenaError(f"author {name!r} is revoked: add them under a new name")
+        with self._transaction():
+            self.conn.execute("UPDATE authors SET token_hash = ? WHERE name = ?", (owner, name))
+            self.conn.execute("UPDATE bots SET owner = ? WHERE owner = ?", (owner, author.owner))
+        return self.author(name)
+
     def owned_bots(self, owner: str) -> list[str]:
         """The names of the bots bound to owner id ``owner``, by name."""
         rows = self.conn.execute("SELECT name FROM bots WHERE owner = ? ORDER BY name", (owner,))

@@ -52,6 +52,14 @@ def add_author(store: Store, name: str) -> tuple[Author, str]:
     return store.add_author(check_author_name(name), owner_id(token)), token
 
 
+def rotate_author(store: Store, name: str) -> tuple[Author, str]:
+    """Give author ``name`` a new token: the old one stops working (logins, uploads, its
+    sessions and ``ARENA_OWNER_KEY``) and the author's bots move to the new one. The author
+    and the token (its only copy)."""
+    token = new_token()
+    return store.rotate_author(name, owner_id(token)), token
+
+
 def author_for_token(store: Store, token: str) -> Author | None:
     """The author whose token is ``token``, if it is valid (not revoked); else None."""
     token = token.strip()

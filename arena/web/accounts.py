@@ -15,6 +15,7 @@ Every form carries the session's CSRF token, compared in constant time; the API 
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import shutil
@@ -69,6 +70,12 @@ class Upload:
     path: Path
     folder: Path
     name: str
+
+
+def session_key(author: Author) -> str:
+    """What a session holds of the author's token: a hash of its owner id, so a new token
+    (``arena authors rotate``) ends every session started with the old one."""
+    return hashlib.sha256(f"arena/session/{author.owner}".encode()).hexdigest()[:32]
 
 
 def csrf_token(request: Request) -> str:
@@ -136,14 +143,14 @@ class Accounts:
 
     def session_author(self, request: Request) -> Author | None:
         """The logged-in author, if their token is still valid (a revoked one is logged out)."""
-        name = request.session.get("author")
+        name, key = request.session.get("author"), request.session.get("key")
         if not isinstance(name, str):
             return None
         try:
             author = self.web.arena().store.author(name)
         except NotFound:
             author = None
-        if author is None or author.revoked:
+        if author is None or author.revoked or key != session_key(author):
             request.session.clear()
             return None
         return author
@@ -295,6 +302,7 @@ class Accounts:
             return self.page(request, "web_login.html", status, error=e.message, e=e)
         request.session.clear()  # a new session: nothing of the anonymous one carries over
         request.session["author"] = author.name
+        request.session["key"] = session_key(author)
         request.session["csrf"] = secrets.token_urlsafe(32)
         return RedirectResponse("/me", status_code=303)
 
