@@ -6,7 +6,9 @@ A maker who takes the dummy keeps 5 cards of 10 (11 for a dealer-maker who picke
 (one tuple per item read), so a search that draws one option by index builds one tuple, not
 all of them. Any other use (iterating aside, which is computed too) first fills the list with
 every option, in order, and from then on it is a plain list: equal to, printed, copied,
-sorted, pickled, serialised and changed like the list of every option.
+sorted, pickled, serialised and changed like the list of every option. (Only C code that reads
+a list's storage directly, such as ``orjson.dumps``, sees an unread one as empty: give it
+``list(options)``.)
 
 >>> pool = ("9C", "JC", "AC", "TS", "QS", "9H", "KH", "AH", "TD", "JD")
 >>> options = keep_options(pool)
