@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable, Sequence
-from itertools import combinations
 from typing import Any, Final
 
-from arena import cards
 from arena.cards import _PLAYED, _WINNER, JOKER, SUITS, _guess_deal, _replay, sort_cards, suit_table
+from arena.keeps import ORDER as _KEY
+from arena.keeps import KeepOptions, keep, keep_options, option_lists
 from arena.rules import (
     _ALONE,
     _BID1,
@@ -51,7 +51,6 @@ from arena.rules import (
     _check_scores,
     _check_seat,
     _fresh_summary,
-    _is_keep,
     _refuse,
     hand_points,
     is_legal,
@@ -74,10 +73,6 @@ _PICKUP_LEGAL: Final = list(_PICKUP)
 _FIXED: Final = {"bid1": _BID1_LEGAL, "alone": _ALONE_LEGAL, "pickup": _PICKUP_LEGAL}
 _CLOCKWISE: Final = tuple(next_seat(s) for s in (0, 1, 2))
 """``_CLOCKWISE[s]`` is the seat after ``s`` (its left) when nobody sits out."""
-_KEY: Final = {
-    c: i for i, c in enumerate(sorted(cards._KEY, key=cards._KEY.__getitem__))
-}.__getitem__
-"""A card's place in the canonical order (:func:`~arena.cards.sort_cards`'s, as one int)."""
 _FOLLOW: Final = {
     t: {c: frozenset(d for d in e if e[d] == e[c]).__contains__ for c in e}
     for t, e in ((t, suit_table(t)) for t in SUITS)
@@ -128,6 +123,7 @@ class GameState:
         "discards",
         "log",
         "_legal",
+        "_options",
         "_asked",
         "_follows",
         "_next",
@@ -205,6 +201,7 @@ class GameState:
         self.discards: list[list[str]] = [[], [], []]
         self.log: list[tuple[int, str, Any]] = []
         self._legal: list[Any] | None = None
+        self._options: KeepOptions | None = None  # the keep's, once asked for
         self._follows: dict[str, Callable[[object], bool]] | None = None
         self._asked = 0  # seats asked about going alone so far
         self._next: Sequence[int] = _CLOCKWISE
@@ -227,7 +224,9 @@ class GameState:
 
         In ``keep``: every 5-card subset of hand + dummy, each a sorted *tuple* (observations
         show them as lists; tuples are half the cost to make and can key a dict; :meth:`apply`
-        takes 5 cards in any order, as a list or a tuple). Empty once the hand is over.
+        takes 5 cards in any order, as a list or a tuple), as a
+        :class:`~arena.keeps.KeepOptions`: a list whose items are made when read (a random
+        pick by index makes one tuple, not 252). Empty once the hand is over.
         """
         legal = self._legal
         if legal is not None:
@@ -248,7 +247,8 @@ class GameState:
                 legal = hand
         elif phase == "keep":
             pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
-            return list(combinations(sorted(pool, key=_KEY), 5))
+            self._options = options = keep_options(tuple(sorted(pool, key=_KEY)))
+            return options
         elif phase == OVER:
             return []
         else:
@@ -257,9 +257,7 @@ class GameState:
         return legal
 
     def _keep_lists(self) -> list[list[str]]:
-        """The keep options as the protocol lists them (``combinations`` reuses one tuple)."""
-        pool = self.hands[self.turn] + self.dummy  # type: ignore[index]
-        return list(map(list, combinations(sort_cards(pool), 5)))
+        return option_lists(self.hands[self.turn] + self.dummy)  # type: ignore[index]
 
     def _other_legal(self, phase: str) -> list[str]:
         seat = self.turn
@@ -380,6 +378,7 @@ class GameState:
         new.log = self.log[:]
         legal = self._legal  # the fixed answers are shared (copied on the way out)
         new._legal = legal if legal is _FIXED.get(self.phase) else None
+        new._options = self._options
         new._asked = self._asked
         new._next = self._next
         new._players = self._players
@@ -523,14 +522,13 @@ class GameState:
             self._start_play()
 
     def _keep(self, seat: int, action: Any) -> None:
-        pool = self.hands[seat] + self.dummy
-        if not _is_keep(action, pool):
+        done = keep(self._options, action, self.hands[seat] + self.dummy)
+        if done is None:
             raise _refuse(seat, "keep", action, self._keep_lists())
-        kept = sorted(action, key=_KEY)
+        kept, rest = done
         self.log.append((seat, "keep", kept))
-        (rest := set(pool)).difference_update(kept)
         self.discards = d = [*self.discards]  # new lists, as in _discard
-        d[seat] = [*d[seat], *sorted(rest, key=_KEY)]
+        d[seat] = [*d[seat], *rest]
         self.hands[seat] = kept[:]  # the log keeps its own list
         self._start_play()
 

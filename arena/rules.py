@@ -418,7 +418,7 @@ def _malformed(phase: str, action: Any) -> bool:
     try:
         if phase == "keep":
             return not (
-                isinstance(action, list | tuple)
+                isinstance(action, _LIST_OR_TUPLE)
                 and len(action) == 5
                 and all(isinstance(c, str) and c in _CARDS for c in action)
             )
@@ -454,7 +454,7 @@ def _is_keep(action: Any, pool: Sequence[str]) -> bool:
     or a tuple. Built-in loops only (``map``, sets): rollouts check a keep per hand."""
     try:
         return (
-            isinstance(action, list | tuple)
+            isinstance(action, _LIST_OR_TUPLE)
             and len(action) == 5
             and all(map(isinstance, action, _FIVE_STR))
             and len(chosen := set(action)) == 5
@@ -465,6 +465,7 @@ def _is_keep(action: Any, pool: Sequence[str]) -> bool:
 
 
 _FIVE_STR: Final = (str,) * 5
+_LIST_OR_TUPLE: Final = (list, tuple)  # not ``list | tuple``: that makes a new union per call
 
 
 def rules_dict(rules: Rules) -> RulesDict:

@@ -19,6 +19,7 @@ from scripted import WORKED_DEAL, check_contract
 from test_engine_properties import RULES
 
 import arena.game
+import arena.keeps
 import arena.rules
 import arena.worlds
 from arena.cards import deck
@@ -38,7 +39,7 @@ from arena.rules import (
 )
 
 
-@pytest.mark.parametrize("module", [arena.rules, arena.game, arena.worlds])
+@pytest.mark.parametrize("module", [arena.rules, arena.game, arena.worlds, arena.keeps])
 def test_module_examples(module: Any) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

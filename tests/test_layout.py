@@ -21,7 +21,7 @@ MAX_FUNCTION_LINES = 80
 LAYERS: list[tuple[str, ...]] = [
     ("__init__", "errors", "events", "lazy", "untrusted"),
     ("cards",),
-    ("rules",),
+    ("rules", "keeps"),
     ("game", "solver"),
     ("worlds",),
     ("engine",),

@@ -40,7 +40,7 @@ _HOST: Final = Path(__file__).with_name("host.py")
 _CONFINE: Final = Path(__file__).with_name("confine.py")
 _PURE: Final = [
     Path(__file__).resolve().parent.parent / f"{m}.py"
-    for m in ("cards", "rules", "game", "worlds", "solver")
+    for m in ("cards", "rules", "keeps", "game", "worlds", "solver")
 ]
 _UCRED: Final = struct.Struct("iII")
 log = logging.getLogger("arena.sandbox")

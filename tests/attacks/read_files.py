@@ -20,7 +20,7 @@ class Bot:
             # What a bot may read: its own file, the host code and arena.cards, the system.
             allowed = ("/usr/", "/bin/", "/lib")
             shown = ("host.py", "confine.py", "__init__.py", "cards.py", "rules.py", "game.py")
-            shown += ("worlds.py",)
+            shown += ("worlds.py", "keeps.py")
             for path in paths:
                 real = os.path.realpath(path)
                 if real == mine or real.startswith(allowed) or os.path.basename(real) in shown:
