@@ -40,6 +40,7 @@ from test_ladder_run import field_db, play, rows, sets_of
 
 from arena.matches.secrecy import SecretFile
 from arena.sandbox.botfile import BUNDLED_BOTS
+from arena.store import Store
 
 FIRST = (
     'class Bot:\n    name = "first"\n\n    def act(self, obs):\n        return obs["legal"][0]\n'
@@ -124,6 +125,11 @@ def test_invented_faults_are_played_again_and_the_liar_is_dropped(
     assert "differs from the arena machine's replay: the faults differ (seat" in line
     assert "Dropped worker liar (tls://127.0.0.1:" in out.stdout
     assert "played again on another worker" in out.stdout
+    with Store(db, create=False) as store:  # kept for the tournament page
+        [check] = store.worker_checks(store.tournament().id)
+    assert check.replayed + check.refereed > 0
+    [(worker, why)] = check.dropped
+    assert worker.startswith("liar (tls://127.0.0.1:") and "the faults differ" in why
     verified = arena("verify", "--db", str(db))
     assert verified.returncode == 0, verified.stderr
     table = json.loads(arena("standings", "--json", "--db", str(db)).stdout)

@@ -490,6 +490,34 @@ def test_render_a_tournament_without_ratings(tmp_path: Path) -> None:
     assert "interrupted" in doc.select_one(".lede .status").get_text()
 
 
+def test_the_tournament_page_shows_what_a_cluster_checked_of_its_workers(
+    built: dict[str, Any], tmp_path: Path
+) -> None:
+    """A run on a cluster stores what it held its workers to (arena.tournaments.driving);
+    the tournament page lists it, a worker's name (from its certificate) escaped. A run on
+    this machine has no such section (the built tournament ran locally)."""
+    from site_support import store_tournament
+
+    from arena.store import Store
+
+    assert 'id="workers"' not in (built["out"] / "tournaments" / f"{built['tid']}.html").read_text()
+    db = tmp_path / "arena.db"
+    tid = store_tournament(db, [("a", None), ("b", None), ("c", None)])
+    with Store(db) as store:
+        store.record_worker_check(tid, 4, 1, 0.1, {})
+        store.record_worker_check(
+            tid, 7, 2, 0.1, {"<b>liar</b> (tls://127.0.0.1:1)": "its record of m1 differs"}
+        )
+        assert [(c.replayed, len(c.dropped)) for c in store.worker_checks(tid)] == [(4, 0), (7, 1)]
+    render_site(db, tmp_path / "site")
+    html = (tmp_path / "site" / "tournaments" / f"{tid}.html").read_text()
+    doc = soup(tmp_path / "site" / "tournaments" / f"{tid}.html")
+    rows = doc.select("#workers tbody tr")
+    assert [tr.find_all("td")[1].get_text(strip=True) for tr in rows] == ["4", "7"]
+    assert "none" in rows[0].get_text() and "its record of m1 differs" in rows[1].get_text()
+    assert "<b>liar</b>" not in html and "&lt;b&gt;liar&lt;/b&gt;" in html
+
+
 def test_two_tournaments(tmp_path: Path) -> None:
     from site_support import store_tournament
 

@@ -252,6 +252,7 @@ def _tournament(site: SiteData, writer: Writer, t: data.Tournament) -> str:
         duplicate=site.duplicate.get(t.id),
         refs=site.refs,
         view=site.compared.get(t.id),
+        worker_checks=site.store.worker_checks(t.id),
     )
 
 

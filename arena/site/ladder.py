@@ -149,4 +149,5 @@ def page(
         # Versions whose code is another owner's, or whose decisions a collusion report
         # flagged: a tag in the order and the evidence under it.
         clones=clone_flags(store, refs),
+        worker_checks=store.worker_checks(t.id),
     )

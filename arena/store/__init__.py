@@ -61,6 +61,7 @@ from arena.store.rows import (
     StoredTournament,
     VersionRef,
     VersionSummary,
+    WorkerCheck,
 )
 from arena.store.schema import COMPARE, HUMAN, LADDER, ROUND_ROBIN, VERSION, now
 from arena.store.standings import LadderLine, StandingStore
@@ -95,6 +96,7 @@ __all__ = [
     "StoredSeat",
     "StoredTournament",
     "UploadCheck",
+    "WorkerCheck",
     "VersionRef",
     "VersionSummary",
     "COMPARE",

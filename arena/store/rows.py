@@ -478,3 +478,16 @@ __all__ = [
     "StoredTournament",
     "VersionSummary",
 ]
+
+
+@dataclass(frozen=True)
+class WorkerCheck:
+    """What one run on a cluster checked of its workers (``worker_checks``): matches played
+    again on another worker and on the arena machine, the share cross-checked, and each worker
+    dropped from the run with why (``dropped_workers``)."""
+
+    ended_at: str
+    replayed: int
+    refereed: int
+    cross_check: float
+    dropped: tuple[tuple[str, str], ...]

@@ -171,6 +171,15 @@ CREATE TABLE upload_checks (
     status TEXT NOT NULL CHECK (status IN ('pending', 'stored', 'unchanged', 'refused')),
     version INTEGER, reason TEXT, submitted_at TEXT NOT NULL, checked_at TEXT,
     PRIMARY KEY (author, name));
+CREATE TABLE worker_checks (
+    id INTEGER PRIMARY KEY, tournament_id TEXT NOT NULL REFERENCES tournaments (id),
+    ended_at TEXT NOT NULL, replayed INTEGER NOT NULL, refereed INTEGER NOT NULL,
+    cross_check REAL NOT NULL);
+CREATE INDEX worker_checks_tournament ON worker_checks (tournament_id);
+CREATE TABLE dropped_workers (
+    check_id INTEGER NOT NULL REFERENCES worker_checks (id), worker TEXT NOT NULL,
+    why TEXT NOT NULL);
+CREATE INDEX dropped_workers_check ON dropped_workers (check_id);
 CREATE TABLE schema_version (version INTEGER NOT NULL, created_at TEXT NOT NULL)
 """
 """Every table and index of version :data:`VERSION`, as ``docs/schema.md`` describes them."""

@@ -18,7 +18,7 @@ from arena.matches.secrecy import DealSecret
 from arena.store.base import Row, StoreBase, fingerprint
 from arena.store.bots import BotVersion
 from arena.store.kinds import KINDS
-from arena.store.rows import ListedTournament, StoredTournament
+from arena.store.rows import ListedTournament, StoredTournament, WorkerCheck
 from arena.store.schema import HUMAN, ROUND_ROBIN, now
 
 _ROW_STATE: Final = (
@@ -169,6 +169,45 @@ class TournamentStore(StoreBase):
         row = self.conn.execute("SELECT secret_id FROM tournaments WHERE id = ?", (tid,))
         found = row.fetchone()
         return None if found is None else self._secret(found[0])
+
+    def record_worker_check(
+        self, tid: str, replayed: int, refereed: int, cross_check: float,
+        dropped: Mapping[str, str],
+    ) -> None:  # fmt: skip
+        """Keep what a run on a cluster checked of its workers (names and reasons cleaned to
+        one line each by the caller)."""
+        with self._transaction():
+            cur = self.conn.execute(
+                "INSERT INTO worker_checks (tournament_id, ended_at, replayed, refereed, "
+                "cross_check) VALUES (?, ?, ?, ?, ?)",
+                (tid, now(), replayed, refereed, cross_check),
+            )
+            self.conn.executemany(
+                "INSERT INTO dropped_workers VALUES (?, ?, ?)",
+                [(cur.lastrowid, worker, why) for worker, why in dropped.items()],
+            )
+
+    def worker_checks(self, tid: str) -> list[WorkerCheck]:
+        """What each cluster run of tournament ``tid`` checked of its workers, oldest first
+        (empty: it never ran on a cluster)."""
+        dropped: dict[int, list[tuple[str, str]]] = {}
+        for r in self._rows(
+            "SELECT d.check_id, d.worker, d.why FROM dropped_workers d JOIN worker_checks c "
+            "ON c.id = d.check_id WHERE c.tournament_id = ? ORDER BY d.rowid", [tid]
+        ):  # fmt: skip
+            dropped.setdefault(r["check_id"], []).append((r["worker"], r["why"]))
+        return [
+            WorkerCheck(
+                r["ended_at"],
+                r["replayed"],
+                r["refereed"],
+                r["cross_check"],
+                tuple(dropped.get(r["id"], ())),
+            )  # fmt: skip
+            for r in self._rows(
+                "SELECT * FROM worker_checks WHERE tournament_id = ? ORDER BY id", [tid]
+            )
+        ]
 
     def set_status(self, tid: str, status: str) -> None:
         """Record that the tournament is ``running``, ``interrupted`` or ``finished``.

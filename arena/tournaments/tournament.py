@@ -50,6 +50,7 @@ from arena.tournaments.schedules import (
     unfold,
 )
 from arena.tournaments.standings import current_standings, save_collusion
+from arena.untrusted import clean_line
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -500,6 +501,9 @@ def run(
         # Never finished (its secret revealed) with a hole, whatever the executor said.
         log.error("tournament %s: the run ended with matches missing", tid)
         completed = False
+    if judge is not None:  # what the cluster's workers were held to, for the pages
+        dropped = {clean_line(w, 200): clean_line(why, 300) for w, why in judge.dropped.items()}
+        store.record_worker_check(tid, judge.replayed, judge.refereed, judge.cross_check, dropped)
     store.set_status(tid, "finished" if completed and unfolds.ends else "interrupted")
     unfolds.finish(store, completed)
     total = store.tournament(tid).total_matches  # a schedule that stopped early stored its size
