@@ -21,7 +21,8 @@ Both pools are full (``--max-zygotes`` bots each) before timing, so a new bot al
 least recently used host, as in a long ladder. Within a block each cold set takes the spares
 the sets before it started (so a block is the steady state of a ladder); a block's CPU runs
 until the spares it started last have finished setting themselves up (so every host a cold
-set uses up is counted in full), its wall time until its last match. CPU is that of this process
+set uses up is counted in full; the CPU this script spends polling for that is left out), its
+wall time until its last match. CPU is that of this process
 and everything it starts, bots and hosts included, from a ``cpuacct`` cgroup of its own (as
 root on cgroup v1; otherwise not shown). "Instant" bots answer ``obs["legal"][-1]`` at once,
 so the figures are the sandbox's, not the bots' thinking.
@@ -150,9 +151,11 @@ class Runner:
         for _ in range(self.sets):
             self.modes[mode]()
         t1 = time.perf_counter()
+        own = time.thread_time()
         settle(self.spares)  # the spares it started: their CPU counted, their wait not
+        own = (time.thread_time() - own) * 1e3  # this script's polling: neither arena nor bot
         c1 = self.cpu.ms()
-        cpu = (c1 - c0) / self.sets if c0 is not None and c1 is not None else None
+        cpu = (c1 - c0 - own) / self.sets if c0 is not None and c1 is not None else None
         return (t1 - t0) * 1e3 / self.sets, cpu
 
     def close(self) -> None:

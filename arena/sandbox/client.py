@@ -14,6 +14,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import select
 import shutil
 import signal
@@ -43,6 +44,14 @@ _PURE: Final = [
     for m in ("cards", "rules", "game", "worlds", "solver")
 ]
 _UCRED: Final = struct.Struct("iII")
+PRELOAD: Final = (
+    "arena", "bisect", "collections", "copy", "dataclasses", "functools", "heapq", "itertools",
+    "json", "math", "re", "typing",
+)  # fmt: skip
+"""Trusted modules a host imports once for all its matches when its bot's files name them
+(``arena``: the arena's rules modules, with ``typing`` and ``dataclasses``); ``random`` it
+always imports. A bot imports every other module itself, in each match."""
+_PRELOAD_RE: Final = re.compile(rb"\b(" + b"|".join(n.encode() for n in PRELOAD) + rb")\b")
 log = logging.getLogger("arena.sandbox")
 
 
@@ -92,10 +101,13 @@ class Stage:
             out.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)
+        self._lib_files: list[Path] | None = None
 
     def lib_files(self) -> list[Path]:
         """The arena's files a host runs and bots may import (host program, pure modules)."""
-        return sorted(p for p in self.lib.rglob("*") if p.is_file())
+        if self._lib_files is None:  # they never change once staged
+            self._lib_files = sorted(p for p in self.lib.rglob("*") if p.is_file())
+        return self._lib_files
 
     def bot_file(self, source: BotSource, copy: int) -> Path:
         """Write the bot's file into a directory of its own (one per copy) and return its path."""
@@ -148,6 +160,7 @@ class Zygote:
         stage: Stage,
         isolation: Isolation,
         limits: Limits,
+        preload: list[str] | None = None,
     ):
         self.isolation = isolation
         self.limits = limits
@@ -183,12 +196,16 @@ class Zygote:
             "pidns": isolation.pidns,
             "nproc": isolation.nproc,
             "limits": limits.to_dict(),
+            # What to import before its bot comes: the bot's own list, or for a spare the
+            # pool's guess (what the last bot given a host used).
+            "preload": preload_names(source) if source is not None else (preload or []),
         }
         self.info: dict[str, Any] = {}
         self._dying: dict[int, int] | None = None  # pidfds of its tree once it is killed
         self.chain: list[int] = []
         self.recent: list[int] = []
         self.source: BotSource | None = None
+        self.preload: list[str] = []
         self.copy = copy
         try:
             self.ctrl.sendall(json.dumps(cfg).encode())
@@ -205,6 +222,7 @@ class Zygote:
         """
         assert self.source is None, "a host is given one bot, once"
         self.source, self.copy = source, copy
+        self.preload = preload_names(source)
         memfd: list[int] = []
         if self.isolation.bwrap:
             try:
@@ -227,6 +245,7 @@ class Zygote:
             "bot_path": f"{bot_dir}/{entry}",
             "read_paths": [*read_paths, self.lib, bot_dir, "/dev/null", "/dev/urandom"],
             "files": [[rel, len(data)] for rel, data in files],
+            "preload": self.preload,
         }
         try:
             self._normal_priority()
@@ -407,9 +426,10 @@ class Zygote:
         if self._dying is None:
             self._dying = _signal_tree(self.proc.pid)
 
-    def kill(self) -> None:
+    def kill(self, sweep: bool = True) -> None:
         """Kill the host and everything under it (bwrap's namespace goes with its init), wait
-        until all of it has ended and reap what came to us.
+        until all of it has ended and reap what came to us; with ``sweep``, kill whatever else
+        runs as its uid too (:meth:`close` does that itself).
 
         The processes are held by pidfds from before the kill: signals cannot reach a reused
         pid, and the wait is a ``poll`` on them. Nothing here looks up ``/proc`` of a process
@@ -426,12 +446,8 @@ class Zygote:
             pass
         self.proc.wait()
         _await_and_reap(dying)
-        if self.lease is not None:  # whatever else runs as its uid (none under bubblewrap)
-            for pid in processes_of_uid(self.lease.uid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        if self.lease is not None and sweep:  # whatever else runs as its uid (none in bwrap)
+            _kill_all(processes_of_uid(self.lease.uid))
         # Remembered children of the host that were not in its tree (it was killed from
         # outside): those that came to us are reaped now.
         for pid in {*self.chain, *self.recent} - set(dying):
@@ -449,15 +465,39 @@ class Zygote:
             self.ctrl.close()
         except OSError:
             pass
-        self.kill()
+        self.kill(sweep=False)
         if self.proc.stderr is not None:
             self.proc.stderr.close()
         if self.lease is not None:
+            # Usually one scan: the host's processes have all ended and been reaped by now.
             deadline = time.monotonic() + 5
-            while processes_of_uid(self.lease.uid) and time.monotonic() < deadline:
+            left = processes_of_uid(self.lease.uid)
+            while left and time.monotonic() < deadline:
+                _kill_all(left)
                 time.sleep(0.005)
-            if not processes_of_uid(self.lease.uid):
+                left = processes_of_uid(self.lease.uid)
+            if not left:
                 self.lease.release()  # never reuse a uid while a process of it lives
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def preload_names(source: BotSource) -> list[str]:
+    """The modules of :data:`PRELOAD` that the bot's files name (a word anywhere: an import,
+    say), in that order. Only a guide to what its host imports before the bot loads; a bot
+    that imports a module otherwise gets it all the same."""
+    try:
+        files = bot_payload(source)
+    except ValueError:
+        return list(PRELOAD)
+    found = {m.decode() for _, data in files for m in _PRELOAD_RE.findall(data)}
+    return [name for name in PRELOAD if name in found]
 
 
 def _signal_tree(root: int) -> dict[int, int]:

@@ -32,21 +32,23 @@ standard output included, goes to its log and never reaches the protocol.
 
 from __future__ import annotations
 
+import _socket
 import ctypes
 import errno
 import gc
 import io
-import json
 import os
 import resource
 import signal
-import socket
 import sys
-import traceback
 import types
-from typing import TYPE_CHECKING, Any
 
+# Not ``typing.TYPE_CHECKING``: importing ``typing`` costs a host a few milliseconds of CPU at
+# every start, and mypy treats a constant of this name the same way.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from arena.rules import Observation
     from arena.sandbox.confine import (
         ALLOW,
@@ -69,6 +71,75 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
         load_seccomp,
         scope_ruleset,
     )
+
+# --- JSON, with the interpreter's C accelerator ---------------------------------------------
+# The ``json`` package would import ``re`` (and ``enum``, ``functools``, ``collections``): a
+# few milliseconds of CPU at every host's start. Its C scanner and encoder, which ``json``
+# itself uses, give the same results; a bot that imports ``json`` gets the package as ever.
+
+try:
+    import _json
+except ImportError:  # a Python without the accelerator
+    _json = None  # type: ignore[assignment]
+
+
+class _Decoding:
+    """What the C scanner reads from its decoder: ``json.JSONDecoder()``'s defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {
+        "-Infinity": float("-inf"),
+        "Infinity": float("inf"),
+        "NaN": float("nan"),
+    }.__getitem__
+
+
+_scan = _json.make_scanner(_Decoding()) if _json is not None else None  # type: ignore[arg-type]
+
+
+def _not_serializable(o: object) -> Any:
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+def json_loads(text: bytes | str) -> Any:
+    """``json.loads`` of one document (the arena's messages)."""
+    if _json is None:
+        import json
+
+        return json.loads(text)
+    s = text.decode("utf-8") if isinstance(text, (bytes, bytearray)) else text
+    start = len(s) - len(s.lstrip())
+    try:
+        obj, end = _scan(s, start)
+    except StopIteration as e:
+        raise ValueError(f"not JSON (at {e.value})") from None
+    if s[end:].strip():
+        raise ValueError(f"not JSON: extra data at {end}")
+    return obj
+
+
+def _compact(obj: object) -> str:
+    return json_dumps(obj, True)
+
+
+def json_dumps(obj: object, compact: bool = False) -> str:
+    """``json.dumps(obj)``; ``compact``: ``JSONEncoder(allow_nan=False, separators=(",", ":"))``
+    (a bot's answer: NaN and infinities refused, as the arena's parser would)."""
+    sep = (",", ":") if compact else (", ", ": ")
+    if _json is None:
+        import json
+
+        return json.dumps(obj, allow_nan=not compact, separators=sep)
+    encode = _json.make_encoder(
+        {}, _not_serializable, _json.encode_basestring_ascii, None, sep[1], sep[0], False, False,
+        not compact,
+    )  # fmt: skip
+    return "".join(encode(obj, 0))
+
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
@@ -125,6 +196,8 @@ def _describe(e: BaseException, tb: bool = True) -> str:
     standard library are left out: they are not the author's code and would show the
     sandbox's internals. (The standings site drops the quoted source lines.)"""
     try:
+        import traceback  # only when something failed: not part of every host's start
+
         last = "".join(traceback.format_exception_only(type(e), e)).strip()
     except BaseException:
         last = type(e).__name__
@@ -133,6 +206,8 @@ def _describe(e: BaseException, tb: bool = True) -> str:
     frames: list[str] = []
     where = ""
     try:
+        import traceback
+
         for fr in traceback.extract_tb(e.__traceback__):
             if fr.filename == _BOT_FILE:
                 name = os.path.basename(fr.filename)
@@ -164,7 +239,7 @@ def _say_where(_signum: int, frame: Any) -> None:
         if frame is None:
             return
         name = os.path.basename(_BOT_FILE)
-        line = json.dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
+        line = json_dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
         os.write(4, ("\n" + line + "\n").encode())
     except BaseException:
         pass
@@ -179,7 +254,7 @@ def _message(readline: Any) -> Any:
     line = readline(MAX_LINE + 1)
     if not line.endswith(b"\n"):
         return None
-    return json.loads(line)
+    return json_loads(line)
 
 
 def _safe_repr(x: object) -> str:
@@ -207,7 +282,7 @@ def _set_limit(res: int, value: int) -> None:
 def run_child(
     cfg: dict[str, Any],
     code: types.CodeType,
-    ctrl: socket.socket,
+    ctrl: _socket.socket,
     fds: list[int],
     prepared: tuple[str, Any] | None,
     scope_fd: int | None,
@@ -219,7 +294,7 @@ def run_child(
         _isolate(cfg, ctrl, fds, prepared, scope_fd)
     except BaseException as e:
         failed = {"error": "load", "message": "sandbox set-up failed: " + _describe(e, tb=False)}
-        os.write(fds[1], (json.dumps(failed) + "\n").encode())
+        os.write(fds[1], (json_dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
     log_out, log_err = _Log(1), _Log(2)
@@ -243,7 +318,7 @@ def run_child(
 
 def _isolate(
     cfg: dict[str, Any],
-    ctrl: socket.socket,
+    ctrl: _socket.socket,
     fds: list[int],
     prepared: tuple[str, Any] | None,
     scope_fd: int | None,
@@ -307,7 +382,7 @@ def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
     except BaseException as e:  # SystemExit and KeyboardInterrupt too: it is the bot's code
         ready = {"error": "load", "message": _describe(e)}
     try:
-        _write_all(4, (json.dumps(ready) + "\n").encode())
+        _write_all(4, (json_dumps(ready) + "\n").encode())
     except BaseException:
         os._exit(71)
     if "error" in ready:
@@ -326,8 +401,7 @@ def _name(bot: Any) -> str:
 
 def _serve(bot: Any, readline: Any) -> None:
     """Answer one JSON line per ``act`` line until the arena closes the pipe; never returns."""
-    dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
-    loads = json.loads
+    loads = json_loads
     while True:
         line = readline(MAX_LINE + 1)
         if not line.endswith(b"\n"):
@@ -340,31 +414,31 @@ def _serve(bot: Any, readline: Any) -> None:
         if len(legal) == 1:
             # Forced: answered without the bot, but still a round trip, so the time between a
             # bot's turns never tells whether another seat had a choice.
-            out = dumps({"id": n, "action": legal[0]})
+            out = json_dumps({"id": n, "action": legal[0]}, True)
         else:
-            out = _answer(bot, n, obs, dumps)
+            out = _answer(bot, n, obs)
         try:
             _write_all(4, (out + "\n").encode())
         except BaseException:
             os._exit(72)
 
 
-def _answer(bot: Any, n: int, obs: Observation, dumps: Any) -> str:
+def _answer(bot: Any, n: int, obs: Observation) -> str:
     """The reply line to request ``n``: the bot's action, or what went wrong."""
     try:
         action = bot.act(obs)
     except MemoryError as e:
-        return str(dumps({"id": n, "error": "memory", "message": _describe(e)}))
+        return _compact({"id": n, "error": "memory", "message": _describe(e)})
     except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
-        return str(dumps({"id": n, "error": "crash", "message": _describe(e)}))
+        return _compact({"id": n, "error": "crash", "message": _describe(e)})
     try:
-        out = str(dumps({"id": n, "action": action}))
+        out = _compact({"id": n, "action": action})
     except BaseException as e:  # objects, NaN, generators, cycles: not an action
         what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
-        return str(dumps({"id": n, "error": "illegal", "message": what}))
+        return _compact({"id": n, "error": "illegal", "message": what})
     if len(out) > MAX_LINE:
         message = "the answer is over 1 MiB of JSON"
-        return str(dumps({"id": n, "error": "illegal", "message": message}))
+        return _compact({"id": n, "error": "illegal", "message": message})
     return out
 
 
@@ -399,11 +473,22 @@ def _fork_match(pidns: list[int]) -> int:
     return os.fork()
 
 
-def _reply(ctrl: socket.socket, obj: dict[str, Any]) -> None:
-    ctrl.sendmsg([json.dumps(obj).encode()])
+def _recv_fds(sock: _socket.socket, bufsize: int, maxfds: int) -> tuple[bytes, list[int]]:
+    """A message and the descriptors that came with it (``socket.recv_fds`` without the
+    ``socket`` module, whose import costs a host a few milliseconds at every start)."""
+    msg, anc, _flags, _addr = sock.recvmsg(bufsize, _socket.CMSG_LEN(maxfds * 4))
+    fds: list[int] = []
+    for level, kind, data in anc:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+            fds += memoryview(data[: len(data) - len(data) % 4]).cast("i").tolist()
+    return msg, fds
 
 
-def _fail(ctrl: socket.socket, message: str) -> None:
+def _reply(ctrl: _socket.socket, obj: dict[str, Any]) -> None:
+    ctrl.sendmsg([json_dumps(obj).encode()])
+
+
+def _fail(ctrl: _socket.socket, message: str) -> None:
     """Report a failed start, then stay until the arena closes the socket: the arena ends the
     whole process tree itself, so nothing of it is left unreaped."""
     _reply(ctrl, {"ok": False, "message": message})
@@ -444,20 +529,32 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     return code
 
 
+def _preload(names: list[str]) -> None:
+    """Import the trusted modules the arena names (those of a fixed list that the bot's files
+    mention: ``arena`` is the arena's rules modules), once here and shared by every child; a
+    bot imports any other module itself, each match."""
+    for name in names:
+        if name == "arena":
+            import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
+        else:
+            __import__(name)
+
+
 def _take_bot(
-    ctrl: socket.socket, cfg: dict[str, Any], info: dict[str, Any], own: tuple[str, Any] | None
+    ctrl: _socket.socket, cfg: dict[str, Any], info: dict[str, Any], own: tuple[str, Any] | None
 ) -> tuple[types.CodeType, int | None] | None:
     """Wait for the bot (a spare waits here), put its files into a tmpfs of this sandbox's own
     (under bubblewrap they come with the message), close the layers and compile the file;
     None when the arena closed the host or the bot cannot load (said on ``ctrl``)."""
     try:
-        msg, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 1)
+        msg, fds = _recv_fds(ctrl, 1 << 20, 1)
     except OSError:
         return None
     if not msg:
         return None  # the arena closed a spare it did not need
     try:
-        cfg.update(json.loads(msg))
+        cfg.update(json_loads(msg))
+        _preload(cfg.get("preload", ()))  # before the bot's directory is on the path
         if fds:
             with os.fdopen(fds[0], "rb") as f:
                 bot_world(cfg["files"], f.read())
@@ -487,12 +584,12 @@ def zygote(ctrl_fd: int) -> None:
     before it knows which bot it will be (a spare): until its bot arrives it is a blank host
     that has read nothing of any bot.
     """
-    ctrl = socket.socket(fileno=ctrl_fd)
+    ctrl = _socket.socket(fileno=ctrl_fd)
     parent = os.getppid()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(0)  # the parent died before PDEATHSIG was armed
-    cfg = json.loads(ctrl.recv(1 << 20))
+    cfg = json_loads(ctrl.recv(1 << 20))
     sys.path.insert(0, cfg["lib"])
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
@@ -504,17 +601,9 @@ def zygote(ctrl_fd: int) -> None:
         own = build_seccomp(ALLOW, ZYGOTE_ALLOW) if prepared else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
-        # Trusted modules bots commonly use, imported once here and shared by every child.
-        import bisect  # noqa: F401
-        import collections  # noqa: F401
-        import copy  # noqa: F401
-        import functools  # noqa: F401
-        import heapq  # noqa: F401
-        import itertools  # noqa: F401
-        import math  # noqa: F401
-        import random  # noqa: F401
+        import random  # noqa: F401  (every match child seeds it)
 
-        import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
+        _preload(cfg.get("preload", ()))  # a spare: what the pool expects its bot to use
     except BaseException as e:
         _fail(ctrl, "sandbox set-up failed: " + _describe(e, tb=False))
         return
@@ -525,7 +614,7 @@ def zygote(ctrl_fd: int) -> None:
     code, scope_fd = taken
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
-    json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(json.loads('{"a":[1]}'))
+    json_dumps(json_loads('{"a":[1]}'), True)
     gc.collect()
     gc.freeze()
     try:  # give freed heap back: less memory for each fork to copy page tables of
@@ -547,7 +636,7 @@ def zygote(ctrl_fd: int) -> None:
 
 
 def _fork_children(
-    ctrl: socket.socket,
+    ctrl: _socket.socket,
     cfg: dict[str, Any],
     code: types.CodeType,
     prepared: tuple[str, Any] | None,
@@ -557,7 +646,7 @@ def _fork_children(
     pidns = list(_PIDNS_FLAGS) if SYS_CLONE is not None and cfg.get("pidns") else []
     while True:
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(ctrl, 4096, 3)
+            msg, fds = _recv_fds(ctrl, 4096, 3)
         except OSError:
             return
         if not msg:

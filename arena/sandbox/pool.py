@@ -122,6 +122,7 @@ class BotPool:
         self._zygotes: OrderedDict[tuple[str, int], Any] = OrderedDict()
         self.spare_hosts = spare_hosts
         self._spares: list[Zygote] = []  # blank hosts, oldest first
+        self._preload: list[str] = []  # what spares import: the last Python bot's modules
         self._matches = 0  # matches started
         self._keep_spares = False  # set once a later match needed a new Python host
         self._closing: list[Launcher] = []  # evicted, killed, closed after the match
@@ -166,7 +167,7 @@ class BotPool:
             return _Unlaunchable(f"cannot run {artifact.language} bots here: {problem}")
         if isinstance(runtime, PythonRuntime):  # the pool's staging directory, one per copy
             self._keep_spares = self._keep_spares or self._matches > 1
-            return runtime.launcher(
+            launcher = runtime.launcher(
                 artifact,
                 self.limits,
                 self.isolation,
@@ -174,6 +175,9 @@ class BotPool:
                 copy=copy,
                 host=self._take_spare(),
             )
+            # The next spares import what this bot did (at idle priority, off a set's path).
+            self._preload = list(getattr(launcher, "preload", self._preload))
+            return launcher
         try:
             return runtime.launcher(artifact, self.limits, self.isolation)
         except (ArenaError, OSError) as e:  # a runtime should not raise; the bot forfeits
@@ -195,7 +199,8 @@ class BotPool:
         while self._closing:
             self._closing.pop().close()
         while self._keep_spares and len(self._spares) < self.spare_hosts:
-            self._spares.append(Zygote(None, 0, self._stage, self.isolation, self.limits))
+            spare = Zygote(None, 0, self._stage, self.isolation, self.limits, self._preload)
+            self._spares.append(spare)
 
     def play_match(
         self,
