@@ -29,9 +29,16 @@ from typing import Any, Final
 from arena.sandbox.cgroup import make_cgroup
 from arena.sandbox.child import Child, describe_death
 from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
+from arena.sandbox.procs import await_and_reap, descendants, kill_all, signal_tree
 from arena.sandbox.pyfiles import bot_payload, entry_name, write_bot_files
 from arena.sandbox.values import BotSource, Limits
-from arena.sandbox.world import bwrap_argv, compiled_lib, host_files, open_copies
+from arena.sandbox.world import (
+    bwrap_argv,
+    compiled_lib,
+    host_files,
+    open_copies,
+    seccomp_programs,
+)
 from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]
@@ -39,6 +46,7 @@ __all__ = ["Stage", "Zygote", "Child", "describe_death"]
 MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
 _CONFINE: Final = Path(__file__).with_name("confine.py")
+_WIRE: Final = Path(__file__).with_name("hostwire.py")
 _PURE: Final = [
     Path(__file__).resolve().parent.parent / f"{m}.py"
     for m in ("cards", "rules", "game", "worlds", "solver")
@@ -82,6 +90,7 @@ class Stage:
         staged = (
             (_HOST, self.lib / "host.py"),
             (_CONFINE, self.lib / "confine.py"),
+            (_WIRE, self.lib / "hostwire.py"),
             *((p, self.lib / "arena" / p.name) for p in _PURE),
         )
         for src, dst in staged:
@@ -93,7 +102,12 @@ class Stage:
             'arena.solver."""\n'
         )
         init.chmod(0o644)
-        for rel, data in compiled_lib(self.lib):  # so no host compiles them again
+        # So no host compiles these modules or builds its seccomp programs again.
+        built = [
+            *compiled_lib(self.lib),
+            *(("seccomp/" + n, b) for n, b in seccomp_programs(self.lib)),
+        ]
+        for rel, data in built:
             out = self.lib / rel
             out.parent.mkdir(mode=0o755, exist_ok=True)
             out.parent.chmod(0o755)
@@ -263,7 +277,7 @@ class Zygote:
         else:
             # Remembered so their zombies can be reaped even if the host is killed from
             # outside (orphans come to this process, the subreaper).
-            self.chain = _descendants(self.proc.pid)
+            self.chain = descendants(self.proc.pid)
             answer = json.loads(reply[0])
             if answer.get("ok"):
                 self.info = answer
@@ -275,7 +289,7 @@ class Zygote:
         if not self.idle:
             return
         for _ in range(2):  # and what a parent forked while it was being set
-            for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+            for pid in [self.proc.pid, *descendants(self.proc.pid)]:
                 try:
                     os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
                 except OSError:
@@ -418,13 +432,13 @@ class Zygote:
         """The host's process and all its descendants, while they live."""
         if self.proc.poll() is not None:
             return []
-        return [self.proc.pid, *_descendants(self.proc.pid)]
+        return [self.proc.pid, *descendants(self.proc.pid)]
 
     def stop(self) -> None:
         """SIGKILL the host's whole tree and return at once; :meth:`close` later waits for it
         (the kernel tears the sandbox down meanwhile)."""
         if self._dying is None:
-            self._dying = _signal_tree(self.proc.pid)
+            self._dying = signal_tree(self.proc.pid)
 
     def kill(self, sweep: bool = True) -> None:
         """Kill the host and everything under it (bwrap's namespace goes with its init), wait
@@ -438,16 +452,16 @@ class Zygote:
         a host when it was done in a loop here.
         """
         if self._dying is None:
-            self._dying = _signal_tree(self.proc.pid)
+            self._dying = signal_tree(self.proc.pid)
         dying, self._dying = self._dying, {}
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
             pass
         self.proc.wait()
-        _await_and_reap(dying)
+        await_and_reap(dying)
         if self.lease is not None and sweep:  # whatever else runs as its uid (none in bwrap)
-            _kill_all(processes_of_uid(self.lease.uid))
+            kill_all(processes_of_uid(self.lease.uid))
         # Remembered children of the host that were not in its tree (it was killed from
         # outside): those that came to us are reaped now.
         for pid in {*self.chain, *self.recent} - set(dying):
@@ -473,19 +487,11 @@ class Zygote:
             deadline = time.monotonic() + 5
             left = processes_of_uid(self.lease.uid)
             while left and time.monotonic() < deadline:
-                _kill_all(left)
+                kill_all(left)
                 time.sleep(0.005)
                 left = processes_of_uid(self.lease.uid)
             if not left:
                 self.lease.release()  # never reuse a uid while a process of it lives
-
-
-def _kill_all(pids: list[int]) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def preload_names(source: BotSource) -> list[str]:
@@ -500,51 +506,6 @@ def preload_names(source: BotSource) -> list[str]:
     return [name for name in PRELOAD if name in found]
 
 
-def _signal_tree(root: int) -> dict[int, int]:
-    """SIGKILL ``root`` and its descendants through pidfds opened while they live; the
-    pidfds by pid, for :func:`_await_and_reap`."""
-    fds: dict[int, int] = {}
-    for pid in [root, *_descendants(root)]:
-        try:
-            fds[pid] = os.pidfd_open(pid)
-        except OSError:
-            continue
-        try:
-            signal.pidfd_send_signal(fds[pid], signal.SIGKILL)
-        except OSError:
-            pass
-    return fds
-
-
-def _await_and_reap(fds: dict[int, int], patience: float = 1.0) -> None:
-    """Wait until every process of ``fds`` (pidfds by pid) has ended, at most ``patience``
-    seconds, then reap those that are our children by now (a killed process's children come
-    to us, the subreaper, when it ends); close the pidfds."""
-    poller = select.poll()
-    for fd in fds.values():
-        poller.register(fd, select.POLLIN)
-    pending = set(fds.values())
-    deadline = time.monotonic() + patience
-    try:
-        while pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            for fd, _event in poller.poll(left * 1000):
-                pending.discard(fd)
-                poller.unregister(fd)
-        for fd in fds.values():
-            if fd in pending:
-                continue
-            try:
-                os.waitid(os.P_PIDFD, fd, os.WEXITED | os.WNOHANG)
-            except ChildProcessError:
-                pass  # reaped by its own parent (or by its pid namespace's init)
-    finally:
-        for fd in fds.values():
-            os.close(fd)
-
-
 def _prepare(enter: Any, idle: bool) -> None:
     """In a new host's process, before it execs: into its cgroup; a spare at idle priority."""
     if enter is not None:
@@ -553,55 +514,4 @@ def _prepare(enter: Any, idle: bool) -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
-def _reap(pids: set[int], family: set[int], patience: float = 1.0) -> None:
-    """Reap those of ``pids`` that became our children (as orphans: we are the subreaper).
-
-    A killed process comes to us only once its parent (in ``family``, being killed too) is
-    gone, so wait for that, at most ``patience`` seconds; a pid whose parent is outside the
-    family is someone else's and left alone.
-    """
-    me = os.getpid()
-    deadline = time.monotonic() + patience
-    while pids and time.monotonic() < deadline:
-        for pid in list(pids):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    pids.discard(pid)
-                    continue
-            except ChildProcessError:
-                pass
-            parent = _parent(pid)
-            if parent is None or (parent != me and parent not in family):
-                pids.discard(pid)
-        if pids:
-            time.sleep(0.002)
-
-
-def _parent(pid: int) -> int | None:
-    """The parent pid of ``pid`` (None when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (via /proc/PID/task/*/children)."""
-    out: list[int] = []
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for t in tasks:
-            try:
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    kids = [int(x) for x in f.read().split()]
-            except OSError:
-                continue
-            out += kids
-            todo += kids
-    return out
+_descendants = descendants  # the name the pool, the native worlds and tests use

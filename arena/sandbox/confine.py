@@ -313,6 +313,32 @@ def build_seccomp(*tables: tuple[Allowed, ...]) -> tuple[str, Any] | None:
 
     ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
     """
+    f = _filter(tables)
+    return None if f is None else _prebuild(f)
+
+
+def export_bpf(*tables: tuple[Allowed, ...]) -> bytes | None:
+    """The program of :func:`build_seccomp` as bytes (``struct sock_filter`` entries), made
+    once per machine by the arena and staged for its hosts (:func:`program`); None without
+    bindings or where libseccomp cannot export it."""
+    f = _filter(tables)
+    if f is None:
+        return None
+    kind, value = _prebuild(f)
+    return bytes(value[0].raw[: value[2].len * 8]) if kind == "bpf" else None
+
+
+def program(bpf: bytes) -> tuple[str, Any]:
+    """A program exported by :func:`export_bpf`, ready for :func:`load_seccomp`."""
+    if not bpf or len(bpf) % 8 or len(bpf) // 8 > 4096:
+        raise ValueError("not a seccomp program")
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    return ("bpf", (buf, ctypes.byref(prog), prog))
+
+
+def _filter(tables: tuple[tuple[Allowed, ...], ...]) -> Any:
+    """libseccomp's filter of ``tables`` (None without bindings)."""
     import importlib
 
     sys.path.append("/usr/lib/python3/dist-packages")
@@ -344,7 +370,7 @@ def build_seccomp(*tables: tuple[Allowed, ...]) -> tuple[str, Any] | None:
                 f.add_rule(seccomp.ALLOW, entry.name, *args)
             except (ValueError, RuntimeError, OSError):
                 pass  # not a syscall on this architecture
-    return _prebuild(f)
+    return f
 
 
 def _prebuild(f: Any) -> tuple[str, Any]:
@@ -357,9 +383,7 @@ def _prebuild(f: Any) -> tuple[str, Any]:
             bpf = out.read()
     except (OSError, AttributeError, TypeError):
         return ("lib", f)
-    buf = ctypes.create_string_buffer(bpf, len(bpf))
-    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    return ("bpf", (buf, ctypes.byref(prog), prog))
+    return program(bpf)
 
 
 class _SockFprog(ctypes.Structure):

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from arena.rules import Observation
+    from arena.sandbox import hostwire
     from arena.sandbox.confine import (
         ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
@@ -58,9 +59,11 @@ if TYPE_CHECKING:
         bot_world,
         build_seccomp,
         load_seccomp,
+        program,
         scope_ruleset,
     )
 else:  # staged beside this file (sys.path[0]), like arena.cards
+    import hostwire
     from confine import (
         ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
@@ -69,77 +72,9 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
         bot_world,
         build_seccomp,
         load_seccomp,
+        program,
         scope_ruleset,
     )
-
-# --- JSON, with the interpreter's C accelerator ---------------------------------------------
-# The ``json`` package would import ``re`` (and ``enum``, ``functools``, ``collections``): a
-# few milliseconds of CPU at every host's start. Its C scanner and encoder, which ``json``
-# itself uses, give the same results; a bot that imports ``json`` gets the package as ever.
-
-try:
-    import _json
-except ImportError:  # a Python without the accelerator
-    _json = None  # type: ignore[assignment]
-
-
-class _Decoding:
-    """What the C scanner reads from its decoder: ``json.JSONDecoder()``'s defaults."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = {
-        "-Infinity": float("-inf"),
-        "Infinity": float("inf"),
-        "NaN": float("nan"),
-    }.__getitem__
-
-
-_scan = _json.make_scanner(_Decoding()) if _json is not None else None  # type: ignore[arg-type]
-
-
-def _not_serializable(o: object) -> Any:
-    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
-
-
-def json_loads(text: bytes | str) -> Any:
-    """``json.loads`` of one document (the arena's messages)."""
-    if _json is None:
-        import json
-
-        return json.loads(text)
-    s = text.decode("utf-8") if isinstance(text, (bytes, bytearray)) else text
-    start = len(s) - len(s.lstrip())
-    try:
-        obj, end = _scan(s, start)
-    except StopIteration as e:
-        raise ValueError(f"not JSON (at {e.value})") from None
-    if s[end:].strip():
-        raise ValueError(f"not JSON: extra data at {end}")
-    return obj
-
-
-def _compact(obj: object) -> str:
-    return json_dumps(obj, True)
-
-
-def json_dumps(obj: object, compact: bool = False) -> str:
-    """``json.dumps(obj)``; ``compact``: ``JSONEncoder(allow_nan=False, separators=(",", ":"))``
-    (a bot's answer: NaN and infinities refused, as the arena's parser would)."""
-    sep = (",", ":") if compact else (", ", ": ")
-    if _json is None:
-        import json
-
-        return json.dumps(obj, allow_nan=not compact, separators=sep)
-    encode = _json.make_encoder(
-        {}, _not_serializable, _json.encode_basestring_ascii, None, sep[1], sep[0], False, False,
-        not compact,
-    )  # fmt: skip
-    return "".join(encode(obj, 0))
-
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
@@ -148,7 +83,6 @@ CLONE_NEWPID = 0x20000000
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
-MAX_LINE = 1 << 20
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -239,7 +173,7 @@ def _say_where(_signum: int, frame: Any) -> None:
         if frame is None:
             return
         name = os.path.basename(_BOT_FILE)
-        line = json_dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
+        line = hostwire.json_dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
         os.write(4, ("\n" + line + "\n").encode())
     except BaseException:
         pass
@@ -249,25 +183,11 @@ PROTOCOL = 1
 """The protocol version this host speaks (``arena.sandbox.runtime.PROTOCOL_VERSION``)."""
 
 
-def _message(readline: Any) -> Any:
-    """One JSON line from the arena (trusted); None at the end (stdin closed)."""
-    line = readline(MAX_LINE + 1)
-    if not line.endswith(b"\n"):
-        return None
-    return json_loads(line)
-
-
 def _safe_repr(x: object) -> str:
     try:
         return repr(x)[:200]
     except BaseException:
         return f"<{type(x).__name__}>"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    while data:
-        n = os.write(fd, data)
-        data = data[n:]
 
 
 def _set_limit(res: int, value: int) -> None:
@@ -294,7 +214,7 @@ def run_child(
         _isolate(cfg, ctrl, fds, prepared, scope_fd)
     except BaseException as e:
         failed = {"error": "load", "message": "sandbox set-up failed: " + _describe(e, tb=False)}
-        os.write(fds[1], (json_dumps(failed) + "\n").encode())
+        os.write(fds[1], (hostwire.json_dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
     log_out, log_err = _Log(1), _Log(2)
@@ -305,7 +225,7 @@ def run_child(
     # The arena's hello (the go-ahead), sent when it is this seat's turn to load: its seed is
     # the 64 bytes that seed ``random`` (a one-way digest of the match seed and the seat; the
     # match seed itself never reaches this process or its zygote).
-    hello = _message(readline)
+    hello = hostwire.message(readline)
     if not isinstance(hello, dict) or hello.get("type") != "hello":
         os._exit(0)
     import random
@@ -382,7 +302,7 @@ def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
     except BaseException as e:  # SystemExit and KeyboardInterrupt too: it is the bot's code
         ready = {"error": "load", "message": _describe(e)}
     try:
-        _write_all(4, (json_dumps(ready) + "\n").encode())
+        hostwire.write_all(4, (hostwire.json_dumps(ready) + "\n").encode())
     except BaseException:
         os._exit(71)
     if "error" in ready:
@@ -401,9 +321,9 @@ def _name(bot: Any) -> str:
 
 def _serve(bot: Any, readline: Any) -> None:
     """Answer one JSON line per ``act`` line until the arena closes the pipe; never returns."""
-    loads = json_loads
+    loads = hostwire.json_loads
     while True:
-        line = readline(MAX_LINE + 1)
+        line = readline(hostwire.MAX_LINE + 1)
         if not line.endswith(b"\n"):
             os._exit(0)  # stdin closed: the match is over
         msg = loads(line)
@@ -414,11 +334,11 @@ def _serve(bot: Any, readline: Any) -> None:
         if len(legal) == 1:
             # Forced: answered without the bot, but still a round trip, so the time between a
             # bot's turns never tells whether another seat had a choice.
-            out = json_dumps({"id": n, "action": legal[0]}, True)
+            out = hostwire.json_dumps({"id": n, "action": legal[0]}, True)
         else:
             out = _answer(bot, n, obs)
         try:
-            _write_all(4, (out + "\n").encode())
+            hostwire.write_all(4, (out + "\n").encode())
         except BaseException:
             os._exit(72)
 
@@ -428,17 +348,17 @@ def _answer(bot: Any, n: int, obs: Observation) -> str:
     try:
         action = bot.act(obs)
     except MemoryError as e:
-        return _compact({"id": n, "error": "memory", "message": _describe(e)})
+        return hostwire.json_compact({"id": n, "error": "memory", "message": _describe(e)})
     except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
-        return _compact({"id": n, "error": "crash", "message": _describe(e)})
+        return hostwire.json_compact({"id": n, "error": "crash", "message": _describe(e)})
     try:
-        out = _compact({"id": n, "action": action})
+        out = hostwire.json_compact({"id": n, "action": action})
     except BaseException as e:  # objects, NaN, generators, cycles: not an action
         what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
-        return _compact({"id": n, "error": "illegal", "message": what})
-    if len(out) > MAX_LINE:
+        return hostwire.json_compact({"id": n, "error": "illegal", "message": what})
+    if len(out) > hostwire.MAX_LINE:
         message = "the answer is over 1 MiB of JSON"
-        return _compact({"id": n, "error": "illegal", "message": message})
+        return hostwire.json_compact({"id": n, "error": "illegal", "message": message})
     return out
 
 
@@ -473,19 +393,8 @@ def _fork_match(pidns: list[int]) -> int:
     return os.fork()
 
 
-def _recv_fds(sock: _socket.socket, bufsize: int, maxfds: int) -> tuple[bytes, list[int]]:
-    """A message and the descriptors that came with it (``socket.recv_fds`` without the
-    ``socket`` module, whose import costs a host a few milliseconds at every start)."""
-    msg, anc, _flags, _addr = sock.recvmsg(bufsize, _socket.CMSG_LEN(maxfds * 4))
-    fds: list[int] = []
-    for level, kind, data in anc:
-        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-            fds += memoryview(data[: len(data) - len(data) % 4]).cast("i").tolist()
-    return msg, fds
-
-
 def _reply(ctrl: _socket.socket, obj: dict[str, Any]) -> None:
-    ctrl.sendmsg([json_dumps(obj).encode()])
+    ctrl.sendmsg([hostwire.json_dumps(obj).encode()])
 
 
 def _fail(ctrl: _socket.socket, message: str) -> None:
@@ -529,6 +438,16 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     return code
 
 
+def _seccomp(cfg: dict[str, Any], name: str, tables: Any) -> tuple[str, Any] | None:
+    """The seccomp program the arena staged (made once per machine from these tables by
+    this interpreter's libseccomp), else built here."""
+    try:
+        with open(os.path.join(cfg["lib"], "seccomp", name + ".bpf"), "rb") as f:
+            return program(f.read(1 << 16))
+    except (OSError, ValueError):
+        return build_seccomp(*tables)
+
+
 def _preload(names: list[str]) -> None:
     """Import the trusted modules the arena names (those of a fixed list that the bot's files
     mention: ``arena`` is the arena's rules modules), once here and shared by every child; a
@@ -547,13 +466,13 @@ def _take_bot(
     (under bubblewrap they come with the message), close the layers and compile the file;
     None when the arena closed the host or the bot cannot load (said on ``ctrl``)."""
     try:
-        msg, fds = _recv_fds(ctrl, 1 << 20, 1)
+        msg, fds = hostwire.recv_fds(ctrl, 1 << 20, 1)
     except OSError:
         return None
     if not msg:
         return None  # the arena closed a spare it did not need
     try:
-        cfg.update(json_loads(msg))
+        cfg.update(hostwire.json_loads(msg))
         _preload(cfg.get("preload", ()))  # before the bot's directory is on the path
         if fds:
             with os.fdopen(fds[0], "rb") as f:
@@ -589,7 +508,7 @@ def zygote(ctrl_fd: int) -> None:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(0)  # the parent died before PDEATHSIG was armed
-    cfg = json_loads(ctrl.recv(1 << 20))
+    cfg = hostwire.json_loads(ctrl.recv(1 << 20))
     sys.path.insert(0, cfg["lib"])
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
@@ -597,8 +516,8 @@ def zygote(ctrl_fd: int) -> None:
         _set_limit(resource.RLIMIT_NOFILE, 64)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 16)
-        prepared = build_seccomp(ALLOW) if cfg.get("seccomp") else None
-        own = build_seccomp(ALLOW, ZYGOTE_ALLOW) if prepared else None
+        prepared = _seccomp(cfg, "match", (ALLOW,)) if cfg.get("seccomp") else None
+        own = _seccomp(cfg, "zygote", (ALLOW, ZYGOTE_ALLOW)) if prepared else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
         import random  # noqa: F401  (every match child seeds it)
@@ -614,7 +533,7 @@ def zygote(ctrl_fd: int) -> None:
     code, scope_fd = taken
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
-    json_dumps(json_loads('{"a":[1]}'), True)
+    hostwire.json_dumps(hostwire.json_loads('{"a":[1]}'), True)
     gc.collect()
     gc.freeze()
     try:  # give freed heap back: less memory for each fork to copy page tables of
@@ -646,7 +565,7 @@ def _fork_children(
     pidns = list(_PIDNS_FLAGS) if SYS_CLONE is not None and cfg.get("pidns") else []
     while True:
         try:
-            msg, fds = _recv_fds(ctrl, 4096, 3)
+            msg, fds = hostwire.recv_fds(ctrl, 4096, 3)
         except OSError:
             return
         if not msg:

@@ -19,9 +19,10 @@ from typing import Any
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
 from arena.errors import ArenaError
-from arena.sandbox.client import Stage, Zygote, _descendants
+from arena.sandbox.client import Stage, Zygote
 from arena.sandbox.human import HumanChannel, HumanSeat
 from arena.sandbox.layers import Isolation, become_subreaper, choose_isolation
+from arena.sandbox.procs import descendants as _descendants
 from arena.sandbox.proxy import SeatProxy
 from arena.sandbox.runtime import Artifact, Channel, Launcher
 from arena.sandbox.runtimes import RUNTIMES, PythonRuntime, as_artifact
