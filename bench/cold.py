@@ -6,6 +6,7 @@ Run by hand (numbers go to docs/benchmarks.md), e.g.::
     python bench/cold.py --bot bots/heuristic.py  # copies of a real bot (distinct versions)
     python bench/cold.py --rounds 8 --sets 4
     python bench/cold.py --against ../before  # and the code of another checkout, alternated
+    python bench/cold.py --hosts 10 --rounds 3 --against ../before  # one host's life, by phase
 
 Blocks of ``--sets`` duplicate sets (the six seatings of one deal), alternating, in three
 modes (each checkout in a process of its own; one from before spare hosts plays the first two,
@@ -21,7 +22,8 @@ Both pools are full (``--max-zygotes`` bots each) before timing, so a new bot al
 least recently used host, as in a long ladder. Within a block each cold set takes the spares
 the sets before it started (so a block is the steady state of a ladder); a block's CPU runs
 until the spares it started last have finished setting themselves up (so every host a cold
-set uses up is counted in full), its wall time until its last match. CPU is that of this process
+set uses up is counted in full; the CPU this script spends polling for that is left out), its
+wall time until its last match. CPU is that of this process
 and everything it starts, bots and hosts included, from a ``cpuacct`` cgroup of its own (as
 root on cgroup v1; otherwise not shown). "Instant" bots answer ``obs["legal"][-1]`` at once,
 so the figures are the sandbox's, not the bots' thinking.
@@ -150,9 +152,11 @@ class Runner:
         for _ in range(self.sets):
             self.modes[mode]()
         t1 = time.perf_counter()
+        own = time.thread_time()
         settle(self.spares)  # the spares it started: their CPU counted, their wait not
+        own = (time.thread_time() - own) * 1e3  # this script's polling: neither arena nor bot
         c1 = self.cpu.ms()
-        cpu = (c1 - c0) / self.sets if c0 is not None and c1 is not None else None
+        cpu = (c1 - c0 - own) / self.sets if c0 is not None and c1 is not None else None
         return (t1 - t0) * 1e3 / self.sets, cpu
 
     def close(self) -> None:
@@ -161,8 +165,43 @@ class Runner:
         self.cpu.close()
 
 
+def host_lives(count: int) -> dict[str, float]:
+    """CPU milliseconds (this process and all it starts) of one bot host's life, by phase,
+    medians of ``count``: started and given an instant bot (a spare's start and its load),
+    one match process forked, closed. No pool: the host alone."""
+    from arena.sandbox.client import Stage, Zygote
+    from arena.sandbox.layers import become_subreaper, choose_isolation
+
+    cpu, isolation, rows = Cpu(), choose_isolation(False), []
+    become_subreaper()
+    stage = Stage()
+    try:
+        for k in range(count):
+            c0 = cpu.ms()
+            z = Zygote(None, 0, stage, isolation, LIMITS)
+            z.load(BotSource("bot", INSTANT + f"# version {k}\n"))
+            assert z.load_error is None, z.load_error
+            c1 = cpu.ms()
+            child = z.fork()
+            child.kill()
+            child.close()
+            c2 = cpu.ms()
+            z.close()
+            c3 = cpu.ms()
+            if None not in (c0, c1, c2, c3):
+                rows.append((c1 - c0, c2 - c1, c3 - c2, c3 - c0))  # type: ignore[operator]
+    finally:
+        stage.remove()
+        cpu.close()
+    names = ("start and load", "fork", "close", "whole life")
+    return {n: statistics.median(r[i] for r in rows) for i, n in enumerate(names)} if rows else {}
+
+
 def serve(args: argparse.Namespace) -> None:
     """Child mode: fill the pools, then one block per mode name read from stdin (JSON out)."""
+    if args.hosts:
+        print(json.dumps(host_lives(args.hosts)), flush=True)
+        return
     text = Path(args.bot).read_text() if args.bot else INSTANT
     runner = Runner(text, args.max_zygotes, args.sets)
     print(json.dumps({"ready": True}), flush=True)
@@ -181,6 +220,9 @@ def main() -> None:
     ap.add_argument("--sets", type=int, default=3, help="duplicate sets per block")
     ap.add_argument("--max-zygotes", type=int, default=8, help="warm hosts a pool keeps")
     ap.add_argument("--against", metavar="DIR", help="also the same with the code of checkout DIR")
+    ap.add_argument(
+        "--hosts", type=int, default=0, metavar="N", help="instead: N host lives, CPU by phase"
+    )
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -188,6 +230,9 @@ def main() -> None:
         return
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     trees = {"this": here, **({"before": os.path.abspath(args.against)} if args.against else {})}
+    if args.hosts:
+        compare_hosts(trees, args.hosts, args.rounds)
+        return
     flags = ["--sets", str(args.sets), "--max-zygotes", str(args.max_zygotes)]
     flags += ["--bot", os.path.abspath(args.bot)] if args.bot else []
     kids = {}
@@ -231,6 +276,28 @@ def main() -> None:
             m = statistics.median(used[key])
             line += f"   CPU {m:7.1f} ms ({m / statistics.median(used[base]):.2f}x warm)"
         print(line)
+
+
+def compare_hosts(trees: dict[str, str], count: int, rounds: int) -> None:
+    """``--hosts``: each checkout's host lives in a process of its own, alternated ``rounds``
+    times; the medians of the rounds' medians."""
+    got: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    for _ in range(rounds):
+        for name, tree in trees.items():
+            out = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--serve", "--hosts", str(count)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "BENCH_TREE": tree},
+            )
+            got[name].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"CPU of one bot host's life (ms), medians of {rounds} rounds of {count} hosts;")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    for name, runs in got.items():
+        phases = runs[0].keys() if runs and runs[0] else []
+        cells = [f"{p} {statistics.median(r[p] for r in runs):6.1f}" for p in phases]
+        print(f"{name:8}", "   ".join(cells) or "no cpuacct cgroup (not root?)")
 
 
 if __name__ == "__main__":

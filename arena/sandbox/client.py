@@ -14,6 +14,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import select
 import shutil
 import signal
@@ -28,9 +29,16 @@ from typing import Any, Final
 from arena.sandbox.cgroup import make_cgroup
 from arena.sandbox.child import Child, describe_death
 from arena.sandbox.layers import Isolation, UidLease, lease_uid, processes_of_uid
+from arena.sandbox.procs import await_and_reap, descendants, kill_all, signal_tree
 from arena.sandbox.pyfiles import bot_payload, entry_name, write_bot_files
 from arena.sandbox.values import BotSource, Limits
-from arena.sandbox.world import bwrap_argv, compiled_lib, host_files, open_copies
+from arena.sandbox.world import (
+    bwrap_argv,
+    compiled_lib,
+    host_files,
+    open_copies,
+    seccomp_programs,
+)
 from arena.untrusted import clean
 
 __all__ = ["Stage", "Zygote", "Child", "describe_death"]
@@ -38,11 +46,20 @@ __all__ = ["Stage", "Zygote", "Child", "describe_death"]
 MAX_LINE: Final = 1 << 20
 _HOST: Final = Path(__file__).with_name("host.py")
 _CONFINE: Final = Path(__file__).with_name("confine.py")
+_WIRE: Final = Path(__file__).with_name("hostwire.py")
 _PURE: Final = [
     Path(__file__).resolve().parent.parent / f"{m}.py"
     for m in ("cards", "rules", "keeps", "game", "worlds", "solver")
 ]
 _UCRED: Final = struct.Struct("iII")
+PRELOAD: Final = (
+    "arena", "bisect", "collections", "copy", "dataclasses", "functools", "heapq", "itertools",
+    "json", "math", "re", "typing",
+)  # fmt: skip
+"""Trusted modules a host imports once for all its matches when its bot's files name them
+(``arena``: the arena's rules modules, with ``typing`` and ``dataclasses``); ``random`` it
+always imports. A bot imports every other module itself, in each match."""
+_PRELOAD_RE: Final = re.compile(rb"\b(" + b"|".join(n.encode() for n in PRELOAD) + rb")\b")
 log = logging.getLogger("arena.sandbox")
 
 
@@ -73,6 +90,7 @@ class Stage:
         staged = (
             (_HOST, self.lib / "host.py"),
             (_CONFINE, self.lib / "confine.py"),
+            (_WIRE, self.lib / "hostwire.py"),
             *((p, self.lib / "arena" / p.name) for p in _PURE),
         )
         for src, dst in staged:
@@ -84,7 +102,12 @@ class Stage:
             'arena.solver."""\n'
         )
         init.chmod(0o644)
-        for rel, data in compiled_lib(self.lib):  # so no host compiles them again
+        # So no host compiles these modules or builds its seccomp programs again.
+        built = [
+            *compiled_lib(self.lib),
+            *(("seccomp/" + n, b) for n, b in seccomp_programs(self.lib)),
+        ]
+        for rel, data in built:
             out = self.lib / rel
             out.parent.mkdir(mode=0o755, exist_ok=True)
             out.parent.chmod(0o755)
@@ -92,10 +115,13 @@ class Stage:
             out.chmod(0o644)
         (self.root / "bots").mkdir(mode=0o755)
         (self.root / "bots").chmod(0o755)
+        self._lib_files: list[Path] | None = None
 
     def lib_files(self) -> list[Path]:
         """The arena's files a host runs and bots may import (host program, pure modules)."""
-        return sorted(p for p in self.lib.rglob("*") if p.is_file())
+        if self._lib_files is None:  # they never change once staged
+            self._lib_files = sorted(p for p in self.lib.rglob("*") if p.is_file())
+        return self._lib_files
 
     def bot_file(self, source: BotSource, copy: int) -> Path:
         """Write the bot's file into a directory of its own (one per copy) and return its path."""
@@ -148,6 +174,7 @@ class Zygote:
         stage: Stage,
         isolation: Isolation,
         limits: Limits,
+        preload: list[str] | None = None,
     ):
         self.isolation = isolation
         self.limits = limits
@@ -183,11 +210,16 @@ class Zygote:
             "pidns": isolation.pidns,
             "nproc": isolation.nproc,
             "limits": limits.to_dict(),
+            # What to import before its bot comes: the bot's own list, or for a spare the
+            # pool's guess (what the last bot given a host used).
+            "preload": preload_names(source) if source is not None else (preload or []),
         }
         self.info: dict[str, Any] = {}
+        self._dying: dict[int, int] | None = None  # pidfds of its tree once it is killed
         self.chain: list[int] = []
         self.recent: list[int] = []
         self.source: BotSource | None = None
+        self.preload: list[str] = []
         self.copy = copy
         try:
             self.ctrl.sendall(json.dumps(cfg).encode())
@@ -204,6 +236,7 @@ class Zygote:
         """
         assert self.source is None, "a host is given one bot, once"
         self.source, self.copy = source, copy
+        self.preload = preload_names(source)
         memfd: list[int] = []
         if self.isolation.bwrap:
             try:
@@ -226,6 +259,7 @@ class Zygote:
             "bot_path": f"{bot_dir}/{entry}",
             "read_paths": [*read_paths, self.lib, bot_dir, "/dev/null", "/dev/urandom"],
             "files": [[rel, len(data)] for rel, data in files],
+            "preload": self.preload,
         }
         try:
             self._normal_priority()
@@ -243,7 +277,7 @@ class Zygote:
         else:
             # Remembered so their zombies can be reaped even if the host is killed from
             # outside (orphans come to this process, the subreaper).
-            self.chain = _descendants(self.proc.pid)
+            self.chain = descendants(self.proc.pid)
             answer = json.loads(reply[0])
             if answer.get("ok"):
                 self.info = answer
@@ -255,7 +289,7 @@ class Zygote:
         if not self.idle:
             return
         for _ in range(2):  # and what a parent forked while it was being set
-            for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+            for pid in [self.proc.pid, *descendants(self.proc.pid)]:
                 try:
                     os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
                 except OSError:
@@ -398,38 +432,43 @@ class Zygote:
         """The host's process and all its descendants, while they live."""
         if self.proc.poll() is not None:
             return []
-        return [self.proc.pid, *_descendants(self.proc.pid)]
+        return [self.proc.pid, *descendants(self.proc.pid)]
 
     def stop(self) -> None:
-        """SIGKILL the host's whole tree and return at once; :meth:`close` later finds it gone
+        """SIGKILL the host's whole tree and return at once; :meth:`close` later waits for it
         (the kernel tears the sandbox down meanwhile)."""
-        for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        if self._dying is None:
+            self._dying = signal_tree(self.proc.pid)
 
-    def kill(self) -> None:
-        """Kill the host and everything under it (bwrap's namespace goes with its init)."""
-        tree = _descendants(self.proc.pid)
-        # Only the live tree is killed: a remembered pid may by now be someone else's.
-        for pid in [self.proc.pid, *tree]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    def kill(self, sweep: bool = True) -> None:
+        """Kill the host and everything under it (bwrap's namespace goes with its init), wait
+        until all of it has ended and reap what came to us; with ``sweep``, kill whatever else
+        runs as its uid too (:meth:`close` does that itself).
+
+        The processes are held by pidfds from before the kill: signals cannot reach a reused
+        pid, and the wait is a ``poll`` on them. Nothing here looks up ``/proc`` of a process
+        that is ending: the first lookup of a process's ``/proc`` entry after it was released
+        spins in the kernel (``d_invalidate``) while its sandbox is torn down, 30-60 ms of CPU
+        a host when it was done in a loop here.
+        """
+        if self._dying is None:
+            self._dying = signal_tree(self.proc.pid)
+        dying, self._dying = self._dying, {}
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
             pass
         self.proc.wait()
-        if self.lease is not None:
-            for pid in processes_of_uid(self.lease.uid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        _reap({*tree, *self.chain, *self.recent}, {self.proc.pid, *tree})
+        await_and_reap(dying)
+        if self.lease is not None and sweep:  # whatever else runs as its uid (none in bwrap)
+            kill_all(processes_of_uid(self.lease.uid))
+        # Remembered children of the host that were not in its tree (it was killed from
+        # outside): those that came to us are reaped now.
+        for pid in {*self.chain, *self.recent} - set(dying):
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
         self.chain, self.recent = [], []
         if self.cgroup is not None and self.cgroup.remove():
             self.cgroup = None
@@ -440,15 +479,31 @@ class Zygote:
             self.ctrl.close()
         except OSError:
             pass
-        self.kill()
+        self.kill(sweep=False)
         if self.proc.stderr is not None:
             self.proc.stderr.close()
         if self.lease is not None:
+            # Usually one scan: the host's processes have all ended and been reaped by now.
             deadline = time.monotonic() + 5
-            while processes_of_uid(self.lease.uid) and time.monotonic() < deadline:
+            left = processes_of_uid(self.lease.uid)
+            while left and time.monotonic() < deadline:
+                kill_all(left)
                 time.sleep(0.005)
-            if not processes_of_uid(self.lease.uid):
+                left = processes_of_uid(self.lease.uid)
+            if not left:
                 self.lease.release()  # never reuse a uid while a process of it lives
+
+
+def preload_names(source: BotSource) -> list[str]:
+    """The modules of :data:`PRELOAD` that the bot's files name (a word anywhere: an import,
+    say), in that order. Only a guide to what its host imports before the bot loads; a bot
+    that imports a module otherwise gets it all the same."""
+    try:
+        files = bot_payload(source)
+    except ValueError:
+        return list(PRELOAD)
+    found = {m.decode() for _, data in files for m in _PRELOAD_RE.findall(data)}
+    return [name for name in PRELOAD if name in found]
 
 
 def _prepare(enter: Any, idle: bool) -> None:
@@ -459,55 +514,4 @@ def _prepare(enter: Any, idle: bool) -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
-def _reap(pids: set[int], family: set[int], patience: float = 1.0) -> None:
-    """Reap those of ``pids`` that became our children (as orphans: we are the subreaper).
-
-    A killed process comes to us only once its parent (in ``family``, being killed too) is
-    gone, so wait for that, at most ``patience`` seconds; a pid whose parent is outside the
-    family is someone else's and left alone.
-    """
-    me = os.getpid()
-    deadline = time.monotonic() + patience
-    while pids and time.monotonic() < deadline:
-        for pid in list(pids):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    pids.discard(pid)
-                    continue
-            except ChildProcessError:
-                pass
-            parent = _parent(pid)
-            if parent is None or (parent != me and parent not in family):
-                pids.discard(pid)
-        if pids:
-            time.sleep(0.002)
-
-
-def _parent(pid: int) -> int | None:
-    """The parent pid of ``pid`` (None when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (via /proc/PID/task/*/children)."""
-    out: list[int] = []
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for t in tasks:
-            try:
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    kids = [int(x) for x in f.read().split()]
-            except OSError:
-                continue
-            out += kids
-            todo += kids
-    return out
+_descendants = descendants  # the name the pool, the native worlds and tests use

@@ -12,7 +12,12 @@ import ctypes
 import errno
 import os
 import sys
-from typing import Any, NamedTuple
+
+# Not ``typing``: a bot host imports this module at every start, and ``typing`` costs it a few
+# milliseconds of CPU (mypy treats a constant of this name as ``typing.TYPE_CHECKING``).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -101,17 +106,39 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _CLOCK_MAX = 11  # CLOCK_TAI; a negative id (another process's CPU clock) is above it unsigned
 
 
-class Allowed(NamedTuple):
+class Allowed:
     """One system call a match process may make: why, and in which modes only.
 
     ``when`` lists alternatives, each a tuple of argument conditions that must all hold;
     ``((),)`` allows every mode. ``only`` says the same in words (``arena doctor --syscalls``).
     """
 
-    name: str
-    reason: str
-    only: str = ""
-    when: tuple[tuple[tuple[int, str, int, int], ...], ...] = ((),)
+    __slots__ = ("name", "reason", "only", "when")
+
+    def __init__(
+        self,
+        name: str,
+        reason: str,
+        only: str = "",
+        when: tuple[tuple[tuple[int, str, int, int], ...], ...] = ((),),
+    ) -> None:
+        self.name, self.reason, self.only, self.when = name, reason, only, when
+
+    def __repr__(self) -> str:
+        return f"Allowed({self.name!r}, {self.reason!r}, {self.only!r}, {self.when!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Allowed):
+            return NotImplemented
+        return (self.name, self.reason, self.only, self.when) == (
+            other.name,
+            other.reason,
+            other.only,
+            other.when,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.reason, self.only, self.when))
 
 
 def _each(arg: int, values: tuple[int, ...]) -> tuple[tuple[tuple[int, str, int, int]], ...]:
@@ -286,6 +313,32 @@ def build_seccomp(*tables: tuple[Allowed, ...]) -> tuple[str, Any] | None:
 
     ``("bpf", prebuilt program)`` or ``("lib", filter)``; ``None`` without bindings.
     """
+    f = _filter(tables)
+    return None if f is None else _prebuild(f)
+
+
+def export_bpf(*tables: tuple[Allowed, ...]) -> bytes | None:
+    """The program of :func:`build_seccomp` as bytes (``struct sock_filter`` entries), made
+    once per machine by the arena and staged for its hosts (:func:`program`); None without
+    bindings or where libseccomp cannot export it."""
+    f = _filter(tables)
+    if f is None:
+        return None
+    kind, value = _prebuild(f)
+    return bytes(value[0].raw[: value[2].len * 8]) if kind == "bpf" else None
+
+
+def program(bpf: bytes) -> tuple[str, Any]:
+    """A program exported by :func:`export_bpf`, ready for :func:`load_seccomp`."""
+    if not bpf or len(bpf) % 8 or len(bpf) // 8 > 4096:
+        raise ValueError("not a seccomp program")
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    return ("bpf", (buf, ctypes.byref(prog), prog))
+
+
+def _filter(tables: tuple[tuple[Allowed, ...], ...]) -> Any:
+    """libseccomp's filter of ``tables`` (None without bindings)."""
     import importlib
 
     sys.path.append("/usr/lib/python3/dist-packages")
@@ -317,7 +370,7 @@ def build_seccomp(*tables: tuple[Allowed, ...]) -> tuple[str, Any] | None:
                 f.add_rule(seccomp.ALLOW, entry.name, *args)
             except (ValueError, RuntimeError, OSError):
                 pass  # not a syscall on this architecture
-    return _prebuild(f)
+    return f
 
 
 def _prebuild(f: Any) -> tuple[str, Any]:
@@ -330,9 +383,7 @@ def _prebuild(f: Any) -> tuple[str, Any]:
             bpf = out.read()
     except (OSError, AttributeError, TypeError):
         return ("lib", f)
-    buf = ctypes.create_string_buffer(bpf, len(bpf))
-    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    return ("bpf", (buf, ctypes.byref(prog), prog))
+    return program(bpf)
 
 
 class _SockFprog(ctypes.Structure):

@@ -32,22 +32,25 @@ standard output included, goes to its log and never reaches the protocol.
 
 from __future__ import annotations
 
+import _socket
 import ctypes
 import errno
 import gc
 import io
-import json
 import os
 import resource
 import signal
-import socket
 import sys
-import traceback
 import types
-from typing import TYPE_CHECKING, Any
 
+# Not ``typing.TYPE_CHECKING``: importing ``typing`` costs a host a few milliseconds of CPU at
+# every start, and mypy treats a constant of this name the same way.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from arena.rules import Observation
+    from arena.sandbox import hostwire
     from arena.sandbox.confine import (
         ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
@@ -56,9 +59,11 @@ if TYPE_CHECKING:
         bot_world,
         build_seccomp,
         load_seccomp,
+        program,
         scope_ruleset,
     )
 else:  # staged beside this file (sys.path[0]), like arena.cards
+    import hostwire
     from confine import (
         ALLOW,
         SYS_LANDLOCK_RESTRICT_SELF,
@@ -67,6 +72,7 @@ else:  # staged beside this file (sys.path[0]), like arena.cards
         bot_world,
         build_seccomp,
         load_seccomp,
+        program,
         scope_ruleset,
     )
 
@@ -77,7 +83,6 @@ CLONE_NEWPID = 0x20000000
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
-MAX_LINE = 1 << 20
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -125,6 +130,8 @@ def _describe(e: BaseException, tb: bool = True) -> str:
     standard library are left out: they are not the author's code and would show the
     sandbox's internals. (The standings site drops the quoted source lines.)"""
     try:
+        import traceback  # only when something failed: not part of every host's start
+
         last = "".join(traceback.format_exception_only(type(e), e)).strip()
     except BaseException:
         last = type(e).__name__
@@ -133,6 +140,8 @@ def _describe(e: BaseException, tb: bool = True) -> str:
     frames: list[str] = []
     where = ""
     try:
+        import traceback
+
         for fr in traceback.extract_tb(e.__traceback__):
             if fr.filename == _BOT_FILE:
                 name = os.path.basename(fr.filename)
@@ -164,7 +173,7 @@ def _say_where(_signum: int, frame: Any) -> None:
         if frame is None:
             return
         name = os.path.basename(_BOT_FILE)
-        line = json.dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
+        line = hostwire.json_dumps({"where": f"{name}:{frame.f_lineno} in {frame.f_code.co_name}"})
         os.write(4, ("\n" + line + "\n").encode())
     except BaseException:
         pass
@@ -174,25 +183,11 @@ PROTOCOL = 1
 """The protocol version this host speaks (``arena.sandbox.runtime.PROTOCOL_VERSION``)."""
 
 
-def _message(readline: Any) -> Any:
-    """One JSON line from the arena (trusted); None at the end (stdin closed)."""
-    line = readline(MAX_LINE + 1)
-    if not line.endswith(b"\n"):
-        return None
-    return json.loads(line)
-
-
 def _safe_repr(x: object) -> str:
     try:
         return repr(x)[:200]
     except BaseException:
         return f"<{type(x).__name__}>"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    while data:
-        n = os.write(fd, data)
-        data = data[n:]
 
 
 def _set_limit(res: int, value: int) -> None:
@@ -207,7 +202,7 @@ def _set_limit(res: int, value: int) -> None:
 def run_child(
     cfg: dict[str, Any],
     code: types.CodeType,
-    ctrl: socket.socket,
+    ctrl: _socket.socket,
     fds: list[int],
     prepared: tuple[str, Any] | None,
     scope_fd: int | None,
@@ -219,7 +214,7 @@ def run_child(
         _isolate(cfg, ctrl, fds, prepared, scope_fd)
     except BaseException as e:
         failed = {"error": "load", "message": "sandbox set-up failed: " + _describe(e, tb=False)}
-        os.write(fds[1], (json.dumps(failed) + "\n").encode())
+        os.write(fds[1], (hostwire.json_dumps(failed) + "\n").encode())
         os._exit(70)
     # The bot prints into the capped log; the protocol lives on fds 3 and 4 only.
     log_out, log_err = _Log(1), _Log(2)
@@ -230,7 +225,7 @@ def run_child(
     # The arena's hello (the go-ahead), sent when it is this seat's turn to load: its seed is
     # the 64 bytes that seed ``random`` (a one-way digest of the match seed and the seat; the
     # match seed itself never reaches this process or its zygote).
-    hello = _message(readline)
+    hello = hostwire.message(readline)
     if not isinstance(hello, dict) or hello.get("type") != "hello":
         os._exit(0)
     import random
@@ -243,7 +238,7 @@ def run_child(
 
 def _isolate(
     cfg: dict[str, Any],
-    ctrl: socket.socket,
+    ctrl: _socket.socket,
     fds: list[int],
     prepared: tuple[str, Any] | None,
     scope_fd: int | None,
@@ -307,7 +302,7 @@ def _load(cfg: dict[str, Any], code: types.CodeType) -> Any:
     except BaseException as e:  # SystemExit and KeyboardInterrupt too: it is the bot's code
         ready = {"error": "load", "message": _describe(e)}
     try:
-        _write_all(4, (json.dumps(ready) + "\n").encode())
+        hostwire.write_all(4, (hostwire.json_dumps(ready) + "\n").encode())
     except BaseException:
         os._exit(71)
     if "error" in ready:
@@ -326,10 +321,9 @@ def _name(bot: Any) -> str:
 
 def _serve(bot: Any, readline: Any) -> None:
     """Answer one JSON line per ``act`` line until the arena closes the pipe; never returns."""
-    dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
-    loads = json.loads
+    loads = hostwire.json_loads
     while True:
-        line = readline(MAX_LINE + 1)
+        line = readline(hostwire.MAX_LINE + 1)
         if not line.endswith(b"\n"):
             os._exit(0)  # stdin closed: the match is over
         msg = loads(line)
@@ -340,31 +334,31 @@ def _serve(bot: Any, readline: Any) -> None:
         if len(legal) == 1:
             # Forced: answered without the bot, but still a round trip, so the time between a
             # bot's turns never tells whether another seat had a choice.
-            out = dumps({"id": n, "action": legal[0]})
+            out = hostwire.json_dumps({"id": n, "action": legal[0]}, True)
         else:
-            out = _answer(bot, n, obs, dumps)
+            out = _answer(bot, n, obs)
         try:
-            _write_all(4, (out + "\n").encode())
+            hostwire.write_all(4, (out + "\n").encode())
         except BaseException:
             os._exit(72)
 
 
-def _answer(bot: Any, n: int, obs: Observation, dumps: Any) -> str:
+def _answer(bot: Any, n: int, obs: Observation) -> str:
     """The reply line to request ``n``: the bot's action, or what went wrong."""
     try:
         action = bot.act(obs)
     except MemoryError as e:
-        return str(dumps({"id": n, "error": "memory", "message": _describe(e)}))
+        return hostwire.json_compact({"id": n, "error": "memory", "message": _describe(e)})
     except BaseException as e:  # SystemExit/KeyboardInterrupt too: a crash of the bot
-        return str(dumps({"id": n, "error": "crash", "message": _describe(e)}))
+        return hostwire.json_compact({"id": n, "error": "crash", "message": _describe(e)})
     try:
-        out = str(dumps({"id": n, "action": action}))
+        out = hostwire.json_compact({"id": n, "action": action})
     except BaseException as e:  # objects, NaN, generators, cycles: not an action
         what = f"not an action: {_safe_repr(action)} ({_describe(e, tb=False)})"
-        return str(dumps({"id": n, "error": "illegal", "message": what}))
-    if len(out) > MAX_LINE:
+        return hostwire.json_compact({"id": n, "error": "illegal", "message": what})
+    if len(out) > hostwire.MAX_LINE:
         message = "the answer is over 1 MiB of JSON"
-        return str(dumps({"id": n, "error": "illegal", "message": message}))
+        return hostwire.json_compact({"id": n, "error": "illegal", "message": message})
     return out
 
 
@@ -399,11 +393,11 @@ def _fork_match(pidns: list[int]) -> int:
     return os.fork()
 
 
-def _reply(ctrl: socket.socket, obj: dict[str, Any]) -> None:
-    ctrl.sendmsg([json.dumps(obj).encode()])
+def _reply(ctrl: _socket.socket, obj: dict[str, Any]) -> None:
+    ctrl.sendmsg([hostwire.json_dumps(obj).encode()])
 
 
-def _fail(ctrl: socket.socket, message: str) -> None:
+def _fail(ctrl: _socket.socket, message: str) -> None:
     """Report a failed start, then stay until the arena closes the socket: the arena ends the
     whole process tree itself, so nothing of it is left unreaped."""
     _reply(ctrl, {"ok": False, "message": message})
@@ -444,20 +438,42 @@ def _compile_within_limits(cfg: dict[str, Any]) -> types.CodeType:
     return code
 
 
+def _seccomp(cfg: dict[str, Any], name: str, tables: Any) -> tuple[str, Any] | None:
+    """The seccomp program the arena staged (made once per machine from these tables by
+    this interpreter's libseccomp), else built here."""
+    try:
+        with open(os.path.join(cfg["lib"], "seccomp", name + ".bpf"), "rb") as f:
+            return program(f.read(1 << 16))
+    except (OSError, ValueError):
+        return build_seccomp(*tables)
+
+
+def _preload(names: list[str]) -> None:
+    """Import the trusted modules the arena names (those of a fixed list that the bot's files
+    mention: ``arena`` is the arena's rules modules), once here and shared by every child; a
+    bot imports any other module itself, each match."""
+    for name in names:
+        if name == "arena":
+            import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
+        else:
+            __import__(name)
+
+
 def _take_bot(
-    ctrl: socket.socket, cfg: dict[str, Any], info: dict[str, Any], own: tuple[str, Any] | None
+    ctrl: _socket.socket, cfg: dict[str, Any], info: dict[str, Any], own: tuple[str, Any] | None
 ) -> tuple[types.CodeType, int | None] | None:
     """Wait for the bot (a spare waits here), put its files into a tmpfs of this sandbox's own
     (under bubblewrap they come with the message), close the layers and compile the file;
     None when the arena closed the host or the bot cannot load (said on ``ctrl``)."""
     try:
-        msg, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 1)
+        msg, fds = hostwire.recv_fds(ctrl, 1 << 20, 1)
     except OSError:
         return None
     if not msg:
         return None  # the arena closed a spare it did not need
     try:
-        cfg.update(json.loads(msg))
+        cfg.update(hostwire.json_loads(msg))
+        _preload(cfg.get("preload", ()))  # before the bot's directory is on the path
         if fds:
             with os.fdopen(fds[0], "rb") as f:
                 bot_world(cfg["files"], f.read())
@@ -487,12 +503,12 @@ def zygote(ctrl_fd: int) -> None:
     before it knows which bot it will be (a spare): until its bot arrives it is a blank host
     that has read nothing of any bot.
     """
-    ctrl = socket.socket(fileno=ctrl_fd)
+    ctrl = _socket.socket(fileno=ctrl_fd)
     parent = os.getppid()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(0)  # the parent died before PDEATHSIG was armed
-    cfg = json.loads(ctrl.recv(1 << 20))
+    cfg = hostwire.json_loads(ctrl.recv(1 << 20))
     sys.path.insert(0, cfg["lib"])
     info: dict[str, Any] = {"ok": True, "landlock": 0, "seccomp": None, "uid": os.getuid()}
     try:
@@ -500,21 +516,13 @@ def zygote(ctrl_fd: int) -> None:
         _set_limit(resource.RLIMIT_NOFILE, 64)
         if cfg.get("nproc"):
             _set_limit(resource.RLIMIT_NPROC, 16)
-        prepared = build_seccomp(ALLOW) if cfg.get("seccomp") else None
-        own = build_seccomp(ALLOW, ZYGOTE_ALLOW) if prepared else None
+        prepared = _seccomp(cfg, "match", (ALLOW,)) if cfg.get("seccomp") else None
+        own = _seccomp(cfg, "zygote", (ALLOW, ZYGOTE_ALLOW)) if prepared else None
         info["seccomp"] = prepared[0] if prepared else None
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
-        # Trusted modules bots commonly use, imported once here and shared by every child.
-        import bisect  # noqa: F401
-        import collections  # noqa: F401
-        import copy  # noqa: F401
-        import functools  # noqa: F401
-        import heapq  # noqa: F401
-        import itertools  # noqa: F401
-        import math  # noqa: F401
-        import random  # noqa: F401
+        import random  # noqa: F401  (every match child seeds it)
 
-        import arena.worlds  # noqa: F401  (with arena.cards, arena.rules, arena.game)
+        _preload(cfg.get("preload", ()))  # a spare: what the pool expects its bot to use
     except BaseException as e:
         _fail(ctrl, "sandbox set-up failed: " + _describe(e, tb=False))
         return
@@ -525,7 +533,7 @@ def zygote(ctrl_fd: int) -> None:
     code, scope_fd = taken
     # Warm what every child would otherwise initialise on its own first decision, then freeze
     # the heap so the children's garbage collector never writes to (and copies) these pages.
-    json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode(json.loads('{"a":[1]}'))
+    hostwire.json_dumps(hostwire.json_loads('{"a":[1]}'), True)
     gc.collect()
     gc.freeze()
     try:  # give freed heap back: less memory for each fork to copy page tables of
@@ -547,7 +555,7 @@ def zygote(ctrl_fd: int) -> None:
 
 
 def _fork_children(
-    ctrl: socket.socket,
+    ctrl: _socket.socket,
     cfg: dict[str, Any],
     code: types.CodeType,
     prepared: tuple[str, Any] | None,
@@ -557,7 +565,7 @@ def _fork_children(
     pidns = list(_PIDNS_FLAGS) if SYS_CLONE is not None and cfg.get("pidns") else []
     while True:
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(ctrl, 4096, 3)
+            msg, fds = hostwire.recv_fds(ctrl, 4096, 3)
         except OSError:
             return
         if not msg:

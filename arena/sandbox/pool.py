@@ -19,9 +19,10 @@ from typing import Any
 
 from arena.engine import DEFAULT_RULES, Rules, play_match
 from arena.errors import ArenaError
-from arena.sandbox.client import Stage, Zygote, _descendants
+from arena.sandbox.client import Stage, Zygote
 from arena.sandbox.human import HumanChannel, HumanSeat
 from arena.sandbox.layers import Isolation, become_subreaper, choose_isolation
+from arena.sandbox.procs import descendants as _descendants
 from arena.sandbox.proxy import SeatProxy
 from arena.sandbox.runtime import Artifact, Channel, Launcher
 from arena.sandbox.runtimes import RUNTIMES, PythonRuntime, as_artifact
@@ -122,6 +123,7 @@ class BotPool:
         self._zygotes: OrderedDict[tuple[str, int], Any] = OrderedDict()
         self.spare_hosts = spare_hosts
         self._spares: list[Zygote] = []  # blank hosts, oldest first
+        self._preload: list[str] = []  # what spares import: the last Python bot's modules
         self._matches = 0  # matches started
         self._keep_spares = False  # set once a later match needed a new Python host
         self._closing: list[Launcher] = []  # evicted, killed, closed after the match
@@ -166,7 +168,7 @@ class BotPool:
             return _Unlaunchable(f"cannot run {artifact.language} bots here: {problem}")
         if isinstance(runtime, PythonRuntime):  # the pool's staging directory, one per copy
             self._keep_spares = self._keep_spares or self._matches > 1
-            return runtime.launcher(
+            launcher = runtime.launcher(
                 artifact,
                 self.limits,
                 self.isolation,
@@ -174,6 +176,9 @@ class BotPool:
                 copy=copy,
                 host=self._take_spare(),
             )
+            # The next spares import what this bot did (at idle priority, off a set's path).
+            self._preload = list(getattr(launcher, "preload", self._preload))
+            return launcher
         try:
             return runtime.launcher(artifact, self.limits, self.isolation)
         except (ArenaError, OSError) as e:  # a runtime should not raise; the bot forfeits
@@ -195,7 +200,8 @@ class BotPool:
         while self._closing:
             self._closing.pop().close()
         while self._keep_spares and len(self._spares) < self.spare_hosts:
-            self._spares.append(Zygote(None, 0, self._stage, self.isolation, self.limits))
+            spare = Zygote(None, 0, self._stage, self.isolation, self.limits, self._preload)
+            self._spares.append(spare)
 
     def play_match(
         self,

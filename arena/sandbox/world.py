@@ -35,6 +35,7 @@ __all__ = [
     "bwrap_argv",
     "bwrap_prefix",
     "compiled_lib",
+    "seccomp_programs",
 ]
 
 HOST_PYTHON: Final = "/usr/bin/python3"
@@ -382,6 +383,58 @@ def compiled_lib(lib: Path) -> list[tuple[str, bytes]]:
             if not done.is_dir():
                 return []
     return [(str(p.relative_to(done)), p.read_bytes()) for p in sorted(done.rglob("*.pyc"))]
+
+
+_EXPORT_BPF = """
+import os, sys
+dest, lib = sys.argv[1], sys.argv[2]
+sys.path.insert(0, lib)
+import confine
+tables = {"match": [confine.ALLOW], "zygote": [confine.ALLOW, confine.ZYGOTE_ALLOW]}
+for name in tables:
+    bpf = confine.export_bpf(*tables[name])
+    if bpf:
+        with open(os.path.join(dest, name + ".bpf"), "wb") as f:
+            f.write(bpf)
+"""
+
+
+def seccomp_programs(lib: Path) -> list[tuple[str, bytes]]:
+    """The seccomp programs of the staged ``confine.py`` under ``lib`` (a match process's and
+    its zygote's), as ``(name, bytes)`` of files to stage beside it: a host then loads them
+    without importing libseccomp and building them again. Exported by the host interpreter's
+    own binding, once per machine for this ``confine.py`` and this binding, and kept in the
+    cache directory; empty (each host builds its own) where they cannot be made."""
+    cache = _cache_dir()
+    if cache is None or not (lib / "confine.py").is_file():
+        return []
+    bindings = {
+        os.path.join(DIST_PACKAGES, f)
+        for f in (os.listdir(DIST_PACKAGES) if os.path.isdir(DIST_PACKAGES) else [])
+        if f.startswith(("seccomp", "pyseccomp"))
+    }
+    key = hashlib.sha256(repr(_stat_rows({HOST_PYTHON, *bindings})).encode())
+    key.update((lib / "confine.py").read_bytes())
+    done = cache / f"seccomp-{key.hexdigest()[:24]}"
+    if not done.is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix=".seccomp-", dir=cache))
+        try:
+            subprocess.run(
+                [HOST_PYTHON, "-s", "-S", "-c", _EXPORT_BPF, str(tmp), str(lib)],
+                capture_output=True,
+                timeout=60,
+                check=True,
+                cwd="/",
+            )
+            if not list(tmp.glob("*.bpf")):
+                raise OSError("no seccomp binding: nothing exported")
+            tmp.chmod(0o755)
+            tmp.rename(done)
+        except (OSError, subprocess.SubprocessError):
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not done.is_dir():
+                return []
+    return [(p.name, p.read_bytes()) for p in sorted(done.glob("*.bpf"))]
 
 
 @functools.cache

@@ -19,8 +19,8 @@ class Bot:
             paths += glob.glob(os.path.dirname(os.path.dirname(mine)) + "/*/*.py")
             # What a bot may read: its own file, the host code and arena.cards, the system.
             allowed = ("/usr/", "/bin/", "/lib")
-            shown = ("host.py", "confine.py", "__init__.py", "cards.py", "rules.py", "game.py")
-            shown += ("worlds.py", "keeps.py")
+            shown = ("host.py", "hostwire.py", "confine.py", "__init__.py", "cards.py", "rules.py")
+            shown += ("game.py", "worlds.py", "keeps.py")
             for path in paths:
                 real = os.path.realpath(path)
                 if real == mine or real.startswith(allowed) or os.path.basename(real) in shown:

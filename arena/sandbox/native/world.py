@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.sandbox.cgroup import PIDS, HostCgroup, make_cgroup
-from arena.sandbox.client import Child, _parent, _reap
+from arena.sandbox.client import Child
 from arena.sandbox.layers import UidLease, become_subreaper, lease_uid, processes_of_uid
+from arena.sandbox.procs import parent_pid, reap
 from arena.sandbox.world import bwrap_prefix
 
 __all__ = ["Plan", "NativeChannel", "start_world"]
@@ -121,7 +122,7 @@ class NativeChannel(Child):
         pidfd = os.pidfd_open(pid)
         super().__init__(pid, pidfd, *fds, group=False, freeze=True, park=False)
         self.proc = proc
-        self.launcher = _parent(pid)
+        self.launcher = parent_pid(pid)
         self.cgroup = cgroup
         self.lease = lease
         try:
@@ -165,7 +166,7 @@ class NativeChannel(Child):
         super().close()
         # The launcher and the bot come to us (the subreaper) once bubblewrap is gone.
         mine = {p for p in (self.launcher, self.pid) if p}
-        _reap(set(mine), mine | {self.proc.pid})
+        reap(set(mine), mine | {self.proc.pid})
         if self._procstat is not None:
             os.close(self._procstat)
             self._procstat = None
