@@ -31,8 +31,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from arena.engine import Rules
 from arena.errors import AlreadyRunning, ArenaError, NotFound
-from arena.events import OnEvent, SetDone, ignore
-from arena.ladder.status import ladder_status as stored_ladder
 from arena.matches.scheduler import tournament_id
 from arena.sandbox.values import Limits
 from arena.store import (
@@ -57,6 +55,7 @@ from arena.tournaments.standings import Standing, StandingsReport, TournamentRun
 if TYPE_CHECKING:
     import concurrent.futures as cf
 
+    from arena.events import OnEvent
     from arena.ladder.settings import LadderSettings
     from arena.ladder.status import LadderRun, LadderStatus
     from arena.matches.secrecy import SecretFile, Verification
@@ -121,8 +120,8 @@ class Arena:
     cluster's, :func:`arena.cluster.client.open_executor`; it is shut down at the end of the
     run it plays); ``unsafe`` runs trusted bots without the sandbox's isolation layers (and
     lets :meth:`run` take Python classes). ``on_event(event)`` hears what happens while runs
-    play (:mod:`arena.events`); nothing is printed. ``log_path``: the runs' log file (default:
-    the database's name with ``.log``; none for ``":memory:"``).
+    play (:mod:`arena.events`; None: no one); nothing is printed. ``log_path``: the runs' log
+    file (default: the database's name with ``.log``; none for ``":memory:"``).
 
     Use it in a ``with`` block, or call :meth:`close`: the database stays open between
     calls.
@@ -135,7 +134,7 @@ class Arena:
         workers: int | None = None,
         executor: cf.Executor | None = None,
         unsafe: bool = False,
-        on_event: OnEvent = ignore,
+        on_event: OnEvent | None = None,
         log_path: str | Path | None = None,
         create: bool = True,
     ) -> None:
@@ -148,7 +147,7 @@ class Arena:
         self.workers = workers
         self.executor = executor
         self.unsafe = unsafe
-        self.on_event = on_event
+        self.on_event: OnEvent = on_event or (lambda event: None)  # no one listens
         self.log_path = Path(log_path) if log_path else None
         if self.log_path is None and not self.in_memory:
             self.log_path = Path(db).with_suffix(".log")
@@ -316,7 +315,7 @@ class Arena:
         on a database at a time (:class:`~arena.errors.AlreadyRunning`)."""
         from arena.ladder.run import plan_ladder
         from arena.ladder.settings import LadderSettings
-        from arena.ladder.status import LadderRun
+        from arena.ladder.status import LadderRun, ladder_status
 
         settings = settings or LadderSettings()
         if max_sets is not None:
@@ -331,7 +330,7 @@ class Arena:
             )  # fmt: skip
             lid.append(the_plan.tid)
             result, workers = self._play(the_plan)
-        status = stored_ladder(self.store, the_plan.tid)
+        status = ladder_status(self.store, the_plan.tid)
         done = LadderRun(the_plan, result, workers, self.log_path, status)
         if site is not False:
             done.site = self.render(out, feature=the_plan.tid)
@@ -460,6 +459,7 @@ class Arena:
     ) -> LadderStatus:
         """The ladder that :meth:`ladder` with these ``bundled`` bots and ``settings`` runs,
         or else the latest ladder of the database (:class:`~arena.errors.NotFound`: none)."""
+        from arena.ladder import status
         from arena.ladder.settings import LadderSettings, ladder_config
 
         config = ladder_config(bundled, settings or LadderSettings(), Rules(), Limits())
@@ -471,7 +471,7 @@ class Arena:
             if not ladders:
                 raise NotFound(f"no ladder in {self.db} yet (arena ladder starts one)") from None
             t = ladders[0]
-        return stored_ladder(self.store, t.id)
+        return status.ladder_status(self.store, t.id)
 
     def verify(self, tid: str | None = None, *, epoch: int | None = None) -> Verification:
         """Recompute the stored deals of a finished tournament (``tid``: an id or prefix;
@@ -555,6 +555,8 @@ class Arena:
     ) -> Callable[[Store, Sequence[int]], None]:
         """After sets are stored: :class:`arena.events.SetDone`, and every ``every`` sets
         (None: never) the site brought up to date, its front page featuring the ladder."""
+        from arena.events import SetDone
+
         count = 0
 
         def hook(store: Store, steps: Sequence[int]) -> None:

@@ -60,6 +60,9 @@ def run_arena(tree: Path, args: list[str], cwd: Path) -> tuple[float, float, flo
     """Wall seconds, CPU seconds (with its children) and other load of ``arena ARGS`` run
     from ``tree``'s code in a fresh interpreter; exits when the command fails."""
     env = dict(os.environ, PYTHONPATH=str(tree))
+    # Compiled files written and read, as an installed package has them: with
+    # PYTHONDONTWRITEBYTECODE set every import compiles its module again, every run.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     # A fixed owner key of the right length, so the user's own key file is never read.
     env["ARENA_OWNER_KEY"] = "bench-submit-owner-key-0123456789abcdef"
     argv = [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())", *args]

@@ -1,7 +1,8 @@
 """The read commands load only what they use: ``arena standings`` and ``arena ladder --status``
 on a stored ladder and round robin import neither numpy, scipy nor Jinja2 (they cost most of
-such a command's time; issue 38), nor the tournament runner, the sandbox's pool or the site,
-and still print what they read."""
+such a command's time; issue 38), nor the tournament runner, the sandbox's pool, the site, the
+runs' events or the other commands' modules (``arena ladder --status`` not even rich), and
+still print what they read."""
 
 from __future__ import annotations
 
@@ -25,8 +26,12 @@ try:
 except SystemExit as done:
     code = done.code
 heavy = ('numpy._core', 'scipy', 'jinja2')
-# and the run path: the tournament runner, the sandbox's pool, the site
-heavy += ('arena.tournaments.tournament', 'arena.sandbox.pool', 'arena.site')
+# and the run path: the tournament runner, the sandbox's pool, the site, the runs' events
+heavy += ('arena.tournaments.tournament', 'arena.sandbox.pool', 'arena.site', 'arena.events')
+# and the other commands' modules (arena.cli.LAZY_COMMANDS)
+heavy += ('arena.cli.play', 'arena.cli.site', 'arena.cli.web', 'arena.cli.lists')
+# and, for the ladder's status (plain lines), rich
+heavy += ('rich.console',) if '--status' in sys.argv else ()
 print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy[1:3])))
 """
 

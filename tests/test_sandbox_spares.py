@@ -158,3 +158,52 @@ def test_evicted_hosts_are_killed_for_the_match_and_closed_after_it() -> None:
         assert all(z.proc.poll() is not None and not z.pids() for z in first)
         assert not [pid for uid in uids for pid in processes_of_uid(uid)]
         assert all(z.cgroup is None for z in first)  # removed
+
+
+def test_started_spares_run_at_normal_priority_and_are_not_refilled() -> None:
+    # What `arena submit` does: every host its matches need starts at once, none after.
+    with BotPool(FAST, spare_hosts=0) as pool:
+        pool.start_spares(4)
+        spares = list(pool._spares)
+        assert len(spares) == 4 and all(s.source is None for s in spares)
+        if os.geteuid() == 0:  # as root a refill waits at idle priority; these do not
+            policy = {pid: os.sched_getscheduler(pid) for s in spares for pid in s.pids()}
+            assert set(policy.values()) == {os.SCHED_OTHER}, policy
+        out = pool.play_match([_bot(1), _bot(2), _bot(3)], 1)
+        assert not out.faults, [str(f) for f in out.faults]
+        out = pool.play_match([_bot(1), _bot(4), _bot(2)], 2)
+        assert not out.faults, [str(f) for f in out.faults]
+        hosts = [z.zygote for z in pool._zygotes.values()]
+        assert set(map(id, hosts)) == set(map(id, spares))  # each spare became a bot's host
+        assert not pool._spares  # and none started after the matches (spare_hosts=0)
+        pids = pool.host_pids()
+    assert pids and not [p for p in pids if os.path.exists(f"/proc/{p}")]
+
+
+def test_a_closed_pool_starts_no_spares() -> None:
+    pool = BotPool(FAST, spare_hosts=0)
+    pool.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.start_spares(1)
+
+
+def test_the_submit_check_starts_each_host_it_needs_once_and_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.tournaments import entrants
+
+    seen: list[tuple[int, int, int]] = []
+    close = BotPool.close
+
+    def counted(pool: BotPool) -> None:
+        if pool._closer.alive:
+            seen.append((len(pool._zygotes), len(pool._spares), pool.spare_hosts))
+        close(pool)
+
+    monkeypatch.setattr(BotPool, "close", counted)
+    path = tmp_path / "mine.py"
+    path.write_text(INSTANT)
+    entrants.validate(entrants.read_bot_file(path), FAST, smoke=True, unsafe=False)
+    # The bot, its two validation partners, the two bundled opponents: five hosts, all
+    # started before the first match, none left over and none refilled.
+    assert seen == [(3 + len(entrants.SMOKE_OPPONENTS), 0, 0)]

@@ -15,11 +15,6 @@ import click
 
 from arena import __version__
 from arena.cli import cluster as cli_cluster
-from arena.cli import compare as cli_compare
-from arena.cli import ladder as cli_ladder
-from arena.cli import lists as cli_lists
-from arena.cli import site as cli_site
-from arena.cli import web as cli_web
 from arena.cli.cluster import cluster_executor, cluster_options, play_on_cluster_options
 from arena.cli.common import (
     Group,
@@ -35,9 +30,27 @@ from arena.cli.common import (
 )
 from arena.errors import ArenaError
 
+LAZY_COMMANDS: dict[str, str] = {
+    **{name: f"arena.cli.lists:{name}" for name in ("bots", "tournaments", "matches")},
+    **{name: f"arena.cli.lists:{name}" for name in ("faults", "replay", "logs")},
+    "compare": "arena.cli.compare:compare",
+    "ladder": "arena.cli.ladder:ladder",
+    "retire": "arena.cli.ladder:retire_command",
+    "render": "arena.cli.site:render",
+    "serve": "arena.cli.site:serve",
+    "authors": "arena.cli.web:authors",
+    "web": "arena.cli.web:web",
+    "check": "arena.cli.check:check",
+    "play": "arena.cli.play:play",
+}
+"""The commands of modules of their own, by name: each module is imported when its command
+is looked up, so that a command loads only its own (issue 38: ``arena ladder --status``,
+``arena submit``). ``tests/test_cli_lazy.py`` checks it against each module's ``COMMANDS``."""
+
 
 @click.group(
     cls=Group,
+    lazy=LAZY_COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Documentation: docs/ in the repository (getting-started, writing-a-bot, rules, "
     "protocol, tournaments, ladder, site, web, statistics, evaluation, sandbox, schema, "
@@ -425,6 +438,8 @@ def standings(db_path: str, as_json: bool, tid: str | None, collusion: bool, ref
     with Arena(db_path, create=refit) as arena:  # a read, unless the standings are refitted
         t = arena.tournament(tid)
         if t.is_comparison:
+            from arena.cli import compare as cli_compare
+
             cli_compare.show_comparison(arena.comparison(t.id), as_json=as_json)
             return
         report = arena.report(t.id, refit=refit)
@@ -475,21 +490,5 @@ def verify(db_path: str, tid: str | None, epoch: int | None) -> None:
     click.echo(report.line())
 
 
-# --- site commands ---
-
-
-for _command in (
-    *cli_lists.COMMANDS,
-    *cli_compare.COMMANDS,
-    *cli_cluster.COMMANDS,
-    *cli_ladder.COMMANDS,
-    *cli_site.COMMANDS,
-    *cli_web.COMMANDS,
-):
+for _command in cli_cluster.COMMANDS:  # the cluster's options are loaded anyway (run, doctor)
     main.add_command(_command)
-
-from arena.cli.check import check  # noqa: E402  (commands of their own modules, registered here)
-from arena.cli.play import play  # noqa: E402
-
-main.add_command(play)
-main.add_command(check)

@@ -44,7 +44,28 @@ def report(error: ArenaError) -> None:
 
 class Group(click.Group):
     """The ``arena`` group: an :class:`ArenaError` raised while a command's arguments are read
-    (a path of the wrong kind, :class:`PathOf`) is reported like one raised by the command."""
+    (a path of the wrong kind, :class:`PathOf`) is reported like one raised by the command.
+
+    ``lazy`` maps command names to ``"module:attribute"``: such a command's module is imported
+    when the command is looked up (to run it, or for ``--help``'s list), so that a command
+    loads its own module only, not every other command's options and imports."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, the lazy ones' included, sorted."""
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, its module imported first when it is a lazy one."""
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            import importlib
+
+            module, attribute = self.lazy[cmd_name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command, reporting an :class:`ArenaError` in one line (exit code 1)."""

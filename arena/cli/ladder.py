@@ -129,18 +129,13 @@ def ladder(
     """
     if as_json and not status:
         raise click.BadOptionUsage("as_json", "--json goes with --status (what it prints)")
-    from rich.console import Console
-    from rich.text import Text
-
     from arena.api import Arena, LadderSettings
-    from arena.cli.progress import Drawing
-    from arena.views.terminal import judge_lines
 
     settings = LadderSettings(
         seed=seed, epoch_sets=epoch_sets, lookahead=lookahead, max_sets=max_sets,
         seconds=seconds,
     )  # fmt: skip
-    if status:
+    if status:  # a read: plain lines, without rich or the run's machinery (issue 38)
         with Arena(db_path, create=False) as reading:
             found = reading.ladder_status(bundled, settings)
         if as_json:
@@ -148,8 +143,14 @@ def ladder(
 
             click.echo(json.dumps(found.to_dict(), indent=2))
         else:
-            show(status_lines(found))
+            click.echo("\n".join(status_lines(found)))
         return
+    from rich.console import Console
+    from rich.text import Text
+
+    from arena.cli.progress import Drawing
+    from arena.views.terminal import judge_lines
+
     console = Console(markup=False)
     executor = cluster_executor(cluster, cluster_certs, insecure_cluster, unsafe, cross_check)
     with Drawing(console, lambda e: show([_plan_line(e)], console)) as draw:
@@ -159,7 +160,7 @@ def ladder(
         ) as arena:  # fmt: skip
             done = arena.ladder(bundled, settings=settings, site=site_dir or False)
     show([Text(done.result.stopped or ""), *judge_lines(done.result.judge)], console)
-    show(status_lines(done.status), console)
+    show(map(Text, status_lines(done.status)), console)
     if done.site is not None:
         console.print(f"Site written to {done.site}")
     if not done.result.completed:
@@ -176,31 +177,22 @@ def _plan_line(e: Planned) -> Text:
     )
 
 
-def status_lines(s: LadderStatus) -> list[Text]:
+def status_lines(s: LadderStatus) -> list[str]:
     """What ``arena ladder --status`` prints: the ladder, its epochs, sets in flight, the
-    field in rating order."""
-    from rich.text import Text
-
-    lines = [
-        Text(f"Ladder {s.tid} ({s.tournament.status}): {s.sets} sets stored"),
-    ]
+    field in rating order: plain lines (names are cleaned to one line each)."""
+    lines = [f"Ladder {s.tid} ({s.tournament.status}): {s.sets} sets stored"]
     for e in s.epochs:
         state = f"closed {e.closed_at}, secret {e.secret.secret.hex()}" if e.closed_at else "open"
         lines.append(
-            Text(
-                f"  epoch {e.epoch} from set {e.first_step}: commitment "
-                f"{e.secret.commitment} ({state})"
-            )
+            f"  epoch {e.epoch} from set {e.first_step}: commitment {e.secret.commitment} ({state})"
         )
     if s.in_flight:
         steps = ", ".join(str(f.step) for f in s.in_flight[:10])
         more = f" and {len(s.in_flight) - 10} more" if len(s.in_flight) > 10 else ""
         if s.tournament.status == "running":
-            lines.append(Text(f"  sets in flight: {steps}{more}"))
+            lines.append(f"  sets in flight: {steps}{more}")
         else:  # paused: nothing plays; these come first when the same command resumes it
-            lines.append(
-                Text(f"  paused; cut short by the stop, played first on resume: {steps}{more}")
-            )
+            lines.append(f"  paused; cut short by the stop, played first on resume: {steps}{more}")
     left = {m.version_id: m.left_reason for m in s.members if m.left_reason is not None}
     for r in s.standings:
         shown = "" if r.low is None or r.high is None else f" [{r.low:.0f}, {r.high:.0f}]"
@@ -209,14 +201,12 @@ def status_lines(s: LadderStatus) -> list[Text]:
         mark = f"  ({gone})" if gone else ""
         rating = "-" if r.rating is None else f"{r.rating:7.0f}"
         rank = "-" if r.rank is None else str(r.rank)
-        lines.append(Text(f"  {rank:>3}. {name:<24} {rating}{shown}  {r.units} sets{mark}"))
+        lines.append(f"  {rank:>3}. {name:<24} {rating}{shown}  {r.units} sets{mark}")
     for m in s.members:
         if m.left_reason is not None:
             lines.append(
-                Text(
-                    f"  left: {clean_line(m.name, 40)} (version id {m.version_id}), "
-                    f"{m.left_reason} at set {m.left_step}"
-                )
+                f"  left: {clean_line(m.name, 40)} (version id {m.version_id}), "
+                f"{m.left_reason} at set {m.left_step}"
             )
     return lines
 

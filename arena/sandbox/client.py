@@ -175,6 +175,8 @@ class Zygote:
         isolation: Isolation,
         limits: Limits,
         preload: list[str] | None = None,
+        *,
+        idle: bool = True,
     ):
         self.isolation = isolation
         self.limits = limits
@@ -183,7 +185,8 @@ class Zygote:
         self.lease: UidLease | None = lease_uid() if isolation.uid else None
         # A spare sets itself up on CPU no one else wants (SCHED_IDLE), so it never slows a
         # match; the arena (root: it alone may) puts it back to normal when a bot takes it.
-        self.idle = source is None and os.geteuid() == 0
+        # ``idle`` False: a spare someone waits for (BotPool.start_spares) starts at normal.
+        self.idle = idle and source is None and os.geteuid() == 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours

@@ -36,7 +36,7 @@ from arena.sandbox.values import (
 )
 from arena.untrusted import clean
 
-__all__ = ["BotPool", "validate_bot"]
+__all__ = ["VALIDATION_PARTNERS", "BotPool", "validate_bot"]
 
 log = logging.getLogger("arena.sandbox")
 
@@ -59,6 +59,11 @@ def _shutdown(
     closing: list[Launcher],
     stage: Stage,
 ) -> None:
+    # Every host is killed first, then each waited for: their teardowns overlap.
+    for launcher in [*launchers.values(), *spares]:
+        stop = getattr(launcher, "stop", None)
+        if stop is not None:
+            stop()
     while closing:
         closing.pop().close()
     while launchers:
@@ -202,6 +207,19 @@ class BotPool:
         while self._keep_spares and len(self._spares) < self.spare_hosts:
             spare = Zygote(None, 0, self._stage, self.isolation, self.limits, self._preload)
             self._spares.append(spare)
+
+    def start_spares(self, count: int) -> None:
+        """Start spare hosts now, up to ``count`` waiting, at normal priority and not waited
+        for: for a caller that knows its next matches seat that many Python bots new to the
+        pool (``arena submit``: the new bot, its two partners, the smoke matches' bundled
+        bots), so that their hosts start side by side instead of one after the other. They are
+        taken like any spare; ``spare_hosts`` (the refill after a match) is unchanged."""
+        if not self._closer.alive:
+            raise RuntimeError("the BotPool is closed")
+        while len(self._spares) < count:
+            self._spares.append(
+                Zygote(None, 0, self._stage, self.isolation, self.limits, idle=False)
+            )
 
     def play_match(
         self,
@@ -355,6 +373,10 @@ def _pids(launcher: Launcher) -> list[int]:
     pids = getattr(launcher, "pids", None)
     return list(pids()) if pids is not None else []
 
+
+VALIDATION_PARTNERS = 2
+"""Bots :func:`validate_bot` seats beside the bot under test: two copies of one Python bot,
+each in a host of its own (:meth:`BotPool.start_spares` counts them)."""
 
 # The validation partners take the last legal action: they order up, so hands get played and
 # the match ends in a few hands even when the bot under test faults and passes ever after.

@@ -163,6 +163,8 @@ CREATE INDEX match_seats_bot ON match_seats (tournament_id, bot_version_id, plac
 CREATE INDEX match_seats_version ON match_seats (bot_version_id);
 CREATE INDEX faults_bot ON faults (tournament_id, bot_version_id);
 CREATE INDEX deal_secrets_seed ON deal_secrets (seed, origin, revealed_at);
+CREATE INDEX ladder_sets_finished ON ladder_sets (ladder_id, finished_at);
+CREATE INDEX ladder_sets_in_flight ON ladder_sets (ladder_id, step) WHERE finished_at IS NULL;
 CREATE TABLE authors (
     name TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,
     revoked_at TEXT);

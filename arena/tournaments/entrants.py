@@ -22,6 +22,7 @@ from arena.errors import ArenaError, BadBotFile, NotFound
 from arena.sandbox import BotPool, BotSource, faults, validate_bot
 from arena.sandbox.artifacts import load_artifact, read_manifest
 from arena.sandbox.botfile import bundled, bundled_bots, bundled_name, bundled_names, declared
+from arena.sandbox.pool import VALIDATION_PARTNERS
 from arena.sandbox.runtime import Artifact
 from arena.sandbox.runtimes import runtime_for
 from arena.store import BotVersion, Store, sha256_text
@@ -255,27 +256,38 @@ def validate(bot: BotFile, limits: Limits, *, smoke: bool, unsafe: bool) -> None
     the bundled bots without a fault. Raises ArenaError naming the file, the fault's kind and
     where in the bot's own file it failed (``raiser.py, line 5: KeyError: 'dummy'``)."""
     me = runnable(bot)
-    pool = BotPool(limits, unsafe_no_sandbox=unsafe)  # one pool: the bot's host starts once
+    # One pool: the bot's host starts once. No refill after a match (nothing plays on), but
+    # every host the check needs started at once, side by side on the machine's cores: the
+    # new bot's (when it is a Python bot), the two validation partners', and with ``smoke``
+    # the bundled opponents'. Each is still a host of its own bot, started as any other.
+    pool = BotPool(limits, unsafe_no_sandbox=unsafe, spare_hosts=0)
     try:
+        others = _opponents() if smoke else []
+        python = isinstance(me, BotSource) or me.language == "python"
+        pool.start_spares(int(python) + VALIDATION_PARTNERS + len(others))
         fault = validate_bot(me, pool=pool)
         if fault is not None:
             raise BadBotFile(
                 f"{bot.filename} failed its sandbox check: {faults.describe(fault, bot.filename)}"
             )
         if smoke:
-            _smoke(bot, me, pool)
+            _smoke(bot, me, pool, others)
     finally:
         pool.close()
 
 
-def _smoke(bot: BotFile, me: BotSource | Artifact, pool: BotPool) -> None:
-    """The smoke matches of :func:`validate`, in ``pool``."""
+def _opponents() -> list[BotSource]:
+    """The bundled bots of the smoke matches (:data:`SMOKE_OPPONENTS`) found here."""
     by_name = {bundled_name(p): p for p in bundled_bots()}
-    others = [
+    return [
         BotSource(name, by_name[name].read_text(encoding="utf-8"), by_name[name].name)
         for name in SMOKE_OPPONENTS
         if name in by_name
     ]
+
+
+def _smoke(bot: BotFile, me: BotSource | Artifact, pool: BotPool, others: list[BotSource]) -> None:
+    """The smoke matches of :func:`validate`, in ``pool``, against ``others``."""
     if not others:
         raise ArenaError("no bundled bots to play the smoke matches against")
     for k, seed in enumerate(SMOKE_SEEDS):

@@ -24,7 +24,6 @@ from rich.text import Text
 
 from arena import stats
 from arena.engine import HandResult
-from arena.events import Planned
 from arena.sandbox import faults
 from arena.store import (
     BotFault,
@@ -42,7 +41,8 @@ from arena.views.documents import FaultJSON, MatchJSON, SeatJSON, StandingsJSON,
 from arena.views.tables import fit, grid, name_column, plain, short_time
 from arena.views.transcript import format_hand
 
-if TYPE_CHECKING:  # a read command prints without loading the tournament runner
+if TYPE_CHECKING:  # a read command prints without loading the tournament runner or events
+    from arena.events import Planned
     from arena.tournaments.driving import Judge
     from arena.tournaments.tournament import RunResult
 
