@@ -68,16 +68,9 @@ if TYPE_CHECKING:
     from arena.views.reports import Reports
 
 __all__ = [
-    "Arena",
-    "LadderRun",
-    "LadderSettings",
-    "HumanGame",
-    "LadderStatus",
-    "RunSettings",
-    "Standing",
-    "TournamentRun",
-    "check_bot",
-]
+    "Arena", "LadderRun", "LadderSettings", "HumanGame", "LadderStatus", "RunSettings",
+    "Standing", "TournamentRun", "check_bot",
+]  # fmt: skip
 
 _THIRD: Final = "heuristic"
 """:data:`arena.tournaments.compare.DEFAULT_THIRD` (a test checks that the two agree)."""
