@@ -142,12 +142,21 @@ def standings_table(
 WIDTH: Final = 80
 """The terminal width the tables are built for."""
 
+PAIRWISE_SHOWN: Final = 10
+"""Bots of the placed-above matrix shown in the terminal (the first by rank): more columns do
+not fit a terminal, and drawing them cost a 30-bot ladder's ``arena standings`` half its time.
+Every pair is in ``--json`` and on the site."""
+
 
 def pairwise_table(table: Sequence[stats.BotStanding], width: int = WIDTH) -> Table:
     """How often the row bot placed above the column bot, with a 95 % interval. The columns
     are the bots' places in the standings (1, 2, ...), so that the table stays narrow; when
     the intervals would not fit ``width`` columns (six bots or more), the rates alone (the
-    intervals are in ``--json``), never a cell cut in the middle of a number."""
+    intervals are in ``--json``), never a cell cut in the middle of a number. Of more than
+    :data:`PAIRWISE_SHOWN` bots, the first that many by rank."""
+    cut = len(table) > PAIRWISE_SHOWN
+    more = f"top {PAIRWISE_SHOWN} of {len(table)}; all pairs, intervals: --json"
+    table = table[:PAIRWISE_SHOWN]
     rows = [
         ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), True) for o in table]
         for s in table
@@ -156,8 +165,11 @@ def pairwise_table(table: Sequence[stats.BotStanding], width: int = WIDTH) -> Ta
     cell = max((len(c) for r in rows for c in r), default=1)
     intervals = len(str(len(table))) + 2 + names + len(table) * (cell + 2) <= width
     title, caption = "Placed above (%): row bot over column bot, 95% interval", None
+    if cut:
+        caption = more
     if not intervals:  # a title as wide as the narrow table, the rest under it
-        title, caption = "Placed above (%): row over column", "95% intervals: --json"
+        title = "Placed above (%): row over column"
+        caption = more if cut else "95% intervals: --json"
         rows = [
             ["-" if o.bot == s.bot else _percent(s.above.get(o.bot), False) for o in table]
             for s in table
