@@ -87,3 +87,46 @@ def assert_competition_ranks(ranks: list[int]) -> None:
     assert ranks and ranks[0] == 1, ranks
     for position, rank in enumerate(ranks[1:], start=2):
         assert rank in (position, ranks[position - 2]), ranks
+
+
+def arena_here(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``arena ARGS`` in this process (click's ``CliRunner``), as :func:`arena` runs it in
+    a subprocess: in ``cwd``, with the same environment, ``Traceback`` in stderr when the
+    command raised anything but ``SystemExit``; the same result object.
+
+    The same code as the console script (``arena.cli:main``) without an interpreter's start
+    and imports per command (about half a second of CPU each): for a test that runs many
+    commands whose subject is their output or their one error line. Every command family
+    keeps tests through the real console script (:func:`arena`).
+    """
+    import logging
+    import traceback
+
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    full_env: dict[str, str | None] = {"COLUMNS": "200", **(env or {}), "ARENA_DB": None}
+    library = logging.getLogger("arena")
+    handlers = list(library.handlers)  # main() makes the library's logger speak; undone below
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, [str(a) for a in args], env=full_env, prog_name="arena")
+    finally:
+        os.chdir(before)
+        library.handlers[:] = handlers
+    stderr = result.stderr
+    code = result.exit_code
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        info = result.exc_info
+        assert info is not None
+        stderr += "Traceback (most recent call last):\n" + "".join(
+            traceback.format_exception(*info)
+        )
+        code = code or 1
+    return subprocess.CompletedProcess(
+        [arena_script(), *map(str, args)], code, result.stdout, stderr
+    )

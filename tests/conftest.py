@@ -125,6 +125,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = shared_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    if _on_parallel_workers(config):
+        items[:] = slow_first(items)
+
+
+def _on_parallel_workers(config: pytest.Config) -> bool:
+    """Whether this run hands its tests to pytest-xdist workers (this is one of them, or the
+    process that starts them)."""
+    return hasattr(config, "workerinput") or bool(getattr(config.option, "numprocesses", None))
+
+
+def slow_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with the slow tests that share nothing ahead of the fast ones (each part in
+    its order), for parallel workers.
+
+    pytest-xdist (``--dist loadgroup``) hands out the groups first, most tests first, then the
+    other tests one by one in this order, each to the first worker that runs low. The last
+    tests handed out decide how long the run's tail is while the other workers sit idle: with
+    the slow ones first, the tail is made of the fast ones. A group keeps its place (its tests
+    run together on one worker whatever their order), and so does everything in a run in one
+    process, where a file's tests stay together (a module-scoped fixture is made once).
+    """
+
+    def grouped(item: pytest.Item) -> bool:
+        return item.get_closest_marker("xdist_group") is not None
+
+    slow = [i for i in items if not grouped(i) and i.get_closest_marker("slow") is not None]
+    chosen = {id(i) for i in slow}
+    return slow + [i for i in items if id(i) not in chosen]
 
 
 def shared_group(item: pytest.Item) -> str | None:

@@ -1,9 +1,11 @@
-"""Bad input through the real ``arena`` console script: one line, exit 1, nothing lost.
+"""Bad input through the ``arena`` command line: one line, exit 1, nothing lost.
 
 Every command that takes ``--db`` is pointed at a missing file, a text file, a directory, a
 database another process keeps locked, a database on a read-only file system and one written
 by a newer arena; the same bot file given twice is refused. No command leaves a file it
-created behind when it fails.
+created behind when it fails. The many one-line checks of a command's reading of ``--db`` run
+the command in this process (``arena_here``, the same code); the others run the real console
+script in a subprocess.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cli_support import REPO, arena, ok, one_error_line, write_bot
+from cli_support import REPO, arena, arena_here, ok, one_error_line, write_bot
 
 from arena.cli.common import option_of
 from arena.errors import ArenaError
@@ -63,7 +65,7 @@ def test_a_text_file_as_database(tmp_path: Path, last: Path, args: list[str]) ->
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n" * 200, encoding="utf-8")
     before = notes.read_bytes()
-    line = one_error_line(arena(*_args(args, last), "--db", notes, cwd=tmp_path))
+    line = one_error_line(arena_here(*_args(args, last), "--db", notes, cwd=tmp_path))
     assert "notes.txt is not a SQLite database" in line
     assert notes.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["last.py", "notes.txt"]
@@ -71,7 +73,7 @@ def test_a_text_file_as_database(tmp_path: Path, last: Path, args: list[str]) ->
 
 @pytest.mark.parametrize("args", READERS, ids=lambda a: "-".join(a[:2]))
 def test_readers_never_create_a_database(tmp_path: Path, last: Path, args: list[str]) -> None:
-    line = one_error_line(arena(*_args(args, last), "--db", "none.db", cwd=tmp_path))
+    line = one_error_line(arena_here(*_args(args, last), "--db", "none.db", cwd=tmp_path))
     assert "no database at none.db" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["last.py"]
 
@@ -213,6 +215,6 @@ def test_damaged_pages_are_one_line_naming_the_database(tmp_path: Path, args: li
     store_tournament(db, [("ace", None), ("bea", None), ("cy", None)], rounds=2)
     store_ladder(db, ["ace", "bea", "cy", "dot"], sets=8)
     _damage(db)
-    line = one_error_line(arena(*args, "--db", db, cwd=tmp_path))
+    line = one_error_line(arena_here(*args, "--db", db, cwd=tmp_path))
     assert f"database {db} is damaged" in line
     assert f"sqlite3 {db} .recover" in line

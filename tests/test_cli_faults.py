@@ -3,7 +3,8 @@
 ``arena submit`` names the fault's kind and the bot's own file and line; ``arena run``'s
 summary and ``arena standings`` list each faulty bot's faults in one line each; ``arena
 faults`` and ``arena matches`` find them (and a match to replay) without SQL; an ambiguous id
-prefix lists the candidates.
+prefix lists the candidates. Submissions and runs go through the real console script; the read
+commands after them run in this process (``arena_here``, the same code).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cli_support import arena, ok, one_error_line, write_bot
+from cli_support import arena, arena_here, ok, one_error_line, write_bot
 
 RAISER = """
 class Bot:
@@ -77,35 +78,35 @@ def test_run_standings_faults_and_matches_show_faults(tmp_path: Path) -> None:
     expected = "crash: late.py, line 10: IndexError: list index out of range"
     assert "Faults of late: 6 matches forfeited" in out
     assert f"6 x {expected}" in out
-    standings = ok(arena("standings", cwd=tmp_path))
+    standings = ok(arena_here("standings", cwd=tmp_path))
     assert "Faults of late: 6 matches forfeited" in standings and expected in standings
 
-    listed = json.loads(ok(arena("faults", "late", "--json", cwd=tmp_path)))
+    listed = json.loads(ok(arena_here("faults", "late", "--json", cwd=tmp_path)))
     assert len(listed) == 6 and {f["bot"] for f in listed} == {"late"}
     for f in listed:
         assert f["kind"] == "crash" and f["decision"] >= 1
         assert f["summary"] == "late.py, line 10: IndexError: list index out of range"
         assert f["round"] == 1 and 1 <= f["seating"] <= 6
         assert "Traceback" in f["message"]
-    table = ok(arena("faults", "late", cwd=tmp_path))
+    table = ok(arena_here("faults", "late", cwd=tmp_path))
     assert "IndexError" in table and listed[0]["match"] in table
-    assert "No faults of heuristic" in ok(arena("faults", "heuristic", cwd=tmp_path))
-    full = ok(arena("faults", "--match", listed[0]["match"], "--full", cwd=tmp_path))
+    assert "No faults of heuristic" in ok(arena_here("faults", "heuristic", cwd=tmp_path))
+    full = ok(arena_here("faults", "--match", listed[0]["match"], "--full", cwd=tmp_path))
     assert '  |   File "late.py", line 10, in choose' in full
-    unknown = one_error_line(arena("faults", "nobody", cwd=tmp_path))
+    unknown = one_error_line(arena_here("faults", "nobody", cwd=tmp_path))
     assert "no bot named 'nobody'" in unknown
 
     # A match to replay, found without SQL.
-    mine = json.loads(ok(arena("matches", "--bot", "late", "--json", cwd=tmp_path)))
+    mine = json.loads(ok(arena_here("matches", "--bot", "late", "--json", cwd=tmp_path)))
     assert {m["id"] for m in mine} == {f["match"] for f in listed}
     for m in mine:
         seats = {s["bot"]: s for s in m["seats"]}
         assert seats["late"]["faulted"] and seats["late"]["place"] == 3
         assert sorted(seats) == ["heuristic", "late", "random"]
-    replay = ok(arena("replay", mine[0]["id"], cwd=tmp_path))
+    replay = ok(arena_here("replay", mine[0]["id"], cwd=tmp_path))
     assert f"Fault: late (seat {_seat(mine[0], 'late')}): crash at decision" in replay
     assert replay.count("\nFinal: ") == 1
-    limited = ok(arena("matches", "--limit", "2", cwd=tmp_path))
+    limited = ok(arena_here("matches", "--limit", "2", cwd=tmp_path))
     assert "2 of 6; --limit 0 shows all" in limited
 
 
@@ -131,13 +132,13 @@ def test_ambiguous_prefixes_list_the_candidates(tmp_path: Path) -> None:
     conn.execute("UPDATE u SET id = ?", (other,))
     conn.execute("INSERT INTO tournaments SELECT * FROM u")
     conn.close()
-    line = one_error_line(arena("replay", mid[:6], cwd=tmp_path))
+    line = one_error_line(arena_here("replay", mid[:6], cwd=tmp_path))
     assert f"match id '{mid[:6]}' is ambiguous: " in line
     assert mid in line and twin in line
-    assert ok(arena("replay", mid[:7], cwd=tmp_path)).startswith(f"Match {mid}")
-    line = one_error_line(arena("standings", "--tournament", tid[:4], cwd=tmp_path))
+    assert ok(arena_here("replay", mid[:7], cwd=tmp_path)).startswith(f"Match {mid}")
+    line = one_error_line(arena_here("standings", "--tournament", tid[:4], cwd=tmp_path))
     assert f"tournament id '{tid[:4]}' is ambiguous: " in line and tid in line and other in line
-    assert f"Tournament {tid}" in ok(arena("standings", "--tournament", tid[:5], cwd=tmp_path))
+    assert f"Tournament {tid}" in ok(arena_here("standings", "--tournament", tid[:5], cwd=tmp_path))
 
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -164,7 +165,7 @@ def test_a_bot_that_sleeps_at_every_decision_runs_out_of_its_match_clock(tmp_pat
     out = ok(arena(*args, "--workers", "2", *clock, cwd=tmp_path))
     assert "Played 24 matches" in out and "Faults of clock_drain: 18 matches forfeited" in out
 
-    listed = json.loads(ok(arena("faults", "--json", cwd=tmp_path)))
+    listed = json.loads(ok(arena_here("faults", "--json", cwd=tmp_path)))
     assert len(listed) == 18 and {f["bot"] for f in listed} == {"clock_drain"}
     for f in listed:
         assert f["kind"] == "timeout" and f["decision"] >= 1
@@ -173,9 +174,9 @@ def test_a_bot_that_sleeps_at_every_decision_runs_out_of_its_match_clock(tmp_pat
         assert f["message"].startswith("ran out of its match clock ")
         assert f"the clock gave 2 s + {n} x 0.1 s = {2 + n * 0.1:.2f} s" in f["message"]
         assert f["clock_seconds"] >= 2 + n * 0.1 and f["cpu_seconds"] < 1
-    full = ok(arena("faults", "clock_drain", "--full", "--limit", "1", cwd=tmp_path))
+    full = ok(arena_here("faults", "clock_drain", "--full", "--limit", "1", cwd=tmp_path))
     assert "ran out of its match clock" in full and "think time in the match:" in full
-    assert "ran out of its match clock" in ok(arena("faults", "--wide", cwd=tmp_path))
+    assert "ran out of its match clock" in ok(arena_here("faults", "--wide", cwd=tmp_path))
 
     with sqlite3.connect(tmp_path / "arena.db") as db:
         seats = db.execute(

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import arena, ok, one_error_line, write_bot
+from cli_support import arena, arena_here, ok, one_error_line, write_bot
 from compare_support import store_comparison
 from site_support import soup, store_tournament, texts
 
@@ -72,11 +72,11 @@ def test_a_database_gets_its_own_site_by_default(real_run: Path, tmp_path: Path)
 
 def test_a_fault_has_one_number_in_the_cli_and_on_the_site(stored: tuple[Path, str, str]) -> None:
     root = stored[0]
-    listed = json.loads(ok(arena("faults", "gamma", "--json", "--limit", "0", cwd=root)))
+    listed = json.loads(ok(arena_here("faults", "gamma", "--json", "--limit", "0", cwd=root)))
     assert listed and {f["decision"] for f in listed} == {4}  # stored 0-based 3
-    table = ok(arena("faults", "gamma", "--limit", "0", cwd=root, env={"COLUMNS": "80"}))
+    table = ok(arena_here("faults", "gamma", "--limit", "0", cwd=root, env={"COLUMNS": "80"}))
     assert re.search(r"gamma v1 +crash +4 +boom", table), table  # the decision column
-    ok(arena("render", cwd=root))
+    ok(arena_here("render", cwd=root))
     page = soup(root / "arena-site" / "bots" / "gamma.html")
     numbers = [texts(r.find_all("td"))[3] for r in page.select("table.faults tbody tr")]
     assert len(numbers) == len(listed) and set(numbers) == {"4"}, numbers
@@ -86,9 +86,10 @@ def test_a_fault_has_one_number_in_the_cli_and_on_the_site(stored: tuple[Path, s
 
 def test_comparisons_stay_off_the_bot_pages(stored: tuple[Path, str, str]) -> None:
     root, robin, comparison = stored
-    ok(arena("render", cwd=root))
+    ok(arena_here("render", cwd=root))
     robin_ids = {
-        m["id"] for m in json.loads(ok(arena("matches", "--tournament", robin, "--json", cwd=root)))
+        m["id"]
+        for m in json.loads(ok(arena_here("matches", "--tournament", robin, "--json", cwd=root)))
     }
     assert len(robin_ids) == 6
     page = soup(root / "arena-site" / "bots" / "heuristic.html")
@@ -108,19 +109,19 @@ def test_comparisons_stay_off_the_bot_pages(stored: tuple[Path, str, str]) -> No
 def test_every_command_takes_the_latest_round_robin(stored: tuple[Path, str, str]) -> None:
     root, robin, comparison = stored
     # the comparison was run last; without an id every command reads the round robin
-    standings = json.loads(ok(arena("standings", "--json", cwd=root)))
+    standings = json.loads(ok(arena_here("standings", "--json", cwd=root)))
     assert standings["tournament"] == robin
     # (these stored matches were not dealt from the secret: verify names what it checked)
-    checked = arena("verify", cwd=root)
+    checked = arena_here("verify", cwd=root)
     assert robin in checked.stderr + checked.stdout and comparison not in checked.stderr
-    matches = json.loads(ok(arena("matches", "--json", "--limit", "0", cwd=root)))
+    matches = json.loads(ok(arena_here("matches", "--json", "--limit", "0", cwd=root)))
     assert {m["tournament"] for m in matches} == {robin}
-    faults = json.loads(ok(arena("faults", "--json", "--limit", "0", cwd=root)))
+    faults = json.loads(ok(arena_here("faults", "--json", "--limit", "0", cwd=root)))
     assert faults and {f["tournament"] for f in faults} == {robin}
     # a comparison is named by its id
-    checked = arena("verify", comparison[:8], cwd=root)
+    checked = arena_here("verify", comparison[:8], cwd=root)
     assert comparison in checked.stderr + checked.stdout and robin not in checked.stderr
-    named = json.loads(ok(arena("matches", "--tournament", comparison, "--json", cwd=root)))
+    named = json.loads(ok(arena_here("matches", "--tournament", comparison, "--json", cwd=root)))
     assert {m["tournament"] for m in named} == {comparison}
 
 
@@ -142,7 +143,7 @@ def test_a_path_of_the_wrong_kind_is_one_error_line(
 ) -> None:
     root = stored[0]
     before = (root / "arena.db").read_bytes()
-    line = one_error_line(arena(*args, cwd=root))
+    line = one_error_line(arena_here(*args, cwd=root))
     assert line == f"Error: {said}", line
     assert (root / "arena.db").read_bytes() == before  # nothing lost, nothing written
 
@@ -181,27 +182,29 @@ def _rows(text: str, marker: str) -> list[str]:
 def test_every_listing_fits_80_columns(real_run: Path, tmp_path: Path) -> None:
     narrow = {"COLUMNS": "80"}
     for args in (["tournaments"], ["bots"], ["matches", "--limit", "0"], ["faults"]):
-        out = ok(arena(*args, "--db", "other.db", cwd=real_run, env=narrow))
+        out = ok(arena_here(*args, "--db", "other.db", cwd=real_run, env=narrow))
         assert max(map(len, out.splitlines())) <= 80, out
-    listed = json.loads(ok(arena("matches", "--json", "--db", "other.db", cwd=real_run)))
-    table = ok(arena("matches", "--db", "other.db", cwd=real_run, env=narrow))
+    listed = json.loads(ok(arena_here("matches", "--json", "--db", "other.db", cwd=real_run)))
+    table = ok(arena_here("matches", "--db", "other.db", cwd=real_run, env=narrow))
     for m in listed:  # one line per match, every seat's score, place and bot on it
         (row,) = _rows(table, m["id"])
         for s in m["seats"]:
             mark = "!" if s["faulted"] else ""
             assert f"{s['score']} ({s['place']}){mark} {s['bot']}" in row, row
-    (row,) = _rows(ok(arena("tournaments", "--db", "other.db", cwd=real_run, env=narrow)), "6/6")
+    (row,) = _rows(
+        ok(arena_here("tournaments", "--db", "other.db", cwd=real_run, env=narrow)), "6/6"
+    )
     assert "finished" in row and re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", row), row
-    bots = ok(arena("bots", "--db", "other.db", cwd=real_run, env=narrow))
+    bots = ok(arena_here("bots", "--db", "other.db", cwd=real_run, env=narrow))
     assert re.search(r"^raiser +1 +(you|another key) +\d{4}-", bots, flags=re.MULTILINE), bots
-    faults = ok(arena("faults", "--db", "other.db", cwd=real_run, env=narrow))
-    for f in json.loads(ok(arena("faults", "--json", "--db", "other.db", cwd=real_run))):
+    faults = ok(arena_here("faults", "--db", "other.db", cwd=real_run, env=narrow))
+    for f in json.loads(ok(arena_here("faults", "--json", "--db", "other.db", cwd=real_run))):
         (row,) = _rows(faults, f["match"])
         assert re.search(rf"raiser v1 +illegal +{f['decision']} +answered", row), row
     # --wide shows every column, whole
-    wide = ok(arena("tournaments", "--wide", "--db", "other.db", cwd=real_run))
+    wide = ok(arena_here("tournaments", "--wide", "--db", "other.db", cwd=real_run))
     assert "commitment" in wide and "seed" in wide
-    standings = ok(arena("standings", "--db", "other.db", cwd=real_run, env=narrow))
+    standings = ok(arena_here("standings", "--db", "other.db", cwd=real_run, env=narrow))
     # the tables' rows (its lines of text stay whole, one line each, to read or grep)
     rows = [ln for ln in standings.splitlines() if re.match(r"(\d+|heuristic|random|raiser) ", ln)]
     assert len(rows) == 3 * 3, standings  # standings, placed above, duplicate score
@@ -213,7 +216,7 @@ def test_standings_of_six_bots_fit_80_columns(tmp_path: Path) -> None:
     # cut to the rates (the intervals are in --json), never in the middle of a number.
     names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
     store_tournament(tmp_path / "arena.db", [(n, None) for n in names], rounds=1)
-    out = ok(arena("standings", cwd=tmp_path, env={"COLUMNS": "80"}))
+    out = ok(arena_here("standings", cwd=tmp_path, env={"COLUMNS": "80"}))
     lines = ("Tournament ", "No clone", "Seat bias verdict", "No non-transitive")
     assert max(len(ln) for ln in out.splitlines() if not ln.startswith(lines)) <= 80, out
     head = out.index("Placed above (%)")
@@ -231,23 +234,23 @@ def test_a_long_name_is_cut_not_wrapped(tmp_path: Path) -> None:
     store_tournament(db, [(LONG, "L" * 80), ("beta", None), ("gamma", None)], rounds=1)
     narrow = {"COLUMNS": "80"}
     for args in (["bots"], ["tournaments"], ["matches"], ["standings"]):
-        out = ok(arena(*args, cwd=tmp_path, env=narrow))
+        out = ok(arena_here(*args, cwd=tmp_path, env=narrow))
         assert "…" in out, out  # cut, with an ellipsis
         lines = ("Tournament ", "No clone", "Seat bias verdict", "No non-transitive")
         table = [ln for ln in out.splitlines() if not ln.startswith(lines)]
         assert max(map(len, table)) <= 80, out
-    matches = ok(arena("matches", "--json", cwd=tmp_path))
-    table = ok(arena("matches", cwd=tmp_path, env=narrow))
+    matches = ok(arena_here("matches", "--json", cwd=tmp_path))
+    table = ok(arena_here("matches", cwd=tmp_path, env=narrow))
     for m in json.loads(matches):
         (row,) = _rows(table, m["id"])
         first = m["seats"][0]
         assert f"{first['score']} ({first['place']}) " in row  # the score and place stay
-    wide = ok(arena("bots", "--wide", cwd=tmp_path, env={"COLUMNS": "250"}))
+    wide = ok(arena_here("bots", "--wide", cwd=tmp_path, env={"COLUMNS": "250"}))
     assert LONG in wide and "L" * 80 in wide
 
 
 def test_a_fault_digest_groups_by_kind_and_place(real_run: Path) -> None:
-    out = ok(arena("standings", "--db", "other.db", cwd=real_run))
+    out = ok(arena_here("standings", "--db", "other.db", cwd=real_run))
     digest = out[out.index("Faults of raiser") :].splitlines()
     assert digest[0] == "Faults of raiser: 6 matches forfeited"
     assert digest[1].startswith("  6 x illegal: answered \"XX\" in phase 'play'"), digest
@@ -295,28 +298,30 @@ def test_compare_help_shows_the_library_defaults() -> None:
 def test_the_reports_are_stored_with_the_standings(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid = store_tournament(db, BOTS, rounds=2, seed=9)
-    first = json.loads(ok(arena("standings", "--json", cwd=tmp_path)))
+    first = json.loads(ok(arena_here("standings", "--json", cwd=tmp_path)))
     with Store(db, create=False) as store:  # a read computes them and writes nothing
         assert store.read_reports(tid) is None
     # recomputed and stored (--refit), the same documents
-    assert json.loads(ok(arena("standings", "--json", "--refit", cwd=tmp_path))) == first
+    assert json.loads(ok(arena_here("standings", "--json", "--refit", cwd=tmp_path))) == first
     with Store(db, create=False) as store:
         reports = store.read_reports(tid)
     assert reports is not None
     matches, body = reports.matches, reports.body
     assert matches == 12 and {"duplicate", "clones", "kingmaking"} <= set(body)
     # read back, the same again
-    assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first
-    collusion = json.loads(ok(arena("standings", "--collusion", "--json", cwd=tmp_path)))
-    assert json.loads(ok(arena("standings", "--json", "--refit", cwd=tmp_path))) == first
-    assert json.loads(ok(arena("standings", "--collusion", "--json", cwd=tmp_path))) == collusion
+    assert json.loads(ok(arena_here("standings", "--json", cwd=tmp_path))) == first
+    collusion = json.loads(ok(arena_here("standings", "--collusion", "--json", cwd=tmp_path)))
+    assert json.loads(ok(arena_here("standings", "--json", "--refit", cwd=tmp_path))) == first
+    assert (
+        json.loads(ok(arena_here("standings", "--collusion", "--json", cwd=tmp_path))) == collusion
+    )
     # stored reports of other matches are never shown: more matches, reports made again
     with sqlite3.connect(db) as conn:
         conn.execute(
             "UPDATE reports SET body = '{\"duplicate\": 1}' WHERE tournament_id = ?", (tid,)
         )
         conn.execute("UPDATE reports SET matches = 11 WHERE tournament_id = ?", (tid,))
-    assert json.loads(ok(arena("standings", "--json", cwd=tmp_path))) == first
+    assert json.loads(ok(arena_here("standings", "--json", cwd=tmp_path))) == first
 
 
 def test_a_report_reads_back_as_it_was_made(tmp_path: Path) -> None:
@@ -375,10 +380,10 @@ class Bot:
 
 
 def test_a_bots_output_is_shown_in_the_terminal(real_run: Path, tmp_path: Path) -> None:
-    listed = json.loads(ok(arena("matches", "--json", "--db", "other.db", cwd=real_run)))
+    listed = json.loads(ok(arena_here("matches", "--json", "--db", "other.db", cwd=real_run)))
     match = listed[0]
     seat = next(s["seat"] for s in match["seats"] if s["bot"] == "raiser")
-    out = ok(arena("logs", match["id"][:8], "--db", "other.db", cwd=real_run))
+    out = ok(arena_here("logs", match["id"][:8], "--db", "other.db", cwd=real_run))
     assert f"raiser (seat {seat}) printed " in out
     assert "  | raiser sees play" in out
     for s in match["seats"]:

@@ -1,9 +1,11 @@
-"""Hostile bot files (tests/attacks/) against the real ``arena`` console script.
+"""Hostile bot files (tests/attacks/) against the ``arena`` command line.
 
 Names that are rich markup or pose as another bot, a file that takes the bundled heuristic's
 or another author's name, terminal control sequences in the author and in a fault message, and
 an 8 MB file: each is refused in one line, or stored and shown harmlessly, in every command
-that prints it.
+that prints it. Runs, submissions that store and the terminal's view go through the real
+``arena`` console script; refusals before any work and the read commands' views of a stored
+name run the same command in this process (``arena_here``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_support import arena, ok, one_error_line, write_bot
+from cli_support import arena, arena_here, ok, one_error_line, write_bot
 
 from arena.errors import ArenaError
 from arena.store import Store
@@ -37,7 +39,7 @@ def attack(tmp_path: Path, name: str) -> Path:
 def test_names_must_be_plain(tmp_path: Path, name: str) -> None:
     path = attack(tmp_path, name)
     for args in (["submit", path], ["run", path, "heuristic", "random"]):
-        line = one_error_line(arena(*args, cwd=tmp_path))
+        line = one_error_line(arena_here(*args, cwd=tmp_path))
         assert "bad bot name" in line and f"Bot.name in {name}.py" in line
     assert not (tmp_path / "arena.db").exists()
 
@@ -63,11 +65,11 @@ def test_markup_in_names_from_an_older_database_is_shown_as_typed(tmp_path: Path
     )
     assert "[/oops]" in out and "heuristic[i][/i]" in out
     for args in (["standings"], ["tournaments"], ["bots"], ["matches"], ["faults"]):
-        shown = ok(arena(*args, cwd=tmp_path))
+        shown = ok(arena_here(*args, cwd=tmp_path))
         if args != ["faults"]:
             assert "[/oops]" in shown, args
-    assert "[bold]m[/]" in ok(arena("bots", cwd=tmp_path))
-    standings = ok(arena("standings", cwd=tmp_path))
+    assert "[bold]m[/]" in ok(arena_here("bots", cwd=tmp_path))
+    standings = ok(arena_here("standings", cwd=tmp_path))
     assert "heuristic[i][/i]" in standings
     # Nobody is shown as a plain second "heuristic".
     assert not re.search(r"\bheuristic\b(?!\[i\])", standings)
@@ -80,22 +82,22 @@ def test_the_bundled_names_cannot_be_taken(tmp_path: Path) -> None:
         ["submit", path, "--force"],
         ["run", path, "random", "montecarlo"],
     ):
-        line = one_error_line(arena(*args, cwd=tmp_path))
+        line = one_error_line(arena_here(*args, cwd=tmp_path))
         assert "the name 'heuristic' is reserved for the bundled bot 'heuristic'" in line
     for name in ("Heuristic", "random_bot", "RANDOM"):
-        line = one_error_line(arena("submit", path, "--name", name, cwd=tmp_path))
+        line = one_error_line(arena_here("submit", path, "--name", name, cwd=tmp_path))
         assert "is reserved for the bundled bot" in line
     assert not (tmp_path / "arena.db").exists()  # nothing stored, nothing replaced
 
 
 def test_look_alike_names_are_refused(tmp_path: Path) -> None:
     path = attack(tmp_path, "lookalike_names")
-    line = one_error_line(arena("submit", path, cwd=tmp_path))
+    line = one_error_line(arena_here("submit", path, cwd=tmp_path))
     assert "the name 'montecarIo' is reserved for the bundled bot 'montecarlo'" in line
     for name in ("rnontecarlo", "heuristic.", "heuristic.py", "rand0m"):
-        line = one_error_line(arena("submit", path, "--name", name, cwd=tmp_path))
+        line = one_error_line(arena_here("submit", path, "--name", name, cwd=tmp_path))
         assert f"the name {name!r} is reserved for the bundled bot" in line
-    line = one_error_line(arena("run", path, "random", "heuristic", cwd=tmp_path))
+    line = one_error_line(arena_here("run", path, "random", "heuristic", cwd=tmp_path))
     assert "is reserved for the bundled bot 'montecarlo'" in line
     assert not (tmp_path / "arena.db").exists()
 
@@ -103,7 +105,9 @@ def test_look_alike_names_are_refused(tmp_path: Path) -> None:
 def test_a_weak_owner_key_is_refused(tmp_path: Path) -> None:
     greedy = write_bot(tmp_path, "greedy.py", HONEST)
     for key in ("aaaaaaaaaaaaaaaa", "abababababababababababab", "short"):
-        line = one_error_line(arena("submit", greedy, cwd=tmp_path, env={"ARENA_OWNER_KEY": key}))
+        line = one_error_line(
+            arena_here("submit", greedy, cwd=tmp_path, env={"ARENA_OWNER_KEY": key})
+        )
         assert "$ARENA_OWNER_KEY must be" in line and "secrets.token_hex(32)" in line
     assert not (tmp_path / "arena.db").exists()
 
@@ -210,11 +214,11 @@ def test_a_huge_file_is_refused_before_any_work(tmp_path: Path) -> None:
         f.write("PAD = '" + "x" * (size - path.stat().st_size - 10) + "'\n")
     assert path.stat().st_size > size - 20
     for args in (["submit", path], ["run", path, "heuristic", "random"]):
-        line = one_error_line(arena(*args, cwd=tmp_path))
+        line = one_error_line(arena_here(*args, cwd=tmp_path))
         assert "huge_source.py is 8,388,6" in line
         assert "a bot file may have at most 1,048,576 bytes (--max-source-bytes)" in line
     small = attack(tmp_path, "takeover_author")
-    line = one_error_line(arena("submit", small, "--max-source-bytes", "100", cwd=tmp_path))
+    line = one_error_line(arena_here("submit", small, "--max-source-bytes", "100", cwd=tmp_path))
     assert "a bot file may have at most 100 bytes" in line
     assert not (tmp_path / "arena.db").exists()
 

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from cli_support import arena, arena_script, ok, one_error_line, write_bot
+from cli_support import arena, arena_here, arena_script, ok, one_error_line, write_bot
 
 from arena.errors import ArenaError
 from arena.store import Store
@@ -145,7 +145,7 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
     try:
         wait_until(lambda: finished_sets(db) >= 2, run, 180)
         # One ladder per database at a time, whatever its settings.
-        line = one_error_line(arena("ladder", "random", "--seed", "9", cwd=tmp_path))
+        line = one_error_line(arena_here("ladder", "random", "--seed", "9", cwd=tmp_path))
         assert "a ladder is already running on this database" in line
         # Submitted from another process while it runs: it plays at the next step.
         late = write_bot(tmp_path, "late.py", TINY.format(name="late", pick=-1))
@@ -153,7 +153,7 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
         wait_until(lambda: joined(db, "late") is not None, run, 180)
         step_joined, first_set = joined(db, "late") or (None, None)
         assert step_joined == first_set and int(str(step_joined)) >= 2
-        assert ok(arena("retire", "first", cwd=tmp_path)) == "Retired first\n"
+        assert ok(arena_here("retire", "first", cwd=tmp_path)) == "Retired first\n"
         wait_until(lambda: left(db, "first"), run, 180)
         run.send_signal(signal.SIGTERM)
         out, err = run.communicate(timeout=120)
@@ -180,16 +180,16 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
     assert first_row.endswith("(retired)"), paused
     with Store(db, create=False) as store:
         lid = ladder_id(store)
-    standings = ok(arena("standings", "--tournament", str(lid), cwd=tmp_path))
+    standings = ok(arena_here("standings", "--tournament", str(lid), cwd=tmp_path))
     assert re.search(r"^\d+ +first \(retired\) ", standings, re.M), standings
     # Submitted again, the same file: nothing new is stored, and it says that it rejoins.
     again = ok(arena("submit", tmp_path / "first.py", cwd=tmp_path))
     assert again == "first: same content as version 1; nothing stored; first rejoins the ladder\n"
     # The plain listing of a database with a ladder (it crashed on the ladder's field).
-    listing = ok(arena("tournaments", cwd=tmp_path))
-    listing += ok(arena("tournaments", "--wide", cwd=tmp_path))
+    listing = ok(arena_here("tournaments", cwd=tmp_path))
+    listing += ok(arena_here("tournaments", "--wide", cwd=tmp_path))
     assert "ladder" in listing and "interrupted" in listing
-    (t,) = json.loads(ok(arena("tournaments", "--json", cwd=tmp_path)))
+    (t,) = json.loads(ok(arena_here("tournaments", "--json", cwd=tmp_path)))
     assert t["kind"] == "ladder" and t["status"] == "interrupted"
     assert t["epochs"] and all(len(e["commitment"]) == 64 for e in t["epochs"])
     resume_plays_the_lost_sets_first(tmp_path, db)
@@ -198,10 +198,10 @@ def test_join_while_running_sigterm_and_resume(tmp_path: Path) -> None:
     # Epoch 0 (sets 0-3) closed once epoch 1 had opened and its own sets were all stored.
     assert finished_sets(db) >= 5
     assert "deals verified in 24 matches" in ok(
-        arena("verify", t["id"], "--epoch", "0", cwd=tmp_path)
+        arena_here("verify", t["id"], "--epoch", "0", cwd=tmp_path)
     )
     # Without an epoch, a ladder is one line that names the option to give.
-    line = one_error_line(arena("verify", t["id"], cwd=tmp_path))
+    line = one_error_line(arena_here("verify", t["id"], cwd=tmp_path))
     assert "is a ladder: it is verified an epoch at a time (--epoch)" in line, line
 
 
@@ -221,21 +221,21 @@ def test_kill_9_loses_only_the_sets_in_flight(tmp_path: Path) -> None:
         os.killpg(run.pid, signal.SIGKILL)  # the ladder, its workers and their bots
         run.wait()
     assert no_half_set(db)  # the sets in flight were lost whole, and are played again first
-    (t,) = json.loads(ok(arena("tournaments", "--json", cwd=tmp_path)))
+    (t,) = json.loads(ok(arena_here("tournaments", "--json", cwd=tmp_path)))
     assert t["status"] == "interrupted"
     resume_plays_the_lost_sets_first(tmp_path, db)
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
-    line = one_error_line(arena("ladder", "random", cwd=tmp_path))
+    line = one_error_line(arena_here("ladder", "random", cwd=tmp_path))
     assert "a ladder needs at least three bots in its field (has random)" in line
-    line = one_error_line(arena("ladder", "random", "nosuch", cwd=tmp_path))
+    line = one_error_line(arena_here("ladder", "random", "nosuch", cwd=tmp_path))
     assert "a ladder names only bundled bots" in line and "'nosuch'" in line
     bad = arena("ladder", "random", "--lookahead", "-1", cwd=tmp_path)
     assert bad.returncode == 2 and "'--lookahead': must be at least 0, not -1" in bad.stderr
-    assert "no bot named 'nosuch'" in one_error_line(arena("retire", "nosuch", cwd=tmp_path))
-    assert "bundled bot" in one_error_line(arena("retire", "heuristic", cwd=tmp_path))
-    assert "no ladder" in one_error_line(arena("ladder", "--status", cwd=tmp_path))
+    assert "no bot named 'nosuch'" in one_error_line(arena_here("retire", "nosuch", cwd=tmp_path))
+    assert "bundled bot" in one_error_line(arena_here("retire", "heuristic", cwd=tmp_path))
+    assert "no ladder" in one_error_line(arena_here("ladder", "--status", cwd=tmp_path))
 
 
 def test_a_round_robin_beside_a_live_ladder_leaves_its_front_page(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_support import arena_here
 from inprocess import FIRST, LAST, LIMITS, MIDDLE, RANDOM, play, register
 
 from arena.engine import Rules
@@ -41,6 +42,15 @@ def arena(*args: str | Path, ok: bool = True) -> subprocess.CompletedProcess[str
     done = subprocess.run(
         [ARENA, *map(str, args)], capture_output=True, text=True, timeout=600, env=env
     )
+    if ok:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def arena_in(*args: str | Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    """:func:`arena` run in this process (``arena_here``: the same command, no interpreter's
+    start), for the many one-line refusals and help texts."""
+    done = arena_here(*args, cwd=Path.cwd())
     if ok:
         assert done.returncode == 0, done.stderr
     return done
@@ -181,7 +191,7 @@ def test_a_tampered_database_is_reported_in_one_line(
     played: Played, tmp_path: Path, sql: str, says: str
 ) -> None:
     copy = tampered(played, tmp_path, sql)
-    line = one_error_line(arena("verify", played.tid, "--db", copy, ok=False))
+    line = one_error_line(arena_in("verify", played.tid, "--db", copy, ok=False))
     assert says in line
     if says != "does not match its commitment":
         assert re.search(r"match [0-9a-f]{12} ", line) and "of 12 matches" in line
@@ -203,7 +213,7 @@ def test_a_running_total_that_differs_is_reported_like_a_deal(
     # The per-bot totals the site shows are kept as running sums: one that is not what the
     # stored matches add up to fails verification, in one line, exit 1.
     copy = tampered(played, tmp_path, sql)
-    line = one_error_line(arena("verify", played.tid, "--db", copy, ok=False))
+    line = one_error_line(arena_in("verify", played.tid, "--db", copy, ok=False))
     assert line.startswith("Error: running total "), line
     assert says in line and f"of tournament {played.tid} differ from its stored matches" in line
 
@@ -296,7 +306,7 @@ def test_bad_secret_files_are_refused_in_one_line_and_nothing_is_stored(tmp_path
         path = tmp_path / f"{case}.json"
         path.write_text(text, encoding="utf-8")
         db = tmp_path / f"{case}.db"
-        line = one_error_line(arena("run", *files, "--db", db, "--secret-file", path, ok=False))
+        line = one_error_line(arena_in("run", *files, "--db", db, "--secret-file", path, ok=False))
         assert ("seed 2, not of seed 1" in line) == (case == "other-seed"), line
         if db.exists():
             with Store(db, create=False) as store:
@@ -395,8 +405,8 @@ def test_verify_refuses_an_unfinished_tournament_and_checks_a_finished_one(
 
 
 def test_verify_and_the_new_options_have_help_with_examples() -> None:
-    verify_help = arena("verify", "--help").stdout
+    verify_help = arena_in("verify", "--help").stdout
     assert "Example:" in verify_help and "--db" in verify_help
-    assert "--secret-file" in arena("run", "--help").stdout
-    assert "--export" in arena("tournaments", "--help").stdout
-    assert "--collusion" in arena("standings", "--help").stdout
+    assert "--secret-file" in arena_in("run", "--help").stdout
+    assert "--export" in arena_in("tournaments", "--help").stdout
+    assert "--collusion" in arena_in("standings", "--help").stdout
