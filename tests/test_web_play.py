@@ -45,14 +45,16 @@ def _key(game: dict[str, Any]) -> dict[str, str]:
 
 
 def _finish(c: httpx.Client, game: dict[str, Any]) -> dict[str, Any]:
-    """Answer the first legal action at every turn until the game ends; its last state."""
+    """Answer the last legal action at every turn until the game ends; its last state. (The
+    last orders up, so the game ends in a few hands: the first passes every bid, and a game in
+    which only one bot ever bids may last a hundred hands.)"""
     deadline = time.monotonic() + 120
     state = _state(c, game)
     while not state["finished"]:
         assert time.monotonic() < deadline
         turn = state["turn"]
         if turn is not None:
-            body = {"action": turn["legal"][0], "turn": turn["turn"]}
+            body = {"action": turn["legal"][-1], "turn": turn["turn"]}
             r = c.post(f"/api/games/{game['id']}/answer", json=body, headers=_key(game))
             assert r.status_code == 200, r.text
         state = _state(c, game, state["version"])
