@@ -63,13 +63,12 @@ def test_cross_checks_pick_a_reproducible_share_under_a_key_of_their_own() -> No
 
 
 def test_a_batch_deadline_follows_the_limits() -> None:
-    limits = Limits(match_cpu_seconds=0.2, clock_increment_seconds=0.0)
+    limits = Limits(match_cpu_seconds=0.2)
     assert match_seconds(limits) == 3 * 5 * 0.2  # computing: the CPU budget at 5x
     specs = tuple(MatchSpec(f"m{i}", 0, i, 0, "1,2,3", SEATS, deal_seed="d") for i in range(6))
     batch = Batch(Rules(), limits, False, {}, specs)
     assert batch_deadline(batch) == 46.0
-    # The defaults: 100 s of computing a seat is more than the clock's 30 s + 250 x 0.25 s.
+    # The defaults: 100 s of computing a seat is more than the clock's 30 s bank.
     assert batch_deadline(dataclasses.replace(batch, limits=Limits())) == 2 * 6 * 300 + 10
-    # A long clock: a bot that waits may take the bank and every increment, and is not faulted.
-    waits = Limits(clock_bank_seconds=600.0, clock_increment_seconds=1.0)
-    assert match_seconds(waits) == 3 * (600 + 250 * 1.0)
+    # A long clock: a bot may wait through its whole bank, and is not faulted.
+    assert match_seconds(Limits(clock_bank_seconds=600.0)) == 3 * 600

@@ -58,9 +58,6 @@ MISSES: Final = 2
 """Deadlines missed (or batches returned short) after which a worker is dropped from the run."""
 BATCH_GRACE: Final = 10.0
 """Seconds added to every batch's deadline: a worker's first batch stages and loads the bots."""
-CLOCK_DECISIONS: Final = 250
-"""Decisions of one seat a match's deadline allows for at the clock's increment: in 60
-first-to-10 matches of the bundled heuristic and random bots a seat had 16-68 (median 39)."""
 WATCH_EVERY: Final = 1.0
 """Seconds between two looks at which worker holds which batch (one scheduler request)."""
 
@@ -126,14 +123,11 @@ class RecordsRefused(ArenaError):
 
 def match_seconds(limits: Limits) -> float:
     """The most one match may take: three seats, each the longer of what computing and what
-    waiting allow. Computing: its whole CPU budget (loading included) at the wall-clock
-    allowance of a decision (:data:`arena.sandbox.proxy.WALL_FACTOR` times its CPU). Waiting:
-    its match clock's bank plus :data:`CLOCK_DECISIONS` increments (a bot that waits just under
-    the increment at every decision is never faulted)."""
+    its match clock's bank allow. Computing: its whole CPU budget (loading included) at the
+    wall-clock allowance of a decision (:data:`arena.sandbox.proxy.WALL_FACTOR` times its CPU).
+    The bank: a bot may wait through all of it (``--clock-bank``)."""
     computing = WALL_FACTOR * limits.match_cpu_seconds
-    bank, increment = limits.clock_bank_seconds or 0.0, limits.clock_increment_seconds or 0.0
-    waiting = bank + CLOCK_DECISIONS * increment
-    return len(SEATINGS[0]) * max(computing, waiting)
+    return len(SEATINGS[0]) * max(computing, limits.clock_bank_seconds or 0.0)
 
 
 def batch_deadline(batch: Batch) -> float:
