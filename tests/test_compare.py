@@ -292,9 +292,11 @@ def test_parallel_workers_decide_as_a_serial_run(tmp_path: Path) -> None:
     assert serial.test.history == parallel.test.history
     assert list(serial.test.counts) == list(parallel.test.counts)
     # Both stored every match of the counted sets; a set already queued when the test decided
-    # (two batches are queued per worker) is played and stored too, but not counted.
-    for run_ in (serial, parallel):
-        assert 6 * run_.test.sets <= run_.matches <= 6 * (run_.test.sets + 4)
+    # (two batches are queued per worker) is played and stored too, but not counted. Sets are
+    # counted in order, so while a slow set holds the count the other queued places go on to
+    # later sets: a parallel run may store a few more sets than it has places in its queue.
+    for run_, workers in ((serial, 1), (parallel, 2)):
+        assert 6 * run_.test.sets <= run_.matches <= 6 * (run_.test.sets + 4 * workers)
         assert sum(r.matches for r in run_.roles) == 3 * 6 * run_.test.sets
 
     def records(c: compare.Comparison) -> list[tuple[Any, ...]]:
