@@ -45,6 +45,8 @@ from pathlib import Path
 # The checkout to measure: this one, or BENCH_TREE (--against runs the old one so).
 sys.path.insert(0, os.environ.get("BENCH_TREE") or os.path.join(os.path.dirname(__file__), ".."))
 
+from procstat import cpu_ticks  # noqa: E402  (bench/procstat.py)
+
 from arena.sandbox import BotPool, BotSource, Limits  # noqa: E402
 
 INSTANT = "class Bot:\n    def act(self, obs):\n        return obs['legal'][-1]\n"
@@ -80,25 +82,13 @@ class Cpu:
                 pass
 
 
-def _cpu_ticks(pids: list[int]) -> int:
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
-
-
 def settle(pool: BotPool, patience: float = 20.0) -> None:
     """Wait until the pool's spare hosts are set up: their processes use no more CPU."""
     deadline = time.monotonic() + patience
     last = -1
     while time.monotonic() < deadline:
         spares = getattr(pool, "_spares", [])  # none before spare hosts
-        ticks = _cpu_ticks([pid for z in spares for pid in z.pids()])
+        ticks = cpu_ticks([pid for z in spares for pid in z.pids()])
         # bwrap, its pid-1 and the host (three processes), all asleep, CPU unchanged.
         ready = all(len(z.pids()) >= 3 for z in spares)
         if ready and ticks == last:

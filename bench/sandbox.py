@@ -25,6 +25,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from procstat import cpu_seconds  # noqa: E402  (bench/procstat.py)
+
 from arena.engine import play_match  # noqa: E402
 from arena.sandbox import BotPool, BotSource, Limits, bot_random_seed  # noqa: E402
 from arena.sandbox.client import Stage, Zygote  # noqa: E402
@@ -121,19 +123,6 @@ def bench_round_trip(n: int) -> None:
     )
 
 
-def _ticks(pids: list[int]) -> float:
-    """CPU seconds (user + system) used so far by the processes ``pids``."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 def _worker(args: tuple[int, int, bool, int | None]) -> tuple[int, float, float, float, float]:
     """Play ``count`` matches; (matches, seconds, arena CPU, bot CPU, zygote CPU)."""
     start, count, sandboxed, cpu = args
@@ -143,13 +132,13 @@ def _worker(args: tuple[int, int, bool, int | None]) -> tuple[int, float, float,
             srcs = [instant(0), instant(1), instant(2)]
             pool.play_match(srcs, -1)  # warm the zygotes (the cold start is measured above)
             hosts = pool.host_pids()
-            z0, r0, t = _ticks(hosts), time.process_time(), time.perf_counter()
+            z0, r0, t = cpu_seconds(hosts), time.process_time(), time.perf_counter()
             for seed in range(start, start + count):
                 out = pool.play_match(srcs, seed)
                 assert not out.faults, out.faults
                 bots_cpu += sum(s["cpu_seconds"] for s in out.stats)
             elapsed = time.perf_counter() - t
-            arena_cpu, zygotes_cpu = time.process_time() - r0, _ticks(hosts) - z0
+            arena_cpu, zygotes_cpu = time.process_time() - r0, cpu_seconds(hosts) - z0
     else:
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
