@@ -3,19 +3,17 @@ real by uvicorn on 127.0.0.1, and a person who answers by a simple rule."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from web_support import serve_app
 
 from arena import Arena
 from arena.tournaments.entrants import resolve
@@ -72,21 +70,7 @@ def app(
 
 @contextmanager
 def serving(application: Starlette) -> Iterator[str]:
-    """``application`` served by uvicorn on a free loopback port; yields its base URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(application, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    """``application`` (made by :func:`create_app`) served by uvicorn as ``arena web`` serves
+    it (:func:`web_support.serve_app`, on a free loopback port); yields its base URL."""
+    with serve_app(application, application.state.web.settings) as url:
+        yield url
