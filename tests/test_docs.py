@@ -320,6 +320,7 @@ def test_every_benchmark_is_on_the_benchmarks_page() -> None:
     helpers = {"screenshots.py", "coverage_model.py", "ladder_model.py", "ladder_real_db.py"}
     helpers |= {"ladder_db.py"}  # bench/ladder_information.py --db's reading of a database
     helpers |= {"unguarded_preload.py"}  # bench/cluster.py's preload, not a script
+    helpers |= {"procstat.py"}  # bench/cold.py's and bench/sandbox.py's CPU of processes
     bot_files = {"montecarlo_v1.py", "oracle.py"}  # bots: the bar to beat, the ceiling
     for script in sorted((REPO / "bench").glob("*.py")):
         if script.name in helpers:
