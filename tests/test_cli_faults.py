@@ -76,8 +76,8 @@ def test_run_standings_faults_and_matches_show_faults(tmp_path: Path) -> None:
     args = ["run", late, "heuristic", "random", "--rounds", "1", "--no-site", "--workers", "2"]
     out = ok(arena(*args, cwd=tmp_path))
     expected = "crash: late.py, line 10: IndexError: list index out of range"
-    assert "Faults of late: 6 matches forfeited" in out
-    assert f"6 x {expected}" in out
+    assert "Faults of late: 6 matches forfeited" in out, out  # the whole output when not
+    assert f"6 x {expected}" in out, out
     standings = ok(arena_here("standings", cwd=tmp_path))
     assert "Faults of late: 6 matches forfeited" in standings and expected in standings
 
